@@ -1,0 +1,169 @@
+import { parseArgs } from 'node:util';
+import { join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { resolveConfig } from '../config.js';
+import { pkrToMicro, formatPkr } from '../domain/money.js';
+import { OPERATOR_SOURCE } from '../stores/control/activity.js';
+import type { Role } from '../stores/control/accounts.js';
+import { ControlStore } from '../stores/control/store.js';
+import { importRequests } from './import-requests.js';
+
+const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [flags]
+
+  deposit --org NAME --pkr AMOUNT           add credit to an organisation's budget
+  set-role --email E --role owner|admin|member
+  deactivate --email E | activate --email E
+  revoke-sessions --email E                 end every session of an account
+  add-project --org NAME --name P
+  add-model --id ROUTE [--provider P] [--inactive]
+  set-model --id ROUTE --active true|false
+  import-requests --file F.ndjson [--telemetry-db PATH]`;
+
+const FLAGS = {
+  'data-dir': { type: 'string' },
+  'telemetry-db': { type: 'string' },
+  org: { type: 'string' },
+  pkr: { type: 'string' },
+  email: { type: 'string' },
+  role: { type: 'string' },
+  name: { type: 'string' },
+  id: { type: 'string' },
+  provider: { type: 'string' },
+  inactive: { type: 'boolean' },
+  active: { type: 'string' },
+  file: { type: 'string' },
+} as const;
+
+/** A mistake in the operator's input: printed as is, exit code 2. */
+export class UsageError extends Error {}
+
+type Flags = ReturnType<typeof parseArgs<{ options: typeof FLAGS; allowPositionals: true }>>['values'];
+
+function required(flags: Flags, name: keyof Flags): string {
+  const value = flags[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value.trim();
+}
+
+/** Runs one operator command against the data folder; safe while the server runs (WAL, busy timeout). */
+export async function runAdmin(args: string[], out: (line: string) => void = console.log): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: FLAGS, allowPositionals: true, strict: true });
+  } catch (error) {
+    console.error((error as Error).message);
+    return 2;
+  }
+  const [command] = parsed.positionals;
+  const flags = parsed.values;
+  if (!command || command === 'help') {
+    out(HELP);
+    return command ? 0 : 2;
+  }
+  const config = resolveConfig({
+    dataDir: flags['data-dir'] ?? process.env.SVC_DATA_DIR ?? './data',
+    ...(flags['telemetry-db'] || process.env.SVC_TELEMETRY_DB
+      ? { telemetryDbPath: resolve(flags['telemetry-db'] ?? process.env.SVC_TELEMETRY_DB ?? '') }
+      : {}),
+  });
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const control = ControlStore.open(join(config.dataDir, 'control.db'), {
+    accessSeconds: config.accessTtlSeconds,
+    refreshSeconds: config.refreshTtlSeconds,
+  });
+  try {
+    out(await run(command, flags, control, config.telemetryDbPath));
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(error.message);
+      return 2;
+    }
+    throw error;
+  } finally {
+    control.close();
+  }
+}
+
+async function run(command: string, flags: Flags, control: ControlStore, telemetryPath: string): Promise<string> {
+  const now = Date.now();
+  const accountOf = (email: string) => {
+    const account = control.accounts.findByEmail(email);
+    if (!account) throw new UsageError(`no account with email ${email}`);
+    return account;
+  };
+  const organizationOf = (name: string) => {
+    const organization = control.organizations.findByName(name);
+    if (!organization) throw new UsageError(`no organization named ${name}`);
+    return organization;
+  };
+
+  switch (command) {
+    case 'deposit': {
+      const organization = organizationOf(required(flags, 'org'));
+      const amount = Number(required(flags, 'pkr'));
+      const micro = Number.isFinite(amount) ? pkrToMicro(amount) : 0;
+      if (micro <= 0 || !Number.isSafeInteger(micro)) throw new UsageError('--pkr must be a positive amount of PKR');
+      control.write(() => {
+        control.organizations.deposit(organization.id, micro, now);
+        control.activity.record({
+          orgId: organization.id,
+          actorId: null,
+          action: 'budget.deposited',
+          target: '',
+          sourceIp: OPERATOR_SOURCE,
+          at: now,
+        });
+      });
+      return `deposited ${formatPkr(micro)} PKR; budget of ${organization.name} is now ${formatPkr(control.organizations.budgetMicro(organization.id))} PKR`;
+    }
+    case 'set-role': {
+      const account = accountOf(required(flags, 'email'));
+      const role = required(flags, 'role');
+      if (role !== 'owner' && role !== 'admin' && role !== 'member') {
+        throw new UsageError('--role must be owner, admin or member');
+      }
+      control.accounts.setRole(account.id, role as Role);
+      return `${account.email} is now ${role}`;
+    }
+    case 'deactivate':
+    case 'activate': {
+      const account = accountOf(required(flags, 'email'));
+      control.accounts.setDeactivated(account.id, command === 'deactivate' ? now : null);
+      return `${account.email} ${command}d`;
+    }
+    case 'revoke-sessions': {
+      const account = accountOf(required(flags, 'email'));
+      const count = control.sessions.revokeAllOf(account.id, now);
+      return `ended ${count} session(s) of ${account.email}`;
+    }
+    case 'add-project': {
+      const organization = organizationOf(required(flags, 'org'));
+      const name = required(flags, 'name');
+      if (name.length > 200) throw new UsageError('--name must be at most 200 characters');
+      const project = control.organizations.addProject(organization.id, name, now);
+      return `created project ${project.name} (${project.id}) in ${organization.name}`;
+    }
+    case 'add-model': {
+      const id = required(flags, 'id');
+      if (!/^[a-z0-9][\w.-]*\/[\w.:-]+$/i.test(id)) throw new UsageError('--id must look like provider/model');
+      const provider = flags.provider?.trim() || id.split('/')[0]!;
+      control.models.put(id, provider, !flags.inactive);
+      return `model ${id} (${provider}) is ${flags.inactive ? 'inactive' : 'active'}`;
+    }
+    case 'set-model': {
+      const id = required(flags, 'id');
+      const active = required(flags, 'active');
+      if (active !== 'true' && active !== 'false') throw new UsageError('--active must be true or false');
+      if (!control.models.setActive(id, active === 'true')) throw new UsageError(`no model ${id} in the catalogue`);
+      return `model ${id} is ${active === 'true' ? 'active' : 'inactive'}`;
+    }
+    case 'import-requests': {
+      const result = await importRequests(control, telemetryPath, resolve(required(flags, 'file')));
+      if (!result.ok) throw new UsageError(result.error);
+      return `imported ${result.rows} request(s)`;
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"\n${HELP}`);
+  }
+}

@@ -1,0 +1,82 @@
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DestinationStream } from 'pino';
+import type { ServerConfig } from './config.js';
+import { createLogger } from './log.js';
+import { errorsPlugin } from './plugins/errors.js';
+import { guardsPlugin, isLoopbackName } from './plugins/guards.js';
+import { sessionPlugin } from './plugins/session.js';
+import { validationPlugin } from './plugins/validation.js';
+import { apiRoutes } from './routes/index.js';
+import { loadOrCreateSecret } from './security/secret-files.js';
+import { ControlStore } from './stores/control/store.js';
+import { TelemetryStore } from './stores/telemetry/store.js';
+
+export interface ServerSecrets {
+  /** AES-256-GCM key sealing vault entries. */
+  vaultMasterKey: Buffer;
+  /** HMAC key for API key secrets. */
+  keyHashSecret: Buffer;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    config: ServerConfig;
+    control: ControlStore;
+    telemetry: TelemetryStore;
+    secrets: ServerSecrets;
+  }
+}
+
+export type App = FastifyInstance;
+
+export interface BuildOptions {
+  /** Where log lines go (stdout by default); tests capture them. */
+  logDestination?: DestinationStream;
+}
+
+/** Opens the data folder's stores and builds the control plane, ready to `listen` or `inject`. */
+export async function buildApp(config: ServerConfig, options: BuildOptions = {}): Promise<App> {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const secrets: ServerSecrets = {
+    vaultMasterKey: loadOrCreateSecret(config.dataDir, 'vault-master.key', config.vaultMasterKey),
+    keyHashSecret: loadOrCreateSecret(config.dataDir, 'key-hash.secret', config.keyHashSecret),
+  };
+  const app = Fastify({
+    loggerInstance: createLogger(config.logLevel, options.logDestination) as FastifyBaseLogger,
+    bodyLimit: 1024 * 1024,
+  });
+
+  const control = ControlStore.open(join(config.dataDir, 'control.db'), {
+    accessSeconds: config.accessTtlSeconds,
+    refreshSeconds: config.refreshTtlSeconds,
+  });
+  app.decorate('config', config);
+  app.decorate('secrets', secrets);
+  app.decorate('control', control);
+  app.decorate('telemetry', new TelemetryStore(config.telemetryDbPath, app.log));
+  app.addHook('onClose', async (instance) => {
+    instance.telemetry.close();
+    instance.control.close();
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Gateway control plane', version: '1.0.0' },
+      servers: [{ url: '/' }],
+      components: {
+        securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'svc_access_token' } },
+      },
+      security: [{ session: [] }],
+    },
+  });
+  await app.register(validationPlugin);
+  await app.register(errorsPlugin);
+  await app.register(guardsPlugin, { loopback: isLoopbackName(config.host), allowedOrigins: config.allowedOrigins });
+  await app.register(sessionPlugin);
+  await app.register(apiRoutes, { prefix: '/api' });
+  app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

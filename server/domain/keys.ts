@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import { badRequest, notFound } from '../http-errors.js';
+import { isoTimeOrNull } from '../schemas/common.js';
+import type { CreatedKey, UpdatedKey } from '../schemas/keys.js';
+import { apiKeyPrefix, hashApiKeySecret, newApiKeySecret } from '../security/tokens.js';
+import type { Environment, KeyRow } from '../stores/control/keys.js';
+import type { ControlStore } from '../stores/control/store.js';
+import { formatPkr, pkrToMicro } from './money.js';
+
+export const DEFAULT_RATE_LIMIT_RPM = 60;
+
+export interface IssueKeyInput {
+  orgId: string;
+  actorId: string | null;
+  projectId: string;
+  name: string;
+  environment: Environment;
+  expiresAt: number | null;
+  creditLimitMicro: number | null;
+  allowedModels: string[] | null;
+  rateLimitRpm: number;
+  sourceIp: string;
+  now: number;
+}
+
+/**
+ * Issues a key: checks project, expiry and model scope, stores only the keyed hash,
+ * and records `api_key.created`, all in one transaction. The secret is returned once.
+ */
+export function issueKey(control: ControlStore, keyHashSecret: Buffer, input: IssueKeyInput): CreatedKey {
+  const secret = newApiKeySecret();
+  const id = randomUUID();
+  const keyPrefix = apiKeyPrefix(secret);
+  control.write(() => {
+    if (!control.organizations.project(input.orgId, input.projectId)) throw notFound('project not found');
+    if (input.expiresAt !== null && input.expiresAt <= input.now) throw badRequest('expires_at must be in the future');
+    if (input.allowedModels !== null) {
+      if (input.allowedModels.length === 0) throw badRequest('allowed_models must not be empty');
+      const unknown = control.models.unknownOrInactive(input.allowedModels);
+      if (unknown.length > 0) throw badRequest(`unknown or inactive model in allowed_models: ${unknown.join(', ')}`);
+    }
+    control.keys.create({
+      id,
+      orgId: input.orgId,
+      projectId: input.projectId,
+      name: input.name,
+      keyPrefix,
+      secretHash: hashApiKeySecret(secret, keyHashSecret),
+      environment: input.environment,
+      rateLimitRpm: input.rateLimitRpm,
+      expiresAt: input.expiresAt,
+      creditLimitMicro: input.creditLimitMicro,
+      allowedModels: input.allowedModels,
+      createdAt: input.now,
+    });
+    control.activity.record({
+      orgId: input.orgId,
+      actorId: input.actorId,
+      action: 'api_key.created',
+      target: keyPrefix,
+      sourceIp: input.sourceIp,
+      at: input.now,
+    });
+  });
+  return {
+    id,
+    name: input.name,
+    project_id: input.projectId,
+    key_prefix: keyPrefix,
+    rate_limit_rpm: input.rateLimitRpm,
+    expires_at: isoTimeOrNull(input.expiresAt),
+    credit_limit_cents: input.creditLimitMicro,
+    allowed_models: input.allowedModels,
+    environment: input.environment,
+    enforcement_status: { expires_at: 'enforced', credit_limit_cents: 'enforced', allowed_models: 'enforced' },
+    api_key: secret,
+  };
+}
+
+export interface KeyLimitsInput {
+  orgId: string;
+  actorId: string;
+  keyId: string;
+  rateLimitRpm: number;
+  /** Plain PKR; null or 0 mean unlimited. */
+  creditLimitPkr: number | null;
+  /** Epoch seconds; null or 0 mean never. */
+  expiresAtSeconds: number | null;
+  rateLimitCeiling: number;
+  sourceIp: string;
+  now: number;
+}
+
+/**
+ * PATCH /keys/{id}: replaces rate limit, credit limit and expiry. The write lock is held
+ * from the first read, so concurrent edits of the organisation's keys are serialised and
+ * the budget check never races.
+ */
+export function updateKeyLimits(control: ControlStore, input: KeyLimitsInput): UpdatedKey {
+  const creditLimitMicro = input.creditLimitPkr ? pkrToMicro(input.creditLimitPkr) : null;
+  const expiresAt = input.expiresAtSeconds ? input.expiresAtSeconds * 1000 : null;
+  return control.write(() => {
+    const key = control.keys.get(input.orgId, input.keyId);
+    if (!key) throw notFound('key not found');
+    if (input.rateLimitRpm > input.rateLimitCeiling) {
+      throw badRequest(
+        `rate limit ${input.rateLimitRpm} rpm is above the platform ceiling of ${input.rateLimitCeiling} rpm`,
+      );
+    }
+    if (expiresAt !== null && expiresAt <= input.now) throw badRequest('expires_at must be in the future');
+    if (creditLimitMicro !== null) checkCreditLimit(control, key, creditLimitMicro);
+    control.keys.setLimits(key.id, { rateLimitRpm: input.rateLimitRpm, expiresAt, creditLimitMicro });
+    control.activity.record({
+      orgId: input.orgId,
+      actorId: input.actorId,
+      action: 'api_key.updated',
+      target: key.key_prefix,
+      sourceIp: input.sourceIp,
+      at: input.now,
+    });
+    return {
+      id: key.id,
+      key_prefix: key.key_prefix,
+      rate_limit_rpm: input.rateLimitRpm,
+      expires_at: isoTimeOrNull(expiresAt),
+      credit_limit_cents: creditLimitMicro,
+    };
+  });
+}
+
+function checkCreditLimit(control: ControlStore, key: KeyRow, limitMicro: number): void {
+  if (limitMicro === 0) throw badRequest('credit limit must be at least 0.000001 PKR');
+  if (limitMicro < key.spent_micro) {
+    throw badRequest(
+      `credit limit ${formatPkr(limitMicro)} PKR is below this key's spend so far of ${formatPkr(key.spent_micro)} PKR`,
+    );
+  }
+  const total = limitMicro + control.keys.otherLimitsMicro(key.org_id, key.id);
+  const budget = control.organizations.budgetMicro(key.org_id);
+  if (total > budget) {
+    throw badRequest(
+      `credit limits would total ${formatPkr(total)} PKR, above the organisation budget of ${formatPkr(budget)} PKR`,
+    );
+  }
+}
+
+export function revokeKey(
+  control: ControlStore,
+  input: { orgId: string; actorId: string; keyId: string; sourceIp: string; now: number },
+): void {
+  control.write(() => {
+    const key = control.keys.get(input.orgId, input.keyId);
+    if (!key || !control.keys.revoke(input.orgId, key.id, input.now)) throw notFound('key not found');
+    control.activity.record({
+      orgId: input.orgId,
+      actorId: input.actorId,
+      action: 'api_key.revoked',
+      target: key.key_prefix,
+      sourceIp: input.sourceIp,
+      at: input.now,
+    });
+  });
+}

@@ -1,0 +1,25 @@
+export const MICRO_PER_PKR = 1_000_000;
+
+/** Plain PKR to micro-PKR, rounded to the nearest unit. */
+export function pkrToMicro(pkr: number): number {
+  return Math.round(pkr * MICRO_PER_PKR);
+}
+
+export function microToPkr(micro: number): number {
+  return micro / MICRO_PER_PKR;
+}
+
+/**
+ * A micro-PKR amount as PKR with at least two decimals and as many more as it needs,
+ * so a message never rounds two different figures to the same text: 5 → "5.00",
+ * 12345678 → "12.345678".
+ */
+export function formatPkr(micro: number): string {
+  const sign = micro < 0 ? '-' : '';
+  const abs = Math.abs(micro);
+  const whole = Math.floor(abs / MICRO_PER_PKR);
+  const fraction = String(abs % MICRO_PER_PKR)
+    .padStart(6, '0')
+    .replace(/0{1,4}$/, '');
+  return `${sign}${whole}.${fraction.padEnd(2, '0')}`;
+}

@@ -1,0 +1,14 @@
+import { badRequest } from '../http-errors.js';
+
+export const ORGANIZATION_NAME_MAX = 255;
+
+/** Trims and checks an organisation name against the rules of the contract; throws 400 when it breaks one. */
+export function checkOrganizationName(raw: string): string {
+  const name = raw.trim();
+  if (name.length === 0) throw badRequest('organization name must not be blank');
+  if ([...name].length > ORGANIZATION_NAME_MAX) {
+    throw badRequest(`organization name must be at most ${ORGANIZATION_NAME_MAX} characters`);
+  }
+  if (/[<>]/.test(name)) throw badRequest('organization name must not contain < or >');
+  return name;
+}

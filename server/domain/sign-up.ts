@@ -1,0 +1,81 @@
+import type { ControlStore } from '../stores/control/store.js';
+import type { AccountRow, Role } from '../stores/control/accounts.js';
+import type { OrganizationRow } from '../stores/control/organizations.js';
+import type { IssuedTokens } from '../stores/control/sessions.js';
+import { conflict } from '../http-errors.js';
+import { isoTime } from '../schemas/common.js';
+import type { SignedIn } from '../schemas/auth.js';
+
+export const DEFAULT_PROJECT_NAME = 'Default';
+
+export interface SignedInSession {
+  account: AccountRow;
+  organization: OrganizationRow;
+  tokens: IssuedTokens;
+}
+
+export interface NewAccount {
+  email: string;
+  passwordHash: string | null;
+  organizationName: string;
+  sourceIp: string;
+  now: number;
+}
+
+/**
+ * Creates an account: it joins the organisation of that name (case and surrounding
+ * spaces ignored) as a member, or founds it, with a `Default` project, as its owner,
+ * and records `member.joined`. Call inside a transaction.
+ */
+export function createAccount(control: ControlStore, input: NewAccount): Omit<SignedInSession, 'tokens'> {
+  if (control.accounts.findByEmail(input.email)) throw conflict('an account with this email already exists');
+  let organization = control.organizations.findByName(input.organizationName);
+  let role: Role = 'member';
+  if (!organization) {
+    organization = control.organizations.create(input.organizationName, input.now);
+    control.organizations.addProject(organization.id, DEFAULT_PROJECT_NAME, input.now);
+    role = 'owner';
+  }
+  const account = control.accounts.create(organization.id, input.email, input.passwordHash, role, input.now);
+  control.activity.record({
+    orgId: organization.id,
+    actorId: account.id,
+    action: 'member.joined',
+    target: account.email,
+    sourceIp: input.sourceIp,
+    at: input.now,
+  });
+  return { account, organization };
+}
+
+/** Registration: the new account and its first session, in one transaction. */
+export function signUp(control: ControlStore, input: NewAccount): SignedInSession {
+  return control.write(() => {
+    const created = createAccount(control, input);
+    return { ...created, tokens: control.sessions.start(created.account.id, input.now) };
+  });
+}
+
+/** Starts a session for an existing account and records `user.login`, in one transaction. */
+export function signIn(control: ControlStore, account: AccountRow, sourceIp: string, now: number): SignedInSession {
+  return control.write(() => {
+    const organization = control.organizations.get(account.org_id);
+    if (!organization) throw new Error(`account ${account.id} has no organisation`);
+    control.activity.record({
+      orgId: organization.id,
+      actorId: account.id,
+      action: 'user.login',
+      target: '',
+      sourceIp,
+      at: now,
+    });
+    return { account, organization, tokens: control.sessions.start(account.id, now) };
+  });
+}
+
+export function signedInBody({ account, organization }: SignedInSession): SignedIn {
+  return {
+    user: { user_id: account.id, email: account.email, role: account.role, joined_at: isoTime(account.created_at) },
+    organization: { name: organization.name },
+  };
+}

@@ -1,0 +1,19 @@
+const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * Milliseconds since the epoch for an ISO 8601 date or date-time; a value without an
+ * offset is read as UTC. Null for anything malformed, including impossible dates
+ * such as February 30th that `Date.parse` would roll over.
+ */
+export function parseIsoTimestamp(text: string): number | null {
+  const match = ISO_8601.exec(text.trim());
+  if (!match) return null;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', fraction = '', zone = 'Z'] = match;
+  const offset = zone.toUpperCase() === 'Z' ? 'Z' : zone.replace(/^([+-]\d{2})(\d{2})$/, '$1:$2');
+  const ms = fraction ? fraction.slice(0, 4).padEnd(4, '0') : '';
+  const value = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${ms}${offset}`);
+  if (Number.isNaN(value)) return null;
+  const calendar = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  if (calendar.getUTCDate() !== Number(d) || calendar.getUTCMonth() !== Number(mo) - 1) return null;
+  return value;
+}

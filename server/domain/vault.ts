@@ -1,0 +1,56 @@
+import { notFound } from '../http-errors.js';
+import { sealProviderKey } from '../security/vault-cipher.js';
+import type { ControlStore } from '../stores/control/store.js';
+import type { VaultKeyRow } from '../stores/control/vault.js';
+
+/**
+ * What may be shown of a provider key: "…" and its last four characters, but never
+ * more than a third of a short key.
+ */
+export function keyHint(apiKey: string): string {
+  const chars = [...apiKey];
+  const shown = Math.min(4, Math.floor(chars.length / 3));
+  return '…' + chars.slice(chars.length - shown).join('');
+}
+
+interface Actor {
+  orgId: string;
+  actorId: string | null;
+  sourceIp: string;
+  now: number;
+}
+
+/** Stores or rotates a provider key, sealed, and records `vault_key.set` in the same transaction. */
+export function storeProviderKey(
+  control: ControlStore,
+  masterKey: Buffer,
+  input: Actor & { provider: string; apiKey: string },
+): VaultKeyRow {
+  const sealed = sealProviderKey(masterKey, input.orgId, input.provider, input.apiKey);
+  return control.write(() => {
+    const row = control.vault.put(input.orgId, input.provider, sealed, keyHint(input.apiKey), input.now);
+    control.activity.record({
+      orgId: input.orgId,
+      actorId: input.actorId,
+      action: 'vault_key.set',
+      target: input.provider,
+      sourceIp: input.sourceIp,
+      at: input.now,
+    });
+    return row;
+  });
+}
+
+export function removeProviderKey(control: ControlStore, input: Actor & { provider: string }): void {
+  control.write(() => {
+    if (!control.vault.delete(input.orgId, input.provider)) throw notFound('no key is stored for this provider');
+    control.activity.record({
+      orgId: input.orgId,
+      actorId: input.actorId,
+      action: 'vault_key.revoked',
+      target: input.provider,
+      sourceIp: input.sourceIp,
+      at: input.now,
+    });
+  });
+}

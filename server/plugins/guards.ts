@@ -1,0 +1,63 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { isIP } from 'node:net';
+import { forbidden } from '../http-errors.js';
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function isLoopbackName(host: string): boolean {
+  const name = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return name === 'localhost' || name.endsWith('.localhost') || name === '::1' || /^127(\.\d{1,3}){3}$/.test(name);
+}
+
+/** The host name of a Host header, without its port. */
+function hostName(header: string): string {
+  const bracketed = /^\[([^\]]+)\]/.exec(header);
+  if (bracketed) return bracketed[1] ?? '';
+  return header.replace(/:\d*$/, '');
+}
+
+function originHost(origin: string): string | null {
+  try {
+    return new URL(origin).host;
+  } catch {
+    return null;
+  }
+}
+
+export interface GuardOptions {
+  /** True when the server listens on a loopback address only. */
+  loopback: boolean;
+  allowedOrigins: string[];
+}
+
+/**
+ * Cross-site defences for a cookie-authenticated API with no CSRF token: a
+ * state-changing request from a foreign Origin is refused, and a server on loopback
+ * refuses any Host that is not a loopback name, which defeats DNS rebinding.
+ */
+export const guardsPlugin = fp(async (app: FastifyInstance, options: GuardOptions) => {
+  const allowed = new Set(options.allowedOrigins.map((origin) => originHost(origin)).filter(Boolean));
+
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const host = request.headers.host ?? '';
+    if (options.loopback && !isLoopbackName(hostName(host))) {
+      throw forbidden('requests to this server must use a loopback host name');
+    }
+    const origin = request.headers.origin;
+    if (origin !== undefined && STATE_CHANGING.has(request.method)) {
+      const from = originHost(origin);
+      if (from === null || (from !== host.toLowerCase() && !allowed.has(from))) {
+        throw forbidden('cross-origin request refused');
+      }
+    }
+  });
+});
+
+/** The caller's address: the first `X-Forwarded-For` entry when it is an IP address, else the peer. */
+export function sourceIp(request: FastifyRequest): string {
+  const forwarded = request.headers['x-forwarded-for'];
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+  if (first && isIP(first)) return first;
+  return request.socket.remoteAddress ?? request.ip;
+}

@@ -1,0 +1,63 @@
+import cookie from '@fastify/cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { forbidden, unauthorized } from '../http-errors.js';
+import type { Role } from '../stores/control/accounts.js';
+import type { AuthContext, IssuedTokens } from '../stores/control/sessions.js';
+
+export const ACCESS_COOKIE = 'svc_access_token';
+export const REFRESH_COOKIE = 'svc_refresh_token';
+const ACCESS_PATH = '/api';
+const REFRESH_PATH = '/api/auth';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    auth: AuthContext | null;
+  }
+}
+
+const base = { httpOnly: true, secure: true, sameSite: 'lax' } as const;
+
+export function setSessionCookies(reply: FastifyReply, tokens: IssuedTokens, now: number): void {
+  const seconds = (until: number) => Math.max(0, Math.floor((until - now) / 1000));
+  reply.setCookie(ACCESS_COOKIE, tokens.accessToken, {
+    ...base,
+    path: ACCESS_PATH,
+    maxAge: seconds(tokens.accessExpiresAt),
+  });
+  reply.setCookie(REFRESH_COOKIE, tokens.refreshToken, {
+    ...base,
+    path: REFRESH_PATH,
+    maxAge: seconds(tokens.refreshExpiresAt),
+  });
+}
+
+export function clearSessionCookies(reply: FastifyReply): void {
+  reply.clearCookie(ACCESS_COOKIE, { ...base, path: ACCESS_PATH });
+  reply.clearCookie(REFRESH_COOKIE, { ...base, path: REFRESH_PATH });
+}
+
+/** The caller of a route behind `requireSession`. */
+export function authOf(request: FastifyRequest): AuthContext {
+  if (!request.auth) throw unauthorized();
+  return request.auth;
+}
+
+/** onRequest hook: resolves the caller from the access cookie, or answers 401. */
+export async function requireSession(this: FastifyInstance, request: FastifyRequest): Promise<void> {
+  const token = request.cookies[ACCESS_COOKIE];
+  const auth = token ? this.control.sessions.authenticate(token, this.config.now()) : null;
+  if (!auth) throw unauthorized();
+  request.auth = auth;
+}
+
+export function requireRole(...roles: Role[]) {
+  return async (request: FastifyRequest): Promise<void> => {
+    if (!roles.includes(authOf(request).role)) throw forbidden('owner or admin role required');
+  };
+}
+
+export const sessionPlugin = fp(async (app: FastifyInstance) => {
+  await app.register(cookie);
+  app.decorateRequest('auth', null);
+});

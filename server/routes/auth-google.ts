@@ -1,0 +1,60 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { checkOrganizationName } from '../domain/organization-name.js';
+import { signIn, signUp, signedInBody } from '../domain/sign-up.js';
+import { ApiError, badRequest } from '../http-errors.js';
+import { sourceIp } from '../plugins/guards.js';
+import { setSessionCookies } from '../plugins/session.js';
+import { GoogleBody, SignedIn } from '../schemas/auth.js';
+import { errors } from '../schemas/common.js';
+import { IdentityTokenError, IdentityTokenVerifier } from '../security/identity-tokens.js';
+
+/** External identity sign-in: an OpenID Connect ID token in exchange for a session. */
+export async function googleRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { control, config } = app;
+  const verifier = config.oidc ? new IdentityTokenVerifier(config.oidc) : null;
+
+  app.post(
+    '/auth/google',
+    {
+      schema: {
+        tags: ['auth'],
+        security: [],
+        body: GoogleBody,
+        response: { 200: SignedIn, 201: SignedIn, ...errors(400, 401, 409, 415, 422, 501) },
+      },
+    },
+    async (request, reply) => {
+      if (!verifier) throw new ApiError(501, { error: 'external identity sign-in is not configured' });
+      let email: string;
+      try {
+        email = await verifier.verifiedEmail(request.body.id_token);
+      } catch (error) {
+        if (error instanceof IdentityTokenError) throw new ApiError(401, { error: error.message });
+        throw error;
+      }
+      const now = config.now();
+      const ip = sourceIp(request);
+      const existing = control.accounts.findByEmail(email);
+      if (existing) {
+        if (existing.deactivated_at !== null) throw new ApiError(401, { error: 'this account is deactivated' });
+        const session = signIn(control, existing, ip, now);
+        setSessionCookies(reply, session.tokens, now);
+        return reply.code(200).send(signedInBody(session));
+      }
+      if (request.body.organization_name === undefined) {
+        throw badRequest('organization_name is required to create an account');
+      }
+      const session = signUp(control, {
+        email,
+        passwordHash: null,
+        organizationName: checkOrganizationName(request.body.organization_name),
+        sourceIp: ip,
+        now,
+      });
+      setSessionCookies(reply, session.tokens, now);
+      return reply.code(201).send(signedInBody(session));
+    },
+  );
+}

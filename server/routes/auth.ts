@@ -1,0 +1,114 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { signIn, signUp, signedInBody } from '../domain/sign-up.js';
+import { checkOrganizationName } from '../domain/organization-name.js';
+import { ApiError, unauthorized } from '../http-errors.js';
+import { sourceIp } from '../plugins/guards.js';
+import { REFRESH_COOKIE, authOf, clearSessionCookies, requireSession, setSessionCookies } from '../plugins/session.js';
+import { LoginBody, Me, RegisterBody, SignedIn } from '../schemas/auth.js';
+import { MessageBody, errors, isoTime } from '../schemas/common.js';
+import { hashPassword, verifyPassword } from '../security/passwords.js';
+
+const tags = ['auth'];
+
+export async function authRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { control, config } = app;
+
+  // Unknown emails are checked against this hash so that they take as long as wrong passwords.
+  let decoy: Promise<string> | null = null;
+  const decoyHash = () => (decoy ??= hashPassword('decoy password that matches nothing', config.passwordCost));
+
+  app.post(
+    '/auth/register',
+    { schema: { tags, security: [], body: RegisterBody, response: { 201: SignedIn, ...errors(400, 409, 415, 422) } } },
+    async (request, reply) => {
+      const organizationName = checkOrganizationName(request.body.organization_name);
+      const passwordHash = await hashPassword(request.body.password, config.passwordCost);
+      const now = config.now();
+      const session = signUp(control, {
+        email: request.body.email.toLowerCase(),
+        passwordHash,
+        organizationName,
+        sourceIp: sourceIp(request),
+        now,
+      });
+      setSessionCookies(reply, session.tokens, now);
+      return reply.code(201).send(signedInBody(session));
+    },
+  );
+
+  app.post(
+    '/auth/login',
+    { schema: { tags, security: [], body: LoginBody, response: { 200: SignedIn, ...errors(401, 415, 422) } } },
+    async (request, reply) => {
+      const account = control.accounts.findByEmail(request.body.email.trim());
+      const matches = await verifyPassword(request.body.password, account?.password_hash ?? (await decoyHash()));
+      if (!account || !account.password_hash || !matches || account.deactivated_at !== null) {
+        throw new ApiError(401, { error: 'invalid email or password' });
+      }
+      const now = config.now();
+      const session = signIn(control, account, sourceIp(request), now);
+      setSessionCookies(reply, session.tokens, now);
+      return signedInBody(session);
+    },
+  );
+
+  app.post(
+    '/auth/refresh',
+    { schema: { tags, security: [], response: { 200: MessageBody, ...errors(401) } } },
+    async (request, reply) => {
+      const token = request.cookies[REFRESH_COOKIE];
+      if (!token) throw unauthorized();
+      const now = config.now();
+      const outcome = control.sessions.refresh(token, now);
+      if (outcome.kind !== 'rotated') {
+        if (outcome.kind === 'reused') request.log.warn('refresh token reused: session revoked');
+        clearSessionCookies(reply);
+        throw unauthorized();
+      }
+      setSessionCookies(reply, outcome.tokens, now);
+      return { message: 'session refreshed' };
+    },
+  );
+
+  app.post(
+    '/auth/logout',
+    { onRequest: requireSession, schema: { tags, response: { 200: MessageBody, ...errors(401) } } },
+    async (request, reply) => {
+      const auth = authOf(request);
+      const now = config.now();
+      control.write(() => {
+        control.sessions.revoke(auth.sessionId, now);
+        control.activity.record({
+          orgId: auth.orgId,
+          actorId: auth.accountId,
+          action: 'user.logout',
+          target: '',
+          sourceIp: sourceIp(request),
+          at: now,
+        });
+      });
+      clearSessionCookies(reply);
+      return { message: 'signed out' };
+    },
+  );
+
+  app.get(
+    '/auth/me',
+    { onRequest: requireSession, schema: { tags, response: { 200: Me, ...errors(401) } } },
+    async (request) => {
+      const auth = authOf(request);
+      const account = control.accounts.get(auth.accountId);
+      const organization = control.organizations.get(auth.orgId);
+      if (!account || !organization) throw unauthorized();
+      return {
+        user_id: account.id,
+        email: account.email,
+        role: account.role,
+        joined_at: isoTime(account.created_at),
+        organization: { name: organization.name },
+      };
+    },
+  );
+}

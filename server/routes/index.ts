@@ -1,0 +1,23 @@
+import type { FastifyInstance } from 'fastify';
+import { requireSession } from '../plugins/session.js';
+import { activityRoutes } from './activity.js';
+import { authRoutes } from './auth.js';
+import { googleRoutes } from './auth-google.js';
+import { keyRoutes } from './keys.js';
+import { modelRoutes } from './models.js';
+import { organizationRoutes } from './organization.js';
+import { vaultRoutes } from './vault.js';
+
+/** Everything under `/api`. Auth routes pick their own guard; the rest need a session. */
+export async function apiRoutes(api: FastifyInstance): Promise<void> {
+  await api.register(authRoutes);
+  await api.register(googleRoutes);
+  await api.register(async (secured) => {
+    secured.addHook('onRequest', requireSession);
+    await secured.register(organizationRoutes);
+    await secured.register(keyRoutes);
+    await secured.register(vaultRoutes);
+    await secured.register(activityRoutes);
+    await secured.register(modelRoutes);
+  });
+}

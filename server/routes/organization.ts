@@ -1,0 +1,59 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { checkOrganizationName } from '../domain/organization-name.js';
+import { conflict } from '../http-errors.js';
+import { sourceIp } from '../plugins/guards.js';
+import { authOf, requireRole } from '../plugins/session.js';
+import { errors, isoTime } from '../schemas/common.js';
+import { MemberList, Organization, ProjectList, RenameBody } from '../schemas/organization.js';
+
+const tags = ['organization'];
+
+export async function organizationRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { control, config } = app;
+
+  app.patch(
+    '/organization',
+    {
+      onRequest: requireRole('owner', 'admin'),
+      schema: { tags, body: RenameBody, response: { 200: Organization, ...errors(400, 401, 403, 409, 415, 422) } },
+    },
+    async (request) => {
+      const auth = authOf(request);
+      const name = checkOrganizationName(request.body.name);
+      const now = config.now();
+      control.write(() => {
+        const holder = control.organizations.findByName(name);
+        if (holder && holder.id !== auth.orgId) throw conflict('another organization already uses this name');
+        control.organizations.setName(auth.orgId, name);
+        control.activity.record({
+          orgId: auth.orgId,
+          actorId: auth.accountId,
+          action: 'org.renamed',
+          target: name,
+          sourceIp: sourceIp(request),
+          at: now,
+        });
+      });
+      return { name };
+    },
+  );
+
+  app.get('/members', { schema: { tags, response: { 200: MemberList, ...errors(401) } } }, async (request) => ({
+    members: control.accounts.members(authOf(request).orgId).map((account) => ({
+      user_id: account.id,
+      email: account.email,
+      role: account.role,
+      joined_at: isoTime(account.created_at),
+    })),
+  }));
+
+  app.get('/projects', { schema: { tags, response: { 200: ProjectList, ...errors(401) } } }, async (request) => ({
+    projects: control.organizations.projects(authOf(request).orgId).map((project) => ({
+      id: project.id,
+      name: project.name,
+      created_at: isoTime(project.created_at),
+    })),
+  }));
+}

@@ -1,0 +1,44 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** RFC 3339 in UTC, for example `2026-11-22T07:49:19.123Z`. */
+export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339 timestamp in UTC' });
+
+export const ErrorBody = Type.Object({ error: Type.String() });
+export type ErrorBody = Static<typeof ErrorBody>;
+
+export const UnauthorizedBody = Type.Object({ detail: Type.Literal('Unauthorized') });
+
+export const ValidationErrorBody = Type.Object({
+  detail: Type.Array(
+    Type.Object({
+      loc: Type.Array(Type.Union([Type.String(), Type.Integer()])),
+      msg: Type.String(),
+      type: Type.String(),
+    }),
+  ),
+});
+export type ValidationErrorBody = Static<typeof ValidationErrorBody>;
+
+export const MessageBody = Type.Object({ message: Type.String() });
+export type MessageBody = Static<typeof MessageBody>;
+
+/** Response schemas for the error answers a route may give, so the OpenAPI document lists them. */
+export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 415 | 422 | 501 | 503)[]) {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      status === 401 ? UnauthorizedBody : status === 422 ? ValidationErrorBody : ErrorBody,
+    ]),
+  );
+}
+
+export const Paging = {
+  limit: Type.Optional(Type.Integer({ minimum: 1, default: 50, description: 'Clamped to 200' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+};
+export const PAGE_SIZE_CLAMP = 200;
+
+export const isoTime = (ms: number): string => new Date(ms).toISOString();
+export const isoTimeOrNull = (ms: number | null): string | null => (ms === null ? null : isoTime(ms));

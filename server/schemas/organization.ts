@@ -1,0 +1,15 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Member } from './auth.js';
+import { Timestamp } from './common.js';
+
+export const RenameBody = Type.Object({ name: Type.String() });
+export type RenameBody = Static<typeof RenameBody>;
+
+export const Organization = Type.Object({ name: Type.String() });
+
+export const MemberList = Type.Object({ members: Type.Array(Member) });
+export type MemberList = Static<typeof MemberList>;
+
+export const Project = Type.Object({ id: Type.String({ format: 'uuid' }), name: Type.String(), created_at: Timestamp });
+export const ProjectList = Type.Object({ projects: Type.Array(Project) });
+export type ProjectList = Static<typeof ProjectList>;

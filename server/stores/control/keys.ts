@@ -1,0 +1,121 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+export type Environment = 'production' | 'development' | 'testing';
+
+export interface KeyRow {
+  id: string;
+  org_id: string;
+  project_id: string;
+  name: string;
+  key_prefix: string;
+  environment: Environment;
+  rate_limit_rpm: number;
+  expires_at: number | null;
+  credit_limit_micro: number | null;
+  allowed_models: string | null;
+  spent_micro: number;
+  created_at: number;
+}
+
+export interface NewKey {
+  id: string;
+  orgId: string;
+  projectId: string;
+  name: string;
+  keyPrefix: string;
+  secretHash: Buffer;
+  environment: Environment;
+  rateLimitRpm: number;
+  expiresAt: number | null;
+  creditLimitMicro: number | null;
+  allowedModels: string[] | null;
+  createdAt: number;
+}
+
+export interface KeyLimits {
+  rateLimitRpm: number;
+  expiresAt: number | null;
+  creditLimitMicro: number | null;
+}
+
+const COLUMNS = `id, org_id, project_id, name, key_prefix, environment, rate_limit_rpm, expires_at,
+  credit_limit_micro, allowed_models, spent_micro, created_at`;
+
+/** Keys as the organisation sees them: a revoked key is gone from every read. */
+export class KeyRepository {
+  private readonly listActive: Statement<[string], KeyRow>;
+  private readonly activeById: Statement<[string, string], KeyRow>;
+  private readonly anyById: Statement<[string], KeyRow & { revoked_at: number | null }>;
+  private readonly insert: Statement<unknown[]>;
+  private readonly updateLimits: Statement<[number, number | null, number | null, string]>;
+  private readonly markRevoked: Statement<[number, string, string]>;
+  private readonly otherLimits: Statement<[string, string], { total: number }>;
+  private readonly addSpend: Statement<[number, string]>;
+
+  constructor(db: Database) {
+    this.listActive = db.prepare(
+      `SELECT ${COLUMNS} FROM api_keys WHERE org_id = ? AND revoked_at IS NULL ORDER BY created_at DESC, rowid DESC`,
+    );
+    this.activeById = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE org_id = ? AND id = ? AND revoked_at IS NULL`);
+    this.anyById = db.prepare(`SELECT ${COLUMNS}, revoked_at FROM api_keys WHERE id = ?`);
+    this.insert = db.prepare(`INSERT INTO api_keys (id, org_id, project_id, name, key_prefix, secret_hash, environment,
+      rate_limit_rpm, expires_at, credit_limit_micro, allowed_models, created_at)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    this.updateLimits = db.prepare(
+      'UPDATE api_keys SET rate_limit_rpm = ?, expires_at = ?, credit_limit_micro = ? WHERE id = ?',
+    );
+    this.markRevoked = db.prepare(
+      'UPDATE api_keys SET revoked_at = ? WHERE org_id = ? AND id = ? AND revoked_at IS NULL',
+    );
+    this.otherLimits = db.prepare(`SELECT COALESCE(SUM(credit_limit_micro), 0) AS total FROM api_keys
+      WHERE org_id = ? AND id != ? AND revoked_at IS NULL`);
+    this.addSpend = db.prepare('UPDATE api_keys SET spent_micro = spent_micro + ? WHERE id = ?');
+  }
+
+  list(orgId: string): KeyRow[] {
+    return this.listActive.all(orgId);
+  }
+
+  get(orgId: string, keyId: string): KeyRow | undefined {
+    return this.activeById.get(orgId, keyId);
+  }
+
+  /** Any key by id, revoked or not, whatever its organisation: for the operator's import. */
+  find(keyId: string): (KeyRow & { revoked_at: number | null }) | undefined {
+    return this.anyById.get(keyId);
+  }
+
+  create(key: NewKey): void {
+    this.insert.run(
+      key.id,
+      key.orgId,
+      key.projectId,
+      key.name,
+      key.keyPrefix,
+      key.secretHash,
+      key.environment,
+      key.rateLimitRpm,
+      key.expiresAt,
+      key.creditLimitMicro,
+      key.allowedModels ? JSON.stringify(key.allowedModels) : null,
+      key.createdAt,
+    );
+  }
+
+  setLimits(keyId: string, limits: KeyLimits): void {
+    this.updateLimits.run(limits.rateLimitRpm, limits.expiresAt, limits.creditLimitMicro, keyId);
+  }
+
+  revoke(orgId: string, keyId: string, now: number): boolean {
+    return this.markRevoked.run(now, orgId, keyId).changes === 1;
+  }
+
+  /** Sum of the credit limits of the organisation's other active keys; unlimited keys add nothing. */
+  otherLimitsMicro(orgId: string, keyId: string): number {
+    return this.otherLimits.get(orgId, keyId)?.total ?? 0;
+  }
+
+  settle(keyId: string, costMicro: number): void {
+    this.addSpend.run(costMicro, keyId);
+  }
+}

@@ -1,0 +1,43 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+export interface ModelRow {
+  id: string;
+  provider: string;
+  active: boolean;
+}
+
+export class ModelRepository {
+  private readonly listAll: Statement<[], { id: string; provider: string; active: number }>;
+  private readonly activeIds: Statement<[string], { id: string }>;
+  private readonly upsert: Statement<[string, string, number]>;
+  private readonly updateActive: Statement<[number, string]>;
+
+  constructor(db: Database) {
+    this.listAll = db.prepare('SELECT id, provider, active FROM models ORDER BY id');
+    this.activeIds = db.prepare(
+      'SELECT value AS id FROM json_each(?) WHERE value IN (SELECT id FROM models WHERE active = 1)',
+    );
+    this.upsert = db.prepare(`INSERT INTO models (id, provider, active) VALUES (?, ?, ?)
+      ON CONFLICT (id) DO UPDATE SET provider = excluded.provider, active = excluded.active`);
+    this.updateActive = db.prepare('UPDATE models SET active = ? WHERE id = ?');
+  }
+
+  list(): ModelRow[] {
+    return this.listAll.all().map((row) => ({ ...row, active: row.active === 1 }));
+  }
+
+  /** The ids of the list that are not active routes of the catalogue, in the order given. */
+  unknownOrInactive(ids: string[]): string[] {
+    const active = new Set(this.activeIds.all(JSON.stringify(ids)).map((row) => row.id));
+    return ids.filter((id) => !active.has(id));
+  }
+
+  put(id: string, provider: string, active: boolean): void {
+    this.upsert.run(id, provider, active ? 1 : 0);
+  }
+
+  /** False when no such route exists. */
+  setActive(id: string, active: boolean): boolean {
+    return this.updateActive.run(active ? 1 : 0, id).changes === 1;
+  }
+}

@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import type { Database, Statement } from 'better-sqlite3';
+
+export interface OrganizationRow {
+  id: string;
+  name: string;
+}
+
+export interface ProjectRow {
+  id: string;
+  name: string;
+  created_at: number;
+}
+
+/** Uniqueness and joining compare names trimmed and without regard to case. */
+export function organizationNameKey(name: string): string {
+  return name.trim().toLowerCase();
+}
+
+export class OrganizationRepository {
+  private readonly byId: Statement<[string], OrganizationRow>;
+  private readonly byName: Statement<[string], OrganizationRow>;
+  private readonly insertOrg: Statement<[string, string, string, number]>;
+  private readonly rename: Statement<[string, string, string]>;
+  private readonly projectsOf: Statement<[string], ProjectRow>;
+  private readonly projectInOrg: Statement<[string, string], ProjectRow>;
+  private readonly projectAnywhere: Statement<[string], ProjectRow & { org_id: string }>;
+  private readonly insertProject: Statement<[string, string, string, number]>;
+  private readonly insertDeposit: Statement<[string, number, number]>;
+  private readonly budgetOf: Statement<[string], { total: number }>;
+
+  constructor(db: Database) {
+    this.byId = db.prepare('SELECT id, name FROM organizations WHERE id = ?');
+    this.byName = db.prepare('SELECT id, name FROM organizations WHERE name_key = ?');
+    this.insertOrg = db.prepare('INSERT INTO organizations (id, name, name_key, created_at) VALUES (?, ?, ?, ?)');
+    this.rename = db.prepare('UPDATE organizations SET name = ?, name_key = ? WHERE id = ?');
+    this.projectsOf = db.prepare(
+      'SELECT id, name, created_at FROM projects WHERE org_id = ? ORDER BY created_at, rowid',
+    );
+    this.projectInOrg = db.prepare('SELECT id, name, created_at FROM projects WHERE org_id = ? AND id = ?');
+    this.projectAnywhere = db.prepare('SELECT id, org_id, name, created_at FROM projects WHERE id = ?');
+    this.insertProject = db.prepare('INSERT INTO projects (id, org_id, name, created_at) VALUES (?, ?, ?, ?)');
+    this.insertDeposit = db.prepare('INSERT INTO deposits (org_id, amount_micro, created_at) VALUES (?, ?, ?)');
+    this.budgetOf = db.prepare('SELECT COALESCE(SUM(amount_micro), 0) AS total FROM deposits WHERE org_id = ?');
+  }
+
+  get(id: string): OrganizationRow | undefined {
+    return this.byId.get(id);
+  }
+
+  findByName(name: string): OrganizationRow | undefined {
+    return this.byName.get(organizationNameKey(name));
+  }
+
+  create(name: string, now: number): OrganizationRow {
+    const id = randomUUID();
+    this.insertOrg.run(id, name, organizationNameKey(name), now);
+    return { id, name };
+  }
+
+  /** Throws a SQLite UNIQUE constraint error when another organisation has the name. */
+  setName(id: string, name: string): void {
+    this.rename.run(name, organizationNameKey(name), id);
+  }
+
+  projects(orgId: string): ProjectRow[] {
+    return this.projectsOf.all(orgId);
+  }
+
+  project(orgId: string, projectId: string): ProjectRow | undefined {
+    return this.projectInOrg.get(orgId, projectId);
+  }
+
+  /** A project by id whatever its organisation: for the operator's import only. */
+  findProject(projectId: string): (ProjectRow & { org_id: string }) | undefined {
+    return this.projectAnywhere.get(projectId);
+  }
+
+  addProject(orgId: string, name: string, now: number): ProjectRow {
+    const id = randomUUID();
+    this.insertProject.run(id, orgId, name, now);
+    return { id, name, created_at: now };
+  }
+
+  deposit(orgId: string, amountMicro: number, now: number): void {
+    this.insertDeposit.run(orgId, amountMicro, now);
+  }
+
+  /** The organisation's budget: the sum of its deposits, in micro-PKR. */
+  budgetMicro(orgId: string): number {
+    return this.budgetOf.get(orgId)?.total ?? 0;
+  }
+}

@@ -1,0 +1,50 @@
+import type { Database } from 'better-sqlite3';
+import { openSqlite } from '../sqlite.js';
+import { AccountRepository } from './accounts.js';
+import { ActivityRepository } from './activity.js';
+import { KeyRepository } from './keys.js';
+import { ModelRepository } from './models.js';
+import { OrganizationRepository } from './organizations.js';
+import { SessionRepository, type SessionLifetimes } from './sessions.js';
+import { VaultRepository } from './vault.js';
+
+/** The control store: every record of the control plane except request telemetry. */
+export class ControlStore {
+  readonly accounts: AccountRepository;
+  readonly activity: ActivityRepository;
+  readonly keys: KeyRepository;
+  readonly models: ModelRepository;
+  readonly organizations: OrganizationRepository;
+  readonly sessions: SessionRepository;
+  readonly vault: VaultRepository;
+
+  private constructor(
+    readonly db: Database,
+    lifetimes: SessionLifetimes,
+  ) {
+    this.accounts = new AccountRepository(db);
+    this.activity = new ActivityRepository(db);
+    this.keys = new KeyRepository(db);
+    this.models = new ModelRepository(db);
+    this.organizations = new OrganizationRepository(db);
+    this.sessions = new SessionRepository(db, lifetimes);
+    this.vault = new VaultRepository(db);
+  }
+
+  static open(path: string, lifetimes: SessionLifetimes): ControlStore {
+    return new ControlStore(openSqlite(path, new URL('./migrations/', import.meta.url)), lifetimes);
+  }
+
+  /**
+   * Runs `work` in one IMMEDIATE transaction: the write lock is taken at BEGIN, so
+   * read-check-write sequences (key limits against the budget) serialise across
+   * processes too, and a change and its activity event commit together.
+   */
+  write<T>(work: () => T): T {
+    return this.db.transaction(work).immediate();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}

@@ -1,0 +1,40 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+export interface VaultKeyRow {
+  provider: string;
+  key_hint: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Sealed provider keys. Only the sealed bytes are stored; this repository never sees plaintext. */
+export class VaultRepository {
+  private readonly listOf: Statement<[string], VaultKeyRow>;
+  private readonly upsert: Statement<[string, string, Buffer, string, number, number]>;
+  private readonly remove: Statement<[string, string]>;
+
+  constructor(db: Database) {
+    this.listOf = db.prepare(
+      'SELECT provider, key_hint, created_at, updated_at FROM vault_keys WHERE org_id = ? ORDER BY provider',
+    );
+    this.upsert = db.prepare(`INSERT INTO vault_keys (org_id, provider, sealed, key_hint, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?)
+      ON CONFLICT (org_id, provider) DO UPDATE SET sealed = excluded.sealed, key_hint = excluded.key_hint,
+        updated_at = excluded.updated_at
+      RETURNING provider, key_hint, created_at, updated_at`);
+    this.remove = db.prepare('DELETE FROM vault_keys WHERE org_id = ? AND provider = ?');
+  }
+
+  list(orgId: string): VaultKeyRow[] {
+    return this.listOf.all(orgId);
+  }
+
+  /** Stores or rotates; a rotation keeps the original `created_at`. */
+  put(orgId: string, provider: string, sealed: Buffer, keyHint: string, now: number): VaultKeyRow {
+    return this.upsert.get(orgId, provider, sealed, keyHint, now, now) as VaultKeyRow;
+  }
+
+  delete(orgId: string, provider: string): boolean {
+    return this.remove.run(orgId, provider).changes === 1;
+  }
+}

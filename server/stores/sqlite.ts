@@ -1,0 +1,18 @@
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { migrate } from './migrate.js';
+
+/** Opens a store file with the settings every store shares, then brings its schema up to date. */
+export function openSqlite(path: string, migrations: URL, options: { fileMustExist?: boolean } = {}): Database {
+  const db = new BetterSqlite3(path, { fileMustExist: options.fileMustExist ?? false });
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db, migrations);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,147 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { CookieJar } from 'tough-cookie';
+import { request as httpRequest } from 'undici';
+import { buildApp, type App } from '../../server/app.js';
+import { resolveConfig, type ServerConfig } from '../../server/config.js';
+
+export interface TestServer {
+  app: App;
+  baseUrl: string;
+  dataDir: string;
+  config: ServerConfig;
+  /** Everything the server logged so far. */
+  logs(): string;
+  /** Moves the server's clock forward. */
+  advance(ms: number): void;
+  close(): Promise<void>;
+}
+
+/** A real server on a free loopback port with its own temporary data folder. */
+export async function startServer(overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
+  const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'gc-server-'));
+  let offset = 0;
+  const config = resolveConfig({
+    passwordCost: 10,
+    logLevel: 'info',
+    now: () => Date.now() + offset,
+    port: 0,
+    ...overrides,
+    dataDir,
+  });
+  let logged = '';
+  const logDestination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logged += chunk.toString('utf8');
+      done();
+    },
+  });
+  const app = await buildApp(config, { logDestination });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  if (!address || typeof address === 'string') throw new Error('server has no port');
+  return {
+    app,
+    baseUrl: `http://127.0.0.1:${address.port}/api`,
+    dataDir,
+    config,
+    logs: () => logged,
+    advance: (ms) => {
+      offset += ms;
+    },
+    close: async () => {
+      await app.close();
+      if (!overrides.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Answer<T = any> {
+  status: number;
+  body: T;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/** An HTTP client with its own cookie jar, as a browser or the console's host would be. */
+export class TestClient {
+  readonly jar = new CookieJar();
+
+  constructor(readonly baseUrl: string) {}
+
+  async call<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Answer<T>> {
+    const url = this.baseUrl + path;
+    const cookie = await this.jar.getCookieString(url);
+    const sent: Record<string, string> = { ...headers };
+    if (cookie) sent.cookie = cookie;
+    if (body !== undefined && !sent['content-type']) sent['content-type'] = 'application/json';
+    const response = await httpRequest(url, {
+      method: method as 'GET',
+      headers: sent,
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const setCookie = response.headers['set-cookie'];
+    for (const line of Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : []) {
+      await this.jar.setCookie(line, url);
+    }
+    const text = await response.body.text();
+    return {
+      status: response.statusCode,
+      body: text ? JSON.parse(text) : undefined,
+      headers: response.headers as Answer['headers'],
+    };
+  }
+
+  get<T = any>(path: string, headers?: Record<string, string>) {
+    return this.call<T>('GET', path, undefined, headers);
+  }
+  post<T = any>(path: string, body?: unknown, headers?: Record<string, string>) {
+    return this.call<T>('POST', path, body, headers);
+  }
+  patch<T = any>(path: string, body?: unknown, headers?: Record<string, string>) {
+    return this.call<T>('PATCH', path, body, headers);
+  }
+  delete<T = any>(path: string, headers?: Record<string, string>) {
+    return this.call<T>('DELETE', path, undefined, headers);
+  }
+
+  /** The value of a cookie the jar would send to `path`. */
+  async cookie(name: string, path = '/auth/refresh'): Promise<string | undefined> {
+    const cookies = await this.jar.getCookies(this.baseUrl + path);
+    return cookies.find((c) => c.key === name)?.value;
+  }
+}
+
+let counter = 0;
+/** A unique email and organisation name per call, so tests never collide. */
+export function unique(label = 'user'): { email: string; org: string } {
+  counter++;
+  const tag = `${label}-${process.pid}-${counter}-${Math.random().toString(36).slice(2, 8)}`;
+  return { email: `${tag}@example.test`, org: `Org ${tag}` };
+}
+
+export const PASSWORD = 'correct horse battery staple';
+
+/** Registers an account (founding or joining `org`) and returns its signed-in client. */
+export async function register(
+  server: TestServer,
+  options: { email?: string; org?: string; password?: string } = {},
+): Promise<{ client: TestClient; email: string; org: string; body: any }> {
+  const fresh = unique();
+  const email = options.email ?? fresh.email;
+  const org = options.org ?? fresh.org;
+  const client = new TestClient(server.baseUrl);
+  const answer = await client.post('/auth/register', {
+    email,
+    password: options.password ?? PASSWORD,
+    organization_name: org,
+  });
+  if (answer.status !== 201) throw new Error(`register failed: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return { client, email, org, body: answer.body };
+}
