@@ -32,6 +32,8 @@ declare module 'fastify' {
 
 export type App = FastifyInstance;
 
+const SESSION_PURGE_INTERVAL_MS = 3600 * 1000;
+
 export interface BuildOptions {
   /** Where log lines go (stdout by default); tests capture them. */
   logDestination?: DestinationStream;
@@ -57,7 +59,11 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   app.decorate('secrets', secrets);
   app.decorate('control', control);
   app.decorate('telemetry', new TelemetryStore(config.telemetryDbPath, app.log));
+  const purgeSessions = () => control.sessions.purge(config.now());
+  purgeSessions();
+  const purgeTimer = setInterval(purgeSessions, SESSION_PURGE_INTERVAL_MS).unref();
   app.addHook('onClose', async (instance) => {
+    clearInterval(purgeTimer);
     instance.telemetry.close();
     instance.control.close();
   });

@@ -129,8 +129,16 @@ async function run(command: string, flags: Flags, control: ControlStore, telemet
     case 'deactivate':
     case 'activate': {
       const account = accountOf(required(flags, 'email'));
-      control.accounts.setDeactivated(account.id, command === 'deactivate' ? now : null);
-      return `${account.email} ${command}d`;
+      if (command === 'activate') {
+        control.accounts.setDeactivated(account.id, null);
+        return `${account.email} activated`;
+      }
+      // Sessions end too, so a later `activate` does not bring back tokens issued before.
+      const ended = control.write(() => {
+        control.accounts.setDeactivated(account.id, now);
+        return control.sessions.revokeAllOf(account.id, now);
+      });
+      return `${account.email} deactivated; ended ${ended} session(s)`;
     }
     case 'revoke-sessions': {
       const account = accountOf(required(flags, 'email'));

@@ -6,14 +6,14 @@ import { ApiError, badRequest } from '../http-errors.js';
 import { sourceIp } from '../plugins/guards.js';
 import { setSessionCookies } from '../plugins/session.js';
 import { GoogleBody, SignedIn } from '../schemas/auth.js';
-import { errors } from '../schemas/common.js';
+import { ErrorBody, errors } from '../schemas/common.js';
 import { IdentityTokenError, IdentityTokenVerifier } from '../security/identity-tokens.js';
 
 /** External identity sign-in: an OpenID Connect ID token in exchange for a session. */
 export async function googleRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { control, config } = app;
-  const verifier = config.oidc ? new IdentityTokenVerifier(config.oidc) : null;
+  const verifier = config.oidc ? new IdentityTokenVerifier(config.oidc, config.now) : null;
 
   app.post(
     '/auth/google',
@@ -22,7 +22,8 @@ export async function googleRoutes(fastify: FastifyInstance): Promise<void> {
         tags: ['auth'],
         security: [],
         body: GoogleBody,
-        response: { 200: SignedIn, 201: SignedIn, ...errors(400, 401, 409, 415, 422, 501) },
+        // A refused sign-in answers {"error"}, not the session guard's {"detail"}.
+        response: { 200: SignedIn, 201: SignedIn, 401: ErrorBody, ...errors(400, 409, 415, 422, 501) },
       },
     },
     async (request, reply) => {

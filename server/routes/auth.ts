@@ -6,7 +6,7 @@ import { ApiError, unauthorized } from '../http-errors.js';
 import { sourceIp } from '../plugins/guards.js';
 import { REFRESH_COOKIE, authOf, clearSessionCookies, requireSession, setSessionCookies } from '../plugins/session.js';
 import { LoginBody, Me, RegisterBody, SignedIn } from '../schemas/auth.js';
-import { MessageBody, errors, isoTime } from '../schemas/common.js';
+import { ErrorBody, MessageBody, errors, isoTime } from '../schemas/common.js';
 import { hashPassword, verifyPassword } from '../security/passwords.js';
 
 const tags = ['auth'];
@@ -40,7 +40,10 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
 
   app.post(
     '/auth/login',
-    { schema: { tags, security: [], body: LoginBody, response: { 200: SignedIn, ...errors(401, 415, 422) } } },
+    // A refused sign-in answers {"error"}, not the session guard's {"detail"}.
+    {
+      schema: { tags, security: [], body: LoginBody, response: { 200: SignedIn, 401: ErrorBody, ...errors(415, 422) } },
+    },
     async (request, reply) => {
       const account = control.accounts.findByEmail(request.body.email.trim());
       const matches = await verifyPassword(request.body.password, account?.password_hash ?? (await decoyHash()));

@@ -36,7 +36,8 @@ export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 415 | 422 | 5
 
 export const Paging = {
   limit: Type.Optional(Type.Integer({ minimum: 1, default: 50, description: 'Clamped to 200' })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+  // Bounded so that an absurd offset (1e20) is a 422, not a value SQLite cannot bind as an integer.
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 })),
 };
 export const PAGE_SIZE_CLAMP = 200;
 

@@ -58,10 +58,15 @@ export type KeyList = Static<typeof KeyList>;
 
 export const KeyIdParams = Type.Object({ key_id: Type.String() });
 
+/** 9999-12-31T23:59:59Z: the last instant an RFC 3339 timestamp (four-digit year) can show. */
+export const MAX_EXPIRES_AT_SECONDS = 253_402_300_799;
+
 export const UpdateKeyBody = Type.Object({
   rate_limit_rpm: Type.Integer({ minimum: 1 }),
   credit_limit_pkr: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: MAX_CREDIT_LIMIT_MICRO / 1e6 }))),
-  expires_at: Type.Optional(Nullable(Type.Integer({ minimum: 0, description: 'Unix epoch seconds' }))),
+  expires_at: Type.Optional(
+    Nullable(Type.Integer({ minimum: 0, maximum: MAX_EXPIRES_AT_SECONDS, description: 'Unix epoch seconds' })),
+  ),
 });
 export type UpdateKeyBody = Static<typeof UpdateKeyBody>;
 

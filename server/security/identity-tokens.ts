@@ -13,7 +13,10 @@ export class IdentityTokenError extends Error {}
 export class IdentityTokenVerifier {
   private readonly remote: JWTVerifyGetKey | null;
 
-  constructor(private readonly config: OidcConfig) {
+  constructor(
+    private readonly config: OidcConfig,
+    private readonly now: () => number,
+  ) {
     this.remote = /^https?:\/\//.test(config.jwks) ? createRemoteJWKSet(new URL(config.jwks)) : null;
   }
 
@@ -27,6 +30,7 @@ export class IdentityTokenVerifier {
         audience: this.config.clientId,
         algorithms: ['RS256', 'PS256', 'ES256', 'EdDSA'],
         requiredClaims: ['exp', 'iat'],
+        currentDate: new Date(this.now()),
       }));
     } catch {
       throw new IdentityTokenError('invalid identity token');

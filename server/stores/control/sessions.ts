@@ -52,7 +52,8 @@ export class SessionRepository {
   private readonly markUsed: Statement<[number, Buffer]>;
   private readonly revokeSession: Statement<[number, string]>;
   private readonly revokeAccount: Statement<[number, string]>;
-  private readonly purgeExpired: Statement<[number]>;
+  private readonly purgeSessions: Statement<[number]>;
+  private readonly purgeAccessTokens: Statement<[number]>;
   private readonly refreshTx: Transaction<(hash: Buffer, now: number) => RefreshOutcome>;
 
   constructor(
@@ -76,7 +77,8 @@ export class SessionRepository {
     this.markUsed = db.prepare('UPDATE session_tokens SET used_at = ? WHERE hash = ?');
     this.revokeSession = db.prepare('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
     this.revokeAccount = db.prepare('UPDATE sessions SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL');
-    this.purgeExpired = db.prepare('DELETE FROM sessions WHERE expires_at < ?');
+    this.purgeSessions = db.prepare('DELETE FROM sessions WHERE expires_at < ?');
+    this.purgeAccessTokens = db.prepare("DELETE FROM session_tokens WHERE kind = 'access' AND expires_at < ?");
     this.refreshTx = db.transaction((hash: Buffer, now: number) => this.rotate(hash, now));
   }
 
@@ -108,9 +110,14 @@ export class SessionRepository {
     return this.revokeAccount.run(now, accountId).changes;
   }
 
-  /** Drops sessions past their absolute end; their tokens go with them. */
+  /**
+   * Drops sessions past their absolute end (their tokens go with them) and expired
+   * access tokens. Used refresh tokens stay until their session ends: they are what
+   * detects a reuse.
+   */
   purge(now: number): void {
-    this.purgeExpired.run(now);
+    this.purgeSessions.run(now);
+    this.purgeAccessTokens.run(now);
   }
 
   private rotate(hash: Buffer, now: number): RefreshOutcome {

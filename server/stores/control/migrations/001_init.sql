@@ -26,6 +26,7 @@ CREATE TABLE sessions (
   revoked_at INTEGER
 );
 CREATE INDEX sessions_by_account ON sessions (account_id);
+CREATE INDEX sessions_by_end ON sessions (expires_at);
 
 -- Only SHA-256 hashes of the opaque tokens are kept.
 CREATE TABLE session_tokens (
@@ -36,6 +37,7 @@ CREATE TABLE session_tokens (
   used_at    INTEGER -- set when a refresh token is rotated; a second use is reuse
 ) WITHOUT ROWID;
 CREATE INDEX session_tokens_by_session ON session_tokens (session_id);
+CREATE INDEX session_tokens_by_expiry ON session_tokens (kind, expires_at);
 
 CREATE TABLE projects (
   id         TEXT PRIMARY KEY,

@@ -1,0 +1,407 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runAdmin } from '../../server/admin/commands.js';
+import { PASSWORD, register, TestClient, type TestServer, startServer } from './harness.js';
+
+let server: TestServer;
+const scratch = mkdtempSync(join(tmpdir(), 'gc-admin-test-'));
+
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+interface Outcome {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/** Runs `npm run admin -- <args>` in process against the running server's data folder. */
+async function admin(...args: string[]): Promise<Outcome> {
+  const printed: string[] = [];
+  const errors: string[] = [];
+  const spy = vi.spyOn(console, 'error').mockImplementation((...parts: unknown[]) => {
+    errors.push(parts.map(String).join(' '));
+  });
+  try {
+    const code = await runAdmin([...args, '--data-dir', server.dataDir], (line) => printed.push(line));
+    return { code, out: printed.join('\n'), err: errors.join('\n') };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+async function ok(...args: string[]): Promise<string> {
+  const outcome = await admin(...args);
+  expect(outcome, `admin ${args.join(' ')}`).toMatchObject({ code: 0, err: '' });
+  return outcome.out;
+}
+
+async function firstProject(client: TestClient): Promise<string> {
+  return (await client.get('/projects')).body.projects[0].id;
+}
+
+async function newKey(client: TestClient, projectId: string, extra: object = {}): Promise<string> {
+  const created = await client.post('/keys', { project_id: projectId, name: `key ${randomUUID()}`, ...extra });
+  expect(created.status).toBe(201);
+  return created.body.id;
+}
+
+async function login(email: string, password = PASSWORD): Promise<{ status: number; client: TestClient; body: any }> {
+  const client = new TestClient(server.baseUrl);
+  const answer = await client.post('/auth/login', { email, password });
+  return { status: answer.status, client, body: answer.body };
+}
+
+describe('deposit', () => {
+  it('raises the budget so a credit limit that was refused is now accepted, and writes budget.deposited', async () => {
+    const { client, org } = await register(server);
+    const keyId = await newKey(client, await firstProject(client));
+    const refused = await client.patch(`/keys/${keyId}`, { rate_limit_rpm: 60, credit_limit_pkr: 250 });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toContain('above the organisation budget of 0.00 PKR');
+
+    expect(await ok('deposit', '--org', org, '--pkr', '200')).toContain('200.00 PKR');
+    const stillShort = await client.patch(`/keys/${keyId}`, { rate_limit_rpm: 60, credit_limit_pkr: 250 });
+    expect(stillShort.status).toBe(400);
+    expect(stillShort.body.error).toContain('budget of 200.00 PKR');
+
+    // Deposits add up, and the organisation is found whatever the case of its name.
+    expect(await ok('deposit', '--org', org.toUpperCase(), '--pkr', '50.5')).toContain('250.50 PKR');
+    const accepted = await client.patch(`/keys/${keyId}`, { rate_limit_rpm: 60, credit_limit_pkr: 250 });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.credit_limit_cents).toBe(250_000_000);
+
+    const events = (await client.get('/activity')).body.events;
+    const deposits = events.filter((e: { action: string }) => e.action === 'budget.deposited');
+    expect(deposits).toHaveLength(2);
+    expect(deposits[0]).toMatchObject({ action: 'budget.deposited', target: '', actor: null });
+  });
+});
+
+describe('set-role', () => {
+  it('lets a member rename the organisation once promoted, and takes it back when demoted', async () => {
+    const { client: owner, org } = await register(server);
+    const { client: member, email } = await register(server, { org });
+    const refused = await member.patch('/organization', { name: `${org} by member` });
+    expect(refused).toMatchObject({ status: 403, body: { error: 'owner or admin role required' } });
+    const eventsBefore = (await owner.get('/activity')).body.events;
+
+    expect(await ok('set-role', '--email', email, '--role', 'admin')).toContain('admin');
+    const members = (await owner.get('/members')).body.members;
+    expect(members.find((m: { email: string }) => m.email === email).role).toBe('admin');
+    // The member's existing session picks the new role up at once.
+    const renamed = await member.patch('/organization', { name: `${org} renamed` });
+    expect(renamed).toMatchObject({ status: 200, body: { name: `${org} renamed` } });
+    // set-role itself writes no activity event; the rename does.
+    const eventsAfter = (await owner.get('/activity')).body.events;
+    expect(eventsAfter.slice(1)).toEqual(eventsBefore);
+    expect(eventsAfter[0]).toMatchObject({ action: 'org.renamed', actor: email });
+
+    await ok('set-role', '--email', email.toUpperCase(), '--role', 'member');
+    expect((await member.patch('/organization', { name: org })).status).toBe(403);
+  });
+});
+
+describe('deactivate and activate', () => {
+  it('a deactivated account gets 401 at once and cannot sign in; activated, it signs in again', async () => {
+    const { client, email } = await register(server);
+    expect((await client.get('/auth/me')).status).toBe(200);
+
+    await ok('deactivate', '--email', email);
+    expect(await client.get('/auth/me')).toMatchObject({ status: 401, body: { detail: 'Unauthorized' } });
+    expect((await client.get('/keys')).status).toBe(401);
+    expect((await client.post('/auth/refresh')).status).toBe(401);
+    const refused = await login(email);
+    expect(refused).toMatchObject({ status: 401, body: { error: 'invalid email or password' } });
+
+    await ok('activate', '--email', email);
+    const again = await login(email);
+    expect(again.status).toBe(200);
+    expect((await again.client.get('/auth/me')).body.email).toBe(email);
+    // Tokens issued before the deactivation stay dead.
+    expect((await client.get('/auth/me')).status).toBe(401);
+  });
+});
+
+describe('revoke-sessions', () => {
+  it('ends every session of the account at once', async () => {
+    const { client: first, email } = await register(server);
+    const second = (await login(email)).client;
+    const other = await register(server); // someone else's session must survive
+    for (const c of [first, second]) expect((await c.get('/auth/me')).status).toBe(200);
+
+    expect(await ok('revoke-sessions', '--email', email)).toContain('ended 2 session(s)');
+    for (const c of [first, second]) {
+      expect(await c.get('/auth/me')).toMatchObject({ status: 401, body: { detail: 'Unauthorized' } });
+      expect((await c.post('/auth/refresh')).status).toBe(401);
+    }
+    expect((await other.client.get('/auth/me')).status).toBe(200);
+    expect((await login(email)).status).toBe(200);
+  });
+});
+
+describe('add-project', () => {
+  it('creates a project that the organisation sees and can issue keys in', async () => {
+    const { client, org } = await register(server);
+    const out = await ok('add-project', '--org', org, '--name', 'Batch jobs');
+    const projects = (await client.get('/projects')).body.projects;
+    expect(projects.map((p: { name: string }) => p.name)).toEqual(['Default', 'Batch jobs']);
+    const added = projects[1];
+    expect(out).toContain(added.id);
+    expect(Date.parse(added.created_at)).not.toBeNaN();
+    await newKey(client, added.id);
+  });
+});
+
+describe('add-model and set-model', () => {
+  it('edit the catalogue seen in GET /models and checked by POST /keys', async () => {
+    const { client } = await register(server);
+    const projectId = await firstProject(client);
+    const model = (id: string) =>
+      client.get('/models').then((a) => a.body.models.find((m: { id: string }) => m.id === id));
+    const scoped = (id: string) =>
+      client.post('/keys', { project_id: projectId, name: 'scoped', allowed_models: [id] });
+
+    const id = `acme/super-model-${randomUUID().slice(0, 8)}`;
+    expect(await model(id)).toBeUndefined();
+    const unknown = await scoped(id);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toContain(id);
+
+    await ok('add-model', '--id', id);
+    expect(await model(id)).toEqual({ id, provider: 'acme', active: true });
+    const created = await scoped(id);
+    expect(created.status).toBe(201);
+    expect(created.body.allowed_models).toEqual([id]);
+
+    await ok('set-model', '--id', id, '--active', 'false');
+    expect(await model(id)).toEqual({ id, provider: 'acme', active: false });
+    const inactive = await scoped(id);
+    expect(inactive.status).toBe(400);
+    expect(inactive.body.error).toContain(id);
+
+    await ok('set-model', '--id', id, '--active', 'true');
+    expect((await scoped(id)).status).toBe(201);
+
+    const hidden = `acme/hidden-${randomUUID().slice(0, 8)}`;
+    await ok('add-model', '--id', hidden, '--provider', 'acme-labs', '--inactive');
+    expect(await model(hidden)).toEqual({ id: hidden, provider: 'acme-labs', active: false });
+    expect((await scoped(hidden)).status).toBe(400);
+  });
+});
+
+describe('bad operator input', () => {
+  let client: TestClient;
+  let org: string;
+  let memberEmail: string;
+  let keyId: string;
+
+  async function state() {
+    const [members, projects, models, activity, keys, me] = await Promise.all(
+      ['/members', '/projects', '/models', '/activity', '/keys', '/auth/me'].map((path) => client.get(path)),
+    );
+    const budget = await client.patch(`/keys/${keyId}`, { rate_limit_rpm: 60, credit_limit_pkr: 1_000_000 });
+    return {
+      members: members!.body,
+      projects: projects!.body,
+      models: models!.body,
+      activity: activity!.body,
+      keys: keys!.body,
+      me: me!.status,
+      budget: budget.body,
+    };
+  }
+
+  let before: Awaited<ReturnType<typeof state>>;
+  beforeAll(async () => {
+    ({ client, org } = await register(server));
+    ({ email: memberEmail } = await register(server, { org }));
+    keyId = await newKey(client, await firstProject(client));
+    await ok('deposit', '--org', org, '--pkr', '10');
+    before = await state();
+    expect(before.budget.error).toContain('budget of 10.00 PKR');
+  });
+
+  const long = 'x'.repeat(201);
+  it.each([
+    [['deposit', '--org', 'No Such Organisation', '--pkr', '5'], /no organization named No Such Organisation/],
+    [['deposit', '--org', '{org}', '--pkr=-5'], /--pkr must be a positive amount/],
+    [['deposit', '--org', '{org}', '--pkr', '-5'], /--pkr/],
+    [['deposit', '--org', '{org}', '--pkr', '0'], /--pkr must be a positive amount/],
+    [['deposit', '--org', '{org}', '--pkr', 'lots'], /--pkr must be a positive amount/],
+    [['deposit', '--org', '{org}'], /--pkr is required/],
+    [['set-role', '--email', '{member}', '--role', 'superuser'], /--role must be owner, admin or member/],
+    [['set-role', '--email', 'nobody@example.test', '--role', 'admin'], /no account with email nobody@example.test/],
+    [['deactivate', '--email', 'nobody@example.test'], /no account with email/],
+    [['activate'], /--email is required/],
+    [['revoke-sessions', '--email', 'nobody@example.test'], /no account with email/],
+    [['add-project', '--org', 'No Such Organisation', '--name', 'P'], /no organization named/],
+    [['add-project', '--org', '{org}', '--name', long], /--name must be at most 200 characters/],
+    [['add-model', '--id', 'not a route'], /--id must look like provider\/model/],
+    [['set-model', '--id', 'acme/never-added', '--active', 'false'], /no model acme\/never-added/],
+    [['set-model', '--id', 'openai/gpt-4o-mini', '--active', 'maybe'], /--active must be true or false/],
+    [['frobnicate'], /unknown command "frobnicate"/],
+    [['deposit', '--org', '{org}', '--pkr', '5', '--bogus'], /bogus/],
+  ])('admin %j exits non-zero with a clear message and changes nothing', async (args, message) => {
+    const outcome = await admin(...args.map((a) => a.replace('{org}', org).replace('{member}', memberEmail)));
+    expect(outcome.code).not.toBe(0);
+    expect(outcome.err).toMatch(message);
+    expect(await state()).toEqual(before);
+  });
+});
+
+describe('import-requests', () => {
+  let client: TestClient;
+  let org: string;
+  let projectId: string;
+  let keyId: string;
+  let telemetryDb: BetterSqlite3.Database | null = null;
+
+  function rowCount(): number {
+    telemetryDb ??= new BetterSqlite3(server.config.telemetryDbPath, { readonly: true, fileMustExist: true });
+    return (telemetryDb.prepare('SELECT COUNT(*) AS n FROM requests').get() as { n: number }).n;
+  }
+
+  function row(cost: number, overrides: Record<string, unknown> = {}) {
+    return {
+      req_id: `req-${randomUUID()}`,
+      timestamp: new Date(Date.now() - 60_000).toISOString(),
+      model: 'openai/gpt-4o-mini',
+      status: 200,
+      stream: true,
+      key: { id: keyId },
+      project: { id: projectId },
+      metrics: {
+        total_ms: 900,
+        ttft_ms: 120,
+        tpot_ms: 8.5,
+        pre_dispatch_ms: 9,
+        prompt_tokens: 100,
+        tokens_generated: 90,
+        cache_creation_input_tokens: null,
+        cache_read_input_tokens: null,
+        total_tokens: 190,
+        tokens_estimated: false,
+      },
+      financials: { cost_pkr: cost, is_byok: 0 },
+      status_detail: { termination_reason: 'success', upstream_error: null },
+      upstream: { model: 'gpt-4o-mini-2024-07-18' },
+      user_agent: 'admin-test/1.0',
+      metadata: { 'Run-Id': 'abc' },
+      ...overrides,
+    };
+  }
+
+  function file(lines: (object | string)[]): string {
+    const path = join(scratch, `requests-${randomUUID()}.ndjson`);
+    writeFileSync(path, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
+    return path;
+  }
+
+  const limit = (pkr: number) => client.patch(`/keys/${keyId}`, { rate_limit_rpm: 60, credit_limit_pkr: pkr });
+
+  beforeAll(async () => {
+    ({ client, org } = await register(server));
+    projectId = await firstProject(client);
+    keyId = await newKey(client, projectId);
+    await ok('deposit', '--org', org, '--pkr', '1000');
+  });
+  afterAll(() => telemetryDb?.close());
+
+  it('imports every row of a valid file and settles the cost into the key spend', async () => {
+    expect((await limit(1)).status).toBe(200); // nothing spent yet
+    const unattributed = { key: null, project: null, organization_name: org };
+    const path = file([
+      row(1.25, { timestamp: '2026-11-20T10:00:00Z' }),
+      row(2.5),
+      '',
+      row(0.25, { status: 429, metrics: { ...row(0).metrics, ttft_ms: null, tpot_ms: null } }),
+      row(3, { key: null }), // a project-only row settles no key spend
+      row(7, unattributed),
+    ]);
+    const countBefore = rowCount();
+    expect(await ok('import-requests', '--file', path)).toContain('imported 5 request(s)');
+    expect(rowCount()).toBe(countBefore + 5);
+
+    const below = await limit(3.99);
+    expect(below.status).toBe(400);
+    expect(below.body.error).toBe("credit limit 3.99 PKR is below this key's spend so far of 4.00 PKR");
+    expect((await limit(4)).status).toBe(200);
+
+    const listed = (await client.get('/keys')).body.keys.find((k: { id: string }) => k.id === keyId);
+    expect(listed.last_used_at).not.toBeNull();
+  });
+
+  const cases: [string, () => (object | string)[], RegExp][] = [
+    ['a malformed line', () => [row(1), row(1), '{"req_id": "cut off", '], /line 3\b.*not valid JSON/],
+    ['a row of the wrong shape', () => [row(1), row(1), row(1, { status: 'ok' })], /line 3\b.*status/],
+    ['a bad timestamp', () => [row(1), row(1), row(1, { timestamp: 'yesterday' })], /line 3\b.*timestamp/],
+    ['an unknown key id', () => [row(1), row(1), row(1, { key: { id: randomUUID() } })], /line 3\b.*unknown key/],
+    ['a malformed key id', () => [row(1), row(1), row(1, { key: { id: 'not-a-uuid' } })], /line 3\b.*unknown key/],
+    [
+      'an unknown project',
+      () => [row(1), row(1), row(1, { key: null, project: { id: randomUUID() } })],
+      /line 3\b.*unknown project/,
+    ],
+    [
+      'a request id imported before',
+      () => [row(1), row(1), row(1, { req_id: importedReqId })],
+      /line 3\b.*already imported/,
+    ],
+    [
+      'a request id repeated in the file',
+      () => {
+        const first = row(1);
+        return [first, row(1), { ...first }];
+      },
+      /line 3\b.*already imported/,
+    ],
+    [
+      'a row without key, project or organization_name',
+      () => [row(1), row(1), row(1, { key: null, project: null })],
+      /line 3\b.*organization_name/,
+    ],
+    [
+      'an unknown organization_name',
+      () => [row(1), row(1), row(1, { key: null, project: null, organization_name: 'No Such Organisation' })],
+      /line 3\b.*unknown organization/,
+    ],
+    ['a bad line after a blank one, counted', () => [row(1), '', '[]', row(1)], /line 3\b/],
+    ['a bad line at the end of a long file', () => [...Array.from({ length: 40 }, () => row(0.5)), '{'], /line 41\b/],
+  ];
+
+  let importedReqId: string;
+  beforeAll(async () => {
+    const known = row(0);
+    importedReqId = known.req_id;
+    await ok('import-requests', '--file', file([known]));
+  });
+
+  it.each(cases)('a file with %s is rejected whole, naming the line', async (_label, lines, message) => {
+    const count = rowCount();
+    const outcome = await admin('import-requests', '--file', file(lines()));
+    expect(outcome.code).not.toBe(0);
+    expect(outcome.err).toMatch(message);
+    expect(outcome.out).toBe('');
+    expect(rowCount()).toBe(count);
+    // The key's spend did not move: a limit equal to the spend so far is still accepted.
+    expect((await limit(4)).status).toBe(200);
+    expect((await limit(3.99)).body.error).toContain('spend so far of 4.00 PKR');
+  });
+
+  it('a missing file is reported by name', async () => {
+    const path = join(scratch, 'no-such-file.ndjson');
+    const outcome = await admin('import-requests', '--file', path);
+    expect(outcome.code).not.toBe(0);
+    expect(outcome.err).toContain(path);
+  });
+});

@@ -1,0 +1,177 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { TestClient } from './harness.js';
+
+/** `npm run server` as an operator runs it: tsx on server/cli.ts, in its own process. */
+
+const root = resolve(import.meta.dirname, '../..');
+const tsx = join(root, 'node_modules/.bin/tsx');
+const dataDir = mkdtempSync(join(tmpdir(), 'gc-cli-'));
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const started: Running[] = [];
+
+function environment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('SVC_')) env[name] = value;
+  // A cheaper password hash keeps the demo seed quick on a small machine.
+  env.SVC_PASSWORD_COST = '12';
+  return env;
+}
+
+function run(args: string[]): Running {
+  const child = spawn(tsx, ['server/cli.ts', ...args], { cwd: root, env: environment(), stdio: 'pipe' });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.once('exit', (code, signal) => done({ code, signal })),
+  );
+  const running = { child, output: () => stdout, stderr: () => stderr, exited };
+  started.push(running);
+  return running;
+}
+
+/** Polls `check` every 50 ms until it returns a value, or fails after `ms`. */
+async function waitFor<T>(what: string, check: () => T | undefined | null, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = check();
+    if (value !== undefined && value !== null) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+async function exitWithin(running: Running, ms: number) {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => fail(new Error(`process did not exit within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([running.exited, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
+  const address = probe.address();
+  await new Promise<void>((done) => probe.close(() => done()));
+  if (!address || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}
+
+function portAccepts(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.once('error', () => done(false));
+  });
+}
+
+function credentials(output: string): { role: string; email: string; password: string }[] {
+  return [...output.matchAll(/^\s+(owner|admin|member)\s+(\S+@\S+)\s+(\S+)\s*$/gm)].map((m) => ({
+    role: m[1]!,
+    email: m[2]!,
+    password: m[3]!,
+  }));
+}
+
+afterEach(async () => {
+  for (const running of started.splice(0)) {
+    if (running.child.exitCode === null && running.child.signalCode === null) {
+      running.child.kill('SIGTERM');
+      await exitWithin(running, 5_000).catch(() => running.child.kill('SIGKILL'));
+    }
+  }
+});
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+describe('npm run server', () => {
+  let printed: { role: string; email: string; password: string }[] = [];
+
+  it('with --demo prints its address and the demo credentials, which sign in; SIGTERM stops it with 0', async () => {
+    const port = await freePort();
+    const server = run(['serve', '--port', String(port), '--data-dir', dataDir, '--demo']);
+    const base = await waitFor('the listening line', () => {
+      const match = /(http:\/\/127\.0\.0\.1:(\d+)\/api)\b/.exec(server.output());
+      if (match) return match[1];
+      if (server.child.exitCode !== null) throw new Error(`server exited early: ${server.stderr()}`);
+      return undefined;
+    });
+    expect(base).toBe(`http://127.0.0.1:${port}/api`);
+
+    printed = credentials(server.output());
+    expect(printed.map((c) => c.role).sort()).toEqual(['member', 'owner']);
+    for (const account of printed) {
+      const client = new TestClient(base!);
+      const signedIn = await client.post('/auth/login', { email: account.email, password: account.password });
+      expect(signedIn.status).toBe(200);
+      const me = await client.get('/auth/me');
+      expect(me.body).toMatchObject({ email: account.email, role: account.role });
+      const keys = await client.get('/keys');
+      expect(keys.status).toBe(200);
+      expect(keys.body.keys.length).toBeGreaterThan(0);
+    }
+
+    server.child.kill('SIGTERM');
+    expect(await exitWithin(server, 5_000)).toEqual({ code: 0, signal: null });
+    expect(await portAccepts(port)).toBe(false);
+  });
+
+  it('restarted on the same data folder keeps the demo data without re-seeding; SIGINT stops it with 0', async () => {
+    expect(printed.length).toBeGreaterThan(0);
+    const port = await freePort();
+    const server = run(['serve', '--port', String(port), '--data-dir', dataDir, '--demo']);
+    await waitFor('the listening line', () => server.output().includes(`http://127.0.0.1:${port}/api`) || null);
+    expect(credentials(server.output())).toEqual([]);
+
+    const owner = printed.find((c) => c.role === 'owner')!;
+    const client = new TestClient(`http://127.0.0.1:${port}/api`);
+    expect((await client.post('/auth/login', { email: owner.email, password: owner.password })).status).toBe(200);
+    const projects = (await client.get('/projects')).body.projects;
+    expect(projects.length).toBeGreaterThan(0);
+
+    server.child.kill('SIGINT');
+    expect(await exitWithin(server, 5_000)).toEqual({ code: 0, signal: null });
+    expect(await portAccepts(port)).toBe(false);
+  });
+
+  it('bad flags or an unknown mode exit non-zero with a message', async () => {
+    const cases: [string[], RegExp][] = [
+      [['serve', '--port', 'eighty', '--data-dir', dataDir], /--port must be a port number, not "eighty"/],
+      [['serve', '--bogus', '--data-dir', dataDir], /bogus/],
+      [['launch'], /usage/],
+    ];
+    // Started together: each is a separate tsx start-up.
+    const outcomes = await Promise.all(
+      cases.map(async ([args, message]) => {
+        const running = run(args);
+        const { code } = await exitWithin(running, 15_000);
+        return { args, code, message, stderr: running.stderr(), stdout: running.output() };
+      }),
+    );
+    for (const { args, code, message, stderr, stdout } of outcomes) {
+      expect({ args, failed: code !== 0 && code !== null }).toEqual({ args, failed: true });
+      expect(stderr).toMatch(message);
+      expect(stdout).not.toContain('listening');
+    }
+  });
+});

@@ -1,0 +1,83 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fileLines } from '../../server/admin/ndjson-lines.js';
+import { formatPkr, pkrToMicro } from '../../server/domain/money.js';
+import { parseIsoTimestamp } from '../../server/domain/time.js';
+import { keyHint } from '../../server/domain/vault.js';
+
+describe('PKR figures in messages', () => {
+  it.each([
+    [5_000_000, '5.00'],
+    [12_340_000, '12.34'],
+    [12_345_678, '12.345678'],
+    [1_500_000_000, '1500.00'],
+    [1, '0.000001'],
+    [0, '0.00'],
+    [10_000, '0.01'],
+    [123_400, '0.1234'],
+  ])('%i micro-PKR reads %s PKR', (micro, text) => {
+    expect(formatPkr(micro)).toBe(text);
+  });
+
+  it('never shows two different amounts as the same text', () => {
+    expect(formatPkr(12_344_900)).not.toBe(formatPkr(12_345_100));
+  });
+
+  it('rounds PKR to the nearest micro-PKR', () => {
+    expect(pkrToMicro(12.3456785)).toBe(12_345_679);
+    expect(pkrToMicro(0.1 + 0.2)).toBe(300_000);
+    expect(pkrToMicro(1000.5)).toBe(1_000_500_000);
+  });
+});
+
+describe('ISO 8601 timestamps', () => {
+  it('reads a time without offset as UTC', () => {
+    expect(parseIsoTimestamp('2030-01-02T03:04:05')).toBe(Date.UTC(2030, 0, 2, 3, 4, 5));
+  });
+
+  it('honours Z and numeric offsets', () => {
+    expect(parseIsoTimestamp('2030-01-02T03:04:05Z')).toBe(Date.UTC(2030, 0, 2, 3, 4, 5));
+    expect(parseIsoTimestamp('2030-01-02T08:04:05+05:00')).toBe(Date.UTC(2030, 0, 2, 3, 4, 5));
+    expect(parseIsoTimestamp('2030-01-02T08:04:05+0500')).toBe(Date.UTC(2030, 0, 2, 3, 4, 5));
+    expect(parseIsoTimestamp('2030-01-02T03:04:05.123456Z')).toBe(Date.UTC(2030, 0, 2, 3, 4, 5, 123));
+  });
+
+  it('accepts a bare date as midnight UTC', () => {
+    expect(parseIsoTimestamp('2030-01-02')).toBe(Date.UTC(2030, 0, 2));
+  });
+
+  it.each(['', 'tomorrow', '2030-02-30T00:00:00Z', '2030-13-01', '2030-01-02T25:00:00Z', '1735689600', '2030-1-2'])(
+    'refuses %j',
+    (text) => {
+      expect(parseIsoTimestamp(text)).toBeNull();
+    },
+  );
+});
+
+describe('vault key hints', () => {
+  it('shows the last four characters of a real provider key', () => {
+    expect(keyHint('sk-proj-abcdefghijklmnop1234')).toBe('…1234');
+  });
+
+  it('never shows more than a third of a short key', () => {
+    expect(keyHint('abc')).toBe('…c');
+    expect(keyHint('ab')).toBe('…');
+    expect(keyHint('abcdefghi')).toBe('…ghi');
+  });
+});
+
+describe('reading an NDJSON file line by line', () => {
+  it('splits across chunk boundaries, multi-byte characters and CRLF endings', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-lines-'));
+    try {
+      const path = join(dir, 'rows.ndjson');
+      const lines = ['{"a":"é€😀"}', '', '{"b":2}', 'last line without newline'];
+      writeFileSync(path, lines.slice(0, 3).join('\r\n') + '\n' + lines[3]);
+      expect([...fileLines(path, 3)]).toEqual(lines);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdmin } from '../../server/admin/commands.js';
+import { register, startServer, type TestClient, type TestServer } from './harness.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'gc-telemetry-test-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** A request-log row in the import shape, attributed to a key of a project. */
+function row(keyId: string, projectId: string, timestamp: string) {
+  return {
+    req_id: `req-${randomUUID()}`,
+    timestamp,
+    model: 'openai/gpt-4o-mini',
+    status: 200,
+    stream: false,
+    key: { id: keyId },
+    project: { id: projectId },
+    metrics: {
+      total_ms: 420,
+      ttft_ms: null,
+      tpot_ms: null,
+      pre_dispatch_ms: 12,
+      prompt_tokens: 30,
+      tokens_generated: 50,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      total_tokens: 80,
+      tokens_estimated: false,
+    },
+    financials: { cost_pkr: 0.5, is_byok: 0 },
+    status_detail: { termination_reason: 'success', upstream_error: null },
+    upstream: { model: 'gpt-4o-mini-2024-07-18' },
+    user_agent: 'telemetry-test/1.0',
+    metadata: {},
+  };
+}
+
+async function importRows(server: TestServer, rows: object[], telemetryDb?: string): Promise<void> {
+  const file = join(scratch, `rows-${randomUUID()}.ndjson`);
+  writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  const args = ['import-requests', '--file', file, '--data-dir', server.dataDir];
+  if (telemetryDb) args.push('--telemetry-db', telemetryDb);
+  const printed: string[] = [];
+  const code = await runAdmin(args, (line) => printed.push(line));
+  expect(code).toBe(0);
+  expect(printed.join('\n')).toContain(`imported ${rows.length} request(s)`);
+}
+
+async function setUp(server: TestServer) {
+  const { client } = await register(server);
+  const projectId: string = (await client.get('/projects')).body.projects[0].id;
+  const keys: string[] = [];
+  for (const name of ['busy key', 'quiet key', 'unused key']) {
+    const created = await client.post('/keys', { project_id: projectId, name });
+    expect(created.status).toBe(201);
+    keys.push(created.body.id);
+  }
+  return { client, projectId, keys };
+}
+
+async function lastUsed(client: TestClient): Promise<Record<string, string | null>> {
+  const answer = await client.get('/keys');
+  expect(answer.status).toBe(200);
+  return Object.fromEntries(
+    answer.body.keys.map((k: { id: string; last_used_at: string | null }) => [k.id, k.last_used_at]),
+  );
+}
+
+describe('last_used_at comes from the request log', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(() => server.close());
+
+  it("shows each key's newest request and null for a key never used", async () => {
+    const { client, projectId, keys } = await setUp(server);
+    const [busy, quiet, unused] = keys as [string, string, string];
+    expect(await lastUsed(client)).toEqual({ [busy]: null, [quiet]: null, [unused]: null });
+
+    await importRows(server, [
+      row(busy, projectId, '2026-11-20T09:45:00Z'),
+      row(busy, projectId, '2026-11-20T10:00:00.250Z'), // the newest in time
+      row(busy, projectId, '2026-11-20T14:30:00+05:00'), // 09:30 UTC: later as text, older in time
+      row(quiet, projectId, '2026-11-19T23:59:59.999Z'),
+    ]);
+
+    expect(await lastUsed(client)).toEqual({
+      [busy]: '2026-11-20T10:00:00.250Z',
+      [quiet]: '2026-11-19T23:59:59.999Z',
+      [unused]: null,
+    });
+
+    // A newer import moves it forward, on the running server.
+    await importRows(server, [row(quiet, projectId, '2026-11-21T06:00:00Z')]);
+    expect((await lastUsed(client))[quiet]).toBe('2026-11-21T06:00:00.000Z');
+  });
+});
+
+describe('an unreachable telemetry store', () => {
+  const missingDir = join(scratch, 'not-created-yet');
+  const telemetryDbPath = join(missingDir, 'telemetry.db');
+  let server: TestServer;
+  let client: TestClient;
+  let projectId: string;
+  let keys: string[];
+
+  beforeAll(async () => {
+    server = await startServer({ telemetryDbPath });
+    ({ client, projectId, keys } = await setUp(server));
+  });
+  afterAll(() => server.close());
+
+  it('leaves every last_used_at null while the rest of the API keeps working', async () => {
+    const listed = await client.get('/keys');
+    expect(listed.status).toBe(200);
+    expect(listed.body.keys).toHaveLength(3);
+    for (const key of listed.body.keys) expect(key.last_used_at).toBeNull();
+
+    const patched = await client.patch(`/keys/${keys[0]}`, { rate_limit_rpm: 90 });
+    expect(patched.status).toBe(200);
+    const created = await client.post('/keys', { project_id: projectId, name: 'made while telemetry is down' });
+    expect(created.status).toBe(201);
+    expect((await client.delete(`/keys/${created.body.id}`)).status).toBe(200);
+    expect((await client.post('/vault/keys', { provider: 'openai', api_key: 'sk-provider-0000' })).status).toBe(200);
+    for (const path of ['/auth/me', '/projects', '/members', '/vault/keys', '/models', '/activity']) {
+      expect((await client.get(path)).status).toBe(200);
+    }
+    const actions = (await client.get('/activity')).body.events.map((e: { action: string }) => e.action);
+    expect(actions).toEqual(expect.arrayContaining(['api_key.updated', 'api_key.revoked', 'vault_key.set']));
+    expect(server.logs()).toContain('telemetry store unavailable');
+  });
+
+  it('recovers without a restart once the store can be opened', async () => {
+    mkdirSync(missingDir);
+    const [first, second, third] = keys as [string, string, string];
+    await importRows(
+      server,
+      [row(first, projectId, '2026-11-21T08:00:00Z'), row(second, projectId, '2026-11-21T08:30:00.5Z')],
+      telemetryDbPath,
+    );
+    expect(await lastUsed(client)).toEqual({
+      [first]: '2026-11-21T08:00:00.000Z',
+      [second]: '2026-11-21T08:30:00.500Z',
+      [third]: null,
+    });
+    expect(server.logs()).toContain('telemetry store reachable again');
+  });
+});
