@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
 import type { ServerConfig } from './config.js';
+import { AnalyticsPool } from './analytics/pool.js';
 import { createLogger } from './log.js';
 import { errorsPlugin } from './plugins/errors.js';
 import { guardsPlugin, isLoopbackName } from './plugins/guards.js';
@@ -26,6 +27,7 @@ declare module 'fastify' {
     config: ServerConfig;
     control: ControlStore;
     telemetry: TelemetryStore;
+    analytics: AnalyticsPool;
     secrets: ServerSecrets;
   }
 }
@@ -33,6 +35,8 @@ declare module 'fastify' {
 export type App = FastifyInstance;
 
 const SESSION_PURGE_INTERVAL_MS = 3600 * 1000;
+/** One per core of the machines this runs on; the event loop stays free for the control plane. */
+const ANALYTICS_WORKERS = 2;
 
 export interface BuildOptions {
   /** Where log lines go (stdout by default); tests capture them. */
@@ -59,11 +63,13 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   app.decorate('secrets', secrets);
   app.decorate('control', control);
   app.decorate('telemetry', new TelemetryStore(config.telemetryDbPath, app.log));
+  app.decorate('analytics', new AnalyticsPool(config.telemetryDbPath, ANALYTICS_WORKERS));
   const purgeSessions = () => control.sessions.purge(config.now());
   purgeSessions();
   const purgeTimer = setInterval(purgeSessions, SESSION_PURGE_INTERVAL_MS).unref();
   app.addHook('onClose', async (instance) => {
     clearInterval(purgeTimer);
+    await instance.analytics.close();
     instance.telemetry.close();
     instance.control.close();
   });

@@ -167,7 +167,7 @@ async function run(command: string, flags: Flags, control: ControlStore, telemet
       return `model ${id} is ${active === 'true' ? 'active' : 'inactive'}`;
     }
     case 'import-requests': {
-      const result = await importRequests(control, telemetryPath, resolve(required(flags, 'file')));
+      const result = importRequests(control, telemetryPath, resolve(required(flags, 'file')));
       if (!result.ok) throw new UsageError(result.error);
       return `imported ${result.rows} request(s)`;
     }

@@ -4,8 +4,8 @@ import { pkrToMicro } from '../domain/money.js';
 import { parseId } from '../ids.js';
 import { ImportedRequest } from '../schemas/request-log.js';
 import type { ControlStore } from '../stores/control/store.js';
-import { openSqlite } from '../stores/sqlite.js';
-import { TELEMETRY_MIGRATIONS } from '../stores/telemetry/store.js';
+import { recordRequests } from '../domain/record-requests.js';
+import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { fileLines } from './ndjson-lines.js';
 
 export type ImportResult = { ok: true; rows: number } | { ok: false; error: string };
@@ -18,84 +18,70 @@ class LineError extends Error {
 
 const checkRow = new Ajv({ allErrors: false, strict: false }).compile<ImportedRequest>(ImportedRequest);
 
-const INSERT = `INSERT INTO telemetry.requests (req_id, ts, org_id, project_id, key_id, model, status, stream,
-  total_ms, ttft_ms, tpot_ms, pre_dispatch_ms, prompt_tokens, tokens_generated, cache_creation_input_tokens,
-  cache_read_input_tokens, total_tokens, tokens_estimated, cost_micro, is_byok, termination_reason,
-  upstream_error, upstream_model, user_agent, metadata)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-
 /**
- * Loads request-log rows into the telemetry store and settles their cost into each
- * key's spend. The telemetry file is attached to the control connection so that rows
- * and spend commit in one transaction: a malformed line, an unknown key or project, or
- * a request id seen before rejects the whole file, naming the line.
+ * Loads an NDJSON file of request-log rows into the telemetry store and settles their
+ * cost into each key's spend. A malformed line, an unknown key or project, or a request
+ * id seen before rejects the whole file, naming the line; nothing is half-imported.
  */
-export async function importRequests(
-  control: ControlStore,
-  telemetryPath: string,
-  file: string,
-): Promise<ImportResult> {
-  openSqlite(telemetryPath, TELEMETRY_MIGRATIONS).close();
-  const db = control.db;
-  db.prepare('ATTACH DATABASE ? AS telemetry').run(telemetryPath);
+export function importRequests(control: ControlStore, telemetryPath: string, file: string): ImportResult {
   try {
-    const insert = db.prepare(INSERT);
-    const seen = db.prepare<[string], { one: number }>('SELECT 1 AS one FROM telemetry.requests WHERE req_id = ?');
-    const rows = control.write(() => {
-      const spend = new Map<string, number>();
-      const orgByName = new Map<string, string>();
-      let count = 0;
-      let lineNumber = 0;
-      for (const line of fileLines(file)) {
-        lineNumber++;
-        if (line.trim() === '') continue;
-        const row = parseLine(line, lineNumber);
-        const ts = parseIsoTimestamp(row.timestamp);
-        if (ts === null) throw new LineError(lineNumber, 'timestamp must be an ISO 8601 date-time');
-        const owner = resolveOwner(control, row, lineNumber, orgByName);
-        if (seen.get(row.req_id)) throw new LineError(lineNumber, `request id ${row.req_id} was already imported`);
-        const cost = pkrToMicro(row.financials.cost_pkr);
-        const m = row.metrics;
-        insert.run(
-          row.req_id,
-          ts,
-          owner.orgId,
-          owner.projectId,
-          owner.keyId,
-          row.model,
-          row.status,
-          row.stream ? 1 : 0,
-          m.total_ms,
-          m.ttft_ms,
-          m.tpot_ms,
-          m.pre_dispatch_ms,
-          m.prompt_tokens,
-          m.tokens_generated,
-          m.cache_creation_input_tokens,
-          m.cache_read_input_tokens,
-          m.total_tokens,
-          m.tokens_estimated ? 1 : 0,
-          cost,
-          row.financials.is_byok,
-          row.status_detail.termination_reason,
-          row.status_detail.upstream_error,
-          row.upstream?.model ?? null,
-          row.user_agent,
-          JSON.stringify(lowercaseKeys(row.metadata)),
-        );
-        if (owner.keyId) spend.set(owner.keyId, (spend.get(owner.keyId) ?? 0) + cost);
-        count++;
-      }
-      for (const [keyId, cost] of spend) control.keys.settle(keyId, cost);
-      return count;
-    });
+    const rows = recordRequests(control, telemetryPath, (alreadyRecorded) =>
+      readRecords(control, file, alreadyRecorded),
+    );
     return { ok: true, rows };
   } catch (error) {
     if (error instanceof LineError) return { ok: false, error: error.message };
     if (isNodeError(error) && error.code === 'ENOENT') return { ok: false, error: `no such file: ${file}` };
     throw error;
-  } finally {
-    db.exec('DETACH DATABASE telemetry');
+  }
+}
+
+function* readRecords(
+  control: ControlStore,
+  file: string,
+  alreadyRecorded: (reqId: string) => boolean,
+): Generator<RequestRecord> {
+  const orgByName = new Map<string, string>();
+  let lineNumber = 0;
+  for (const line of fileLines(file)) {
+    lineNumber++;
+    if (line.trim() === '') continue;
+    const row = parseLine(line, lineNumber);
+    const ts = parseIsoTimestamp(row.timestamp);
+    if (ts === null) throw new LineError(lineNumber, 'timestamp must be an ISO 8601 date-time');
+    const owner = resolveOwner(control, row, lineNumber, orgByName);
+    // Rows of this file written so far are visible here: they share the transaction.
+    if (alreadyRecorded(row.req_id)) {
+      throw new LineError(lineNumber, `request id ${row.req_id} was already imported`);
+    }
+    const m = row.metrics;
+    yield {
+      req_id: row.req_id,
+      ts,
+      org_id: owner.orgId,
+      project_id: owner.projectId,
+      key_id: owner.keyId,
+      model: row.model,
+      status: row.status,
+      stream: row.stream ? 1 : 0,
+      total_ms: m.total_ms,
+      ttft_ms: m.ttft_ms,
+      tpot_ms: m.tpot_ms,
+      pre_dispatch_ms: m.pre_dispatch_ms,
+      prompt_tokens: m.prompt_tokens,
+      tokens_generated: m.tokens_generated,
+      cache_creation_input_tokens: m.cache_creation_input_tokens,
+      cache_read_input_tokens: m.cache_read_input_tokens,
+      total_tokens: m.total_tokens,
+      tokens_estimated: m.tokens_estimated ? 1 : 0,
+      cost_micro: pkrToMicro(row.financials.cost_pkr),
+      is_byok: row.financials.is_byok,
+      termination_reason: row.status_detail.termination_reason,
+      upstream_error: row.status_detail.upstream_error,
+      upstream_model: row.upstream?.model ?? null,
+      user_agent: row.user_agent,
+      metadata: JSON.stringify(lowercaseKeys(row.metadata)),
+    };
   }
 }
 

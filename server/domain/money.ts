@@ -23,3 +23,14 @@ export function formatPkr(micro: number): string {
     .replace(/0{1,4}$/, '');
   return `${sign}${whole}.${fraction.padEnd(2, '0')}`;
 }
+
+/**
+ * The smallest micro-PKR amount whose PKR value is at least `pkr`, so that
+ * `cost_micro >= it` selects exactly the rows with `cost_pkr >= pkr`.
+ */
+export function microAtLeast(pkr: number): number {
+  let micro = Math.ceil(pkr * MICRO_PER_PKR);
+  while (microToPkr(micro - 1) >= pkr) micro--;
+  while (microToPkr(micro) < pkr) micro++;
+  return micro;
+}

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { requireSession } from '../plugins/session.js';
 import { activityRoutes } from './activity.js';
+import { analyticsRoutes } from './analytics.js';
 import { authRoutes } from './auth.js';
 import { googleRoutes } from './auth-google.js';
 import { keyRoutes } from './keys.js';
@@ -19,5 +20,6 @@ export async function apiRoutes(api: FastifyInstance): Promise<void> {
     await secured.register(vaultRoutes);
     await secured.register(activityRoutes);
     await secured.register(modelRoutes);
+    await secured.register(analyticsRoutes);
   });
 }

@@ -35,6 +35,11 @@ export class TelemetryStore {
     }
   }
 
+  /** Whether the store can be opened now (creating and migrating it if new). */
+  reachable(): boolean {
+    return this.connect() !== null;
+  }
+
   /** Newest request time per key, for keys with at least one request. */
   lastUsedByKey(keyIds: string[]): Map<string, number> | null {
     if (keyIds.length === 0) return new Map();

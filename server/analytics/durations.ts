@@ -1,0 +1,61 @@
+import { badRequest } from '../http-errors.js';
+
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const DURATION = /^[1-9][0-9]*[smhd]$/;
+
+export const DEFAULT_TIME_RANGE = '24h';
+export const MAX_TIME_RANGE_MS = 400 * UNIT_MS.d;
+
+/** Milliseconds of a `<int><unit>` duration; 400 naming the parameter when malformed. */
+export function parseDuration(parameter: string, text: string): number {
+  if (!DURATION.test(text)) {
+    throw badRequest(`${parameter} must be a whole number followed by s, m, h or d, for example 24h`);
+  }
+  const ms = Number(text.slice(0, -1)) * UNIT_MS[text.slice(-1) as keyof typeof UNIT_MS];
+  if (!Number.isSafeInteger(ms)) throw badRequest(`${parameter} is too long`);
+  return ms;
+}
+
+export function parseTimeRange(text: string | undefined): { text: string; ms: number } {
+  const applied = text ?? DEFAULT_TIME_RANGE;
+  const ms = parseDuration('time_range', applied);
+  if (ms > MAX_TIME_RANGE_MS) throw badRequest('time_range must be at most 400d');
+  return { text: applied, ms };
+}
+
+/** Bucket widths a default interval is chosen from: round numbers a reader expects. */
+const LADDER = [
+  '1s',
+  '2s',
+  '5s',
+  '10s',
+  '15s',
+  '30s',
+  '1m',
+  '2m',
+  '5m',
+  '10m',
+  '15m',
+  '30m',
+  '1h',
+  '2h',
+  '3h',
+  '4h',
+  '6h',
+  '8h',
+  '12h',
+  '1d',
+  '2d',
+  '3d',
+  '4d',
+  '5d',
+  '7d',
+].map((text) => ({ text, ms: parseDuration('interval', text) }));
+
+/**
+ * The narrowest round width that gives at most 120 buckets over the window; with
+ * the ladder's steps that is at least 60 buckets for any window of a minute or more.
+ */
+export function defaultInterval(windowMs: number): { text: string; ms: number } {
+  return LADDER.find((width) => windowMs / width.ms <= 120) ?? LADDER[LADDER.length - 1]!;
+}

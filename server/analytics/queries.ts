@@ -1,0 +1,193 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { RequestRecord } from '../stores/telemetry/request-record.js';
+
+/** Rows of one organisation in `[from, to]` (epoch ms, both edges included), optionally narrowed. */
+export interface Scope {
+  orgId: string;
+  from: number;
+  to: number;
+  projectId?: string;
+  keyId?: string;
+  model?: string;
+}
+
+export interface RequestFilter extends Scope {
+  /** 2, 3, 4 or 5: the status class. */
+  statusClass?: number;
+  terminationReason?: string;
+  /** Smallest cost in micro-PKR whose PKR value is at least the asked minimum. */
+  minCostMicro?: number;
+  /** Lowercased search text. */
+  search?: string;
+}
+
+export type Metric = 'volume' | 'latency' | 'ttft' | 'tok_s' | 'token_usage';
+export type GroupBy = 'project' | 'key' | 'model';
+
+export type AnalyticsQuery =
+  | { kind: 'summary'; scope: Scope }
+  | { kind: 'timeseries'; scope: Scope; metric: Metric; intervalMs: number; groupBy: GroupBy | null }
+  | { kind: 'requests'; filter: RequestFilter; limit: number; offset: number }
+  | { kind: 'throttling'; orgId: string; keyIds: string[]; from: number; to: number };
+
+export interface SummaryResult {
+  requests: number;
+  avgTotalMs: number | null;
+  avgTtftMs: number | null;
+  tokensPerSecond: number | null;
+  totalTokens: number;
+  costMicro: number;
+}
+
+export interface SeriesPoint {
+  bucket: number;
+  group: string | null;
+  value: number;
+}
+
+export interface RequestPage {
+  total: number;
+  rows: RequestRecord[];
+}
+
+export interface ThrottlingResult {
+  lastMinute: Record<string, number>;
+  throttled: Record<string, number>;
+}
+
+export type AnalyticsResult<Q extends AnalyticsQuery> = Q extends { kind: 'summary' }
+  ? SummaryResult
+  : Q extends { kind: 'timeseries' }
+    ? SeriesPoint[]
+    : Q extends { kind: 'requests' }
+      ? RequestPage
+      : ThrottlingResult;
+
+// A row's generation time: after the first token when that is known, else after dispatch.
+const GENERATION_MS = 'total_ms - COALESCE(ttft_ms, pre_dispatch_ms)';
+const COUNTS_FOR_SPEED = `tokens_generated > 0 AND ${GENERATION_MS} > 0`;
+const SPEED_TOKENS = `SUM(CASE WHEN ${COUNTS_FOR_SPEED} THEN tokens_generated END)`;
+const SPEED_MS = `SUM(CASE WHEN ${COUNTS_FOR_SPEED} THEN ${GENERATION_MS} END)`;
+
+const METRIC_SQL: Record<Metric, string> = {
+  volume: 'COUNT(*)',
+  latency: 'AVG(total_ms)',
+  ttft: 'AVG(ttft_ms)',
+  tok_s: `${SPEED_TOKENS} * 1000.0 / ${SPEED_MS}`,
+  token_usage: 'SUM(total_tokens)',
+};
+
+const GROUP_SQL: Record<GroupBy, string> = { project: 'project_id', key: 'key_id', model: 'model' };
+
+/** `casefold` is registered on the connection: SQLite's own lower() folds ASCII only. */
+const SEARCH_SQL = `(instr(casefold(req_id), @search) > 0 OR EXISTS (
+  SELECT 1 FROM json_each(requests.metadata) m
+  WHERE instr(casefold(m.key), @search) > 0 OR instr(casefold(m.value), @search) > 0))`;
+
+function where(filter: RequestFilter): string {
+  const clauses = ['org_id = @orgId', 'ts >= @from', 'ts <= @to'];
+  if (filter.projectId !== undefined) clauses.push('project_id = @projectId');
+  if (filter.keyId !== undefined) clauses.push('key_id = @keyId');
+  if (filter.model !== undefined) clauses.push('model = @model');
+  if (filter.statusClass !== undefined) clauses.push('status >= @statusFrom AND status < @statusTo');
+  if (filter.terminationReason !== undefined) clauses.push('termination_reason = @terminationReason');
+  if (filter.minCostMicro !== undefined) clauses.push('cost_micro >= @minCostMicro');
+  if (filter.search !== undefined) clauses.push(SEARCH_SQL);
+  return clauses.join(' AND ');
+}
+
+function bindings(filter: RequestFilter): Record<string, unknown> {
+  const { statusClass, ...rest } = filter;
+  return statusClass === undefined
+    ? rest
+    : { ...rest, statusFrom: statusClass * 100, statusTo: statusClass * 100 + 100 };
+}
+
+/** Runs analytics queries on one connection, preparing each distinct statement once. */
+export class AnalyticsQueries {
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(private readonly db: Database) {
+    db.function('casefold', { deterministic: true }, (text: unknown) =>
+      typeof text === 'string' ? text.toLowerCase() : text,
+    );
+  }
+
+  run<Q extends AnalyticsQuery>(query: Q): AnalyticsResult<Q> {
+    switch (query.kind) {
+      case 'summary':
+        return this.summary(query.scope) as AnalyticsResult<Q>;
+      case 'timeseries':
+        return this.timeseries(query) as AnalyticsResult<Q>;
+      case 'requests':
+        return this.requests(query.filter, query.limit, query.offset) as AnalyticsResult<Q>;
+      case 'throttling':
+        return this.throttling(query) as AnalyticsResult<Q>;
+    }
+    throw new Error('unknown analytics query');
+  }
+
+  private summary(scope: Scope): SummaryResult {
+    const row = this.statement(
+      `SELECT COUNT(*) AS requests, AVG(total_ms) AS avgTotalMs, AVG(ttft_ms) AS avgTtftMs,
+        ${SPEED_TOKENS} AS speedTokens, ${SPEED_MS} AS speedMs,
+        COALESCE(SUM(total_tokens), 0) AS totalTokens, COALESCE(SUM(cost_micro), 0) AS costMicro
+      FROM requests WHERE ${where(scope)}`,
+    ).get(bindings(scope)) as SummaryResult & {
+      speedTokens: number | null;
+      speedMs: number | null;
+    };
+    const { speedTokens, speedMs, ...summary } = row;
+    return { ...summary, tokensPerSecond: speedTokens === null || !speedMs ? null : (speedTokens * 1000) / speedMs };
+  }
+
+  private timeseries(query: Extract<AnalyticsQuery, { kind: 'timeseries' }>): SeriesPoint[] {
+    const group = query.groupBy ? GROUP_SQL[query.groupBy] : 'NULL';
+    return this.statement(
+      `SELECT ts - ts % @intervalMs AS bucket, ${group} AS "group",
+        ${METRIC_SQL[query.metric]} AS value
+      FROM requests WHERE ${where(query.scope)}
+      GROUP BY bucket, "group" HAVING value IS NOT NULL
+      ORDER BY bucket, "group"`,
+    ).all({ ...bindings(query.scope), intervalMs: query.intervalMs }) as SeriesPoint[];
+  }
+
+  private requests(filter: RequestFilter, limit: number, offset: number): RequestPage {
+    const params = bindings(filter);
+    const { total } = this.statement(`SELECT COUNT(*) AS total FROM requests WHERE ${where(filter)}`).get(params) as {
+      total: number;
+    };
+    const rows = this.statement(
+      `SELECT * FROM requests WHERE ${where(filter)}
+      ORDER BY ts DESC, req_id DESC LIMIT @limit OFFSET @offset`,
+    ).all({ ...params, limit, offset }) as RequestRecord[];
+    return { total, rows };
+  }
+
+  private throttling(query: Extract<AnalyticsQuery, { kind: 'throttling' }>): ThrottlingResult {
+    const params = { orgId: query.orgId, keys: JSON.stringify(query.keyIds), from: query.from, to: query.to };
+    const perKey = (condition: string) =>
+      Object.fromEntries(
+        (
+          this.statement(
+            `SELECT key_id, COUNT(*) AS n FROM requests
+            WHERE org_id = @orgId AND key_id IN (SELECT value FROM json_each(@keys)) AND ${condition}
+            GROUP BY key_id`,
+          ).all(params) as { key_id: string; n: number }[]
+        ).map((row) => [row.key_id, row.n]),
+      );
+    return {
+      lastMinute: perKey('ts > @to - 60000 AND ts <= @to'),
+      throttled: perKey('ts >= @from AND ts <= @to AND status = 429'),
+    };
+  }
+
+  private statement(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}

@@ -1,0 +1,50 @@
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { parentPort, workerData } from 'node:worker_threads';
+import { AnalyticsQueries, type AnalyticsQuery } from './queries.js';
+
+export interface WorkerJob {
+  id: number;
+  query: AnalyticsQuery;
+}
+
+export type WorkerReply =
+  | { id: number; ok: true; result: unknown }
+  /** `unavailable`: the store could not be opened or read; anything else is a bug. */
+  | { id: number; ok: false; unavailable: boolean; message: string };
+
+const path = (workerData as { path: string }).path;
+let db: Database | null = null;
+let queries: AnalyticsQueries | null = null;
+
+/** Opened read-only on first use and again after any failure, so a store that comes back is picked up. */
+function connection(): AnalyticsQueries {
+  if (!queries) {
+    db = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
+    db.pragma('busy_timeout = 5000');
+    queries = new AnalyticsQueries(db);
+  }
+  return queries;
+}
+
+function reset(): void {
+  try {
+    db?.close();
+  } catch {
+    // Closing a broken connection may fail too; it is dropped either way.
+  }
+  db = null;
+  queries = null;
+}
+
+parentPort?.on('message', (job: WorkerJob) => {
+  let reply: WorkerReply;
+  try {
+    reply = { id: job.id, ok: true, result: connection().run(job.query) };
+  } catch (error) {
+    const sqlite =
+      error instanceof BetterSqlite3.SqliteError || (error as { code?: string }).code?.startsWith('SQLITE');
+    if (sqlite) reset();
+    reply = { id: job.id, ok: false, unavailable: Boolean(sqlite), message: (error as Error).message };
+  }
+  parentPort?.postMessage(reply);
+});

@@ -1,0 +1,187 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { defaultInterval, parseDuration, parseTimeRange } from '../analytics/durations.js';
+import { AnalyticsUnavailable } from '../analytics/pool.js';
+import type { AnalyticsQuery, AnalyticsResult, GroupBy, Metric, Scope } from '../analytics/queries.js';
+import { toRequestLogRow } from '../analytics/request-row.js';
+import { microAtLeast, microToPkr } from '../domain/money.js';
+import { ApiError, badRequest, notFound } from '../http-errors.js';
+import { parseId } from '../ids.js';
+import { authOf } from '../plugins/session.js';
+import {
+  RequestPage,
+  RequestsQuery,
+  Summary,
+  SummaryQuery,
+  ThrottlingQuery,
+  Timeseries,
+  TimeseriesQuery,
+  UsageThrottling,
+} from '../schemas/analytics.js';
+import { PAGE_SIZE_CLAMP, errors } from '../schemas/common.js';
+
+const tags = ['analytics'];
+const METRICS: Metric[] = ['volume', 'latency', 'ttft', 'tok_s', 'token_usage'];
+const GROUPS: GroupBy[] = ['project', 'key', 'model'];
+const STATUS_CATEGORIES = ['2xx', '3xx', '4xx', '5xx'];
+
+const unavailable = () => new ApiError(503, { error: 'analytics backend unavailable' });
+
+export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { control, config, telemetry, analytics } = app;
+
+  /** The caller's window and filters; ids of other organisations, malformed or revoked, answer 404. */
+  function scopeOf(request: FastifyRequest, query: { time_range?: string; project_id?: string; key_id?: string }) {
+    const { orgId } = authOf(request);
+    const range = parseTimeRange(query.time_range);
+    const now = config.now();
+    const scope: Scope = { orgId, from: now - range.ms, to: now };
+    if (query.project_id !== undefined) {
+      const projectId = parseId(query.project_id);
+      if (!projectId || !control.organizations.project(orgId, projectId)) throw notFound('project not found');
+      scope.projectId = projectId;
+    }
+    if (query.key_id !== undefined) {
+      const keyId = parseId(query.key_id);
+      if (!keyId || !control.keys.get(orgId, keyId)) throw notFound('key not found');
+      scope.keyId = keyId;
+    }
+    return { scope, range };
+  }
+
+  async function run<Q extends AnalyticsQuery>(query: Q): Promise<AnalyticsResult<Q>> {
+    if (!telemetry.reachable()) throw unavailable();
+    try {
+      return await analytics.run(query);
+    } catch (error) {
+      if (!(error instanceof AnalyticsUnavailable)) throw error;
+      app.log.warn({ err: error }, 'analytics query could not read the telemetry store');
+      throw unavailable();
+    }
+  }
+
+  app.get(
+    '/analytics/summary',
+    { schema: { tags, querystring: SummaryQuery, response: { 200: Summary, ...errors(400, 401, 404, 422, 503) } } },
+    async (request) => {
+      const { scope, range } = scopeOf(request, request.query);
+      if (request.query.model_alias !== undefined) scope.model = request.query.model_alias;
+      const summary = await run({ kind: 'summary', scope });
+      return {
+        time_range: range.text,
+        total_requests: summary.requests,
+        avg_e2e_latency_ms: summary.avgTotalMs,
+        avg_ttft_ms: summary.avgTtftMs,
+        avg_tokens_per_sec: summary.tokensPerSecond,
+        total_token_usage: summary.totalTokens,
+        ...(scope.keyId === undefined ? {} : { total_cost_pkr: microToPkr(summary.costMicro) }),
+      };
+    },
+  );
+
+  app.get(
+    '/analytics/timeseries',
+    {
+      schema: { tags, querystring: TimeseriesQuery, response: { 200: Timeseries, ...errors(400, 401, 404, 422, 503) } },
+    },
+    async (request) => {
+      const query = request.query;
+      const metric = (query.metric ?? 'volume') as Metric;
+      if (!METRICS.includes(metric)) throw badRequest(`metric must be one of ${METRICS.join(', ')}`);
+      const groupBy = (query.group_by ?? null) as GroupBy | null;
+      if (groupBy !== null && !GROUPS.includes(groupBy))
+        throw badRequest(`group_by must be one of ${GROUPS.join(', ')}`);
+      const { scope, range } = scopeOf(request, query);
+      if (query.model_alias !== undefined) scope.model = query.model_alias;
+      const interval =
+        query.interval === undefined
+          ? defaultInterval(range.ms)
+          : { text: query.interval, ms: parseDuration('interval', query.interval) };
+      const points = await run({ kind: 'timeseries', scope, metric, intervalMs: interval.ms, groupBy });
+      return {
+        metric,
+        interval: interval.text,
+        group_by: groupBy,
+        time_range: range.text,
+        data: points.map((point) => ({
+          bucket: new Date(point.bucket).toISOString().slice(0, 19),
+          group: point.group,
+          value: point.value,
+        })),
+      };
+    },
+  );
+
+  app.get(
+    '/analytics/requests',
+    {
+      schema: { tags, querystring: RequestsQuery, response: { 200: RequestPage, ...errors(400, 401, 404, 422, 503) } },
+    },
+    async (request) => {
+      const query = request.query;
+      const category = query.status_category;
+      if (category !== undefined && !STATUS_CATEGORIES.includes(category)) {
+        throw badRequest(`status_category must be one of ${STATUS_CATEGORIES.join(', ')}`);
+      }
+      const { scope } = scopeOf(request, query);
+      const limit = Math.min(query.limit ?? 50, PAGE_SIZE_CLAMP);
+      const offset = query.offset ?? 0;
+      const page = await run({
+        kind: 'requests',
+        filter: {
+          ...scope,
+          ...(query.model === undefined ? {} : { model: query.model }),
+          ...(category === undefined ? {} : { statusClass: Number(category[0]) }),
+          ...(query.termination_reason === undefined ? {} : { terminationReason: query.termination_reason }),
+          ...(query.min_cost_pkr === undefined ? {} : { minCostMicro: microAtLeast(query.min_cost_pkr) }),
+          ...(query.search === undefined ? {} : { search: query.search.toLowerCase() }),
+        },
+        limit,
+        offset,
+      });
+      const names = {
+        keys: new Map(control.keys.list(scope.orgId).map((key) => [key.id, key.name])),
+        projects: new Map(control.organizations.projects(scope.orgId).map((project) => [project.id, project.name])),
+      };
+      return { total: page.total, limit, offset, requests: page.rows.map((row) => toRequestLogRow(row, names)) };
+    },
+  );
+
+  app.get(
+    '/admin/usage-throttling',
+    { schema: { tags, querystring: ThrottlingQuery, response: { 200: UsageThrottling, ...errors(400, 401, 422) } } },
+    async (request) => {
+      const { orgId } = authOf(request);
+      const range = parseTimeRange(request.query.time_range);
+      const now = config.now();
+      const keys = control.keys.list(orgId);
+      // Telemetry-derived figures are unknown (null) while the store is unreachable; the rest still answers.
+      let counts: AnalyticsResult<{ kind: 'throttling' } & AnalyticsQuery> | null = null;
+      try {
+        counts = await run({
+          kind: 'throttling',
+          orgId,
+          keyIds: keys.map((key) => key.id),
+          from: now - range.ms,
+          to: now,
+        });
+      } catch (error) {
+        if (!(error instanceof ApiError && error.statusCode === 503)) throw error;
+      }
+      return {
+        time_range: range.text,
+        keys: keys.map((key) => ({
+          id: key.id,
+          name: key.name,
+          key_prefix: key.key_prefix,
+          rate_limit_rpm: key.rate_limit_rpm,
+          requests_last_minute: counts ? (counts.lastMinute[key.id] ?? 0) : null,
+          throttled_requests: counts ? (counts.throttled[key.id] ?? 0) : null,
+          credit_limit_cents: key.credit_limit_micro,
+          spent_cents: key.spent_micro,
+        })),
+      };
+    },
+  );
+}

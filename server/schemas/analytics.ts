@@ -1,0 +1,105 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, Paging, Timestamp } from './common.js';
+import { RequestFinancials, RequestMetrics, RequestStatusDetail } from './request-log.js';
+
+const Window = {
+  time_range: Type.Optional(Type.String({ description: '<int><unit>, unit s, m, h or d; default 24h, at most 400d' })),
+  project_id: Type.Optional(Type.String()),
+  key_id: Type.Optional(Type.String()),
+};
+
+export const SummaryQuery = Type.Object({ ...Window, model_alias: Type.Optional(Type.String()) });
+export type SummaryQuery = Static<typeof SummaryQuery>;
+
+export const TimeseriesQuery = Type.Object({
+  ...Window,
+  model_alias: Type.Optional(Type.String()),
+  metric: Type.Optional(Type.String({ description: 'volume (default), latency, ttft, tok_s or token_usage' })),
+  interval: Type.Optional(Type.String({ description: 'bucket width; default gives 60 to 120 buckets' })),
+  group_by: Type.Optional(Type.String({ description: 'project, key or model' })),
+});
+export type TimeseriesQuery = Static<typeof TimeseriesQuery>;
+
+export const RequestsQuery = Type.Object({
+  ...Window,
+  model: Type.Optional(Type.String()),
+  status_category: Type.Optional(Type.String({ description: '2xx, 3xx, 4xx or 5xx' })),
+  termination_reason: Type.Optional(Type.String()),
+  min_cost_pkr: Type.Optional(Type.Number({ minimum: 0 })),
+  search: Type.Optional(Type.String({ maxLength: 1000 })),
+  ...Paging,
+});
+export type RequestsQuery = Static<typeof RequestsQuery>;
+
+export const ThrottlingQuery = Type.Object({ time_range: Window.time_range });
+export type ThrottlingQuery = Static<typeof ThrottlingQuery>;
+
+export const Summary = Type.Object({
+  time_range: Type.String(),
+  total_requests: Type.Integer(),
+  avg_e2e_latency_ms: Nullable(Type.Number()),
+  avg_ttft_ms: Nullable(Type.Number()),
+  avg_tokens_per_sec: Nullable(Type.Number()),
+  total_token_usage: Type.Integer(),
+  total_cost_pkr: Type.Optional(Type.Number({ description: 'Present only when key_id is given' })),
+});
+export type Summary = Static<typeof Summary>;
+
+export const Timeseries = Type.Object({
+  metric: Type.String(),
+  interval: Type.String(),
+  group_by: Nullable(Type.String()),
+  time_range: Type.String(),
+  data: Type.Array(
+    Type.Object({
+      bucket: Type.String({ description: 'UTC, without offset' }),
+      group: Nullable(Type.String()),
+      value: Type.Number(),
+    }),
+  ),
+});
+export type Timeseries = Static<typeof Timeseries>;
+
+const NamedRef = Nullable(Type.Object({ id: Type.String(), name: Nullable(Type.String()) }));
+
+export const RequestLogRow = Type.Object({
+  req_id: Type.String(),
+  timestamp: Timestamp,
+  model: Type.String(),
+  status: Type.Integer(),
+  stream: Type.Boolean(),
+  key: NamedRef,
+  project: NamedRef,
+  metrics: RequestMetrics,
+  financials: RequestFinancials,
+  status_detail: RequestStatusDetail,
+  upstream: Nullable(Type.Object({ model: Type.String() })),
+  user_agent: Type.String(),
+  metadata: Type.Record(Type.String(), Type.String()),
+});
+export type RequestLogRow = Static<typeof RequestLogRow>;
+
+export const RequestPage = Type.Object({
+  total: Type.Integer(),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+  requests: Type.Array(RequestLogRow),
+});
+export type RequestPage = Static<typeof RequestPage>;
+
+export const UsageThrottling = Type.Object({
+  time_range: Type.String(),
+  keys: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      key_prefix: Type.String(),
+      rate_limit_rpm: Type.Integer(),
+      requests_last_minute: Nullable(Type.Integer()),
+      throttled_requests: Nullable(Type.Integer()),
+      credit_limit_cents: Nullable(Type.Integer()),
+      spent_cents: Type.Integer(),
+    }),
+  ),
+});
+export type UsageThrottling = Static<typeof UsageThrottling>;

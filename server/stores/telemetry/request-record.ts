@@ -1,0 +1,57 @@
+/** A request-log row as the telemetry store keeps it: times in epoch ms, cost in micro-PKR. */
+export interface RequestRecord {
+  req_id: string;
+  ts: number;
+  org_id: string;
+  project_id: string | null;
+  key_id: string | null;
+  model: string;
+  status: number;
+  stream: 0 | 1;
+  total_ms: number;
+  ttft_ms: number | null;
+  tpot_ms: number | null;
+  pre_dispatch_ms: number;
+  prompt_tokens: number | null;
+  tokens_generated: number;
+  cache_creation_input_tokens: number | null;
+  cache_read_input_tokens: number | null;
+  total_tokens: number;
+  tokens_estimated: 0 | 1;
+  cost_micro: number;
+  is_byok: 0 | 1;
+  termination_reason: string;
+  upstream_error: string | null;
+  upstream_model: string | null;
+  user_agent: string;
+  /** JSON object text, keys lowercased. */
+  metadata: string;
+}
+
+export const REQUEST_COLUMNS = [
+  'req_id',
+  'ts',
+  'org_id',
+  'project_id',
+  'key_id',
+  'model',
+  'status',
+  'stream',
+  'total_ms',
+  'ttft_ms',
+  'tpot_ms',
+  'pre_dispatch_ms',
+  'prompt_tokens',
+  'tokens_generated',
+  'cache_creation_input_tokens',
+  'cache_read_input_tokens',
+  'total_tokens',
+  'tokens_estimated',
+  'cost_micro',
+  'is_byok',
+  'termination_reason',
+  'upstream_error',
+  'upstream_model',
+  'user_agent',
+  'metadata',
+] as const satisfies readonly (keyof RequestRecord)[];
