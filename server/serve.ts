@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
 import { resolveConfig, type ServerConfigInput } from './config.js';
-import { seedDemo } from './demo/seed.js';
+import { DEMO_ORGANIZATION, seedDemo } from './demo/seed.js';
 
 const FLAGS = {
   host: { type: 'string' },
@@ -61,8 +61,9 @@ export async function serve(args: string[]): Promise<number> {
   const app = await buildApp(config);
   if (config.demo) {
     const demo = await seedDemo(app.control, app.secrets, config);
-    if (demo) {
-      console.log('Demo data seeded. Sign in with:');
+    if (!demo) console.log(`${DEMO_ORGANIZATION} already exists; demo data not re-seeded.`);
+    else {
+      console.log(`Demo data seeded: ${demo.keys} keys, ${demo.rows} request-log rows. Sign in with:`);
       for (const account of demo.accounts)
         console.log(`  ${account.role.padEnd(6)} ${account.email}  ${account.password}`);
     }

@@ -1,12 +1,14 @@
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { resolveConfig } from '../config.js';
+import { resolveConfig, type ServerConfig } from '../config.js';
 import { pkrToMicro, formatPkr } from '../domain/money.js';
 import { OPERATOR_SOURCE } from '../stores/control/activity.js';
 import type { Role } from '../stores/control/accounts.js';
 import { ControlStore } from '../stores/control/store.js';
 import { importRequests } from './import-requests.js';
+import { DEMO_DEFAULTS, DEMO_ORGANIZATION, seedDemo } from '../demo/seed.js';
+import { loadOrCreateSecret } from '../security/secret-files.js';
 
 const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [flags]
 
@@ -17,7 +19,9 @@ const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [flags]
   add-project --org NAME --name P
   add-model --id ROUTE [--provider P] [--inactive]
   set-model --id ROUTE --active true|false
-  import-requests --file F.ndjson [--telemetry-db PATH]`;
+  import-requests --file F.ndjson [--telemetry-db PATH]
+  seed-demo [--days 30] [--rows 50000] [--seed 1] [--telemetry-db PATH]
+                                            create the demo organisation and its traffic`;
 
 const FLAGS = {
   'data-dir': { type: 'string' },
@@ -32,6 +36,9 @@ const FLAGS = {
   inactive: { type: 'boolean' },
   active: { type: 'string' },
   file: { type: 'string' },
+  days: { type: 'string' },
+  rows: { type: 'string' },
+  seed: { type: 'string' },
 } as const;
 
 /** A mistake in the operator's input: printed as is, exit code 2. */
@@ -43,6 +50,17 @@ function required(flags: Flags, name: keyof Flags): string {
   const value = flags[name];
   if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
   return value.trim();
+}
+
+/** An optional whole-number flag within [min, max]. */
+function integerFlag(flags: Flags, name: 'days' | 'rows' | 'seed', min: number, max: number): number | undefined {
+  const raw = flags[name];
+  if (raw === undefined) return undefined;
+  const value = /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, not "${raw}"`);
+  }
+  return value;
 }
 
 /** Runs one operator command against the data folder; safe while the server runs (WAL, busy timeout). */
@@ -72,7 +90,7 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
     refreshSeconds: config.refreshTtlSeconds,
   });
   try {
-    out(await run(command, flags, control, config.telemetryDbPath));
+    out(await run(command, flags, control, config));
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
@@ -85,8 +103,8 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
   }
 }
 
-async function run(command: string, flags: Flags, control: ControlStore, telemetryPath: string): Promise<string> {
-  const now = Date.now();
+async function run(command: string, flags: Flags, control: ControlStore, config: ServerConfig): Promise<string> {
+  const now = config.now();
   const accountOf = (email: string) => {
     const account = control.accounts.findByEmail(email);
     if (!account) throw new UsageError(`no account with email ${email}`);
@@ -167,9 +185,31 @@ async function run(command: string, flags: Flags, control: ControlStore, telemet
       return `model ${id} is ${active === 'true' ? 'active' : 'inactive'}`;
     }
     case 'import-requests': {
-      const result = importRequests(control, telemetryPath, resolve(required(flags, 'file')));
+      const result = importRequests(control, config.telemetryDbPath, resolve(required(flags, 'file')));
       if (!result.ok) throw new UsageError(result.error);
       return `imported ${result.rows} request(s)`;
+    }
+    case 'seed-demo': {
+      const options = {
+        days: integerFlag(flags, 'days', 1, 36_500) ?? DEMO_DEFAULTS.days,
+        rows: integerFlag(flags, 'rows', 1, 100_000_000) ?? DEMO_DEFAULTS.rows,
+        seed: integerFlag(flags, 'seed', 0, 0xffffffff) ?? DEMO_DEFAULTS.seed,
+      };
+      // The same secrets and password cost the server would use, or its vault could not open these entries.
+      const env = process.env;
+      const secrets = {
+        vaultMasterKey: loadOrCreateSecret(config.dataDir, 'vault-master.key', env.SVC_VAULT_MASTER_KEY),
+        keyHashSecret: loadOrCreateSecret(config.dataDir, 'key-hash.secret', env.SVC_KEY_HASH_SECRET),
+      };
+      const cost = Number(env.SVC_PASSWORD_COST);
+      const demoConfig = { ...config, ...(Number.isInteger(cost) && cost > 0 ? { passwordCost: cost } : {}) };
+      const seeded = await seedDemo(control, secrets, demoConfig, options);
+      if (!seeded) return `${DEMO_ORGANIZATION} already exists; nothing seeded`;
+      return [
+        `seeded ${DEMO_ORGANIZATION}: ${seeded.projects} projects, ${seeded.keys} keys, ${seeded.rows} request(s) over ${options.days} days (seed ${options.seed})`,
+        'Sign in with:',
+        ...seeded.accounts.map((a) => `  ${a.role.padEnd(6)} ${a.email}  ${a.password}`),
+      ].join('\n');
     }
     default:
       throw new UsageError(`unknown command "${command}"\n${HELP}`);

@@ -1,103 +1,220 @@
 import type { ServerSecrets } from '../app.js';
 import type { ServerConfig } from '../config.js';
-import { issueKey } from '../domain/keys.js';
-import { pkrToMicro } from '../domain/money.js';
+import { issueKey, revokeKey } from '../domain/keys.js';
+import { recordRequests } from '../domain/record-requests.js';
 import { createAccount } from '../domain/sign-up.js';
 import { storeProviderKey } from '../domain/vault.js';
 import { hashPassword } from '../security/passwords.js';
 import { OPERATOR_SOURCE } from '../stores/control/activity.js';
-import type { Role } from '../stores/control/accounts.js';
 import type { ControlStore } from '../stores/control/store.js';
+import { creditLimitsMicro, depositsMicro } from './budget.js';
+import {
+  DEMO_ACCOUNTS,
+  DEMO_KEYS,
+  DEMO_ORGANIZATION,
+  DEMO_PROJECTS,
+  DEMO_VAULT,
+  type DemoKeySpec,
+} from './organisation.js';
+import { DAY_MS, HOUR_MS, trafficWindows } from './rhythm.js';
+import { demoTraffic, type TrafficKey } from './traffic.js';
 
-export const DEMO_ORGANIZATION = 'Demo Organization';
+export { DEMO_ACCOUNTS, DEMO_ORGANIZATION } from './organisation.js';
 
-/** Fixed on purpose: the demo is offline and its credentials are printed at start. */
-export const DEMO_ACCOUNTS: { email: string; password: string; role: Role }[] = [
-  { email: 'owner@demo.example', password: 'demo-owner-password', role: 'owner' },
-  { email: 'member@demo.example', password: 'demo-member-password', role: 'member' },
-];
+export interface DemoOptions {
+  /** Days of traffic up to now; 30 by default. */
+  days?: number;
+  /** Request-log rows in all; 50,000 by default, which seeds in a few seconds. */
+  rows?: number;
+  /** The traffic's seed: the same seed and the same `now` give the same rows. */
+  seed?: number;
+}
 
-const DAY = 24 * 3600 * 1000;
+export const DEMO_DEFAULTS = { days: 30, rows: 50_000, seed: 1 } as const;
+
+export interface DemoSeeded {
+  accounts: typeof DEMO_ACCOUNTS;
+  organizationId: string;
+  projects: number;
+  keys: number;
+  rows: number;
+}
+
+type DemoConfig = Pick<ServerConfig, 'passwordCost' | 'now' | 'telemetryDbPath'>;
 
 /**
- * Seeds the demo organisation once: accounts, projects, keys, a vault entry and a
- * deposit. Returns the credentials, or null when the organisation already exists.
+ * Seeds the demo organisation once: owner, admin and member accounts, projects, keys
+ * across environments, vault entries, deposits and weeks of request-log rows whose
+ * cost is settled into each key's spend. Returns null, touching nothing, when the
+ * organisation already exists.
+ *
+ * The accounts, keys and deposits commit first and the traffic in a second
+ * transaction (the telemetry file cannot be attached inside one), so a crash in
+ * between leaves an organisation without traffic.
  */
 export async function seedDemo(
   control: ControlStore,
   secrets: ServerSecrets,
-  config: Pick<ServerConfig, 'passwordCost' | 'now'>,
-): Promise<{ accounts: typeof DEMO_ACCOUNTS } | null> {
+  config: DemoConfig,
+  options: DemoOptions = {},
+): Promise<DemoSeeded | null> {
+  const days = positive('days', options.days ?? DEMO_DEFAULTS.days);
+  const rows = positive('rows', options.rows ?? DEMO_DEFAULTS.rows);
+  const seed = options.seed ?? DEMO_DEFAULTS.seed;
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+    throw new Error('seed must be a 32-bit unsigned integer');
   if (control.organizations.findByName(DEMO_ORGANIZATION)) return null;
-  const hashes = await Promise.all(DEMO_ACCOUNTS.map((a) => hashPassword(a.password, config.passwordCost)));
+
+  // One at a time: at the production cost each scrypt run holds 128 MiB.
+  const hashes: string[] = [];
+  for (const account of DEMO_ACCOUNTS) hashes.push(await hashPassword(account.password, config.passwordCost));
+
   const now = config.now();
+  const trafficStart = Math.min(...trafficWindows(now, days, rows).map((w) => w.start));
+  // Everything the traffic needs exists a week before its first request.
+  const base = Math.min(trafficStart, now - 30 * DAY_MS) - 7 * DAY_MS;
+  const limits = creditLimitsMicro(DEMO_KEYS, rows);
+  const deposits = depositsMicro([...limits.values()]);
+
+  const org = control.write(() => setUpOrganisation(control, secrets, { now, base, hashes, limits, deposits }));
+  const written = recordRequests(control, config.telemetryDbPath, () =>
+    demoTraffic({
+      seed,
+      orgId: org.id,
+      now,
+      days,
+      rows,
+      keys: org.keys.map(({ traffic }) => traffic),
+      byokProviders: DEMO_VAULT.map((v) => v.provider),
+    }),
+  );
+  // Revoked once its requests are in, as it would have been in real life.
+  for (const { spec, traffic } of org.keys) {
+    if (spec.lifecycle.kind !== 'revoked') continue;
+    revokeKey(control, {
+      orgId: org.id,
+      actorId: org.actors.admin,
+      keyId: traffic.id,
+      sourceIp: OPERATOR_SOURCE,
+      now: now - spec.lifecycle.daysAgo * DAY_MS,
+    });
+  }
+  return {
+    accounts: DEMO_ACCOUNTS,
+    organizationId: org.id,
+    projects: DEMO_PROJECTS.length + 1,
+    keys: org.keys.length,
+    rows: written,
+  };
+}
+
+interface SetUp {
+  now: number;
+  base: number;
+  hashes: string[];
+  limits: Map<string, number>;
+  deposits: number[];
+}
+
+interface Organisation {
+  id: string;
+  actors: Record<'owner' | 'admin', string>;
+  keys: { spec: DemoKeySpec; traffic: TrafficKey }[];
+}
+
+/** Everything but the traffic, in time order so that the activity log reads naturally. */
+function setUpOrganisation(control: ControlStore, secrets: ServerSecrets, setUp: SetUp): Organisation {
+  const { now, base } = setUp;
   const actor = { sourceIp: OPERATOR_SOURCE };
-  control.write(() => {
-    const accounts = DEMO_ACCOUNTS.map((demo, i) =>
-      createAccount(control, {
-        email: demo.email,
-        passwordHash: hashes[i] ?? null,
-        organizationName: DEMO_ORGANIZATION,
-        now: now - 30 * DAY + i * DAY,
-        ...actor,
-      }),
-    );
-    const owner = accounts[0];
-    if (!owner) throw new Error('demo owner missing');
-    const orgId = owner.organization.id;
-    control.organizations.deposit(orgId, pkrToMicro(5000), now - 29 * DAY);
-    control.activity.record({
-      orgId,
-      actorId: null,
-      action: 'budget.deposited',
-      target: '',
-      at: now - 29 * DAY,
+  const [owner, admin] = DEMO_ACCOUNTS.map((demo, i) => {
+    const { account, organization } = createAccount(control, {
+      email: demo.email,
+      passwordHash: setUp.hashes[i] ?? null,
+      organizationName: DEMO_ORGANIZATION,
+      now: base + i * HOUR_MS,
       ...actor,
     });
-    const [defaultProject] = control.organizations.projects(orgId);
-    const supportBot = control.organizations.addProject(orgId, 'Support Bot', now - 28 * DAY);
-    const keys = [
-      {
-        projectId: defaultProject!.id,
-        name: 'Production backend',
-        environment: 'production' as const,
-        creditLimitMicro: pkrToMicro(2000),
-        allowedModels: null,
-      },
-      {
-        projectId: defaultProject!.id,
-        name: 'Local development',
-        environment: 'development' as const,
-        creditLimitMicro: null,
-        allowedModels: null,
-      },
-      {
-        projectId: supportBot.id,
-        name: 'Support bot',
-        environment: 'production' as const,
-        creditLimitMicro: pkrToMicro(1000),
-        allowedModels: ['openai/gpt-4o-mini', 'anthropic/claude-sonnet-4'],
-      },
-    ];
-    for (const key of keys) {
-      issueKey(control, secrets.keyHashSecret, {
-        orgId,
-        actorId: owner.account.id,
-        expiresAt: null,
-        rateLimitRpm: 60,
-        now: now - 27 * DAY,
-        ...actor,
-        ...key,
-      });
-    }
+    // Sign-up only makes owners and members; an admin is promoted by the operator.
+    if (demo.role === 'admin') control.accounts.setRole(account.id, 'admin');
+    return { accountId: account.id, orgId: organization.id };
+  });
+  if (!owner || !admin) throw new Error('demo accounts missing');
+  const orgId = owner.orgId;
+  const deposit = (amountMicro: number, at: number) => {
+    control.organizations.deposit(orgId, amountMicro, at);
+    control.activity.record({ orgId, actorId: null, action: 'budget.deposited', target: '', at, ...actor });
+  };
+  const [firstDeposit = 0, ...topUps] = setUp.deposits;
+  deposit(firstDeposit, base + 3 * HOUR_MS);
+
+  const projectIds = new Map<string, string>();
+  for (const project of control.organizations.projects(orgId)) projectIds.set(project.name, project.id);
+  DEMO_PROJECTS.forEach((name, i) =>
+    projectIds.set(name, control.organizations.addProject(orgId, name, base + (4 + i) * HOUR_MS).id),
+  );
+  DEMO_VAULT.forEach(({ provider, apiKey }, i) =>
     storeProviderKey(control, secrets.vaultMasterKey, {
       orgId,
-      actorId: owner.account.id,
-      provider: 'openai',
-      apiKey: 'sk-demo-provider-key-not-a-real-one-0000',
-      now: now - 26 * DAY,
+      actorId: owner.accountId,
+      provider,
+      apiKey,
+      now: base + (8 + i) * HOUR_MS,
+      ...actor,
+    }),
+  );
+
+  const createdAt = (spec: DemoKeySpec, i: number) =>
+    spec.createdDaysAgo === null ? base + DAY_MS + i * HOUR_MS : now - spec.createdDaysAgo * DAY_MS;
+  const planned = DEMO_KEYS.map((spec, i) => ({ spec, at: createdAt(spec, i) })).sort((a, b) => a.at - b.at);
+  const keys: Organisation['keys'] = [];
+  const topUpAt = now - 10 * DAY_MS;
+  for (const { spec, at } of planned) {
+    if (at > topUpAt && topUps.length > 0) deposit(topUps.shift() ?? 0, topUpAt);
+    const projectId = projectIds.get(spec.project);
+    if (!projectId) throw new Error(`no demo project ${spec.project}`);
+    const creditLimitMicro = setUp.limits.get(spec.name) ?? null;
+    const lifecycle = spec.lifecycle;
+    const expiresAt =
+      lifecycle.kind === 'expires'
+        ? now + lifecycle.daysFromNow * DAY_MS
+        : lifecycle.kind === 'expired'
+          ? now - lifecycle.daysAgo * DAY_MS
+          : null;
+    const created = issueKey(control, secrets.keyHashSecret, {
+      orgId,
+      actorId: spec.issuedBy === 'owner' ? owner.accountId : admin.accountId,
+      projectId,
+      name: spec.name,
+      environment: spec.environment,
+      expiresAt,
+      creditLimitMicro,
+      allowedModels: spec.allowedModels,
+      rateLimitRpm: spec.rateLimitRpm,
+      now: at,
       ...actor,
     });
-  });
-  return { accounts: DEMO_ACCOUNTS };
+    keys.push({
+      spec,
+      traffic: {
+        id: created.id,
+        projectId,
+        weight: spec.weight,
+        routes: spec.allowedModels,
+        activeFrom: at,
+        activeUntil: lifecycle.kind === 'revoked' ? now - lifecycle.daysAgo * DAY_MS : expiresAt,
+        creditLimitMicro,
+        byokShare: spec.byokShare,
+        callers: spec.callers,
+        features: spec.features,
+        tagged: spec.tagged,
+      },
+    });
+  }
+  for (const amount of topUps) deposit(amount, topUpAt);
+  return { id: orgId, actors: { owner: owner.accountId, admin: admin.accountId }, keys };
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
+  return value;
 }

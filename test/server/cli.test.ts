@@ -44,7 +44,7 @@ function run(args: string[]): Running {
 }
 
 /** Polls `check` every 50 ms until it returns a value, or fails after `ms`. */
-async function waitFor<T>(what: string, check: () => T | undefined | null, ms = 15_000): Promise<T> {
+async function waitFor<T>(what: string, check: () => T | undefined | null, ms = 60_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = check();
@@ -104,7 +104,8 @@ afterEach(async () => {
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-describe('npm run server', () => {
+// Each case spawns tsx processes (seconds each on two busy cores), and --demo seeds 50,000 rows.
+describe('npm run server', { timeout: 120_000 }, () => {
   let printed: { role: string; email: string; password: string }[] = [];
 
   it('with --demo prints its address and the demo credentials, which sign in; SIGTERM stops it with 0', async () => {
@@ -119,7 +120,7 @@ describe('npm run server', () => {
     expect(base).toBe(`http://127.0.0.1:${port}/api`);
 
     printed = credentials(server.output());
-    expect(printed.map((c) => c.role).sort()).toEqual(['member', 'owner']);
+    expect(printed.map((c) => c.role).sort()).toEqual(['admin', 'member', 'owner']);
     for (const account of printed) {
       const client = new TestClient(base!);
       const signedIn = await client.post('/auth/login', { email: account.email, password: account.password });
@@ -132,7 +133,7 @@ describe('npm run server', () => {
     }
 
     server.child.kill('SIGTERM');
-    expect(await exitWithin(server, 5_000)).toEqual({ code: 0, signal: null });
+    expect(await exitWithin(server, 15_000)).toEqual({ code: 0, signal: null });
     expect(await portAccepts(port)).toBe(false);
   });
 
@@ -150,7 +151,7 @@ describe('npm run server', () => {
     expect(projects.length).toBeGreaterThan(0);
 
     server.child.kill('SIGINT');
-    expect(await exitWithin(server, 5_000)).toEqual({ code: 0, signal: null });
+    expect(await exitWithin(server, 15_000)).toEqual({ code: 0, signal: null });
     expect(await portAccepts(port)).toBe(false);
   });
 
@@ -164,7 +165,7 @@ describe('npm run server', () => {
     const outcomes = await Promise.all(
       cases.map(async ([args, message]) => {
         const running = run(args);
-        const { code } = await exitWithin(running, 15_000);
+        const { code } = await exitWithin(running, 60_000);
         return { args, code, message, stderr: running.stderr(), stdout: running.output() };
       }),
     );
