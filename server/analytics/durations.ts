@@ -23,16 +23,22 @@ export function parseTimeRange(text: string | undefined): { text: string; ms: nu
   return { text: applied, ms };
 }
 
-/** Bucket widths a default interval is chosen from: round numbers a reader expects. */
+/**
+ * Bucket widths a default interval is chosen from: round numbers a reader expects. No step
+ * is more than twice the one before it (hence 3s and 3m), which is what keeps the
+ * default at 60 buckets or more.
+ */
 const LADDER = [
   '1s',
   '2s',
+  '3s',
   '5s',
   '10s',
   '15s',
   '30s',
   '1m',
   '2m',
+  '3m',
   '5m',
   '10m',
   '15m',

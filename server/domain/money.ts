@@ -30,6 +30,9 @@ export function formatPkr(micro: number): string {
  */
 export function microAtLeast(pkr: number): number {
   let micro = Math.ceil(pkr * MICRO_PER_PKR);
+  // Past 2^52 neighbouring amounts are no longer distinct doubles and the search below
+  // would never end; no settled cost comes near there, so the product is bound enough.
+  if (!(micro < 2 ** 52)) return micro;
   while (microToPkr(micro - 1) >= pkr) micro--;
   while (microToPkr(micro) < pkr) micro++;
   return micro;

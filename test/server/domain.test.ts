@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileLines } from '../../server/admin/ndjson-lines.js';
-import { formatPkr, pkrToMicro } from '../../server/domain/money.js';
+import { formatPkr, microAtLeast, pkrToMicro } from '../../server/domain/money.js';
 import { parseIsoTimestamp } from '../../server/domain/time.js';
 import { keyHint } from '../../server/domain/vault.js';
 
@@ -79,5 +79,18 @@ describe('reading an NDJSON file line by line', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the smallest micro-PKR amount at or above a PKR figure', () => {
+  it.each([0, 0.1, 0.3, 1.000001, 12.3456785, 0.0000001])('matches cost_pkr >= %d exactly', (pkr) => {
+    const micro = microAtLeast(pkr);
+    expect(micro / 1e6).toBeGreaterThanOrEqual(pkr);
+    expect((micro - 1) / 1e6).toBeLessThan(pkr);
+  });
+
+  it('answers at once for amounts beyond any settled cost', () => {
+    expect(microAtLeast(1e20)).toBe(1e26);
+    expect(microAtLeast(Infinity)).toBe(Infinity);
   });
 });
