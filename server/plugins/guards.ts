@@ -2,13 +2,9 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { isIP } from 'node:net';
 import { forbidden } from '../http-errors.js';
+import { isLoopbackName } from '../loopback.js';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
-export function isLoopbackName(host: string): boolean {
-  const name = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  return name === 'localhost' || name.endsWith('.localhost') || name === '::1' || /^127(\.\d{1,3}){3}$/.test(name);
-}
 
 /** The host name of a Host header, without its port. */
 function hostName(header: string): string {

@@ -1,0 +1,123 @@
+import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
+import { Me, SignedIn } from '../../server/schemas/auth.js';
+import { Nullable } from '../../server/schemas/common.js';
+import { endpoints, type EndpointInput, type EndpointName, type EndpointOutput } from './endpoints.js';
+
+/**
+ * The bridge: every call the renderer may make, with its argument and result schemas.
+ * Both shells check arguments against it at the boundary; the renderer imports its
+ * types. Control-plane calls are generated from the endpoint table, one per endpoint.
+ */
+
+const ProfileId = Type.String({ minLength: 1, maxLength: 100 });
+const Empty = Type.Object({});
+const ForProfile = Type.Object({ profileId: ProfileId });
+
+export const ProfileView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  kind: Type.Union([Type.Literal('remote'), Type.Literal('embedded')]),
+  baseUrl: Nullable(Type.String()),
+  signedIn: Type.Boolean(),
+});
+export type ProfileView = Static<typeof ProfileView>;
+
+export const EmbeddedStatus = Type.Object({
+  state: Type.Union([
+    Type.Literal('stopped'),
+    Type.Literal('starting'),
+    Type.Literal('running'),
+    Type.Literal('crashed'),
+  ]),
+  baseUrl: Nullable(Type.String()),
+  /** The server's last log lines, shown when it crashed. */
+  lastLog: Type.Array(Type.String()),
+  /** The demo admin's credentials, offered for one-click sign-in while the demo data is in place. */
+  demoAccount: Nullable(Type.Object({ email: Type.String(), password: Type.String() })),
+});
+export type EmbeddedStatus = Static<typeof EmbeddedStatus>;
+
+export const hostCalls = {
+  'app.info': {
+    args: Empty,
+    result: Type.Object({ shell: Type.Union([Type.Literal('electron'), Type.Literal('web')]), version: Type.String() }),
+  },
+  'profiles.list': { args: Empty, result: Type.Object({ profiles: Type.Array(ProfileView) }) },
+  'profiles.add': {
+    args: Type.Object({
+      name: Type.String({ minLength: 1, maxLength: 100 }),
+      kind: Type.Union([Type.Literal('remote'), Type.Literal('embedded')]),
+      baseUrl: Type.Optional(Type.String({ maxLength: 2048 })),
+    }),
+    result: ProfileView,
+  },
+  'profiles.remove': { args: ForProfile, result: Empty },
+  'session.signIn': {
+    args: Type.Object({
+      profileId: ProfileId,
+      email: Type.String({ maxLength: 254 }),
+      password: Type.String({ maxLength: 256 }),
+    }),
+    result: SignedIn,
+  },
+  'session.register': {
+    args: Type.Object({
+      profileId: ProfileId,
+      email: Type.String({ maxLength: 254 }),
+      password: Type.String({ maxLength: 256 }),
+      organization_name: Type.String({ maxLength: 1000 }),
+    }),
+    result: SignedIn,
+  },
+  'session.google': {
+    args: Type.Object({
+      profileId: ProfileId,
+      id_token: Type.String({ maxLength: 16384 }),
+      organization_name: Type.Optional(Type.String({ maxLength: 1000 })),
+    }),
+    result: SignedIn,
+  },
+  'session.signOut': { args: ForProfile, result: Empty },
+  'session.me': { args: ForProfile, result: Me },
+  'embedded.status': { args: Empty, result: EmbeddedStatus },
+  'embedded.restart': { args: Empty, result: EmbeddedStatus },
+} satisfies Record<string, { args: TObject; result: TSchema }>;
+
+/** Sign-in, refresh and sign-out belong to the host's session calls, never to the renderer directly. */
+const SESSION_ENDPOINTS = ['register', 'login', 'google', 'refresh', 'logout', 'me'] as const;
+export type ApiEndpoint = Exclude<EndpointName, (typeof SESSION_ENDPOINTS)[number]>;
+export const apiEndpoints = (Object.keys(endpoints) as EndpointName[]).filter(
+  (name): name is ApiEndpoint => !(SESSION_ENDPOINTS as readonly string[]).includes(name),
+);
+
+function apiArgs(name: ApiEndpoint): TObject {
+  const endpoint = endpoints[name] as { params?: TSchema; query?: TSchema; body?: TSchema };
+  return Type.Object({
+    profileId: ProfileId,
+    ...(endpoint.params ? { params: endpoint.params } : {}),
+    ...(endpoint.query ? { query: endpoint.query } : {}),
+    ...(endpoint.body ? { body: endpoint.body } : {}),
+  });
+}
+
+type HostCalls = typeof hostCalls;
+export type BridgeCalls = {
+  [K in keyof HostCalls]: { args: Static<HostCalls[K]['args']>; result: Static<HostCalls[K]['result']> };
+} & {
+  [N in ApiEndpoint as `api.${N}`]: { args: { profileId: string } & EndpointInput<N>; result: EndpointOutput<N> };
+};
+export type CallName = keyof BridgeCalls;
+export type CallArgs<K extends CallName> = BridgeCalls[K]['args'];
+export type CallResult<K extends CallName> = BridgeCalls[K]['result'];
+
+const apiCalls: Record<string, { args: TObject; result: TSchema }> = Object.fromEntries(
+  apiEndpoints.map((name) => [`api.${name}`, { args: apiArgs(name), result: endpoints[name].response }]),
+);
+const allCalls: Record<string, { args: TObject; result: TSchema }> = { ...hostCalls, ...apiCalls };
+export const bridgeSchemas = allCalls as Record<CallName, { args: TObject; result: TSchema }>;
+
+export const callNames = Object.keys(bridgeSchemas) as CallName[];
+
+/** What crosses the bridge: a result, or an error with the status and message the user should see. */
+export type BridgeEnvelope<T> =
+  { ok: true; result: T } | { ok: false; error: { status: number; message: string; detail?: unknown } };

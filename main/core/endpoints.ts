@@ -1,0 +1,129 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import * as analytics from '../../server/schemas/analytics.js';
+import * as auth from '../../server/schemas/auth.js';
+import * as activity from '../../server/schemas/activity.js';
+import { MessageBody } from '../../server/schemas/common.js';
+import * as keys from '../../server/schemas/keys.js';
+import * as models from '../../server/schemas/models.js';
+import * as organization from '../../server/schemas/organization.js';
+import * as vault from '../../server/schemas/vault.js';
+
+/**
+ * Every endpoint of the control plane, described by the server's own schemas: a change
+ * of shape on one side breaks the build of the other.
+ */
+interface Endpoint {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  /** Path parameters, substituted into `{name}` placeholders. */
+  params?: TSchema;
+  query?: TSchema;
+  body?: TSchema;
+  response: TSchema;
+  /** Sign-in and refresh carry no access cookie and must not trigger a refresh. */
+  anonymous?: boolean;
+}
+
+const endpoint = <E extends Endpoint>(e: E) => e;
+
+export const endpoints = {
+  register: endpoint({
+    method: 'POST',
+    path: '/auth/register',
+    body: auth.RegisterBody,
+    response: auth.SignedIn,
+    anonymous: true,
+  }),
+  login: endpoint({
+    method: 'POST',
+    path: '/auth/login',
+    body: auth.LoginBody,
+    response: auth.SignedIn,
+    anonymous: true,
+  }),
+  google: endpoint({
+    method: 'POST',
+    path: '/auth/google',
+    body: auth.GoogleBody,
+    response: auth.SignedIn,
+    anonymous: true,
+  }),
+  refresh: endpoint({ method: 'POST', path: '/auth/refresh', response: MessageBody, anonymous: true }),
+  logout: endpoint({ method: 'POST', path: '/auth/logout', response: MessageBody }),
+  me: endpoint({ method: 'GET', path: '/auth/me', response: auth.Me }),
+  renameOrganization: endpoint({
+    method: 'PATCH',
+    path: '/organization',
+    body: organization.RenameBody,
+    response: organization.Organization,
+  }),
+  members: endpoint({ method: 'GET', path: '/members', response: organization.MemberList }),
+  projects: endpoint({ method: 'GET', path: '/projects', response: organization.ProjectList }),
+  models: endpoint({ method: 'GET', path: '/models', response: models.ModelList }),
+  createKey: endpoint({ method: 'POST', path: '/keys', body: keys.CreateKeyBody, response: keys.CreatedKey }),
+  listKeys: endpoint({ method: 'GET', path: '/keys', response: keys.KeyList }),
+  updateKey: endpoint({
+    method: 'PATCH',
+    path: '/keys/{key_id}',
+    params: keys.KeyIdParams,
+    body: keys.UpdateKeyBody,
+    response: keys.UpdatedKey,
+  }),
+  revokeKey: endpoint({ method: 'DELETE', path: '/keys/{key_id}', params: keys.KeyIdParams, response: MessageBody }),
+  storeVaultKey: endpoint({
+    method: 'POST',
+    path: '/vault/keys',
+    body: vault.StoreVaultKeyBody,
+    response: vault.VaultKey,
+  }),
+  listVaultKeys: endpoint({ method: 'GET', path: '/vault/keys', response: vault.VaultKeyList }),
+  removeVaultKey: endpoint({
+    method: 'DELETE',
+    path: '/vault/keys/{provider}',
+    params: vault.ProviderParams,
+    response: MessageBody,
+  }),
+  summary: endpoint({
+    method: 'GET',
+    path: '/analytics/summary',
+    query: analytics.SummaryQuery,
+    response: analytics.Summary,
+  }),
+  timeseries: endpoint({
+    method: 'GET',
+    path: '/analytics/timeseries',
+    query: analytics.TimeseriesQuery,
+    response: analytics.Timeseries,
+  }),
+  requests: endpoint({
+    method: 'GET',
+    path: '/analytics/requests',
+    query: analytics.RequestsQuery,
+    response: analytics.RequestPage,
+  }),
+  usageThrottling: endpoint({
+    method: 'GET',
+    path: '/admin/usage-throttling',
+    query: analytics.ThrottlingQuery,
+    response: analytics.UsageThrottling,
+  }),
+  activity: endpoint({
+    method: 'GET',
+    path: '/activity',
+    query: activity.ActivityQuery,
+    response: activity.ActivityPage,
+  }),
+} satisfies Record<string, Endpoint>;
+
+export type EndpointName = keyof typeof endpoints;
+type Def<N extends EndpointName> = (typeof endpoints)[N];
+
+type Part<E, K extends string> = E extends Record<K, infer S extends TSchema> ? Static<S> : undefined;
+
+/** What a call to endpoint N takes: its path parameters, query and body, each only when it has one. */
+export type EndpointInput<N extends EndpointName> = {
+  [K in 'params' | 'query' | 'body' as Def<N> extends Record<K, TSchema> ? K : never]: Part<Def<N>, K>;
+};
+export type EndpointOutput<N extends EndpointName> = Static<Def<N>['response']>;
+
+export const NoInput = Type.Object({});

@@ -1,0 +1,155 @@
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { TObject } from '@sinclair/typebox';
+import { ControlPlaneClient } from './client.js';
+import {
+  apiEndpoints,
+  bridgeSchemas,
+  type ApiEndpoint,
+  type BridgeEnvelope,
+  type CallArgs,
+  type CallName,
+  type CallResult,
+  type EmbeddedStatus,
+  type ProfileView,
+} from './contract.js';
+import type { EndpointInput, EndpointName } from './endpoints.js';
+import { ConsoleError } from './errors.js';
+import { HttpSession } from './http-session.js';
+import type { Profile, ProfileStore } from './profiles.js';
+
+/** What the host needs of the embedded server: started on demand, restartable after a crash. */
+export interface EmbeddedServerControl {
+  /** Starts the server if needed; resolves with its base address once it answers. */
+  start(): Promise<string>;
+  restart(): Promise<string>;
+  status(): EmbeddedStatus;
+}
+
+export interface HostOptions {
+  shell: 'electron' | 'web';
+  version: string;
+  profiles: ProfileStore;
+  embedded: EmbeddedServerControl;
+  /** Refresh the access cookie when it lapses within this many ms (default one minute). */
+  refreshAheadMs?: number;
+  /** Told when a profile is signed out because its session could not be refreshed. */
+  onSignedOut?: (profileId: string) => void;
+}
+
+const EMBEDDED_COOKIE_ORIGIN = 'http://127.0.0.1/api';
+
+type Handlers = { [K in CallName]: (args: CallArgs<K>) => Promise<CallResult<K>> };
+
+const argChecks = new Map<CallName, TypeCheck<TObject>>(
+  (Object.keys(bridgeSchemas) as CallName[]).map((name) => [name, TypeCompiler.Compile(bridgeSchemas[name].args)]),
+);
+
+/**
+ * The console's host, shared by both shells: it owns the profiles' sessions and
+ * implements every bridge call. The renderer never sees a cookie or a token.
+ */
+export class ConsoleHost {
+  private readonly connections = new Map<string, { baseUrl: string; client: ControlPlaneClient }>();
+  readonly handlers: Handlers;
+
+  constructor(private readonly options: HostOptions) {
+    this.handlers = this.createHandlers();
+  }
+
+  /** Validates a call's arguments against the contract, runs it, and wraps the outcome for the bridge. */
+  async dispatch(name: string, args: unknown): Promise<BridgeEnvelope<unknown>> {
+    const check = argChecks.get(name as CallName);
+    if (!check) return { ok: false, error: { status: 404, message: `unknown bridge call ${name}` } };
+    if (!check.Check(args)) {
+      const first = check.Errors(args).First();
+      return {
+        ok: false,
+        error: {
+          status: 422,
+          message: `invalid arguments for ${name}: ${first?.path || '(arguments)'} ${first?.message ?? ''}`.trim(),
+        },
+      };
+    }
+    try {
+      const handler = this.handlers[name as CallName] as (args: unknown) => Promise<unknown>;
+      return { ok: true, result: await handler(args) };
+    } catch (error) {
+      if (error instanceof ConsoleError) return { ok: false, error: error.toBody() };
+      return { ok: false, error: { status: 500, message: 'the console host failed; see its log' } };
+    }
+  }
+
+  private async client(profileId: string): Promise<ControlPlaneClient> {
+    const profile = this.options.profiles.get(profileId);
+    const baseUrl = profile.kind === 'embedded' ? await this.options.embedded.start() : (profile.baseUrl ?? '');
+    const existing = this.connections.get(profileId);
+    if (existing && existing.baseUrl === baseUrl) return existing.client;
+    const session = new HttpSession(baseUrl, this.options.profiles.jar(profileId), {
+      refreshAheadMs: this.options.refreshAheadMs,
+      onJarChanged: () => this.options.profiles.saveJar(profileId),
+      onSignedOut: () => this.options.onSignedOut?.(profileId),
+    });
+    const client = new ControlPlaneClient(session);
+    this.connections.set(profileId, { baseUrl, client });
+    return client;
+  }
+
+  /** Signed in as far as this side knows: the jar holds a live refresh cookie for the profile's address. */
+  private async view(profile: Profile): Promise<ProfileView> {
+    // Cookies ignore ports, so the embedded server's jar matches whatever port it gets this launch.
+    const baseUrl = profile.baseUrl ?? EMBEDDED_COOKIE_ORIGIN;
+    const cookies = await this.options.profiles.jar(profile.id).getCookies(`${baseUrl}/auth/refresh`);
+    return { ...profile, signedIn: cookies.some((cookie) => cookie.key === 'svc_refresh_token') };
+  }
+
+  private createHandlers(): Handlers {
+    const profiles = this.options.profiles;
+    const api = Object.fromEntries(
+      apiEndpoints.map((name: ApiEndpoint) => [
+        `api.${name}`,
+        async ({ profileId, ...input }: { profileId: string } & Record<string, unknown>) =>
+          (await this.client(profileId)).call(name as EndpointName, input as EndpointInput<EndpointName>),
+      ]),
+    );
+    const host: Pick<Handlers, Exclude<CallName, `api.${string}`>> = {
+      'app.info': async () => ({ shell: this.options.shell, version: this.options.version }),
+      'profiles.list': async () => ({ profiles: await Promise.all(profiles.list().map((p) => this.view(p))) }),
+      'profiles.add': async (args) => this.view(profiles.add(args)),
+      'profiles.remove': async ({ profileId }) => {
+        profiles.remove(profileId);
+        this.connections.delete(profileId);
+        return {};
+      },
+      'session.signIn': async ({ profileId, email, password }) =>
+        (await this.client(profileId)).call('login', { body: { email, password } }),
+      'session.register': async ({ profileId, ...body }) => (await this.client(profileId)).call('register', { body }),
+      'session.google': async ({ profileId, ...body }) => (await this.client(profileId)).call('google', { body }),
+      'session.signOut': async ({ profileId }) => {
+        const client = await this.client(profileId);
+        try {
+          await client.call('logout', {});
+        } catch (error) {
+          // Signed out here whatever the server says: an unreachable server must not keep the session on this side.
+          if (!(error instanceof ConsoleError)) throw error;
+        } finally {
+          await client.session.clear();
+        }
+        return {};
+      },
+      'session.me': async ({ profileId }) => (await this.client(profileId)).call('me', {}),
+      'embedded.status': async () => this.options.embedded.status(),
+      'embedded.restart': async () => {
+        this.dropEmbeddedConnections();
+        await this.options.embedded.restart();
+        return this.options.embedded.status();
+      },
+    };
+    return { ...host, ...api } as Handlers;
+  }
+
+  private dropEmbeddedConnections(): void {
+    for (const profile of this.options.profiles.list()) {
+      if (profile.kind === 'embedded') this.connections.delete(profile.id);
+    }
+  }
+}

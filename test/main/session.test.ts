@@ -1,0 +1,327 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { EmbeddedServerControl } from '../../main/core/host.js';
+import { ConsoleHost } from '../../main/core/host.js';
+import { ownerOnlyFile, ProfileStore } from '../../main/core/profiles.js';
+import { runAdmin } from '../../server/admin/commands.js';
+import { register, startServer, type TestServer } from '../server/harness.js';
+
+const ACCESS_TTL_SECONDS = 600;
+
+/** Remote profiles never start the embedded server; reaching it here is a bug. */
+const noEmbedded: EmbeddedServerControl = {
+  start: () => Promise.reject(new Error('embedded server not expected')),
+  restart: () => Promise.reject(new Error('embedded server not expected')),
+  status: () => ({ state: 'stopped', baseUrl: null, lastLog: [], demoAccount: null }),
+};
+
+let server: TestServer;
+const folders: string[] = [];
+
+beforeAll(async () => {
+  server = await startServer({ accessTtlSeconds: ACCESS_TTL_SECONDS });
+});
+afterAll(() => server.close());
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+function consoleFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'gc-console-'));
+  folders.push(folder);
+  return folder;
+}
+
+function newHost(folder = consoleFolder(), options: { refreshAheadMs?: number } = {}) {
+  const signedOut: string[] = [];
+  const profiles = new ProfileStore(folder, ownerOnlyFile);
+  const host = new ConsoleHost({
+    shell: 'web',
+    version: 'test',
+    profiles,
+    embedded: noEmbedded,
+    refreshAheadMs: options.refreshAheadMs ?? 1000,
+    onSignedOut: (id) => signedOut.push(id),
+  });
+  return { host, profiles, folder, signedOut };
+}
+
+/** Runs a bridge call and returns its result, failing the test with the bridge error otherwise. */
+async function call(host: ConsoleHost, name: string, args: unknown): Promise<any> {
+  const envelope = await host.dispatch(name, args);
+  if (!envelope.ok) throw new Error(`${name} failed: ${envelope.error.status} ${envelope.error.message}`);
+  return envelope.result;
+}
+
+/** Access tokens the server has issued to an account's sessions: one at sign-in and one per refresh. */
+function accessTokensIssued(email: string): number {
+  const db = new BetterSqlite3(join(server.dataDir, 'control.db'), { readonly: true });
+  try {
+    const row = db
+      .prepare(
+        `SELECT COUNT(*) AS n FROM session_tokens t JOIN sessions s ON s.id = t.session_id
+         JOIN accounts a ON a.id = s.account_id WHERE a.email = ? AND t.kind = 'access'`,
+      )
+      .get(email) as { n: number };
+    return row.n;
+  } finally {
+    db.close();
+  }
+}
+
+async function signedInProfile(host: ConsoleHost, email?: string) {
+  const account = await register(server, email ? { email } : {});
+  const profile = await call(host, 'profiles.add', { name: 'Remote', kind: 'remote', baseUrl: server.baseUrl });
+  await call(host, 'session.signIn', {
+    profileId: profile.id,
+    email: account.email,
+    password: 'correct horse battery staple',
+  });
+  return { profileId: profile.id as string, email: account.email, org: account.org };
+}
+
+describe('connection profiles', () => {
+  it('refuses a plain-http remote address that is not loopback, and one not ending in /api', async () => {
+    const { host } = newHost();
+    for (const baseUrl of ['http://console.example.com/api', 'https://console.example.com/v1', 'not a url']) {
+      const answer = await host.dispatch('profiles.add', { name: 'x', kind: 'remote', baseUrl });
+      expect(answer.ok, baseUrl).toBe(false);
+      expect(!answer.ok && answer.error.status).toBe(400);
+    }
+    expect(await call(host, 'profiles.list', {})).toEqual({ profiles: [] });
+    const ok = await call(host, 'profiles.add', {
+      name: 'Prod',
+      kind: 'remote',
+      baseUrl: 'https://console.example.com/api/',
+    });
+    expect(ok).toMatchObject({ name: 'Prod', baseUrl: 'https://console.example.com/api', signedIn: false });
+  });
+
+  it('keeps a signed-in profile between launches, its jar readable by the owner only', async () => {
+    const first = newHost();
+    const { profileId, email } = await signedInProfile(first.host);
+    const jarFile = join(first.folder, 'jars', `${profileId}.jar`);
+    expect(statSync(jarFile).mode & 0o777).toBe(0o600);
+
+    const relaunched = newHost(first.folder);
+    expect((await call(relaunched.host, 'profiles.list', {})).profiles).toEqual([
+      expect.objectContaining({ id: profileId, signedIn: true }),
+    ]);
+    expect(await call(relaunched.host, 'session.me', { profileId })).toMatchObject({ email });
+  });
+
+  it('keeps two profiles in separate jars: signing out of one leaves the other signed in', async () => {
+    const { host } = newHost();
+    const a = await signedInProfile(host);
+    const b = await signedInProfile(host);
+    expect((await call(host, 'session.me', { profileId: a.profileId })).email).toBe(a.email);
+    expect((await call(host, 'session.me', { profileId: b.profileId })).email).toBe(b.email);
+
+    await call(host, 'session.signOut', { profileId: a.profileId });
+    const after = await host.dispatch('session.me', { profileId: a.profileId });
+    expect(!after.ok && after.error.status).toBe(401);
+    expect((await call(host, 'session.me', { profileId: b.profileId })).email).toBe(b.email);
+    const views = (await call(host, 'profiles.list', {})).profiles;
+    expect(views.find((p: any) => p.id === a.profileId).signedIn).toBe(false);
+    expect(views.find((p: any) => p.id === b.profileId).signedIn).toBe(true);
+  });
+});
+
+describe('session refresh', () => {
+  it('refreshes shortly before the access cookie lapses, without a 401 first', async () => {
+    // Ahead by more than the whole lifetime: every call finds the cookie about to lapse.
+    const { host } = newHost(consoleFolder(), { refreshAheadMs: (ACCESS_TTL_SECONDS + 60) * 1000 });
+    const { profileId, email } = await signedInProfile(host);
+    const before = accessTokensIssued(email);
+    const unauthorizedBefore = server.logs().split('"statusCode":401').length;
+
+    await call(host, 'api.listKeys', { profileId });
+
+    expect(accessTokensIssued(email)).toBe(before + 1);
+    expect(server.logs().split('"statusCode":401').length).toBe(unauthorizedBefore);
+  });
+
+  it('does not refresh while the access cookie is fresh', async () => {
+    const { host } = newHost();
+    const { profileId, email } = await signedInProfile(host);
+    const before = accessTokensIssued(email);
+    await call(host, 'api.listKeys', { profileId });
+    await call(host, 'api.projects', { profileId });
+    expect(accessTokensIssued(email)).toBe(before);
+  });
+
+  it('refreshes on the first 401 and retries the call once', async () => {
+    const { host } = newHost();
+    const { profileId, email } = await signedInProfile(host);
+    const before = accessTokensIssued(email);
+    // The server's clock passes the access token's end; the jar still believes it fresh.
+    server.advance((ACCESS_TTL_SECONDS + 1) * 1000);
+
+    const keys = await call(host, 'api.listKeys', { profileId });
+
+    expect(keys).toEqual({ keys: [] });
+    expect(accessTokensIssued(email)).toBe(before + 1);
+  });
+
+  it('shares one refresh among ten concurrent calls', async () => {
+    const { host } = newHost();
+    const { profileId, email } = await signedInProfile(host);
+    const before = accessTokensIssued(email);
+    server.advance((ACCESS_TTL_SECONDS + 1) * 1000);
+
+    const answers = await Promise.all(Array.from({ length: 10 }, () => host.dispatch('api.listKeys', { profileId })));
+
+    expect(answers.every((answer) => answer.ok)).toBe(true);
+    // One rotation: a second refresh with the same refresh token would have revoked the session.
+    expect(accessTokensIssued(email)).toBe(before + 1);
+    expect(await call(host, 'session.me', { profileId })).toMatchObject({ email });
+  });
+
+  it('signs the profile out cleanly when the refresh fails, with no loop', async () => {
+    const { host, signedOut } = newHost();
+    const { profileId, email } = await signedInProfile(host);
+    expect(await runAdmin(['revoke-sessions', '--email', email, '--data-dir', server.dataDir], () => {})).toBe(0);
+    const refreshesBefore = server.logs().split('/api/auth/refresh').length;
+
+    const answer = await host.dispatch('api.listKeys', { profileId });
+
+    expect(answer).toEqual({ ok: false, error: { status: 401, message: 'signed out: sign in again' } });
+    expect(signedOut).toEqual([profileId]);
+    expect((await call(host, 'profiles.list', {})).profiles[0].signedIn).toBe(false);
+    // Exactly one refresh attempt (a request and a completion log line), then nothing more.
+    expect(server.logs().split('/api/auth/refresh').length - refreshesBefore).toBe(1);
+    const again = await host.dispatch('api.listKeys', { profileId });
+    expect(!again.ok && again.error.status).toBe(401);
+  });
+});
+
+describe('sign-in and sign-out', () => {
+  it('answers a deactivated account with the server’s message and keeps the profile signed out', async () => {
+    const { host } = newHost();
+    const account = await register(server);
+    expect(await runAdmin(['deactivate', '--email', account.email, '--data-dir', server.dataDir], () => {})).toBe(0);
+    const profile = await call(host, 'profiles.add', { name: 'Remote', kind: 'remote', baseUrl: server.baseUrl });
+
+    const answer = await host.dispatch('session.signIn', {
+      profileId: profile.id,
+      email: account.email,
+      password: 'correct horse battery staple',
+    });
+
+    expect(answer).toEqual({ ok: false, error: { status: 401, message: 'invalid email or password' } });
+    expect((await call(host, 'profiles.list', {})).profiles[0].signedIn).toBe(false);
+  });
+
+  it('signs out a deactivated account on its next call', async () => {
+    const { host, signedOut } = newHost();
+    const { profileId, email } = await signedInProfile(host);
+    await runAdmin(['deactivate', '--email', email, '--data-dir', server.dataDir], () => {});
+    const answer = await host.dispatch('api.listKeys', { profileId });
+    expect(!answer.ok && answer.error.status).toBe(401);
+    expect(signedOut).toEqual([profileId]);
+  });
+
+  it('logs out on the server too: a copy of the old cookies no longer works', async () => {
+    const { host, profiles } = newHost();
+    const { profileId } = await signedInProfile(host);
+    const stolen = await profiles.jar(profileId).getCookieString(`${server.baseUrl}/keys`);
+    await call(host, 'session.signOut', { profileId });
+    const response = await fetch(`${server.baseUrl}/keys`, { headers: { cookie: stolen } });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('typed client', () => {
+  let fake: Server;
+  let fakeUrl: string;
+  beforeAll(async () => {
+    // A remote control plane of another version: its key list lacks `environment`.
+    fake = createServer((request, response) => {
+      response.setHeader('content-type', 'application/json');
+      if (request.url === '/api/auth/login') {
+        response.setHeader('set-cookie', [
+          'svc_access_token=a; Path=/api; Max-Age=900; HttpOnly; Secure; SameSite=Lax',
+          'svc_refresh_token=r; Path=/api/auth; Max-Age=604800; HttpOnly; Secure; SameSite=Lax',
+        ]);
+        response.end(
+          JSON.stringify({
+            user: {
+              user_id: '5a7c6b1e-1f2a-4c3b-9d4e-5f6a7b8c9d0e',
+              email: 'a@b.c',
+              role: 'owner',
+              joined_at: '2026-01-01T00:00:00.000Z',
+            },
+            organization: { name: 'Other' },
+          }),
+        );
+        return;
+      }
+      response.end(
+        JSON.stringify({
+          keys: [
+            {
+              id: '5a7c6b1e-1f2a-4c3b-9d4e-5f6a7b8c9d0e',
+              name: 'k',
+              key_prefix: 'sk_svc_abcdefgh',
+              project_id: '5a7c6b1e-1f2a-4c3b-9d4e-5f6a7b8c9d0e',
+              created_at: '2026-01-01T00:00:00.000Z',
+              last_used_at: null,
+              rate_limit_rpm: 60,
+              expires_at: null,
+              credit_limit_cents: null,
+              allowed_models: null,
+            },
+          ],
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    const address = fake.address();
+    fakeUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/api`;
+  });
+  afterAll(() => new Promise<void>((resolve) => fake.close(() => resolve())));
+
+  it('names the field when a remote server answers another shape', async () => {
+    const { host } = newHost();
+    const profile = await call(host, 'profiles.add', { name: 'Old', kind: 'remote', baseUrl: fakeUrl });
+    await call(host, 'session.signIn', { profileId: profile.id, email: 'a@b.c', password: 'whatever!' });
+    const answer = await host.dispatch('api.listKeys', { profileId: profile.id });
+    expect(answer.ok).toBe(false);
+    expect(!answer.ok && answer.error.status).toBe(502);
+    expect(!answer.ok && answer.error.message).toContain('/keys/0/environment');
+  });
+
+  it('reports an unreachable server as a network failure, status 0', async () => {
+    const { host } = newHost();
+    const profile = await call(host, 'profiles.add', {
+      name: 'Gone',
+      kind: 'remote',
+      baseUrl: 'http://127.0.0.1:9/api',
+    });
+    const answer = await host.dispatch('session.signIn', {
+      profileId: profile.id,
+      email: 'a@b.c',
+      password: 'whatever!',
+    });
+    expect(!answer.ok && answer.error.status).toBe(0);
+    expect(!answer.ok && answer.error.message).toContain('cannot reach the control plane');
+  });
+
+  it('refuses bad arguments at the boundary without calling the server', async () => {
+    const { host } = newHost();
+    const { profileId, email } = await signedInProfile(host);
+    const before = accessTokensIssued(email);
+    const answer = await host.dispatch('api.updateKey', {
+      profileId,
+      params: { key_id: 'x' },
+      body: { rate_limit_rpm: '60' },
+    });
+    expect(!answer.ok && answer.error.status).toBe(422);
+    expect(!answer.ok && answer.error.message).toContain('/body/rate_limit_rpm');
+    expect(accessTokensIssued(email)).toBe(before);
+  });
+});
