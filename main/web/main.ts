@@ -1,0 +1,135 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { appDataDir, EmbeddedServer } from '../core/embedded-server.js';
+import { ConsoleHost } from '../core/host.js';
+import { ownerOnlyFile, ProfileStore } from '../core/profiles.js';
+import { findChromium, hasDisplay, openAppWindow, type OpenedBrowser } from './browser.js';
+import { startWebShell } from './server.js';
+
+/**
+ * The web shell: the console host in plain Node, its page served on 127.0.0.1 and opened in
+ * Chromium's app mode when there is a Chromium and a display, else printed to open by hand.
+ *
+ * Environment: GC_DATA_DIR (the data folder; the platform's application-data folder by
+ * default), GC_PORT (a fixed port; a free one by default), GC_NO_BROWSER=1 (print the
+ * address, open nothing), GC_BROWSER (a Chromium-family browser to use).
+ */
+
+export const APP_NAME = 'gateway-console';
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+/** A window that closes sooner than this after opening is taken for a browser that failed to start. */
+const BROWSER_GRACE_MS = 5_000;
+
+function version(): string {
+  try {
+    return (
+      (JSON.parse(readFileSync(join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version?: string }).version ?? '0.0.0'
+    );
+  } catch {
+    return '0.0.0';
+  }
+}
+
+export async function runWebShell(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const rendererDir = join(PROJECT_ROOT, 'dist', 'renderer');
+  if (!existsSync(join(rendererDir, 'index.html'))) {
+    process.stderr.write(`The console's page is not built (${rendererDir}): run \`npm run build\` or \`npm start\`.\n`);
+    process.exit(1);
+  }
+
+  const dataDir = env.GC_DATA_DIR || appDataDir(APP_NAME);
+  const firstLaunch = !existsSync(join(dataDir, 'profiles.json'));
+  const profiles = new ProfileStore(dataDir, ownerOnlyFile);
+  const embedded = new EmbeddedServer({ dataDir: join(dataDir, 'embedded') });
+  const host = new ConsoleHost({
+    shell: 'web',
+    version: version(),
+    profiles,
+    embedded,
+    onSignedOut: (profileId) => {
+      const name = profiles.list().find((p) => p.id === profileId)?.name ?? profileId;
+      say(`Signed out of "${name}": its session could not be refreshed.`);
+    },
+  });
+  if (firstLaunch && !profiles.list().some((p) => p.kind === 'embedded')) {
+    profiles.add({ name: 'Embedded demo', kind: 'embedded' });
+  }
+
+  say(`Data folder: ${dataDir}`);
+  embedded.onChange((status) => {
+    if (status.state === 'running') say(`Embedded server: running at ${status.baseUrl ?? '?'}`);
+    else if (status.state === 'crashed') {
+      say(
+        `Embedded server: crashed. Its last log lines:\n${status.lastLog
+          .slice(-10)
+          .map((l) => `  ${l}`)
+          .join('\n')}`,
+      );
+    } else say(`Embedded server: ${status.state}`);
+  });
+  // In the background: the page shows the server starting, and a crash with its log.
+  embedded.start().catch(() => {});
+
+  const shell = await startWebShell({
+    host,
+    rendererDir,
+    port: env.GC_PORT ? Number(env.GC_PORT) : 0,
+    log: (line) => process.stderr.write(`${line}\n`),
+  });
+
+  let browser: OpenedBrowser | null = null;
+  let stopping = false;
+  const stop = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    say(`${why}: stopping the console.`);
+    // Whatever hangs, the process ends.
+    setTimeout(() => process.exit(0), 15_000).unref();
+    browser?.close();
+    await shell.close().catch(() => {});
+    await embedded.stop().catch(() => {});
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('Interrupted'));
+  process.once('SIGTERM', () => void stop('Terminated'));
+
+  const printAddress = (reason: string) => {
+    // The address carries the token: printed for the user to open, never written to a log.
+    say(`${reason}.\nOpen the console at:\n\n  ${shell.url}\n\nin a browser on this machine. Press Ctrl+C to stop.`);
+  };
+
+  const chromium = env.GC_NO_BROWSER ? null : findChromium();
+  const display = hasDisplay();
+  if (env.GC_NO_BROWSER) printAddress('GC_NO_BROWSER is set: not opening a window');
+  else if (!chromium) printAddress('No Chromium found (GC_BROWSER names one): not opening a window');
+  else if (!display) printAddress(`No display (neither DISPLAY nor WAYLAND_DISPLAY is set): not opening ${chromium}`);
+  else {
+    say(`Web shell serving at ${shell.origin}; opening the console in ${chromium} (app mode).`);
+    const opened = openAppWindow(chromium, shell.url, dataDir);
+    browser = opened;
+    const openedAt = Date.now();
+    opened.child.once('error', (error) => {
+      browser = null;
+      printAddress(`Could not start ${chromium} (${error.message})`);
+    });
+    opened.child.once('exit', (code) => {
+      if (browser !== opened || stopping) return;
+      browser = null;
+      opened.close();
+      if (Date.now() - openedAt < BROWSER_GRACE_MS && code !== 0) {
+        printAddress(`${chromium} ended at once (code ${code ?? 'none'})`);
+      } else {
+        void stop('The console window was closed');
+      }
+    });
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runWebShell().catch((error: unknown) => {
+    process.stderr.write(`The web shell could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  });
+}

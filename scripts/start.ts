@@ -1,0 +1,129 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * `npm start`: builds what is missing, then starts the Electron shell when its binary is
+ * installed, else the web shell, and says which and why.
+ *
+ * GC_SHELL=web or GC_SHELL=electron chooses a shell instead.
+ */
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const RENDERER_SOURCES = [join(ROOT, 'renderer'), join(ROOT, 'vite.config.ts')];
+const RENDERER_BUILD = join(ROOT, 'dist', 'renderer', 'index.html');
+const ELECTRON_ENTRY = join(ROOT, 'main', 'electron', 'main.ts');
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+/** The newest modification time under `path` (a file or a folder), 0 when it is missing. */
+function newest(path: string): number {
+  let info;
+  try {
+    info = statSync(path);
+  } catch {
+    return 0;
+  }
+  if (!info.isDirectory()) return info.mtimeMs;
+  let latest = info.mtimeMs;
+  for (const entry of readdirSync(path)) {
+    if (entry === 'node_modules' || entry.startsWith('.')) continue;
+    latest = Math.max(latest, newest(join(path, entry)));
+  }
+  return latest;
+}
+
+/** Why the renderer must be built, or null when its build is up to date. */
+function rendererBuildReason(): string | null {
+  if (!existsSync(RENDERER_BUILD)) return 'the console page has not been built yet';
+  const built = statSync(RENDERER_BUILD).mtimeMs;
+  if (Math.max(...RENDERER_SOURCES.map(newest)) > built) return 'the console page is older than its sources';
+  return null;
+}
+
+function buildRenderer(): void {
+  const reason = rendererBuildReason();
+  if (!reason) return;
+  say(`Building the console page (${reason})…`);
+  const manifest = createRequire(import.meta.url).resolve('vite/package.json');
+  const vite = join(dirname(manifest), 'bin', 'vite.js');
+  const result = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+  if (result.status !== 0) {
+    process.stderr.write('Building the console page failed; see above.\n');
+    process.exit(result.status ?? 1);
+  }
+}
+
+/** The Electron binary's path, or why there is none to run. */
+function electronBinary(): { path: string } | { missing: string } {
+  let path: unknown;
+  try {
+    // The electron package's main module is the binary's path; it throws when the binary was never downloaded.
+    path = createRequire(import.meta.url)('electron');
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') {
+      return { missing: 'the electron package is not installed' };
+    }
+    return { missing: "Electron binary not installed (npm's install script for electron did not run)" };
+  }
+  if (typeof path !== 'string' || !existsSync(path)) {
+    return { missing: `Electron binary not found at ${String(path)} (its download did not complete)` };
+  }
+  return { path };
+}
+
+function startElectron(binary: string): void {
+  // Electron runs the TypeScript entry through tsx's loader, as `tsx` runs the web shell.
+  const options = [process.env.NODE_OPTIONS, '--import tsx'].filter(Boolean).join(' ');
+  const child = spawn(binary, [ELECTRON_ENTRY], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_OPTIONS: options },
+  });
+  const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
+  process.on('SIGINT', forward('SIGINT'));
+  process.on('SIGTERM', forward('SIGTERM'));
+  child.on('error', (error) => {
+    process.stderr.write(`Could not start Electron: ${error.message}\n`);
+    process.exit(1);
+  });
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 0 : 1)));
+}
+
+async function startWeb(): Promise<void> {
+  const { runWebShell } = await import('../main/web/main.js');
+  await runWebShell();
+}
+
+async function main(): Promise<void> {
+  buildRenderer();
+  const wanted = process.env.GC_SHELL;
+  if (wanted && wanted !== 'web' && wanted !== 'electron') {
+    process.stderr.write(`GC_SHELL must be "web" or "electron", not "${wanted}".\n`);
+    process.exit(2);
+  }
+  if (wanted === 'web') {
+    say('GC_SHELL=web: starting the web shell.');
+    return startWeb();
+  }
+  const electron = electronBinary();
+  if ('path' in electron && !existsSync(ELECTRON_ENTRY)) {
+    say(`The Electron shell's entry (${ELECTRON_ENTRY}) is missing: starting the web shell.`);
+    return startWeb();
+  }
+  if ('path' in electron) {
+    say(`Electron binary found (${electron.path}): starting the Electron shell.`);
+    return startElectron(electron.path);
+  }
+  if (wanted === 'electron') {
+    process.stderr.write(`GC_SHELL=electron, but ${electron.missing}.\n`);
+    process.exit(1);
+  }
+  say(`${electron.missing}: starting the web shell.`);
+  return startWeb();
+}
+
+await main();

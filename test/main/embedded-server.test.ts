@@ -1,0 +1,307 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  appDataDir,
+  DEMO_MARKER,
+  EmbeddedServer,
+  type EmbeddedServerOptions,
+} from '../../main/core/embedded-server.js';
+import type { EmbeddedStatus } from '../../main/core/contract.js';
+import { ConsoleError } from '../../main/core/errors.js';
+import { DEMO_ACCOUNTS } from '../../server/demo/organisation.js';
+
+/**
+ * The embedded server's lifecycle with real processes: the real control plane for
+ * start, ready, crash, restart and stop (one server, shared by the first group, as each
+ * start costs seconds of tsx compiling), and a small stand-in for the ways a server can
+ * fail that the real one will not do on demand.
+ */
+
+const root = resolve(import.meta.dirname, '../..');
+const FAKE_SERVER = join(root, 'test/main/fixtures/fake-server.ts');
+const FAKE_HOST = join(root, 'test/main/fixtures/host.ts');
+// A cheaper password hash keeps the demo seed quick on a small machine.
+const ENV = { SVC_PASSWORD_COST: '10' };
+const PASSWORDS = DEMO_ACCOUNTS.map((account) => account.password);
+
+const folders: string[] = [];
+function dataFolder(): string {
+  const folder = mkdtempSync(join(tmpdir(), 'gc-embedded-'));
+  folders.push(folder);
+  return folder;
+}
+
+afterAll(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+/** Polls `check` every 50 ms until it returns a value, or fails after `ms`. */
+async function waitFor<T>(what: string, check: () => T | undefined | null | false, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = check();
+    if (value !== undefined && value !== null && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
+
+/** Alive and not a zombie waiting for a parent that is gone. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  if (process.platform !== 'linux') return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves with the first status in `state` the server reports to its listeners. */
+function reported(server: EmbeddedServer, state: EmbeddedStatus['state']): Promise<EmbeddedStatus> {
+  return new Promise((done) => {
+    const off = server.onChange((status) => {
+      if (status.state !== state) return;
+      off();
+      done(status);
+    });
+  });
+}
+
+async function logIn(baseUrl: string, account: { email: string; password: string }): Promise<number> {
+  const response = await fetch(`${baseUrl}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(account),
+  });
+  await response.body?.cancel();
+  return response.status;
+}
+
+function noPasswordIn(lines: string[]): void {
+  for (const line of lines) for (const password of PASSWORDS) expect(line).not.toContain(password);
+}
+
+describe('the real control plane, embedded', () => {
+  const dataDir = dataFolder();
+  let server: EmbeddedServer;
+  const states: string[] = [];
+  let firstUrl = '';
+
+  beforeAll(() => {
+    server = new EmbeddedServer({ dataDir, env: ENV });
+    server.onChange((status) => states.push(status.state));
+  });
+
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('starts on a fresh folder, answers, seeds the demo data and offers the demo admin', async () => {
+    expect(server.status()).toEqual({ state: 'stopped', baseUrl: null, lastLog: [], demoAccount: null });
+
+    const [a, b] = await Promise.all([server.start(), server.start()]);
+    expect(a).toBe(b);
+    expect(a).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
+    expect(states).toEqual(['starting', 'running']);
+    firstUrl = a;
+
+    const openapi = await fetch(`${a}/openapi.json`);
+    expect(openapi.status).toBe(200);
+    expect(((await openapi.json()) as { openapi?: string }).openapi).toBeTruthy();
+
+    const status = server.status();
+    expect(status.state).toBe('running');
+    expect(status.baseUrl).toBe(a);
+    const admin = DEMO_ACCOUNTS.find((account) => account.role === 'admin') ?? DEMO_ACCOUNTS[0]!;
+    expect(status.demoAccount).toEqual({ email: admin.email, password: admin.password });
+    expect(await logIn(a, status.demoAccount!)).toBe(200);
+
+    // The server printed the demo passwords when it seeded; the log kept the rest only.
+    expect(status.lastLog.some((line) => line.includes('Demo data seeded'))).toBe(true);
+    expect(status.lastLog.some((line) => line.includes(`Control plane listening at ${a}`))).toBe(true);
+    noPasswordIn(status.lastLog);
+
+    // Idempotent: the running server's address, no second process.
+    const pid = server.pid;
+    expect(await server.start()).toBe(a);
+    expect(server.pid).toBe(pid);
+    expect(states).toEqual(['starting', 'running']);
+  }, 120_000);
+
+  it('reports a crash with its last log lines, no password among them, and refuses to start until restarted', async () => {
+    const told = reported(server, 'crashed');
+    process.kill(server.pid!, 'SIGKILL');
+    const crashed = await told;
+
+    expect(crashed.state).toBe('crashed');
+    expect(crashed.baseUrl).toBeNull();
+    expect(crashed.lastLog.length).toBeGreaterThan(2);
+    expect(crashed.lastLog.at(-1)).toMatch(/\[console\] the embedded server was ended by SIGKILL/);
+    noPasswordIn(crashed.lastLog);
+    expect(server.status()).toEqual(crashed);
+
+    const refused = await server.start().catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ConsoleError);
+    expect((refused as ConsoleError).status).toBe(503);
+  }, 30_000);
+
+  it('restarts on the same data, without seeding it again', async () => {
+    const url = await server.restart();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
+    expect(states.slice(-3)).toEqual(['stopped', 'starting', 'running']);
+
+    const status = server.status();
+    expect(status.state).toBe('running');
+    expect(status.lastLog.some((line) => line.includes('Demo data seeded'))).toBe(false);
+    expect(status.demoAccount).not.toBeNull();
+    // The account seeded on the first launch signs in on this one.
+    expect(await logIn(url, status.demoAccount!)).toBe(200);
+    firstUrl = url;
+  }, 120_000);
+
+  it('stops: the process ends and the port no longer answers', async () => {
+    const pid = server.pid!;
+    await server.stop();
+
+    expect(server.status()).toMatchObject({ state: 'stopped', baseUrl: null });
+    expect(states.at(-1)).toBe('stopped');
+    expect(alive(pid)).toBe(false);
+    await expect(fetch(`${firstUrl}/openapi.json`)).rejects.toThrow();
+    // The demo data is still in place, so the credentials are still offered.
+    expect(server.status().demoAccount).not.toBeNull();
+    await server.stop();
+    expect(server.status().state).toBe('stopped');
+  }, 30_000);
+});
+
+describe('a stand-in server for the failures', () => {
+  const servers: EmbeddedServer[] = [];
+  const hosts: ChildProcess[] = [];
+
+  function fake(mode: 'serve' | 'fail' | 'hang', options: Partial<EmbeddedServerOptions> = {}): EmbeddedServer {
+    const server = new EmbeddedServer({
+      dataDir: dataFolder(),
+      entry: FAKE_SERVER,
+      env: { FAKE_MODE: mode },
+      ...options,
+    });
+    servers.push(server);
+    return server;
+  }
+
+  afterEach(async () => {
+    for (const host of hosts.splice(0)) host.kill('SIGKILL');
+    await Promise.all(servers.splice(0).map((server) => server.stop()));
+  });
+
+  it('reports a server that exits with an error as crashed, with its output and no credentials', async () => {
+    const server = fake('fail');
+    const told = reported(server, 'crashed');
+
+    const failure = await server.start().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(ConsoleError);
+    expect((failure as ConsoleError).message).toMatch(/crashed/);
+    const crashed = await told;
+
+    expect(crashed.state).toBe('crashed');
+    expect(crashed.lastLog).toContain('fake server: cannot open the database');
+    expect(crashed.lastLog).toContain('last words without a newline');
+    expect(crashed.lastLog.at(-1)).toBe('[console] the embedded server exited with code 3 before it was ready');
+    expect(crashed.lastLog.join('\n')).not.toContain('fake-secret');
+    expect(crashed.demoAccount).toBeNull();
+  }, 30_000);
+
+  it('gives up on a server that never answers, stopping it at the deadline', async () => {
+    const server = fake('hang', { readyTimeoutMs: 1_500 });
+    const start = server.start();
+    const pid = await waitFor('the process', () => server.pid);
+
+    await expect(start).rejects.toBeInstanceOf(ConsoleError);
+    expect(server.status().state).toBe('crashed');
+    expect(server.status().lastLog.at(-1)).toBe(
+      '[console] the embedded server printed no address within 1.5 s; stopped it',
+    );
+    expect(alive(pid)).toBe(false);
+  }, 30_000);
+
+  it('a stop during the start ends it as stopped, not crashed', async () => {
+    const server = fake('hang');
+    const start = server.start();
+    const pid = await waitFor('the process', () => server.pid);
+
+    await server.stop();
+    await expect(start).rejects.toThrow(/stopped before it was ready/);
+    expect(server.status().state).toBe('stopped');
+    expect(alive(pid)).toBe(false);
+  }, 30_000);
+
+  it('seeds only a new folder, and offers the demo account only where it seeded', async () => {
+    const fresh = fake('serve');
+    await fresh.start();
+    expect(fresh.status().lastLog.find((line) => line.startsWith('fake server args:'))).toMatch(/--demo$/);
+    expect(fresh.status().demoAccount).not.toBeNull();
+    await fresh.restart();
+    expect(fresh.status().lastLog.find((line) => line.startsWith('fake server args:'))).not.toMatch(/--demo/);
+    expect(fresh.status().demoAccount).not.toBeNull();
+
+    // A folder with data the console did not seed.
+    const theirs = dataFolder();
+    writeFileSync(join(theirs, 'control.db'), '');
+    const other = fake('serve', { dataDir: theirs });
+    await other.start();
+    expect(other.status().lastLog.find((line) => line.startsWith('fake server args:'))).not.toMatch(/--demo/);
+    expect(other.status().demoAccount).toBeNull();
+    expect(existsSync(join(theirs, DEMO_MARKER))).toBe(false);
+  }, 30_000);
+
+  it('does not outlive a host that is killed outright', async () => {
+    const host = spawn(process.execPath, ['--import', 'tsx', FAKE_HOST, dataFolder(), FAKE_SERVER], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    hosts.push(host);
+    let output = '';
+    host.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    host.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const pid = Number(await waitFor('the server pid', () => /server pid (\d+)/.exec(output)?.[1]));
+    expect(alive(pid)).toBe(true);
+
+    host.kill('SIGKILL');
+    await waitFor('the orphaned server to end', () => !alive(pid), 10_000);
+  }, 30_000);
+});
+
+describe('appDataDir', () => {
+  it('follows each platform', () => {
+    const home = '/home/ada';
+    expect(appDataDir('Gateway Console', { platform: 'linux', env: {}, home })).toBe(
+      '/home/ada/.local/share/Gateway Console',
+    );
+    expect(appDataDir('gc', { platform: 'linux', env: { XDG_DATA_HOME: '/data/xdg' }, home })).toBe('/data/xdg/gc');
+    expect(appDataDir('gc', { platform: 'linux', env: { XDG_DATA_HOME: 'relative' }, home })).toBe(
+      '/home/ada/.local/share/gc',
+    );
+    expect(appDataDir('gc', { platform: 'darwin', env: {}, home: '/Users/ada' })).toBe(
+      '/Users/ada/Library/Application Support/gc',
+    );
+    expect(
+      appDataDir('gc', {
+        platform: 'win32',
+        env: { APPDATA: 'C:\\Users\\ada\\AppData\\Roaming' },
+        home: 'C:\\Users\\ada',
+      }),
+    ).toBe('C:\\Users\\ada\\AppData\\Roaming\\gc');
+    expect(appDataDir('gc', { platform: 'win32', env: {}, home: 'C:\\Users\\ada' })).toBe(
+      'C:\\Users\\ada\\AppData\\Roaming\\gc',
+    );
+  });
+});
