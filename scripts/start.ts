@@ -1,12 +1,17 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildCode, buildRenderer as runViteBuild } from './build.js';
 
 /**
  * `npm start`: builds what is missing, then starts the Electron shell when its binary is
  * installed, else the web shell, and says which and why.
+ *
+ * The web shell runs from the TypeScript sources (tsx); the Electron shell runs the compiled
+ * app (`electron .`, package.json "main": dist/main/electron/main.js), so server/ and main/
+ * are compiled first when dist/ lacks them or is older than them (scripts/build.ts).
  *
  * GC_SHELL=web or GC_SHELL=electron chooses a shell instead.
  */
@@ -15,6 +20,12 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RENDERER_SOURCES = [join(ROOT, 'renderer'), join(ROOT, 'vite.config.ts')];
 const RENDERER_BUILD = join(ROOT, 'dist', 'renderer', 'index.html');
 const ELECTRON_ENTRY = join(ROOT, 'main', 'electron', 'main.ts');
+const CODE_SOURCES = ['server', 'main', 'tsconfig.json', 'tsconfig.build.json'].map((path) => join(ROOT, path));
+const CODE_BUILD = [
+  join(ROOT, 'dist', 'main', 'electron', 'main.js'),
+  join(ROOT, 'dist', 'main', 'electron', 'preload.cjs'),
+  join(ROOT, 'dist', 'server', 'cli.js'),
+];
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -47,12 +58,31 @@ function buildRenderer(): void {
   const reason = rendererBuildReason();
   if (!reason) return;
   say(`Building the console page (${reason})…`);
-  const manifest = createRequire(import.meta.url).resolve('vite/package.json');
-  const vite = join(dirname(manifest), 'bin', 'vite.js');
-  const result = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
-  if (result.status !== 0) {
+  try {
+    runViteBuild(join(ROOT, 'dist'));
+  } catch {
     process.stderr.write('Building the console page failed; see above.\n');
-    process.exit(result.status ?? 1);
+    process.exit(1);
+  }
+}
+
+/** Why server/ and main/ must be compiled for the Electron shell, or null when dist/ is up to date. */
+function codeBuildReason(): string | null {
+  if (CODE_BUILD.some((file) => !existsSync(file))) return 'the app has not been compiled yet';
+  const built = Math.min(...CODE_BUILD.map((file) => statSync(file).mtimeMs));
+  if (Math.max(...CODE_SOURCES.map(newest)) > built) return 'the compiled app is older than its sources';
+  return null;
+}
+
+async function buildApp(): Promise<void> {
+  const reason = codeBuildReason();
+  if (!reason) return;
+  say(`Compiling the server and the desktop host (${reason})…`);
+  try {
+    await buildCode(join(ROOT, 'dist'));
+  } catch {
+    process.stderr.write('Compiling the app failed; see above.\n');
+    process.exit(1);
   }
 }
 
@@ -76,12 +106,12 @@ function electronBinary(): { path: string } | { missing: string } {
 }
 
 function startElectron(binary: string): void {
-  // Electron runs the TypeScript entry through tsx's loader, as `tsx` runs the web shell.
-  const options = [process.env.NODE_OPTIONS, '--import tsx'].filter(Boolean).join(' ');
-  const child = spawn(binary, [ELECTRON_ENTRY], {
+  // `electron .` runs package.json "main", the compiled shell. Its embedded server runs with
+  // this Node (GC_NODE), whose ABI the checkout's better-sqlite3 is built for.
+  const child = spawn(binary, [ROOT], {
     cwd: ROOT,
     stdio: 'inherit',
-    env: { ...process.env, NODE_OPTIONS: options },
+    env: { ...process.env, GC_NODE: process.execPath },
   });
   const forward = (signal: NodeJS.Signals) => () => child.kill(signal);
   process.on('SIGINT', forward('SIGINT'));
@@ -116,6 +146,7 @@ async function main(): Promise<void> {
   }
   if ('path' in electron) {
     say(`Electron binary found (${electron.path}): starting the Electron shell.`);
+    await buildApp();
     return startElectron(electron.path);
   }
   if (wanted === 'electron') {

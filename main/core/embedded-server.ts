@@ -87,7 +87,10 @@ export interface EmbeddedServerOptions {
   onLog?: (line: string) => void;
 }
 
-export const SOURCE_ENTRY = fileURLToPath(new URL('../../server/cli.ts', import.meta.url));
+/** The server's entry next to this module: TypeScript when run from source, JavaScript when built. */
+export const SOURCE_ENTRY = fileURLToPath(
+  new URL(import.meta.url.endsWith('.ts') ? '../../server/cli.ts' : '../../server/cli.js', import.meta.url),
+);
 /** The tsx loader, looked up only when running from source: a built app need not ship it. */
 function tsxLoader(): string {
   return pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
@@ -131,39 +134,48 @@ const PARENT_WATCH =
     "process.stdin.on('end',()=>process.kill(process.pid,'SIGTERM'));process.stdin.on('error',()=>{});process.stdin.resume();process.stdin.unref();",
   );
 
-/** The default spawner: this Node binary as a child process, watching its stdin to die with the host. */
-export const spawnWithNode: SpawnServer = (launch) => {
-  const child = spawn(process.execPath, [...launch.execArgv, '--import', PARENT_WATCH, launch.entry, ...launch.args], {
-    env: launch.env,
-    stdio: ['pipe', 'pipe', 'pipe'],
-    windowsHide: true,
-  });
-  // Never written to; kept open so that only the host's death closes it.
-  child.stdin?.on('error', () => {});
-  return {
-    get pid() {
-      return child.pid;
-    },
-    stdout: child.stdout,
-    stderr: child.stderr,
-    kill: (signal) => {
-      child.kill(signal);
-    },
-    onExit: (listener) => {
-      let told = false;
-      const tell = (exit: ServerExit) => {
-        if (told) return;
-        told = true;
-        listener(exit);
-      };
-      // 'close' comes after the output streams have ended, so the last lines are in.
-      child.once('close', (code, signal) => tell({ code, signal }));
-      child.once('error', (error) => {
-        if (child.pid === undefined) tell({ code: null, signal: null, error });
-      });
-    },
+/**
+ * A spawner running the server as a child process of a Node binary (a path, or a name looked
+ * up on PATH), watching its stdin to die with the host. The Electron shell passes the system
+ * Node in development, where its own process.execPath is the Electron binary.
+ */
+export function nodeSpawner(node: string = process.execPath): SpawnServer {
+  return (launch) => {
+    const child = spawn(node, [...launch.execArgv, '--import', PARENT_WATCH, launch.entry, ...launch.args], {
+      env: launch.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+    // Never written to; kept open so that only the host's death closes it.
+    child.stdin?.on('error', () => {});
+    return {
+      get pid() {
+        return child.pid;
+      },
+      stdout: child.stdout,
+      stderr: child.stderr,
+      kill: (signal) => {
+        child.kill(signal);
+      },
+      onExit: (listener) => {
+        let told = false;
+        const tell = (exit: ServerExit) => {
+          if (told) return;
+          told = true;
+          listener(exit);
+        };
+        // 'close' comes after the output streams have ended, so the last lines are in.
+        child.once('close', (code, signal) => tell({ code, signal }));
+        child.once('error', (error) => {
+          if (child.pid === undefined) tell({ code: null, signal: null, error });
+        });
+      },
+    };
   };
-};
+}
+
+/** The default spawner: this Node binary. */
+export const spawnWithNode: SpawnServer = nodeSpawner();
 
 /** Keeps the last lines of output, dropping any that carries a password. */
 class LogRing {

@@ -8,26 +8,33 @@ import { EMBEDDED_STATUS_CHANNEL } from './channels.js';
 import { registerBridge } from './ipc.js';
 import { SealedProfileStore, safeStorageBox } from './safe-storage-box.js';
 import { applyContentSecurityPolicy, denyAllPermissions } from './security.js';
-import { utilityProcessSpawner } from './utility-server.js';
+import { embeddedServerSpawner } from './utility-server.js';
 import { createConsoleWindow } from './window.js';
+
+/** True when this module is the compiled dist/main/electron/lifecycle.js, false when run from source (tsx, tests). */
+const COMPILED = !/\.[cm]?ts$/.test(new URL(import.meta.url).pathname);
 
 /**
  * The Electron shell's lifecycle. Paths are relative to the app's root, app.getAppPath(): the
- * project folder in development, resources/app.asar once packaged. What must be built there is
- * listed in electron-builder.yml.
+ * project folder in development, resources/app.asar once packaged. `npm run build` puts there
+ * what they name (see scripts/build.ts and electron-builder.yml).
  */
 export const paths = {
   renderer: () => join(app.getAppPath(), 'dist', 'renderer'),
-  preload: () => join(app.getAppPath(), 'dist', 'preload', 'preload.cjs'),
+  /** The preload bundled into one CommonJS file (esbuild); from source too, as a sandboxed preload cannot run TypeScript. */
+  preload: () => join(app.getAppPath(), 'dist', 'main', 'electron', 'preload.cjs'),
   /**
-   * Packaged: the bundled server, unpacked from the asar archive (its analytics worker threads
-   * cannot load scripts from inside one); in development EmbeddedServer's default entry,
-   * server/cli.ts through tsx.
+   * Packaged: the compiled server, unpacked from the asar archive (a Node resolving its imports
+   * and its analytics worker threads need real files). In development the compiled server in
+   * dist/ when this shell is compiled too (`npm start`, `electron .`), else EmbeddedServer's
+   * default entry, server/cli.ts through tsx.
    */
-  serverEntry: () =>
-    app.isPackaged
-      ? join(app.getAppPath().replace(/\.asar$/, '.asar.unpacked'), 'dist', 'server', 'cli.js')
-      : undefined,
+  serverEntry: (compiled: boolean = COMPILED) => {
+    if (app.isPackaged) {
+      return join(app.getAppPath().replace(/\.asar$/, '.asar.unpacked'), 'dist', 'server', 'cli.js');
+    }
+    return compiled ? join(app.getAppPath(), 'dist', 'server', 'cli.js') : undefined;
+  },
 };
 
 export function runElectronShell(): void {
@@ -87,7 +94,8 @@ export function runElectronShell(): void {
     const entry = paths.serverEntry();
     embedded = new EmbeddedServer({
       dataDir: join(userData, 'embedded'),
-      spawn: utilityProcessSpawner(),
+      // A utility process once packaged, the system `node` in development: see embeddedServerSpawner.
+      spawn: embeddedServerSpawner(app.isPackaged),
       ...(entry ? { entry } : {}),
     });
     // Every change of the embedded server's state (a crash with its last log lines included) reaches the renderer.

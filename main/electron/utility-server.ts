@@ -1,6 +1,22 @@
 import type { Readable } from 'node:stream';
 import { utilityProcess } from 'electron';
-import type { ServerExit, ServerProcess, SpawnServer } from '../core/embedded-server.js';
+import { nodeSpawner, type ServerExit, type ServerProcess, type SpawnServer } from '../core/embedded-server.js';
+
+/**
+ * How the Electron shell runs the embedded server.
+ *
+ * - Packaged (`app.isPackaged`): in a utility process, with Electron's own Node. better-sqlite3
+ *   is a native addon built for one ABI, and electron-builder rebuilds it for Electron's
+ *   (npmRebuild in electron-builder.yml).
+ * - In development: with the system `node`, as a child process, like the web shell. The
+ *   checkout's better-sqlite3 is built for Node's ABI (by `npm ci`, for the tests and the web
+ *   shell), so Electron's Node could not load it; rebuilding it for Electron would break it
+ *   for everything else. `node` is GC_NODE when set (`npm start` sets it to the Node that
+ *   runs it), else the first `node` on PATH.
+ */
+export function embeddedServerSpawner(packaged: boolean, node: string = process.env.GC_NODE || 'node'): SpawnServer {
+  return packaged ? utilityProcessSpawner() : nodeSpawner(node);
+}
 
 /**
  * The embedded server in an Electron utility process (a Node process Chromium supervises,

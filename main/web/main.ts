@@ -17,7 +17,8 @@ import { startWebShell } from './server.js';
  */
 
 export const APP_NAME = 'gateway-console';
-const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+// From source this module is main/web/main.ts; built, dist/main/web/main.js.
+const PROJECT_ROOT = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? '../../' : '../../../', import.meta.url));
 /** A window that closes sooner than this after opening is taken for a browser that failed to start. */
 const BROWSER_GRACE_MS = 5_000;
 

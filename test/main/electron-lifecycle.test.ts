@@ -1,15 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as electron from './fakes/electron.js';
-import { runElectronShell } from '../../main/electron/lifecycle.js';
+import { paths, runElectronShell } from '../../main/electron/lifecycle.js';
+import type { ServerExit, ServerProcess } from '../../main/core/embedded-server.js';
 
 vi.mock('electron', () => import('./fakes/electron.js'));
 
 // The lifecycle is EmbeddedServer's own concern (tested on its own); here a stand-in records what the shell asks.
 const embeddedServers = vi.hoisted(() => [] as any[]);
-vi.mock('../../main/core/embedded-server.js', () => ({
+vi.mock('../../main/core/embedded-server.js', async (importOriginal) => ({
+  ...(await importOriginal<typeof import('../../main/core/embedded-server.js')>()),
   EmbeddedServer: class {
     listeners: ((status: unknown) => void)[] = [];
     start = vi.fn(() => Promise.resolve('http://127.0.0.1:1/api'));
@@ -75,7 +77,7 @@ describe('the Electron shell lifecycle', () => {
       nodeIntegration: false,
       webSecurity: true,
     });
-    expect(preferences.preload).toBe(join('/app', 'dist', 'preload', 'preload.cjs'));
+    expect(preferences.preload).toBe(join('/app', 'dist', 'main', 'electron', 'preload.cjs'));
     expect((preferences.additionalArguments as string[])[0]).toMatch(
       /^--gateway-console-calls=.*\bapp\.info\b.*\bprofiles\.list\b/,
     );
@@ -83,8 +85,43 @@ describe('the Electron shell lifecycle', () => {
     const [server] = embeddedServers;
     expect(server.options.dataDir).toBe(join(userData, 'embedded'));
     expect(typeof server.options.spawn).toBe('function');
+    // Run from source (as here): EmbeddedServer's default entry, server/cli.ts through tsx.
     expect(server.options.entry).toBeUndefined();
     expect(server.start).toHaveBeenCalledOnce();
+  });
+
+  it('runs the compiled server from dist/ in development when the shell itself is compiled', async () => {
+    await launch();
+    expect(paths.serverEntry(true)).toBe(join('/app', 'dist', 'server', 'cli.js'));
+    expect(paths.serverEntry(false)).toBeUndefined();
+  });
+
+  it('in development, runs the embedded server with the system node as a child process, not a utility process', async () => {
+    const previous = process.env.GC_NODE;
+    process.env.GC_NODE = process.execPath;
+    try {
+      await launch();
+    } finally {
+      if (previous === undefined) delete process.env.GC_NODE;
+      else process.env.GC_NODE = previous;
+    }
+    const script = join(userData, 'server.mjs');
+    writeFileSync(
+      script,
+      "process.stdout.write(JSON.stringify({ args: process.argv.slice(2), electron: 'electron' in process.versions }));\n",
+    );
+    const child: ServerProcess = embeddedServers[0].options.spawn({
+      entry: script,
+      args: ['serve'],
+      execArgv: [],
+      env: {},
+    });
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    const exit = await new Promise<ServerExit>((resolve) => child.onExit(resolve));
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    expect(JSON.parse(output)).toEqual({ args: ['serve'], electron: false });
+    expect(electron.utilityProcess.forked).toHaveLength(0);
   });
 
   it('runs the compiled server once packaged', async () => {
@@ -92,12 +129,19 @@ describe('the Electron shell lifecycle', () => {
       fake.app.isPackaged = true;
       fake.app.appPath = '/opt/Gateway Console/resources/app.asar';
     });
-    expect(embeddedServers[0].options.entry).toBe(
+    const server = embeddedServers[0];
+    expect(server.options.entry).toBe(
       join('/opt/Gateway Console/resources/app.asar.unpacked', 'dist', 'server', 'cli.js'),
     );
+    // In a utility process, whose Node is Electron's (better-sqlite3 rebuilt for it by electron-builder).
+    server.options.spawn({ entry: server.options.entry, args: ['serve'], execArgv: [], env: {} });
+    expect(electron.utilityProcess.forked).toHaveLength(1);
+    expect(electron.utilityProcess.forked[0]!.modulePath).toBe(server.options.entry);
     // The renderer and the preload stay inside the archive.
     const preferences = electron.BrowserWindow.instances[0]!.options.webPreferences as Record<string, unknown>;
-    expect(preferences.preload).toBe(join('/opt/Gateway Console/resources/app.asar', 'dist', 'preload', 'preload.cjs'));
+    expect(preferences.preload).toBe(
+      join('/opt/Gateway Console/resources/app.asar', 'dist', 'main', 'electron', 'preload.cjs'),
+    );
   });
 
   it('answers the bridge from the window, as the electron shell with the app version', async () => {

@@ -1,6 +1,12 @@
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as electron from './fakes/electron.js';
-import { utilityProcessSpawner } from '../../main/electron/utility-server.js';
+import type { ServerExit, ServerProcess } from '../../main/core/embedded-server.js';
+import { nodeSpawner } from '../../main/core/embedded-server.js';
+import { embeddedServerSpawner, utilityProcessSpawner } from '../../main/electron/utility-server.js';
 
 vi.mock('electron', () => import('./fakes/electron.js'));
 
@@ -60,5 +66,69 @@ describe('the utility-process spawner of the embedded server', () => {
     server.kill('SIGKILL');
     expect(child.kill).toHaveBeenCalledOnce();
     processKill.mockRestore();
+  });
+});
+
+describe('the system-node spawner of the embedded server (development)', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'gc-system-node-'));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+  const script = (name: string, source: string) => {
+    const path = join(folder, name);
+    writeFileSync(path, source);
+    return path;
+  };
+  const output = (stream: Readable | null) => {
+    let text = '';
+    stream?.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    return () => text;
+  };
+  const exited = (server: ServerProcess) => new Promise<ServerExit>((resolve) => server.onExit(resolve));
+
+  it('runs the entry with the given node, flags, arguments and environment, output piped', async () => {
+    const entry = script(
+      'echo.mjs',
+      'process.stdout.write(JSON.stringify({ args: process.argv.slice(2), execArgv: process.execArgv, env: process.env.GC_TEST }));\n' +
+        "process.stderr.write('to stderr\\n');\n",
+    );
+    const server = nodeSpawner(process.execPath)({
+      entry,
+      args: ['serve', '--port', '0'],
+      execArgv: ['--no-warnings'],
+      env: { GC_TEST: 'passed' },
+    });
+    expect(server.pid).toBeGreaterThan(0);
+    const stdout = output(server.stdout);
+    const stderr = output(server.stderr);
+    expect(await exited(server)).toMatchObject({ code: 0, signal: null });
+    const seen = JSON.parse(stdout());
+    expect(seen.args).toEqual(['serve', '--port', '0']);
+    expect(seen.execArgv[0]).toBe('--no-warnings');
+    expect(seen.env).toBe('passed');
+    expect(stderr()).toBe('to stderr\n');
+    expect(electron.utilityProcess.forked).toHaveLength(0);
+  });
+
+  it('stops the server with the signal asked for', async () => {
+    const entry = script('wait.mjs', "setInterval(() => {}, 1000);\nprocess.stdout.write('up\\n');\n");
+    const server = nodeSpawner(process.execPath)({ entry, args: [], execArgv: [], env: {} });
+    const exit = exited(server);
+    await new Promise<void>((resolve) => server.stdout!.once('data', () => resolve()));
+    server.kill('SIGTERM');
+    expect(await exit).toMatchObject({ code: null, signal: 'SIGTERM' });
+  });
+
+  it('reports a node that cannot be started as an exit with its error', async () => {
+    const server = nodeSpawner(join(folder, 'no-such-node'))({ entry: 'x.js', args: [], execArgv: [], env: {} });
+    const exit = await exited(server);
+    expect(exit.code).toBeNull();
+    expect(exit.error?.message).toMatch(/ENOENT/);
+  });
+
+  it('is the spawner in development, the utility process only once packaged', () => {
+    embeddedServerSpawner(true)(launch);
+    expect(electron.utilityProcess.forked).toHaveLength(1);
+    const server = embeddedServerSpawner(false, join(folder, 'no-such-node'))(launch);
+    server.onExit(() => {});
+    expect(electron.utilityProcess.forked).toHaveLength(1);
   });
 });
