@@ -11,7 +11,7 @@ vi.mock('electron', () => import('./fakes/electron.js'));
 // The lifecycle is EmbeddedServer's own concern (tested on its own); here a stand-in records what the shell asks.
 const embeddedServers = vi.hoisted(() => [] as any[]);
 vi.mock('../../main/core/embedded-server.js', async (importOriginal) => ({
-  ...(await importOriginal<typeof import('../../main/core/embedded-server.js')>()),
+  ...(await importOriginal<Record<string, unknown>>()),
   EmbeddedServer: class {
     listeners: ((status: unknown) => void)[] = [];
     start = vi.fn(() => Promise.resolve('http://127.0.0.1:1/api'));
