@@ -32,8 +32,8 @@ export const EmbeddedStatus = Type.Object({
   baseUrl: Nullable(Type.String()),
   /** The server's last log lines, shown when it crashed. */
   lastLog: Type.Array(Type.String()),
-  /** The demo admin's credentials, offered for one-click sign-in while the demo data is in place. */
-  demoAccount: Nullable(Type.Object({ email: Type.String(), password: Type.String() })),
+  /** The demo admin, offered for one-click sign-in while the demo data is in place; its password stays in the host. */
+  demoAccount: Nullable(Type.Object({ email: Type.String() })),
 });
 export type EmbeddedStatus = Static<typeof EmbeddedStatus>;
 
@@ -77,6 +77,8 @@ export const hostCalls = {
     }),
     result: SignedIn,
   },
+  /** Signs the embedded profile in as the demo admin: the host supplies the password. */
+  'session.signInDemo': { args: ForProfile, result: SignedIn },
   'session.signOut': { args: ForProfile, result: Empty },
   'session.me': { args: ForProfile, result: Me },
   'embedded.status': { args: Empty, result: EmbeddedStatus },

@@ -291,12 +291,18 @@ export class EmbeddedServer implements EmbeddedServerControl {
     return this.run?.child.pid;
   }
 
+  /** The demo admin's credentials while the demo data we seeded is in place: for the host's sign-in only. */
+  demoCredentials(): { email: string; password: string } | null {
+    return this.demoSeeded ? demoAdmin() : null;
+  }
+
   status(): EmbeddedStatus {
+    const demo = this.demoCredentials();
     return {
       state: this.state,
       baseUrl: this.state === 'running' ? this.baseUrl : null,
       lastLog: this.log.snapshot(),
-      demoAccount: this.demoSeeded ? demoAdmin() : null,
+      demoAccount: demo ? { email: demo.email } : null,
     };
   }
 

@@ -23,6 +23,8 @@ export interface EmbeddedServerControl {
   start(): Promise<string>;
   restart(): Promise<string>;
   status(): EmbeddedStatus;
+  /** The demo admin's email and password while the demo data is in place; never sent to the renderer. */
+  demoCredentials(): { email: string; password: string } | null;
 }
 
 export interface HostOptions {
@@ -116,24 +118,26 @@ export class ConsoleHost {
       'profiles.list': async () => ({ profiles: await Promise.all(profiles.list().map((p) => this.view(p))) }),
       'profiles.add': async (args) => this.view(profiles.add(args)),
       'profiles.remove': async ({ profileId }) => {
+        // End the server-side session too, so a copy of the jar file grants nothing afterwards.
+        await this.signOut(profileId);
         profiles.remove(profileId);
         this.connections.delete(profileId);
         return {};
       },
       'session.signIn': async ({ profileId, email, password }) =>
         (await this.client(profileId)).call('login', { body: { email, password } }),
+      'session.signInDemo': async ({ profileId }) => {
+        if (profiles.get(profileId).kind !== 'embedded') {
+          throw new ConsoleError(400, 'only the embedded server has the demo account');
+        }
+        const demo = this.options.embedded.demoCredentials();
+        if (!demo) throw new ConsoleError(404, 'the embedded server holds no demo data');
+        return (await this.client(profileId)).call('login', { body: demo });
+      },
       'session.register': async ({ profileId, ...body }) => (await this.client(profileId)).call('register', { body }),
       'session.google': async ({ profileId, ...body }) => (await this.client(profileId)).call('google', { body }),
       'session.signOut': async ({ profileId }) => {
-        const client = await this.client(profileId);
-        try {
-          await client.call('logout', {});
-        } catch (error) {
-          // Signed out here whatever the server says: an unreachable server must not keep the session on this side.
-          if (!(error instanceof ConsoleError)) throw error;
-        } finally {
-          await client.session.clear();
-        }
+        await this.signOut(profileId);
         return {};
       },
       'session.me': async ({ profileId }) => (await this.client(profileId)).call('me', {}),
@@ -145,6 +149,27 @@ export class ConsoleHost {
       },
     };
     return { ...host, ...api } as Handlers;
+  }
+
+  /**
+   * Logs out on the server when it can be reached, and empties the profile's jar whatever
+   * happens: an unreachable or crashed server must not keep the session alive on this side.
+   */
+  private async signOut(profileId: string): Promise<void> {
+    const jar = this.options.profiles.jar(profileId);
+    try {
+      if (
+        (await jar.getCookies(`${this.options.profiles.get(profileId).baseUrl ?? EMBEDDED_COOKIE_ORIGIN}/auth/refresh`))
+          .length > 0
+      ) {
+        await (await this.client(profileId)).call('logout', {});
+      }
+    } catch (error) {
+      if (!(error instanceof ConsoleError)) throw error;
+    } finally {
+      await jar.removeAllCookies();
+      this.options.profiles.saveJar(profileId);
+    }
   }
 
   private dropEmbeddedConnections(): void {

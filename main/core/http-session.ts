@@ -1,6 +1,6 @@
 import type { CookieJar } from 'tough-cookie';
 import { request, type Dispatcher } from 'undici';
-import { ConsoleError } from './errors.js';
+import { ConsoleError, errorFromResponse } from './errors.js';
 
 const ACCESS_COOKIE = 'svc_access_token';
 const REFRESH_COOKIE = 'svc_refresh_token';
@@ -52,7 +52,8 @@ export class HttpSession {
       sentWith = this.generation;
     }
     const answer = await this.raw(method, path, options);
-    if (answer.status !== 401) return answer;
+    // Without a refresh cookie the profile is signed out already: nothing to refresh.
+    if (answer.status !== 401 || !(await this.hasRefreshCookie())) return answer;
     if (this.generation === sentWith && !(await this.refresh())) return answer;
     return this.raw(method, path, options);
   }
@@ -82,6 +83,8 @@ export class HttpSession {
       this.generation++;
       return true;
     }
+    // Only the server's 401 ends the session; a 502 from a proxy or a restarting server must not.
+    if (answer.status !== 401) throw errorFromResponse(answer.status, answer.body);
     await this.clear();
     this.options.onSignedOut?.();
     return false;
@@ -118,11 +121,12 @@ export class HttpSession {
     } catch (error) {
       throw new ConsoleError(0, `cannot reach the control plane at ${this.baseUrl}: ${(error as Error).message}`);
     }
+    const text = await response.body.text();
     const setCookie = response.headers['set-cookie'];
     const lines = Array.isArray(setCookie) ? setCookie : setCookie ? [setCookie] : [];
-    for (const line of lines) await this.jar.setCookie(line, url.href);
+    // A cookie for another domain or path is dropped, as a browser would, not an error.
+    for (const line of lines) await this.jar.setCookie(line, url.href, { ignoreError: true });
     if (lines.length > 0) this.options.onJarChanged?.();
-    const text = await response.body.text();
     let body: unknown = undefined;
     if (text) {
       try {

@@ -179,8 +179,7 @@ function ProfileItem({ profile, demoAccount, embeddedRunning, onChanged, onError
     }
   };
 
-  const signInAsDemo = (account: NonNullable<EmbeddedStatus['demoAccount']>) =>
-    act(() => call('session.signIn', { profileId: profile.id, email: account.email, password: account.password }));
+  const signInAsDemo = () => act(() => call('session.signInDemo', { profileId: profile.id }));
   const signOut = () =>
     act(async () => {
       await call('session.signOut', { profileId: profile.id });
@@ -211,7 +210,7 @@ function ProfileItem({ profile, demoAccount, embeddedRunning, onChanged, onError
           <button
             type="button"
             disabled={busy || !embeddedRunning}
-            onClick={() => void signInAsDemo(demoAccount)}
+            onClick={() => void signInAsDemo()}
             data-testid="demo-sign-in"
           >
             Sign in as the demo admin <span className="muted">({demoAccount.email})</span>

@@ -122,8 +122,11 @@ describe('the real control plane, embedded', () => {
     expect(status.state).toBe('running');
     expect(status.baseUrl).toBe(a);
     const admin = DEMO_ACCOUNTS.find((account) => account.role === 'admin') ?? DEMO_ACCOUNTS[0]!;
-    expect(status.demoAccount).toEqual({ email: admin.email, password: admin.password });
-    expect(await logIn(a, status.demoAccount!)).toBe(200);
+    // The renderer sees the demo admin's email only; the password stays with the host.
+    expect(status.demoAccount).toEqual({ email: admin.email });
+    expect(JSON.stringify(status)).not.toContain(admin.password);
+    expect(server.demoCredentials()).toEqual({ email: admin.email, password: admin.password });
+    expect(await logIn(a, server.demoCredentials()!)).toBe(200);
 
     // The server printed the demo passwords when it seeded; the log kept the rest only.
     expect(status.lastLog.some((line) => line.includes('Demo data seeded'))).toBe(true);
@@ -164,7 +167,7 @@ describe('the real control plane, embedded', () => {
     expect(status.lastLog.some((line) => line.includes('Demo data seeded'))).toBe(false);
     expect(status.demoAccount).not.toBeNull();
     // The account seeded on the first launch signs in on this one.
-    expect(await logIn(url, status.demoAccount!)).toBe(200);
+    expect(await logIn(url, server.demoCredentials()!)).toBe(200);
     firstUrl = url;
   }, 120_000);
 

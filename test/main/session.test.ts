@@ -17,6 +17,7 @@ const noEmbedded: EmbeddedServerControl = {
   start: () => Promise.reject(new Error('embedded server not expected')),
   restart: () => Promise.reject(new Error('embedded server not expected')),
   status: () => ({ state: 'stopped', baseUrl: null, lastLog: [], demoAccount: null }),
+  demoCredentials: () => null,
 };
 
 let server: TestServer;
@@ -200,6 +201,47 @@ describe('session refresh', () => {
 });
 
 describe('sign-in and sign-out', () => {
+  it('makes no refresh attempt for a profile that never signed in', async () => {
+    const { host, signedOut } = newHost();
+    const profile = await call(host, 'profiles.add', { name: 'New', kind: 'remote', baseUrl: server.baseUrl });
+    const refreshesBefore = server.logs().split('/api/auth/refresh').length;
+    const answer = await host.dispatch('api.listKeys', { profileId: profile.id });
+    expect(!answer.ok && answer.error.status).toBe(401);
+    expect(server.logs().split('/api/auth/refresh').length).toBe(refreshesBefore);
+    expect(signedOut).toEqual([]);
+  });
+
+  it('refuses the demo sign-in for a remote profile', async () => {
+    const { host } = newHost();
+    const profile = await call(host, 'profiles.add', { name: 'Remote', kind: 'remote', baseUrl: server.baseUrl });
+    const answer = await host.dispatch('session.signInDemo', { profileId: profile.id });
+    expect(!answer.ok && answer.error.status).toBe(400);
+  });
+
+  it('ends the server session when a profile is removed', async () => {
+    const { host, profiles } = newHost();
+    const { profileId } = await signedInProfile(host);
+    const copied = await profiles.jar(profileId).getCookieString(`${server.baseUrl}/keys`);
+    await call(host, 'profiles.remove', { profileId });
+    expect((await fetch(`${server.baseUrl}/keys`, { headers: { cookie: copied } })).status).toBe(401);
+    expect((await call(host, 'profiles.list', {})).profiles).toEqual([]);
+  });
+
+  it('signs out on this side even when the server cannot be reached', async () => {
+    const gone = await startServer();
+    const { host } = newHost();
+    const account = await register(gone);
+    const profile = await call(host, 'profiles.add', { name: 'Gone', kind: 'remote', baseUrl: gone.baseUrl });
+    await call(host, 'session.signIn', {
+      profileId: profile.id,
+      email: account.email,
+      password: 'correct horse battery staple',
+    });
+    await gone.close();
+    expect(await host.dispatch('session.signOut', { profileId: profile.id })).toEqual({ ok: true, result: {} });
+    expect((await call(host, 'profiles.list', {})).profiles[0].signedIn).toBe(false);
+  });
+
   it('answers a deactivated account with the server’s message and keeps the profile signed out', async () => {
     const { host } = newHost();
     const account = await register(server);
@@ -238,10 +280,19 @@ describe('sign-in and sign-out', () => {
 describe('typed client', () => {
   let fake: Server;
   let fakeUrl: string;
+  /** When set, the fake answers 401 to data calls and 503 to refresh: a control plane mid-restart. */
+  let restarting = false;
   beforeAll(async () => {
     // A remote control plane of another version: its key list lacks `environment`.
     fake = createServer((request, response) => {
       response.setHeader('content-type', 'application/json');
+      if (restarting) {
+        response.statusCode = request.url === '/api/auth/refresh' ? 503 : 401;
+        response.end(
+          JSON.stringify(request.url === '/api/auth/refresh' ? { error: 'restarting' } : { detail: 'Unauthorized' }),
+        );
+        return;
+      }
       if (request.url === '/api/auth/login') {
         response.setHeader('set-cookie', [
           'svc_access_token=a; Path=/api; Max-Age=900; HttpOnly; Secure; SameSite=Lax',
@@ -293,6 +344,21 @@ describe('typed client', () => {
     expect(answer.ok).toBe(false);
     expect(!answer.ok && answer.error.status).toBe(502);
     expect(!answer.ok && answer.error.message).toContain('/keys/0/environment');
+  });
+
+  it('keeps the session when the refresh fails for another reason than 401', async () => {
+    const { host, signedOut } = newHost();
+    const profile = await call(host, 'profiles.add', { name: 'Flaky', kind: 'remote', baseUrl: fakeUrl });
+    await call(host, 'session.signIn', { profileId: profile.id, email: 'a@b.c', password: 'whatever!' });
+    restarting = true;
+    try {
+      const answer = await host.dispatch('api.listKeys', { profileId: profile.id });
+      expect(answer).toEqual({ ok: false, error: { status: 503, message: 'restarting' } });
+    } finally {
+      restarting = false;
+    }
+    expect(signedOut).toEqual([]);
+    expect((await call(host, 'profiles.list', {})).profiles[0].signedIn).toBe(true);
   });
 
   it('reports an unreachable server as a network failure, status 0', async () => {

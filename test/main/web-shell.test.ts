@@ -22,6 +22,9 @@ class StubEmbedded implements EmbeddedServerControl {
   status(): EmbeddedStatus {
     return { state: 'running', baseUrl: 'http://127.0.0.1:9/api', lastLog: [], demoAccount: null };
   }
+  demoCredentials(): null {
+    return null;
+  }
 }
 
 interface Answer {
