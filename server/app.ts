@@ -65,7 +65,14 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   app.decorate('control', control);
   app.decorate('telemetry', new TelemetryStore(config.telemetryDbPath, app.log));
   app.decorate('analytics', new AnalyticsPool(config.telemetryDbPath, ANALYTICS_WORKERS));
-  const purgeSessions = () => control.sessions.purge(config.now());
+  // A timer's exception would end the process; a store busy with an import just waits an hour.
+  const purgeSessions = () => {
+    try {
+      control.sessions.purge(config.now());
+    } catch (error) {
+      app.log.warn({ err: error }, 'could not purge expired sessions');
+    }
+  };
   purgeSessions();
   const purgeTimer = setInterval(purgeSessions, SESSION_PURGE_INTERVAL_MS).unref();
   app.addHook('onClose', async (instance) => {

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
 import { resolveConfig, type ServerConfigInput } from './config.js';
@@ -58,8 +60,13 @@ export async function serve(args: string[]): Promise<number> {
     return 0;
   }
   const config = resolveConfig(configFromArgs(args, process.env));
+  // Demo data goes into a new data folder only: a stray --demo or SVC_DEMO=1 must never add
+  // an organisation with published passwords to a folder that holds real data.
+  const newDataFolder = !existsSync(join(config.dataDir, 'control.db'));
   const app = await buildApp(config);
-  if (config.demo) {
+  if (config.demo && !newDataFolder) {
+    console.log('The data folder is not new: demo data not seeded.');
+  } else if (config.demo) {
     const demo = await seedDemo(app.control, app.secrets, config);
     if (!demo) console.log(`${DEMO_ORGANIZATION} already exists; demo data not re-seeded.`);
     else {

@@ -173,3 +173,32 @@ describe('secrets never reach the log or the stores', () => {
     expect(fileText(join(dataDir, 'control.db'))).toContain('sk_svc_');
   });
 });
+
+describe('log redaction', () => {
+  it('censors secret-bearing fields and headers whoever logs them', () => {
+    const planted = {
+      req: { headers: { cookie: 'svc_access_token=cookie-secret-1', authorization: 'Bearer auth-secret-2' } },
+      res: { headers: { 'set-cookie': 'svc_refresh_token=cookie-secret-3' } },
+      body: { password: 'password-secret-4', api_key: 'key-secret-5', id_token: 'id-token-secret-6' },
+      token: 'token-secret-7',
+    };
+    server.app.log.warn(planted, 'redaction probe');
+    const line = server
+      .logs()
+      .split('\n')
+      .find((entry) => entry.includes('redaction probe'));
+    expect(line).toBeDefined();
+    for (const secret of [
+      'cookie-secret-1',
+      'auth-secret-2',
+      'cookie-secret-3',
+      'password-secret-4',
+      'key-secret-5',
+      'id-token-secret-6',
+      'token-secret-7',
+    ]) {
+      expect(line).not.toContain(secret);
+    }
+    expect(line).toContain('[redacted]');
+  });
+});
