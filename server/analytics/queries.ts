@@ -39,10 +39,20 @@ export interface SummaryResult {
   costMicro: number;
 }
 
-export interface SeriesPoint {
+interface SeriesPoint {
   bucket: number;
   group: string | null;
   value: number;
+}
+
+/**
+ * The timeseries `data` array as JSON text, buckets already formatted: a fine interval
+ * over a long window can give millions of points, and formatting them here keeps that
+ * work off the event loop that serves the rest of the API.
+ */
+export interface SeriesJson {
+  points: number;
+  json: string;
 }
 
 export interface RequestPage {
@@ -58,7 +68,7 @@ export interface ThrottlingResult {
 export type AnalyticsResult<Q extends AnalyticsQuery> = Q extends { kind: 'summary' }
   ? SummaryResult
   : Q extends { kind: 'timeseries' }
-    ? SeriesPoint[]
+    ? SeriesJson
     : Q extends { kind: 'requests' }
       ? RequestPage
       : ThrottlingResult;
@@ -138,18 +148,28 @@ export class AnalyticsQueries {
       speedMs: number | null;
     };
     const { speedTokens, speedMs, ...summary } = row;
-    return { ...summary, tokensPerSecond: speedTokens === null || !speedMs ? null : (speedTokens * 1000) / speedMs };
+    const speed = speedTokens === null || !speedMs ? null : (speedTokens * 1000) / speedMs;
+    return { ...summary, tokensPerSecond: speed !== null && Number.isFinite(speed) ? speed : null };
   }
 
-  private timeseries(query: Extract<AnalyticsQuery, { kind: 'timeseries' }>): SeriesPoint[] {
+  private timeseries(query: Extract<AnalyticsQuery, { kind: 'timeseries' }>): SeriesJson {
     const group = query.groupBy ? GROUP_SQL[query.groupBy] : 'NULL';
-    return this.statement(
+    const points = this.statement(
       `SELECT ts - ts % @intervalMs AS bucket, ${group} AS "group",
         ${METRIC_SQL[query.metric]} AS value
       FROM requests WHERE ${where(query.scope)}
       GROUP BY bucket, "group" HAVING value IS NOT NULL
       ORDER BY bucket, "group"`,
     ).all({ ...bindings(query.scope), intervalMs: query.intervalMs }) as SeriesPoint[];
+    // Buckets are UTC without an offset; a value that is not finite is as unknown as null.
+    const data = points
+      .filter((point) => Number.isFinite(point.value))
+      .map((point) => ({
+        bucket: new Date(point.bucket).toISOString().slice(0, 19),
+        group: point.group,
+        value: point.value,
+      }));
+    return { points: data.length, json: JSON.stringify(data) };
   }
 
   private requests(filter: RequestFilter, limit: number, offset: number): RequestPage {
