@@ -1,0 +1,340 @@
+// npm run bench -- [--rows 1000000] [--days 30] [--runs 7] [--warmup 1] [--out bench/results]
+//                  [--case-seconds 30] [--load-seconds 5]
+// Measures the current implementation against issue 6 section 2 and DuckDB on the same rows.
+// Exits 0 whatever passes or fails (it is a measurement), 1 on errors.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import * as prettier from 'prettier';
+import type { DuckDBPreparedStatement } from '@duckdb/node-api';
+import { DEMO_ACCOUNTS } from '../server/demo/organisation.js';
+import { benchCases, paramTypes, pickValues, type BenchCase, type DuckStatement } from './cases.js';
+import { ApiClient } from './http.js';
+import { ROOT, RssSampler, startChild, type Child } from './processes.js';
+import { consoleTables, judgeCase, markdown, otherFigures, type CaseResult, type Report } from './report.js';
+import { loadReference, seedStore, type Reference } from './stores.js';
+import { percentile, round, sleep, timeRuns, type LoopLimits } from './stats.js';
+
+interface Options {
+  rows: number;
+  days: number;
+  runs: number;
+  warmup: number;
+  out: string;
+  caseSeconds: number;
+  loadSeconds: number;
+}
+
+function options(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      rows: { type: 'string', default: '1000000' },
+      days: { type: 'string', default: '30' },
+      runs: { type: 'string', default: '7' },
+      warmup: { type: 'string', default: '1' },
+      out: { type: 'string', default: 'bench/results' },
+      'case-seconds': { type: 'string', default: '30' },
+      'load-seconds': { type: 'string', default: '5' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  const whole = (name: string, text: string, min: number) => {
+    const value = Number(text);
+    if (!Number.isSafeInteger(value) || value < min) throw new Error(`--${name} must be a whole number ≥ ${min}`);
+    return value;
+  };
+  return {
+    rows: whole('rows', values.rows, 1000),
+    days: whole('days', values.days, 1),
+    runs: whole('runs', values.runs, 1),
+    warmup: whole('warmup', values.warmup, 0),
+    out: resolve(values.out),
+    caseSeconds: whole('case-seconds', values['case-seconds'], 1),
+    loadSeconds: whole('load-seconds', values['load-seconds'], 1),
+  };
+}
+
+const log = (line: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
+
+async function main(argv: string[]): Promise<void> {
+  const opts = options(argv);
+  const started = Date.now();
+  const temp = mkdtempSync(join(tmpdir(), 'gc-bench-'));
+  const cleanups: (() => void | Promise<void>)[] = [() => rmSync(temp, { recursive: true, force: true })];
+  const cleanUp = async () => {
+    while (cleanups.length > 0) {
+      try {
+        await cleanups.pop()!();
+      } catch (error) {
+        console.error('cleanup failed:', error);
+      }
+    }
+  };
+  const interrupted = (signal: NodeJS.Signals) => {
+    log(`${signal}: stopping`);
+    void cleanUp().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+
+  try {
+    const dataDir = join(temp, 'data');
+    log(`seeding ${opts.rows} rows over ${opts.days} days into ${dataDir}`);
+    const seeded = await seedStore(dataDir, { rows: opts.rows, days: opts.days });
+    log(`seeded in ${seeded.seconds.toFixed(1)} s (${Math.round(seeded.rowsPerSecond)} rows/s)`);
+
+    log('loading the same rows into DuckDB');
+    const reference = await loadReference(join(dataDir, 'telemetry.db'));
+    cleanups.push(() => reference.close());
+    if (reference.rows !== seeded.rows) throw new Error(`DuckDB holds ${reference.rows} rows, not ${seeded.rows}`);
+    log(`DuckDB loaded in ${reference.seconds.toFixed(1)} s`);
+    const picks = await pickValues(reference.connection);
+    const cases = benchCases(picks);
+
+    const server = await startChild(
+      'server/cli.ts',
+      ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir],
+      {
+        logPath: join(temp, 'server.log'),
+        ready: /^Control plane listening at (http:\/\/\S+)$/m,
+        env: { SVC_PASSWORD_COST: '10', SVC_ACCESS_TTL_SECONDS: '86400' },
+      },
+    );
+    cleanups.push(() => server.stop());
+    const sampler = new RssSampler(server.pid);
+    cleanups.push(() => sampler.stop());
+    log(`server pid ${server.pid} at ${server.url}`);
+    const admin = DEMO_ACCOUNTS.find((account) => account.role === 'admin')!;
+    const client = await ApiClient.signIn(server.url, admin.email, admin.password);
+
+    const limits: LoopLimits = { warmup: opts.warmup, runs: opts.runs, maxMs: opts.caseSeconds * 1000 };
+    const results: CaseResult[] = [];
+    for (const [i, benchCase] of cases.entries()) {
+      const result = await measureCase(benchCase, client, reference, limits, results);
+      results.push(result);
+      log(
+        `${i + 1}/${cases.length} ${benchCase.id}: p50 ${result.server.p50} ms, p95 ${result.server.p95} ms; ` +
+          `DuckDB p50 ${result.duckdb.p50} ms${result.check?.ok === false ? ' (ROW COUNT MISMATCH)' : ''}`,
+      );
+    }
+
+    log('GET /keys throughput against bare Fastify');
+    const bare = await startChild('bench/bare-fastify.ts', [], {
+      logPath: join(temp, 'bare.log'),
+      ready: /^listening at (http:\/\/\S+)$/m,
+    });
+    cleanups.push(() => bare.stop());
+    const keysThroughput = await throughput(client, bare, opts.loadSeconds);
+    await bare.stop();
+
+    log('GET /keys p99 idle and under summary load');
+    const keysLatency = await latencyUnderLoad(client, opts.loadSeconds);
+
+    sampler.stop();
+    const memory = {
+      peakRssAnonBytes: sampler.peakAnonBytes,
+      peakRssAnonMiB: round(sampler.peakAnonBytes / 2 ** 20, 1),
+      peakRssFileMiB: round(sampler.peakFileBytes / 2 ** 20, 1),
+      samples: sampler.samples,
+    };
+    await server.stop();
+
+    const partial: Omit<Report, 'figures' | 'passed' | 'failed'> = {
+      meta: {
+        rows: seeded.rows,
+        days: opts.days,
+        runs: opts.runs,
+        warmup: opts.warmup,
+        caseSeconds: opts.caseSeconds,
+        loadSeconds: opts.loadSeconds,
+        startedAt: new Date(started).toISOString(),
+        seconds: round((Date.now() - started) / 1000, 1),
+        node: process.version,
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+        picks: { ...picks },
+      },
+      import: { rows: seeded.rows, seconds: round(seeded.seconds, 2), rowsPerSecond: round(seeded.rowsPerSecond, 0) },
+      duckdbLoad: { rows: reference.rows, seconds: round(reference.seconds, 2) },
+      disk: { telemetryBytes: seeded.telemetryBytes, bytesPerRow: round(seeded.bytesPerRow, 1) },
+      cases: results,
+      keysThroughput,
+      keysLatency,
+      memory,
+    };
+    const figures = otherFigures(partial);
+    const verdicts = [...results.map((r) => r.pass), ...figures.map((f) => f.pass)].filter((p) => p !== null);
+    const report: Report = {
+      ...partial,
+      figures,
+      passed: verdicts.filter(Boolean).length,
+      failed: verdicts.filter((p) => !p).length,
+    };
+
+    mkdirSync(opts.out, { recursive: true });
+    const base = join(opts.out, String(seeded.rows));
+    // Formatted as `npm run lint` expects, so that the results can be committed as written.
+    writeFileSync(base + '.json', await formatted(base + '.json', JSON.stringify(report, null, 2)));
+    writeFileSync(base + '.md', await formatted(base + '.md', markdown(report)));
+    console.log('\n' + consoleTables(report) + '\n');
+    log(`wrote ${base}.json and ${base}.md (relative to ${ROOT})`);
+  } finally {
+    await cleanUp();
+    process.removeListener('SIGINT', interrupted);
+    process.removeListener('SIGTERM', interrupted);
+  }
+}
+
+async function formatted(path: string, text: string): Promise<string> {
+  const config = (await prettier.resolveConfig(path)) ?? {};
+  return prettier.format(text, { ...config, filepath: path });
+}
+
+/** One query: row counts checked once, then timed through HTTP, then in DuckDB. */
+async function measureCase(
+  benchCase: BenchCase,
+  client: ApiClient,
+  reference: Reference,
+  limits: LoopLimits,
+  done: CaseResult[],
+): Promise<CaseResult> {
+  const db = reference.connection;
+  const countAt = async (now: number) => {
+    const statement = benchCase.count!.statement(now);
+    const answer = await db.runAndReadAll(statement.sql, statement.params, paramTypes(statement.params));
+    return Number(answer.getRows()[0]?.[0]);
+  };
+  let check: CaseResult['check'];
+  if (benchCase.count) {
+    // The server's clock is read between these two: rows only leave the window as time passes.
+    const before = Date.now();
+    const answer = JSON.parse(await client.get(benchCase.path)) as Record<string, number>;
+    const after = Date.now();
+    const server = Number(answer[benchCase.count.field]);
+    const duckdbMax = await countAt(before);
+    const duckdbMin = await countAt(after);
+    check = { server, duckdbMin, duckdbMax, ok: server >= duckdbMin && server <= duckdbMax };
+  }
+
+  const server = await timeRuns(() => client.get(benchCase.path), limits);
+
+  const prepared: { statement: DuckDBPreparedStatement; params: (now: number) => DuckStatement['params'] }[] = [];
+  const statements = benchCase.duck(Date.now());
+  for (const [i, statement] of statements.entries()) {
+    prepared.push({
+      statement: await db.prepare(statement.sql),
+      params: (now) => benchCase.duck(now)[i]!.params,
+    });
+  }
+  let duckdb;
+  try {
+    duckdb = await timeRuns(async () => {
+      const now = Date.now();
+      for (const { statement, params } of prepared) {
+        const values = params(now);
+        statement.bind(values, paramTypes(values));
+        (await statement.runAndReadAll()).getRows();
+      }
+    }, limits);
+  } finally {
+    for (const { statement } of prepared) statement.destroySync();
+  }
+
+  const firstPage = done.find((r) => r.id === 'requests first page')?.server;
+  const verdict = judgeCase(benchCase.kind, server, duckdb, firstPage);
+  return {
+    id: benchCase.id,
+    kind: benchCase.kind,
+    path: benchCase.path,
+    server,
+    duckdb,
+    ratio: round(server.p50 / duckdb.p50, 2),
+    ...verdict,
+    ...(check ? { check } : {}),
+  };
+}
+
+/** Requests per second of GET /keys and of a bare Fastify route, 10 connections each, after a short warm-up. */
+async function throughput(client: ApiClient, bare: Child, seconds: number): Promise<Report['keysThroughput']> {
+  const connections = 10;
+  const run = async (url: string, headers: Record<string, string>, duration: number) => {
+    const result = await autocannon({ url, connections, duration, headers });
+    if (result.errors > 0 || result.non2xx > 0)
+      throw new Error(`autocannon ${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+    return result.requests.average;
+  };
+  const bareUrl = `${bare.url}/hello`;
+  const keysUrl = `${client.baseUrl}/keys`;
+  const headers = { cookie: client.cookie };
+  await run(bareUrl, {}, 1);
+  const bareFastifyRps = await run(bareUrl, {}, seconds);
+  await run(keysUrl, headers, 1);
+  const keysRps = await run(keysUrl, headers, seconds);
+  return { keysRps, bareFastifyRps, ratio: round(keysRps / bareFastifyRps, 3), seconds, connections };
+}
+
+/**
+ * p99 of GET /keys one request at a time, idle and then while 30-day summaries run in
+ * parallel in a loop. Each phase is bounded by time and by request count.
+ */
+async function latencyUnderLoad(client: ApiClient, seconds: number): Promise<Report['keysLatency']> {
+  const parallelSummaries = 4;
+  const maxRequests = 5000;
+  const sequential = async () => {
+    const samples: number[] = [];
+    const until = performance.now() + seconds * 1000;
+    while (performance.now() < until && samples.length < maxRequests) {
+      const t0 = performance.now();
+      await client.get('/keys');
+      samples.push(performance.now() - t0);
+    }
+    return samples.sort((a, b) => a - b);
+  };
+  for (let i = 0; i < 50; i++) await client.get('/keys');
+  const idle = await sequential();
+
+  let loading = true;
+  let summariesCompleted = 0;
+  const loadDeadline = performance.now() + (seconds + 120) * 1000;
+  const loader = async () => {
+    // Bounded by the flag, a deadline and a count.
+    for (let i = 0; loading && i < 100_000 && performance.now() < loadDeadline; i++) {
+      await client.get('/analytics/summary?time_range=30d');
+      summariesCompleted++;
+    }
+  };
+  const loaders = Array.from({ length: parallelSummaries }, loader);
+  let loaded: number[];
+  try {
+    await sleep(200); // Let the summaries get going first.
+    loaded = await sequential();
+  } finally {
+    loading = false;
+    await Promise.all(loaders);
+  }
+  const idleP99 = round(percentile(idle, 99), 3);
+  const loadedP99 = round(percentile(loaded, 99), 3);
+  return {
+    idleP99,
+    loadedP99,
+    ratio: round(loadedP99 / idleP99, 2),
+    idleRequests: idle.length,
+    loadedRequests: loaded.length,
+    parallelSummaries,
+    summariesCompleted,
+  };
+}
+
+main(process.argv.slice(2)).then(
+  () => {
+    process.exitCode = 0;
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    process.exitCode = 1;
+  },
+);

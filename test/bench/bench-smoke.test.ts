@@ -1,0 +1,117 @@
+// The benchmark at 20,000 rows, only to show that it runs and reports every figure.
+// No timing is asserted: the project forbids timed tests.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROWS = 20_000;
+
+function runBench(out: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'bench/run.ts',
+        '--rows',
+        String(ROWS),
+        '--runs',
+        '2',
+        '--warmup',
+        '1',
+        '--load-seconds',
+        '1',
+        '--out',
+        out,
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    // Past this the run is stuck: SIGTERM lets it stop its server child and remove its temp folder.
+    const timer = setTimeout(() => child.kill('SIGTERM'), 170_000);
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+const isNumber = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
+
+describe('npm run bench', () => {
+  const out = mkdtempSync(join(tmpdir(), 'gc-bench-smoke-'));
+  afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+  it('runs at 20,000 rows and writes every figure as JSON and markdown', { timeout: 180_000 }, async () => {
+    const { code, output } = await runBench(out);
+    expect(code, output.slice(-3000)).toBe(0);
+    const json = join(out, `${ROWS}.json`);
+    expect(existsSync(join(out, `${ROWS}.md`))).toBe(true);
+    const report = JSON.parse(readFileSync(json, 'utf8'));
+
+    // Every query of issue 6 section 1, each timed on the server and in DuckDB.
+    const ids: string[] = report.cases.map((c: any) => c.id);
+    for (const range of ['1h', '24h', '30d']) {
+      expect(ids).toContain(`summary ${range}`);
+      expect(ids).toContain(`summary ${range} key`);
+    }
+    for (const window of ['24h/5m', '30d/1h'])
+      for (const metric of ['volume', 'latency', 'ttft', 'tok_s', 'token_usage'])
+        for (const group of ['project', 'key', 'model'])
+          expect(ids).toContain(`timeseries ${metric} ${window} by ${group}`);
+    for (const page of [
+      'first page',
+      'project',
+      'key',
+      'model',
+      'status_category',
+      'termination_reason',
+      'min_cost_pkr',
+      'search metadata',
+      'search req_id',
+      'first page offset 10000',
+    ])
+      expect(ids).toContain(`requests ${page}`);
+    for (const c of report.cases) {
+      for (const engine of ['server', 'duckdb']) {
+        expect(c[engine].runs, `${c.id} ${engine}`).toBeGreaterThan(0);
+        expect(isNumber(c[engine].p50) && isNumber(c[engine].p95), `${c.id} ${engine}`).toBe(true);
+      }
+      expect(isNumber(c.ratio), c.id).toBe(true);
+      expect(typeof c.pass, c.id).toBe('boolean');
+      // The same rows and the same SQL semantics: the server and DuckDB count the same window.
+      if (c.check) expect(c.check.ok, `${c.id}: ${JSON.stringify(c.check)}`).toBe(true);
+    }
+
+    expect(report.import.rows).toBe(ROWS);
+    for (const value of [
+      report.import.rowsPerSecond,
+      report.disk.bytesPerRow,
+      report.keysThroughput.keysRps,
+      report.keysThroughput.bareFastifyRps,
+      report.keysThroughput.ratio,
+      report.keysLatency.idleP99,
+      report.keysLatency.loadedP99,
+      report.keysLatency.ratio,
+      report.memory.peakRssAnonMiB,
+    ])
+      expect(isNumber(value)).toBe(true);
+    expect(report.memory.peakRssAnonBytes).toBeGreaterThan(0);
+    expect(report.figures.map((f: any) => f.figure)).toEqual([
+      'GET /keys throughput',
+      'GET /keys p99 under analytics load',
+      'import rate (seeding, indexes included)',
+      'server peak anonymous RSS',
+      'bytes per row on disk',
+    ]);
+    for (const figure of report.figures) expect(isNumber(figure.value), figure.figure).toBe(true);
+  });
+});
