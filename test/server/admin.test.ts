@@ -1,10 +1,11 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
+import { importRow, ndjsonFile } from './request-rows.js';
 import { PASSWORD, register, TestClient, type TestServer, startServer } from './harness.js';
 
 let server: TestServer;
@@ -271,41 +272,10 @@ describe('import-requests', () => {
     return (telemetryDb.prepare('SELECT COUNT(*) AS n FROM requests').get() as { n: number }).n;
   }
 
-  function row(cost: number, overrides: Record<string, unknown> = {}) {
-    return {
-      req_id: `req-${randomUUID()}`,
-      timestamp: new Date(Date.now() - 60_000).toISOString(),
-      model: 'openai/gpt-4o-mini',
-      status: 200,
-      stream: true,
-      key: { id: keyId },
-      project: { id: projectId },
-      metrics: {
-        total_ms: 900,
-        ttft_ms: 120,
-        tpot_ms: 8.5,
-        pre_dispatch_ms: 9,
-        prompt_tokens: 100,
-        tokens_generated: 90,
-        cache_creation_input_tokens: null,
-        cache_read_input_tokens: null,
-        total_tokens: 190,
-        tokens_estimated: false,
-      },
-      financials: { cost_pkr: cost, is_byok: 0 },
-      status_detail: { termination_reason: 'success', upstream_error: null },
-      upstream: { model: 'gpt-4o-mini-2024-07-18' },
-      user_agent: 'admin-test/1.0',
-      metadata: { 'Run-Id': 'abc' },
-      ...overrides,
-    };
-  }
+  const row = (cost: number, overrides: Record<string, unknown> = {}) =>
+    importRow(keyId, projectId, { financials: { cost_pkr: cost, is_byok: 0 }, ...overrides });
 
-  function file(lines: (object | string)[]): string {
-    const path = join(scratch, `requests-${randomUUID()}.ndjson`);
-    writeFileSync(path, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
-    return path;
-  }
+  const file = (lines: (object | string)[]) => ndjsonFile(scratch, lines);
 
   const limit = (pkr: number) => client.patch(`/keys/${keyId}`, { rate_limit_rpm: 60, credit_limit_pkr: pkr });
 

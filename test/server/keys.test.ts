@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
+import { importRow, ndjsonFile } from './request-rows.js';
 import { register, startServer, type TestClient, type TestServer } from './harness.js';
 
 const CEILING = 500;
@@ -39,39 +38,10 @@ async function createKey(client: TestClient, projectId: string, extra: Record<st
   return answer.body;
 }
 
-let importCounter = 0;
 /** Settles `costPkr` into the key's spend through the operator's request-log import. */
 async function giveSpend(keyId: string, projectId: string, costPkr: number, at = new Date().toISOString()) {
-  importCounter++;
-  const row = {
-    req_id: `req-${randomUUID()}`,
-    timestamp: at,
-    model: 'openai/gpt-4o-mini',
-    status: 200,
-    stream: false,
-    key: { id: keyId },
-    project: { id: projectId },
-    metrics: {
-      total_ms: 120,
-      ttft_ms: null,
-      tpot_ms: null,
-      pre_dispatch_ms: 4,
-      prompt_tokens: 10,
-      tokens_generated: 20,
-      cache_creation_input_tokens: null,
-      cache_read_input_tokens: null,
-      total_tokens: 30,
-      tokens_estimated: false,
-    },
-    financials: { cost_pkr: costPkr, is_byok: 0 },
-    status_detail: { termination_reason: 'success', upstream_error: null },
-    upstream: { model: 'gpt-4o-mini' },
-    user_agent: 'keys-test',
-    metadata: {},
-  };
-  const file = join(server.dataDir, `import-${importCounter}.ndjson`);
-  writeFileSync(file, JSON.stringify(row) + '\n');
-  await admin('import-requests', '--file', file);
+  const row = importRow(keyId, projectId, { timestamp: at, financials: { cost_pkr: costPkr, is_byok: 0 } });
+  await admin('import-requests', '--file', ndjsonFile(server.dataDir, [row]));
 }
 
 const futureSeconds = (days: number) => Math.floor(Date.now() / 1000) + days * 86_400;

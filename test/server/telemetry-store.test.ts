@@ -1,48 +1,18 @@
-import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
+import { importRow, ndjsonFile } from './request-rows.js';
 import { register, startServer, type TestClient, type TestServer } from './harness.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-telemetry-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** A request-log row in the import shape, attributed to a key of a project. */
-function row(keyId: string, projectId: string, timestamp: string) {
-  return {
-    req_id: `req-${randomUUID()}`,
-    timestamp,
-    model: 'openai/gpt-4o-mini',
-    status: 200,
-    stream: false,
-    key: { id: keyId },
-    project: { id: projectId },
-    metrics: {
-      total_ms: 420,
-      ttft_ms: null,
-      tpot_ms: null,
-      pre_dispatch_ms: 12,
-      prompt_tokens: 30,
-      tokens_generated: 50,
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
-      total_tokens: 80,
-      tokens_estimated: false,
-    },
-    financials: { cost_pkr: 0.5, is_byok: 0 },
-    status_detail: { termination_reason: 'success', upstream_error: null },
-    upstream: { model: 'gpt-4o-mini-2024-07-18' },
-    user_agent: 'telemetry-test/1.0',
-    metadata: {},
-  };
-}
+const row = (keyId: string, projectId: string, timestamp: string) => importRow(keyId, projectId, { timestamp });
 
 async function importRows(server: TestServer, rows: object[], telemetryDb?: string): Promise<void> {
-  const file = join(scratch, `rows-${randomUUID()}.ndjson`);
-  writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-  const args = ['import-requests', '--file', file, '--data-dir', server.dataDir];
+  const args = ['import-requests', '--file', ndjsonFile(scratch, rows), '--data-dir', server.dataDir];
   if (telemetryDb) args.push('--telemetry-db', telemetryDb);
   const printed: string[] = [];
   const code = await runAdmin(args, (line) => printed.push(line));

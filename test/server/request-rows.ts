@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * A request-log row in the `import-requests` shape: a successful streamed call a minute
+ * ago costing 1 PKR, attributed to the key and project given. Top-level fields can be
+ * overridden; pass `financials` to set the cost.
+ */
+export function importRow(keyId: string | null, projectId: string | null, overrides: Record<string, unknown> = {}) {
+  return {
+    req_id: `req-${randomUUID()}`,
+    timestamp: new Date(Date.now() - 60_000).toISOString(),
+    model: 'openai/gpt-4o-mini',
+    status: 200,
+    stream: true,
+    key: keyId === null ? null : { id: keyId },
+    project: projectId === null ? null : { id: projectId },
+    metrics: {
+      total_ms: 900,
+      ttft_ms: 120,
+      tpot_ms: 8.5,
+      pre_dispatch_ms: 9,
+      prompt_tokens: 100,
+      tokens_generated: 90,
+      cache_creation_input_tokens: null,
+      cache_read_input_tokens: null,
+      total_tokens: 190,
+      tokens_estimated: false,
+    },
+    financials: { cost_pkr: 1, is_byok: 0 },
+    status_detail: { termination_reason: 'success', upstream_error: null },
+    upstream: { model: 'gpt-4o-mini-2024-07-18' },
+    user_agent: 'gateway-test/1.0',
+    metadata: { 'Run-Id': 'abc' },
+    ...overrides,
+  };
+}
+
+/** Writes an NDJSON file in `folder`, objects as JSON and strings as they are, and returns its path. */
+export function ndjsonFile(folder: string, lines: (object | string)[]): string {
+  const path = join(folder, `requests-${randomUUID()}.ndjson`);
+  writeFileSync(path, lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n');
+  return path;
+}
