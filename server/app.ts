@@ -38,6 +38,8 @@ export type App = FastifyInstance;
 const SESSION_PURGE_INTERVAL_MS = 3600 * 1000;
 /** One per core of the machines this runs on; the event loop stays free for the control plane. */
 const ANALYTICS_WORKERS = 2;
+/** Beyond this many waiting queries, more answer 503 at once rather than piling up. */
+const ANALYTICS_MAX_QUEUED = 32;
 
 export interface BuildOptions {
   /** Where log lines go (stdout by default); tests capture them. */
@@ -64,7 +66,14 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   app.decorate('secrets', secrets);
   app.decorate('control', control);
   app.decorate('telemetry', new TelemetryStore(config.telemetryDbPath, app.log));
-  app.decorate('analytics', new AnalyticsPool(config.telemetryDbPath, ANALYTICS_WORKERS));
+  app.decorate(
+    'analytics',
+    new AnalyticsPool(config.telemetryDbPath, {
+      size: ANALYTICS_WORKERS,
+      timeoutMs: config.analyticsTimeoutMs,
+      maxQueued: ANALYTICS_MAX_QUEUED,
+    }),
+  );
   // A timer's exception would end the process; a store busy with an import just waits an hour.
   const purgeSessions = () => {
     try {

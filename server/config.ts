@@ -20,6 +20,8 @@ export interface ServerConfig {
   refreshTtlSeconds: number;
   /** Highest `rate_limit_rpm` a key may have. */
   rateLimitCeiling: number;
+  /** An analytics query running longer answers 503 and its worker is replaced. */
+  analyticsTimeoutMs: number;
   /** log2 of scrypt's N for new password hashes. */
   passwordCost: number;
   oidc: OidcConfig | null;
@@ -44,6 +46,7 @@ export function resolveConfig(input: ServerConfigInput): ServerConfig {
     accessTtlSeconds: 900,
     refreshTtlSeconds: 7 * 24 * 3600,
     rateLimitCeiling: 10_000,
+    analyticsTimeoutMs: 30_000,
     passwordCost: 17,
     oidc: null,
     allowedOrigins: [],

@@ -45,6 +45,7 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
     accessTtlSeconds: number('SVC_ACCESS_TTL_SECONDS'),
     refreshTtlSeconds: number('SVC_REFRESH_TTL_SECONDS'),
     rateLimitCeiling: number('SVC_RATE_LIMIT_CEILING'),
+    analyticsTimeoutMs: number('SVC_ANALYTICS_TIMEOUT_MS'),
     passwordCost: number('SVC_PASSWORD_COST'),
     vaultMasterKey: env.SVC_VAULT_MASTER_KEY,
     keyHashSecret: env.SVC_KEY_HASH_SECRET,

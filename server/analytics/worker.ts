@@ -7,6 +7,9 @@ export interface WorkerJob {
   query: AnalyticsQuery;
 }
 
+/** Sent once the worker has loaded, so its start-up never counts against a job's deadline. */
+export const WORKER_READY = 'ready';
+
 export type WorkerReply =
   | { id: number; ok: true; result: unknown }
   /** `unavailable`: the store could not be opened or read; anything else is a bug. */
@@ -36,6 +39,7 @@ function reset(): void {
   queries = null;
 }
 
+parentPort?.postMessage(WORKER_READY);
 parentPort?.on('message', (job: WorkerJob) => {
   let reply: WorkerReply;
   try {

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { defaultInterval, parseDuration, parseTimeRange } from '../analytics/durations.js';
 import { AnalyticsUnavailable } from '../analytics/pool.js';
 import type { AnalyticsQuery, AnalyticsResult, GroupBy, Metric, Scope } from '../analytics/queries.js';
@@ -50,13 +50,19 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     return { scope, range };
   }
 
-  async function run<Q extends AnalyticsQuery>(query: Q): Promise<AnalyticsResult<Q>> {
+  /** Runs a telemetry query in the pool; dropped while it waits if the caller disconnects. */
+  async function run<Q extends AnalyticsQuery>(query: Q, reply: FastifyReply): Promise<AnalyticsResult<Q>> {
     if (!telemetry.reachable()) throw unavailable();
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!reply.raw.writableFinished) gone.abort();
+    };
+    reply.raw.once('close', onClose);
     try {
-      return await analytics.run(query);
+      return await analytics.run(query, gone.signal);
     } catch (error) {
       if (!(error instanceof AnalyticsUnavailable)) throw error;
-      app.log.warn({ err: error }, 'analytics query could not read the telemetry store');
+      app.log.warn({ err: error }, 'analytics query not answered');
       throw unavailable();
     }
   }
@@ -64,10 +70,10 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/analytics/summary',
     { schema: { tags, querystring: SummaryQuery, response: { 200: Summary, ...errors(400, 401, 404, 422, 503) } } },
-    async (request) => {
+    async (request, reply) => {
       const { scope, range } = scopeOf(request, request.query);
       if (request.query.model_alias !== undefined) scope.model = request.query.model_alias;
-      const summary = await run({ kind: 'summary', scope });
+      const summary = await run({ kind: 'summary', scope }, reply);
       return {
         time_range: range.text,
         total_requests: summary.requests,
@@ -98,7 +104,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
         query.interval === undefined
           ? defaultInterval(range.ms)
           : { text: query.interval, ms: parseDuration('interval', query.interval) };
-      const series = await run({ kind: 'timeseries', scope, metric, intervalMs: interval.ms, groupBy });
+      const series = await run({ kind: 'timeseries', scope, metric, intervalMs: interval.ms, groupBy }, reply);
       // The worker sent `data` as JSON text; only the small envelope is built here.
       const head = JSON.stringify({ metric, interval: interval.text, group_by: groupBy, time_range: range.text });
       const body = `${head.slice(0, -1)},"data":${series.json}}`;
@@ -112,7 +118,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     {
       schema: { tags, querystring: RequestsQuery, response: { 200: RequestPage, ...errors(400, 401, 404, 422, 503) } },
     },
-    async (request) => {
+    async (request, reply) => {
       const query = request.query;
       const category = query.status_category;
       if (category !== undefined && !STATUS_CATEGORIES.includes(category)) {
@@ -121,19 +127,22 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
       const { scope } = scopeOf(request, query);
       const limit = Math.min(query.limit ?? 50, PAGE_SIZE_CLAMP);
       const offset = query.offset ?? 0;
-      const page = await run({
-        kind: 'requests',
-        filter: {
-          ...scope,
-          ...(query.model === undefined ? {} : { model: query.model }),
-          ...(category === undefined ? {} : { statusClass: Number(category[0]) }),
-          ...(query.termination_reason === undefined ? {} : { terminationReason: query.termination_reason }),
-          ...(query.min_cost_pkr === undefined ? {} : { minCostMicro: microAtLeast(query.min_cost_pkr) }),
-          ...(query.search === undefined ? {} : { search: query.search.toLowerCase() }),
+      const page = await run(
+        {
+          kind: 'requests',
+          filter: {
+            ...scope,
+            ...(query.model === undefined ? {} : { model: query.model }),
+            ...(category === undefined ? {} : { statusClass: Number(category[0]) }),
+            ...(query.termination_reason === undefined ? {} : { terminationReason: query.termination_reason }),
+            ...(query.min_cost_pkr === undefined ? {} : { minCostMicro: microAtLeast(query.min_cost_pkr) }),
+            ...(query.search === undefined ? {} : { search: query.search.toLowerCase() }),
+          },
+          limit,
+          offset,
         },
-        limit,
-        offset,
-      });
+        reply,
+      );
       const names = {
         keys: new Map(control.keys.list(scope.orgId).map((key) => [key.id, key.name])),
         projects: new Map(control.organizations.projects(scope.orgId).map((project) => [project.id, project.name])),
@@ -145,7 +154,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
   app.get(
     '/admin/usage-throttling',
     { schema: { tags, querystring: ThrottlingQuery, response: { 200: UsageThrottling, ...errors(400, 401, 422) } } },
-    async (request) => {
+    async (request, reply) => {
       const { orgId } = authOf(request);
       const range = parseTimeRange(request.query.time_range);
       const now = config.now();
@@ -153,13 +162,16 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
       // Telemetry-derived figures are unknown (null) while the store is unreachable; the rest still answers.
       let counts: AnalyticsResult<{ kind: 'throttling' } & AnalyticsQuery> | null = null;
       try {
-        counts = await run({
-          kind: 'throttling',
-          orgId,
-          keyIds: keys.map((key) => key.id),
-          from: now - range.ms,
-          to: now,
-        });
+        counts = await run(
+          {
+            kind: 'throttling',
+            orgId,
+            keyIds: keys.map((key) => key.id),
+            from: now - range.ms,
+            to: now,
+          },
+          reply,
+        );
       } catch (error) {
         if (!(error instanceof ApiError && error.statusCode === 503)) throw error;
       }

@@ -1,0 +1,83 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AnalyticsPool, AnalyticsUnavailable } from '../../server/analytics/pool.js';
+import type { AnalyticsQuery } from '../../server/analytics/queries.js';
+import { openSqlite } from '../../server/stores/sqlite.js';
+import { TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
+
+const ORG = 'org-1';
+const NOW = Date.UTC(2026, 10, 22);
+const ROWS = 300_000;
+
+let folder: string;
+let path: string;
+const pools: AnalyticsPool[] = [];
+
+beforeAll(() => {
+  folder = mkdtempSync(join(tmpdir(), 'gc-pool-'));
+  path = join(folder, 'telemetry.db');
+  const db = openSqlite(path, TELEMETRY_MIGRATIONS);
+  // Enough rows that a metadata search over all of them takes well over the short deadlines below.
+  db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT ${ROWS})
+    INSERT INTO requests SELECT 'req-' || i, ${NOW} - i * 1000, '${ORG}', NULL, NULL, 'svc/auto', 200, 0,
+      100, NULL, NULL, 5, 10, 20, NULL, NULL, 30, 0, 1000, 0, 'success', NULL, 'svc-model', 'test',
+      json_object('customer', 'customer-' || (i % 97), 'trace_id', 'trace-' || i)
+    FROM n`);
+  db.close();
+});
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+afterEach(async () => {
+  await Promise.all(pools.splice(0).map((pool) => pool.close()));
+});
+
+function pool(limits: { size: number; timeoutMs: number; maxQueued: number }): AnalyticsPool {
+  const created = new AnalyticsPool(path, limits);
+  pools.push(created);
+  return created;
+}
+
+const heavySearch: AnalyticsQuery = {
+  kind: 'requests',
+  filter: { orgId: ORG, from: 0, to: NOW, search: 'no such text anywhere' },
+  limit: 50,
+  offset: 0,
+};
+const quickSummary: AnalyticsQuery = { kind: 'summary', scope: { orgId: ORG, from: NOW - 10_000, to: NOW } };
+
+describe('the analytics pool', () => {
+  it('answers a query from a worker thread', async () => {
+    const summary = await pool({ size: 1, timeoutMs: 30_000, maxQueued: 4 }).run(quickSummary);
+    expect(summary.requests).toBe(10);
+  });
+
+  it('gives up on a query past its deadline and serves the next one from a fresh worker', async () => {
+    const analytics = pool({ size: 1, timeoutMs: 150, maxQueued: 4 });
+    await expect(analytics.run(heavySearch)).rejects.toThrow(AnalyticsUnavailable);
+    await expect(analytics.run(heavySearch)).rejects.toThrow(/time limit/);
+    expect((await analytics.run(quickSummary)).requests).toBe(10);
+  });
+
+  it('refuses at once when too many queries are waiting', async () => {
+    const analytics = pool({ size: 1, timeoutMs: 30_000, maxQueued: 1 });
+    await analytics.run(quickSummary); // the worker is up: the next job runs at once instead of queueing
+    const running = analytics.run(heavySearch);
+    const waiting = analytics.run(quickSummary);
+    await expect(analytics.run(quickSummary)).rejects.toThrow(/too many analytics queries/);
+    expect((await running).total).toBe(0);
+    expect((await waiting).requests).toBe(10);
+  });
+
+  it('drops a waiting query whose caller went away, and keeps serving', async () => {
+    const analytics = pool({ size: 1, timeoutMs: 30_000, maxQueued: 4 });
+    await analytics.run(quickSummary);
+    const running = analytics.run(heavySearch);
+    const caller = new AbortController();
+    const dropped = analytics.run(quickSummary, caller.signal);
+    caller.abort();
+    await expect(dropped).rejects.toThrow(/caller went away/);
+    expect((await running).total).toBe(0);
+    expect((await analytics.run(quickSummary)).requests).toBe(10);
+  });
+});
