@@ -1,16 +1,15 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { get } from 'node:http';
-import { homedir } from 'node:os';
-import { join, posix, resolve, win32 } from 'node:path';
-import type { Readable } from 'node:stream';
+import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 // The accounts' module, not seed.ts: seed.ts pulls in the stores and with them better-sqlite3.
 import { DEMO_ACCOUNTS } from '../../server/demo/organisation.js';
 import type { EmbeddedStatus } from './contract.js';
 import { ConsoleError } from './errors.js';
 import type { EmbeddedServerControl } from './host.js';
+import { LogRing } from './log-ring.js';
+import { spawnWithNode, type ServerExit, type ServerProcess, type SpawnServer } from './server-process.js';
 
 /**
  * The embedded control plane: `server/cli.ts serve` in a child process on a free port
@@ -33,39 +32,6 @@ import type { EmbeddedServerControl } from './host.js';
  */
 
 export type EmbeddedState = EmbeddedStatus['state'];
-
-/** What to run: `execArgv` for the runtime, then `entry`, then `args`. */
-export interface ServerLaunch {
-  entry: string;
-  args: string[];
-  execArgv: string[];
-  env: NodeJS.ProcessEnv;
-}
-
-export interface ServerExit {
-  code: number | null;
-  signal: string | null;
-  /** Set when the process could not be started at all. */
-  error?: Error;
-}
-
-/** The running server as the lifecycle sees it; the spawner adapts its runtime's process to this. */
-export interface ServerProcess {
-  readonly pid: number | undefined;
-  readonly stdout: Readable | null;
-  readonly stderr: Readable | null;
-  kill(signal: 'SIGTERM' | 'SIGKILL'): void;
-  /** Called once, when the process has ended (after its output, where the runtime can tell) or failed to start. */
-  onExit(listener: (exit: ServerExit) => void): void;
-}
-
-/**
- * Starts the server process. The web shell uses the default ({@link spawnWithNode}); the
- * Electron shell adapts `utilityProcess.fork(launch.entry, launch.args, { execArgv:
- * launch.execArgv, env: launch.env, stdio: 'pipe' })`: `kill()` ignores the signal, and
- * `onExit` listens for its `exit` event.
- */
-export type SpawnServer = (launch: ServerLaunch) => ServerProcess;
 
 export interface EmbeddedServerOptions {
   /** The server's data folder; see {@link appDataDir}. Created when missing. */
@@ -101,147 +67,11 @@ export const DEMO_MARKER = 'console-demo.json';
 
 const LISTENING = /Control plane listening at (http:\/\/127\.0\.0\.1:\d{1,5}\/api)\s*$/;
 const POLL_MS = 100;
-const MAX_LINE = 2000;
 
 /** The demo admin, else the owner: the account offered for one-click sign-in. */
 function demoAdmin(): { email: string; password: string } | null {
   const account = DEMO_ACCOUNTS.find((a) => a.role === 'admin') ?? DEMO_ACCOUNTS.find((a) => a.role === 'owner');
   return account ? { email: account.email, password: account.password } : null;
-}
-
-/** The platform's folder for an application's data, e.g. ~/.local/share/<appName> on Linux. */
-export function appDataDir(
-  appName: string,
-  where: { platform?: NodeJS.Platform; env?: NodeJS.ProcessEnv; home?: string } = {},
-): string {
-  const platform = where.platform ?? process.platform;
-  const env = where.env ?? process.env;
-  const home = where.home ?? homedir();
-  if (platform === 'win32') return win32.join(env.APPDATA || win32.join(home, 'AppData', 'Roaming'), appName);
-  if (platform === 'darwin') return posix.join(home, 'Library', 'Application Support', appName);
-  const xdg = env.XDG_DATA_HOME;
-  // The XDG specification says a relative path is invalid and is to be ignored.
-  return posix.join(xdg && posix.isAbsolute(xdg) ? xdg : posix.join(home, '.local', 'share'), appName);
-}
-
-/**
- * Ends the server when the host's end of its stdin pipe closes: the host exited or was
- * killed. SIGTERM lets the server close its stores cleanly.
- */
-const PARENT_WATCH =
-  'data:text/javascript,' +
-  encodeURIComponent(
-    "process.stdin.on('end',()=>process.kill(process.pid,'SIGTERM'));process.stdin.on('error',()=>{});process.stdin.resume();process.stdin.unref();",
-  );
-
-/**
- * A spawner running the server as a child process of a Node binary (a path, or a name looked
- * up on PATH), watching its stdin to die with the host. The Electron shell passes the system
- * Node in development, where its own process.execPath is the Electron binary.
- */
-export function nodeSpawner(node: string = process.execPath): SpawnServer {
-  return (launch) => {
-    const child = spawn(node, [...launch.execArgv, '--import', PARENT_WATCH, launch.entry, ...launch.args], {
-      env: launch.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      windowsHide: true,
-    });
-    // Never written to; kept open so that only the host's death closes it.
-    child.stdin?.on('error', () => {});
-    return {
-      get pid() {
-        return child.pid;
-      },
-      stdout: child.stdout,
-      stderr: child.stderr,
-      kill: (signal) => {
-        child.kill(signal);
-      },
-      onExit: (listener) => {
-        let told = false;
-        const tell = (exit: ServerExit) => {
-          if (told) return;
-          told = true;
-          listener(exit);
-        };
-        // 'close' comes after the output streams have ended, so the last lines are in.
-        child.once('close', (code, signal) => tell({ code, signal }));
-        child.once('error', (error) => {
-          if (child.pid === undefined) tell({ code: null, signal: null, error });
-        });
-      },
-    };
-  };
-}
-
-/** The default spawner: this Node binary. */
-export const spawnWithNode: SpawnServer = nodeSpawner();
-
-/** Keeps the last lines of output, dropping any that carries a password. */
-class LogRing {
-  private readonly lines: string[] = [];
-  private readonly secrets = DEMO_ACCOUNTS.map((a) => a.password).filter((p) => p.length > 0);
-
-  constructor(
-    private readonly capacity: number,
-    private readonly onLog?: (line: string) => void,
-  ) {}
-
-  /** Reads a stream line by line; `onLine` sees every line, the ring only the safe ones. */
-  follow(stream: Readable | null, onLine: (line: string) => void): void {
-    if (!stream) return;
-    stream.setEncoding('utf8');
-    let partial = '';
-    // After "Sign in with:" the server lists the demo accounts, one indented line each.
-    let inCredentials = false;
-    const take = (raw: string) => {
-      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-      onLine(line);
-      if (inCredentials && /^\s/.test(line)) return;
-      inCredentials = /sign in with:\s*$/i.test(line);
-      if (this.isSecret(line)) return;
-      this.push(line);
-    };
-    stream.on('data', (chunk: string) => {
-      partial += chunk;
-      let newline = partial.indexOf('\n');
-      while (newline >= 0) {
-        take(partial.slice(0, newline));
-        partial = partial.slice(newline + 1);
-        newline = partial.indexOf('\n');
-      }
-      if (partial.length > 64 * 1024) {
-        take(partial);
-        partial = '';
-      }
-    });
-    stream.on('end', () => {
-      if (partial) take(partial);
-      partial = '';
-    });
-    stream.on('error', () => {});
-  }
-
-  isSecret(line: string): boolean {
-    if (this.secrets.some((secret) => line.includes(secret))) return true;
-    // `"password":"…"`, `password=…`, `password: …` in whatever a log line holds.
-    return /pass(word|wd|phrase)["']?\s*[:=]/i.test(line);
-  }
-
-  push(line: string): void {
-    const kept = line.length > MAX_LINE ? `${line.slice(0, MAX_LINE)}…` : line;
-    this.lines.push(kept);
-    if (this.lines.length > this.capacity) this.lines.splice(0, this.lines.length - this.capacity);
-    this.onLog?.(kept);
-  }
-
-  clear(): void {
-    this.lines.length = 0;
-  }
-
-  snapshot(): string[] {
-    return [...this.lines];
-  }
 }
 
 interface Run {

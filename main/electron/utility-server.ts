@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { utilityProcess } from 'electron';
-import { nodeSpawner, type ServerExit, type ServerProcess, type SpawnServer } from '../core/embedded-server.js';
+import { nodeSpawner, type ServerExit, type ServerProcess, type SpawnServer } from '../core/server-process.js';
 
 /**
  * How the Electron shell runs the embedded server.

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { appDataDir, EmbeddedServer } from '../core/embedded-server.js';
+import { appDataDir } from '../core/app-data.js';
+import { EmbeddedServer } from '../core/embedded-server.js';
 import { ConsoleHost } from '../core/host.js';
 import { ownerOnlyFile, ProfileStore } from '../core/profiles.js';
 import { findChromium, hasDisplay, openAppWindow, type OpenedBrowser } from './browser.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as electron from './fakes/electron.js';
 import { paths, runElectronShell } from '../../main/electron/lifecycle.js';
-import type { ServerExit, ServerProcess } from '../../main/core/embedded-server.js';
+import type { ServerExit, ServerProcess } from '../../main/core/server-process.js';
 
 vi.mock('electron', () => import('./fakes/electron.js'));
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as electron from './fakes/electron.js';
-import type { ServerExit, ServerProcess } from '../../main/core/embedded-server.js';
-import { nodeSpawner } from '../../main/core/embedded-server.js';
+import type { ServerExit, ServerProcess } from '../../main/core/server-process.js';
+import { nodeSpawner } from '../../main/core/server-process.js';
 import { embeddedServerSpawner, utilityProcessSpawner } from '../../main/electron/utility-server.js';
 
 vi.mock('electron', () => import('./fakes/electron.js'));

@@ -3,12 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  appDataDir,
-  DEMO_MARKER,
-  EmbeddedServer,
-  type EmbeddedServerOptions,
-} from '../../main/core/embedded-server.js';
+import { appDataDir } from '../../main/core/app-data.js';
+import { DEMO_MARKER, EmbeddedServer, type EmbeddedServerOptions } from '../../main/core/embedded-server.js';
 import type { EmbeddedStatus } from '../../main/core/contract.js';
 import { ConsoleError } from '../../main/core/errors.js';
 import { DEMO_ACCOUNTS } from '../../server/demo/organisation.js';
