@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Paging, Timestamp } from './common.js';
-import { RequestFinancials, RequestMetrics, RequestStatusDetail } from './request-log.js';
+import { RequestOutcomeFields } from './request-log.js';
 
 const Window = {
   time_range: Type.Optional(Type.String({ description: '<int><unit>, unit s, m, h or d; default 24h, at most 400d' })),
@@ -70,12 +70,7 @@ export const RequestLogRow = Type.Object({
   stream: Type.Boolean(),
   key: NamedRef,
   project: NamedRef,
-  metrics: RequestMetrics,
-  financials: RequestFinancials,
-  status_detail: RequestStatusDetail,
-  upstream: Nullable(Type.Object({ model: Type.String() })),
-  user_agent: Type.String(),
-  metadata: Type.Record(Type.String(), Type.String()),
+  ...RequestOutcomeFields,
 });
 export type RequestLogRow = Static<typeof RequestLogRow>;
 

@@ -34,6 +34,16 @@ export const RequestStatusDetail = Type.Object({
   upstream_error: Nullable(Type.String()),
 });
 
+/** What a request-log row records of the request's outcome: the same in the import file and the API. */
+export const RequestOutcomeFields = {
+  metrics: RequestMetrics,
+  financials: RequestFinancials,
+  status_detail: RequestStatusDetail,
+  upstream: Nullable(Type.Object({ model: Type.String() })),
+  user_agent: Type.String(),
+  metadata: Type.Record(Type.String(), Type.String()),
+};
+
 const Reference = Type.Object({ id: Type.String() });
 
 /** One line of an `import-requests` file: a request-log row whose key and project are given by id. */
@@ -46,11 +56,6 @@ export const ImportedRequest = Type.Object({
   key: Nullable(Reference),
   project: Nullable(Reference),
   organization_name: Type.Optional(Type.String()),
-  metrics: RequestMetrics,
-  financials: RequestFinancials,
-  status_detail: RequestStatusDetail,
-  upstream: Nullable(Type.Object({ model: Type.String() })),
-  user_agent: Type.String(),
-  metadata: Type.Record(Type.String(), Type.String()),
+  ...RequestOutcomeFields,
 });
 export type ImportedRequest = Static<typeof ImportedRequest>;
