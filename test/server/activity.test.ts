@@ -1,8 +1,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdmin } from '../../server/admin/commands.js';
-import { PASSWORD, TestClient, register, startServer, unique, type TestServer } from './harness.js';
+import { PASSWORD, TestClient, register, startServer, unique, type TestServer, runOperator } from './harness.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$/;
 
@@ -12,11 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function admin(...args: string[]): Promise<void> {
-  const lines: string[] = [];
-  const code = await runAdmin([...args, '--data-dir', server.dataDir], (line) => lines.push(line));
-  expect(code, lines.join('\n')).toBe(0);
-}
+const admin = (...args: string[]) => runOperator(server, ...args);
 
 async function activity(client: TestClient, query = '') {
   const answer = await client.get(`/activity${query}`);

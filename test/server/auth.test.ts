@@ -2,8 +2,16 @@ import Database from 'better-sqlite3';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdmin } from '../../server/admin/commands.js';
-import { PASSWORD, TestClient, register, startServer, unique, type Answer, type TestServer } from './harness.js';
+import {
+  PASSWORD,
+  TestClient,
+  register,
+  startServer,
+  unique,
+  type Answer,
+  type TestServer,
+  runOperator,
+} from './harness.js';
 
 const ACCESS = 'svc_access_token';
 const REFRESH = 'svc_refresh_token';
@@ -64,12 +72,7 @@ async function tokensOf(client: TestClient): Promise<{ access: string; refresh: 
   return { access: access!, refresh: refresh! };
 }
 
-async function admin(server: TestServer, ...args: string[]): Promise<string> {
-  const lines: string[] = [];
-  const code = await runAdmin([...args, '--data-dir', server.dataDir], (line) => lines.push(line));
-  expect(code).toBe(0);
-  return lines.join('\n');
-}
+const admin = runOperator;
 
 async function activity(client: TestClient): Promise<{ actor: string | null; action: string; target: string }[]> {
   const answer = await client.get('/activity');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { CookieJar } from 'tough-cookie';
 import { request as httpRequest } from 'undici';
+import { runAdmin } from '../../server/admin/commands.js';
 import { buildApp, type App } from '../../server/app.js';
 import { resolveConfig, type ServerConfig } from '../../server/config.js';
 
@@ -144,4 +145,12 @@ export async function register(
   });
   if (answer.status !== 201) throw new Error(`register failed: ${answer.status} ${JSON.stringify(answer.body)}`);
   return { client, email, org, body: answer.body };
+}
+
+/** Runs an operator command on the server's data folder; fails with its output unless it succeeds, else returns what it printed. */
+export async function runOperator(server: TestServer, ...args: string[]): Promise<string> {
+  const lines: string[] = [];
+  const code = await runAdmin([...args, '--data-dir', server.dataDir], (line) => lines.push(line));
+  if (code !== 0) throw new Error(`admin ${args.join(' ')} exited with ${code}:\n${lines.join('\n')}`);
+  return lines.join('\n');
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdmin } from '../../server/admin/commands.js';
-import { register, startServer, type TestClient, type TestServer } from './harness.js';
+import { register, startServer, type TestClient, type TestServer, runOperator } from './harness.js';
 
 /**
  * Two organisations side by side. Whatever A sends that names one of B's records must
@@ -23,10 +22,7 @@ let server: TestServer;
 let a: Tenant;
 let b: Tenant;
 
-async function admin(...args: string[]): Promise<void> {
-  const code = await runAdmin([...args, '--data-dir', server.dataDir], () => undefined);
-  if (code !== 0) throw new Error(`admin ${args.join(' ')} failed with ${code}`);
-}
+const admin = (...args: string[]) => runOperator(server, ...args);
 
 async function tenant(label: string, providers: string[]): Promise<Tenant> {
   const { client, email, org } = await register(server, {

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdmin } from '../../server/admin/commands.js';
 import { importRow, ndjsonFile } from './request-rows.js';
-import { register, startServer, type TestClient, type TestServer } from './harness.js';
+import { register, startServer, type TestClient, type TestServer, runOperator } from './harness.js';
 
 const CEILING = 500;
 const SECRET = /^sk_svc_[A-Za-z0-9]{32}$/;
@@ -14,11 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function admin(...args: string[]): Promise<void> {
-  const lines: string[] = [];
-  const code = await runAdmin([...args, '--data-dir', server.dataDir], (line) => lines.push(line));
-  expect(code, lines.join('\n')).toBe(0);
-}
+const admin = (...args: string[]) => runOperator(server, ...args);
 
 async function projectOf(client: TestClient): Promise<string> {
   const answer = await client.get('/projects');

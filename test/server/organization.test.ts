@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runAdmin } from '../../server/admin/commands.js';
-import { register, startServer, unique, type TestServer } from './harness.js';
+import { register, startServer, unique, type TestServer, runOperator } from './harness.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -11,11 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function admin(...args: string[]): Promise<void> {
-  const lines: string[] = [];
-  const code = await runAdmin([...args, '--data-dir', server.dataDir], (line) => lines.push(line));
-  expect(code, lines.join('\n')).toBe(0);
-}
+const admin = (...args: string[]) => runOperator(server, ...args);
 
 describe('PATCH /organization', () => {
   it('lets the owner rename the organisation, trimmed, and shows the new name everywhere', async () => {
