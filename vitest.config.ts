@@ -1,13 +1,31 @@
+import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
+
+// Two cores: test files run in parallel, each on its own server, port and data folder.
+const shared = { pool: 'forks', testTimeout: 20_000, hookTimeout: 20_000 } as const;
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    exclude: ['test/e2e/**', 'node_modules/**'],
-    // Two cores: test files run in parallel, each on its own server, port and data folder.
-    pool: 'forks',
     maxWorkers: 2,
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    projects: [
+      {
+        test: {
+          ...shared,
+          name: 'node',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/e2e/**', 'test/renderer/**', 'node_modules/**'],
+        },
+      },
+      {
+        plugins: [react()],
+        test: {
+          ...shared,
+          name: 'renderer',
+          include: ['test/renderer/**/*.test.{ts,tsx}'],
+          environment: 'jsdom',
+          setupFiles: ['test/renderer/setup.ts'],
+        },
+      },
+    ],
   },
 });

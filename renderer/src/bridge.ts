@@ -112,3 +112,6 @@ export function errorMessage(error: unknown): string {
   if (error instanceof BridgeError) return error.status ? `${error.message} (${error.status})` : error.message;
   return error instanceof Error ? error.message : String(error);
 }
+
+// The web shell's token arrives in the address; take it before anything else reads the hash.
+if (!window.gatewayConsole) webToken();

@@ -1,0 +1,80 @@
+import { useEffect } from 'react';
+import { useAnalyticsHealth } from '../state/api.js';
+import { SCREENS, useRoute } from '../state/route.js';
+import { useSession } from '../state/session.js';
+import { screens } from './screens.js';
+
+/** The signed-in console: navigation, who is signed in where, the analytics banner, the screen. */
+export function Shell() {
+  const screen = useRoute((s) => s.screen);
+  const go = useRoute((s) => s.go);
+  const { title, component: Screen } = screens[screen];
+
+  useEffect(() => {
+    document.title = `${title} · Gateway Console`;
+  }, [title]);
+
+  return (
+    <div className="shell">
+      <nav className="sidebar" aria-label="Console">
+        <p className="brand">Gateway Console</p>
+        <ul>
+          {SCREENS.map((name) => (
+            <li key={name}>
+              <a
+                href={`#/${name}`}
+                aria-current={name === screen ? 'page' : undefined}
+                onClick={(event) => {
+                  event.preventDefault();
+                  go(name);
+                }}
+                data-testid={`nav-${name}`}
+              >
+                {screens[name].title}
+              </a>
+            </li>
+          ))}
+        </ul>
+        <SessionIndicator />
+      </nav>
+      <main className="content" aria-labelledby="screen-title">
+        <AnalyticsBanner />
+        <h1 id="screen-title">{title}</h1>
+        <Screen />
+      </main>
+    </div>
+  );
+}
+
+function SessionIndicator() {
+  const me = useSession((s) => s.me);
+  const profile = useSession((s) => s.profiles.find((p) => p.id === s.profileId));
+  const signOut = useSession((s) => s.signOut);
+  if (!me) return null;
+  return (
+    <div className="session" data-testid="session-indicator" aria-label="Session">
+      <span className="dot" aria-hidden="true" />
+      <div>
+        <strong data-testid="session-email">{me.email}</strong>
+        <span className="muted">
+          {me.role} · {me.organization.name}
+        </span>
+        <span className="muted">{profile?.name ?? ''}</span>
+      </div>
+      <button type="button" onClick={() => void signOut()} data-testid="sign-out">
+        Sign out
+      </button>
+    </div>
+  );
+}
+
+function AnalyticsBanner() {
+  const unavailable = useAnalyticsHealth((s) => s.unavailable);
+  if (!unavailable) return null;
+  return (
+    <div role="alert" className="banner" data-testid="analytics-banner">
+      Analytics are unavailable right now ({unavailable}). Keys, provider keys, activity and the organisation keep
+      working; figures come back once the server can read its request telemetry.
+    </div>
+  );
+}

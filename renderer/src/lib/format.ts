@@ -1,0 +1,56 @@
+/**
+ * How figures read on screen. Null is unknown and always shows as a dash, never as 0;
+ * times show in the user's zone, with the UTC instant offered as a tooltip.
+ */
+
+export const UNKNOWN = '–';
+
+const integer = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
+const decimal = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
+
+export function formatCount(value: number | null | undefined): string {
+  return value === null || value === undefined ? UNKNOWN : integer.format(value);
+}
+
+export function formatDecimal(value: number | null | undefined, unit = ''): string {
+  return value === null || value === undefined ? UNKNOWN : `${decimal.format(value)}${unit}`;
+}
+
+export function formatMs(value: number | null | undefined): string {
+  if (value === null || value === undefined) return UNKNOWN;
+  return value >= 10_000 ? `${decimal.format(value / 1000)} s` : `${integer.format(value)} ms`;
+}
+
+const localTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+const localDate = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+
+function parse(iso: string): Date | null {
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/** A timestamp in the user's zone; `whenNull` is what an absent one means here ("never", "no expiry"). */
+export function formatTime(iso: string | null | undefined, whenNull: string = UNKNOWN): string {
+  if (iso === null || iso === undefined) return whenNull;
+  const date = parse(iso);
+  return date ? localTime.format(date) : iso;
+}
+
+export function formatDate(iso: string | null | undefined, whenNull: string = UNKNOWN): string {
+  if (iso === null || iso === undefined) return whenNull;
+  const date = parse(iso);
+  return date ? localDate.format(date) : iso;
+}
+
+/** The exact instant in UTC, for a tooltip beside a local time. */
+export function utcTitle(iso: string | null | undefined): string | undefined {
+  if (!iso) return undefined;
+  const date = parse(iso);
+  return date
+    ? `${date
+        .toISOString()
+        .replace('T', ' ')
+        .replace(/\.\d+Z$/, 'Z')
+        .replace('Z', ' UTC')}`
+    : undefined;
+}

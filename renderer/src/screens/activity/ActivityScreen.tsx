@@ -1,0 +1,3 @@
+export function ActivityScreen() {
+  return <p className="muted">Not built yet.</p>;
+}

@@ -1,0 +1,3 @@
+export function AnalyticsScreen() {
+  return <p className="muted">Not built yet.</p>;
+}

@@ -1,0 +1,61 @@
+import { useState } from 'react';
+import { call, errorMessage } from '../../bridge.js';
+import { ErrorNote } from '../../components/Feedback.js';
+import { useSession } from '../../state/session.js';
+
+/** The embedded server's state, its last log lines when it crashed, and the demo sign-in. */
+export function EmbeddedPanel({ profileId }: { profileId: string }) {
+  const status = useSession((s) => s.embedded);
+  const signedIn = useSession((s) => s.signedIn);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const run = async (action: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (e) {
+      setError(errorMessage(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (!status) return <p className="muted">Asking the host about the embedded server…</p>;
+  return (
+    <div className="embedded" data-testid="embedded-panel">
+      <p aria-live="polite" data-testid="embedded-state">
+        Embedded server: <strong className={`state state-${status.state}`}>{status.state}</strong>
+        {status.state === 'starting' && <span className="muted"> (the first start seeds the demo data)</span>}
+      </p>
+      {status.state === 'crashed' && (
+        <>
+          <pre className="log" data-testid="embedded-log" aria-label="The embedded server's last log lines">
+            {status.lastLog.slice(-15).join('\n') || 'It printed nothing.'}
+          </pre>
+          <button type="button" disabled={busy} onClick={() => void run(() => call('embedded.restart', {}))}>
+            Restart the embedded server
+          </button>
+        </>
+      )}
+      {status.state === 'running' && status.demoAccount && (
+        <button
+          type="button"
+          className="primary"
+          disabled={busy}
+          data-testid="demo-sign-in"
+          onClick={() =>
+            void run(async () => {
+              await call('session.signInDemo', { profileId });
+              await signedIn(profileId);
+            })
+          }
+        >
+          {busy ? 'Signing in…' : `Sign in as the demo admin (${status.demoAccount.email})`}
+        </button>
+      )}
+      <ErrorNote error={error} />
+    </div>
+  );
+}

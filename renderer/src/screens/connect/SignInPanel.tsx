@@ -1,0 +1,180 @@
+import { useState, type FormEvent, type ReactNode } from 'react';
+import type { ProfileView } from '../../../../main/core/contract.js';
+import { BridgeError, call, errorMessage } from '../../bridge.js';
+import { Field } from '../../components/Field.js';
+import { useSession } from '../../state/session.js';
+
+type Mode = 'signIn' | 'register' | 'identity';
+
+const MODES: { mode: Mode; label: string }[] = [
+  { mode: 'signIn', label: 'Sign in' },
+  { mode: 'register', label: 'Register' },
+  { mode: 'identity', label: 'External identity' },
+];
+
+/** Sign in, register (create or join an organisation by name), or sign in with an OpenID Connect ID token. */
+export function SignInPanel({ profile }: { profile: ProfileView }) {
+  const [mode, setMode] = useState<Mode>('signIn');
+  const [identityRefused, setIdentityRefused] = useState<string | null>(null);
+  return (
+    <div className="signin">
+      <div role="tablist" aria-label="How to sign in" className="tabs">
+        {MODES.map(({ mode: m, label }) => (
+          <button
+            key={m}
+            type="button"
+            role="tab"
+            aria-selected={mode === m}
+            className={mode === m ? 'tab selected' : 'tab'}
+            onClick={() => setMode(m)}
+            data-testid={`mode-${m}`}
+          >
+            {label}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel">
+        {mode === 'signIn' && <PasswordForm profile={profile} />}
+        {mode === 'register' && <RegisterForm profile={profile} />}
+        {mode === 'identity' &&
+          (identityRefused ? (
+            <p className="muted" data-testid="identity-unavailable">
+              {identityRefused}
+            </p>
+          ) : (
+            <IdentityForm profile={profile} onNotOffered={setIdentityRefused} />
+          ))}
+      </div>
+    </div>
+  );
+}
+
+function useSubmit(profileId: string, action: () => Promise<unknown>, onError?: (error: unknown) => boolean) {
+  const signedIn = useSession((s) => s.signedIn);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+      await signedIn(profileId);
+    } catch (e) {
+      if (!onError?.(e)) setError(errorMessage(e));
+      setBusy(false);
+    }
+  };
+  return { error, busy, submit };
+}
+
+function SubmitRow({ busy, children }: { busy: boolean; children: ReactNode }) {
+  return (
+    <div className="actions">
+      <button type="submit" className="primary" disabled={busy} data-testid="submit">
+        {busy ? 'Please wait…' : children}
+      </button>
+    </div>
+  );
+}
+
+function PasswordForm({ profile }: { profile: ProfileView }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const { error, busy, submit } = useSubmit(profile.id, () =>
+    call('session.signIn', { profileId: profile.id, email: email.trim(), password }),
+  );
+  return (
+    <form className="stack" onSubmit={submit} aria-label="Sign in" data-testid="sign-in-form">
+      <Field label="Email">
+        <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+      </Field>
+      <Field label="Password" error={error}>
+        <input
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+      </Field>
+      <SubmitRow busy={busy}>Sign in</SubmitRow>
+    </form>
+  );
+}
+
+function RegisterForm({ profile }: { profile: ProfileView }) {
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [organization, setOrganization] = useState('');
+  const { error, busy, submit } = useSubmit(profile.id, () =>
+    call('session.register', {
+      profileId: profile.id,
+      email: email.trim(),
+      password,
+      organization_name: organization.trim(),
+    }),
+  );
+  return (
+    <form className="stack" onSubmit={submit} aria-label="Register" data-testid="register-form">
+      <Field label="Email">
+        <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
+      </Field>
+      <Field label="Password" hint="At least 8 characters.">
+        <input
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={8}
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+      </Field>
+      <Field
+        label="Organisation"
+        hint="A new name creates the organisation with you as its owner; an existing one adds you as a member."
+        error={error}
+      >
+        <input required value={organization} onChange={(e) => setOrganization(e.target.value)} />
+      </Field>
+      <SubmitRow busy={busy}>Register</SubmitRow>
+    </form>
+  );
+}
+
+function IdentityForm({ profile, onNotOffered }: { profile: ProfileView; onNotOffered: (why: string) => void }) {
+  const [idToken, setIdToken] = useState('');
+  const [organization, setOrganization] = useState('');
+  const { error, busy, submit } = useSubmit(
+    profile.id,
+    () =>
+      call('session.google', {
+        profileId: profile.id,
+        id_token: idToken.trim(),
+        ...(organization.trim() ? { organization_name: organization.trim() } : {}),
+      }),
+    (e) => {
+      if (e instanceof BridgeError && e.status === 501) {
+        onNotOffered(`This server does not offer external identity sign-in (${e.message}).`);
+        return true;
+      }
+      return false;
+    },
+  );
+  return (
+    <form
+      className="stack"
+      onSubmit={submit}
+      aria-label="Sign in with an external identity"
+      data-testid="identity-form"
+    >
+      <Field label="OpenID Connect ID token" hint="From your organisation's identity provider.">
+        <textarea required rows={4} value={idToken} onChange={(e) => setIdToken(e.target.value)} spellCheck={false} />
+      </Field>
+      <Field label="Organisation (first sign-in only)" error={error}>
+        <input value={organization} onChange={(e) => setOrganization(e.target.value)} />
+      </Field>
+      <SubmitRow busy={busy}>Sign in</SubmitRow>
+    </form>
+  );
+}

@@ -1,0 +1,3 @@
+export function KeysScreen() {
+  return <p className="muted">Not built yet.</p>;
+}

@@ -1,0 +1,3 @@
+export function OrganisationScreen() {
+  return <p className="muted">Not built yet.</p>;
+}

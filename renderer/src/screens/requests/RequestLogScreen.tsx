@@ -1,0 +1,3 @@
+export function RequestLogScreen() {
+  return <p className="muted">Not built yet.</p>;
+}

@@ -1,0 +1,3 @@
+export function VaultScreen() {
+  return <p className="muted">Not built yet.</p>;
+}

@@ -1,0 +1,80 @@
+import { create } from 'zustand';
+import type { CallResult } from '../../../main/core/contract.js';
+import { errorMessage } from '../bridge.js';
+import { api } from './api.js';
+import { useSession } from './session.js';
+
+/**
+ * The organisation's projects, keys and model catalogue: listed by the keys screen and
+ * used everywhere else to offer filters and to name ids (a chart series is "Checkout",
+ * not a uuid). Null means not loaded yet; an error is kept beside it for the screen.
+ */
+
+export type Project = CallResult<'api.projects'>['projects'][number];
+export type Key = CallResult<'api.listKeys'>['keys'][number];
+export type Model = CallResult<'api.models'>['models'][number];
+
+type Part = 'projects' | 'keys' | 'models';
+
+interface DirectoryState {
+  projects: Project[] | null;
+  keys: Key[] | null;
+  models: Model[] | null;
+  errors: Partial<Record<Part, string>>;
+  loading: Partial<Record<Part, boolean>>;
+  /** Loads what is not loaded yet (or everything, when `force`). */
+  load(force?: boolean): Promise<void>;
+  reloadKeys(): Promise<void>;
+  reset(): void;
+}
+
+const EMPTY = { projects: null, keys: null, models: null, errors: {}, loading: {} };
+
+export const useDirectory = create<DirectoryState>((set, get) => {
+  async function fetchPart<P extends Part>(part: P, fetch: () => Promise<DirectoryState[P]>): Promise<void> {
+    set((s) => ({ loading: { ...s.loading, [part]: true } }));
+    try {
+      const value = await fetch();
+      set(
+        (s) =>
+          ({
+            [part]: value,
+            errors: { ...s.errors, [part]: undefined },
+            loading: { ...s.loading, [part]: false },
+          }) as Partial<DirectoryState>,
+      );
+    } catch (error) {
+      set((s) => ({ errors: { ...s.errors, [part]: errorMessage(error) }, loading: { ...s.loading, [part]: false } }));
+    }
+  }
+  return {
+    ...EMPTY,
+    async load(force = false) {
+      const s = get();
+      await Promise.all([
+        (force || s.projects === null) && fetchPart('projects', async () => (await api('api.projects', {})).projects),
+        (force || s.keys === null) && fetchPart('keys', async () => (await api('api.listKeys', {})).keys),
+        (force || s.models === null) && fetchPart('models', async () => (await api('api.models', {})).models),
+      ]);
+    },
+    reloadKeys: () => fetchPart('keys', async () => (await api('api.listKeys', {})).keys),
+    reset: () => set(EMPTY),
+  };
+});
+
+// A different profile or account sees a different organisation.
+useSession.subscribe((state, previous) => {
+  if (state.profileId !== previous.profileId || state.me?.user_id !== previous.me?.user_id) {
+    useDirectory.getState().reset();
+  }
+});
+
+export function projectName(projects: Project[] | null, id: string | null | undefined): string | null {
+  if (!id) return null;
+  return projects?.find((p) => p.id === id)?.name ?? null;
+}
+
+export function keyName(keys: Key[] | null, id: string | null | undefined): string | null {
+  if (!id) return null;
+  return keys?.find((k) => k.id === id)?.name ?? null;
+}
