@@ -1,3 +1,144 @@
+import { useEffect, useMemo, useState } from 'react';
+import type { CallResult } from '../../../../main/core/contract.js';
+import { ErrorNote, Loading } from '../../components/Feedback.js';
+import { filterKeys, nextSort, sortFromParams, sortKeys, type KeyRow, type SortColumn } from '../../lib/key-table.js';
+import { projectName, useDirectory, type Key } from '../../state/directory.js';
+import { useRoute } from '../../state/route.js';
+import { CreateKeyDialog } from './CreateKeyDialog.js';
+import { EditKeyDialog } from './EditKeyDialog.js';
+import { KeyFilters } from './KeyFilters.js';
+import { KeysTable } from './KeysTable.js';
+import { RevokeKeyDialog } from './RevokeKeyDialog.js';
+import { SecretDialog } from './SecretDialog.js';
+import { useKeysStore } from './keys-store.js';
+import './keys.css';
+
+type CreatedKey = CallResult<'api.createKey'>;
+
+/** The organisation's API keys: filter, sort, create (secret shown once), edit limits, revoke. */
 export function KeysScreen() {
-  return <p className="muted">Not built yet.</p>;
+  const projects = useDirectory((s) => s.projects);
+  const keys = useDirectory((s) => s.keys);
+  const models = useDirectory((s) => s.models);
+  const keysError = useDirectory((s) => s.errors.keys);
+  const modelsError = useDirectory((s) => s.errors.models);
+  const projectsError = useDirectory((s) => s.errors.projects);
+  const load = useDirectory((s) => s.load);
+  const reloadKeys = useDirectory((s) => s.reloadKeys);
+  const spent = useKeysStore((s) => s.spent);
+  const spendError = useKeysStore((s) => s.spendError);
+  const loadSpend = useKeysStore((s) => s.loadSpend);
+  const params = useRoute((s) => s.params);
+  const setParams = useRoute((s) => s.setParams);
+
+  const [creating, setCreating] = useState(false);
+  // The secret lives only here, for as long as its dialog is open; closing it forgets it.
+  const [created, setCreated] = useState<CreatedKey | null>(null);
+  const [editing, setEditing] = useState<Key | null>(null);
+  const [revoking, setRevoking] = useState<Key | null>(null);
+
+  useEffect(() => {
+    // Keys change elsewhere (another admin, another window): read them afresh on every visit.
+    const loaded = useDirectory.getState().keys !== null;
+    void load();
+    if (loaded) void reloadKeys();
+    void loadSpend();
+  }, [load, reloadKeys, loadSpend]);
+
+  const refresh = () => {
+    void reloadKeys();
+    void loadSpend();
+  };
+
+  const sort = sortFromParams(params);
+  const filter = { project: params.project, environment: params.env };
+  const rows = useMemo<KeyRow[]>(
+    () =>
+      (keys ?? []).map((key) => ({
+        key,
+        projectName: projectName(projects, key.project_id),
+        spentMicro: spent?.[key.id] ?? null,
+      })),
+    [keys, projects, spent],
+  );
+  // A few hundred keys at most: filtering and sorting on each render costs nothing worth caching.
+  const shown = sortKeys(filterKeys(rows, filter), sort);
+
+  const onSort = (column: SortColumn) => {
+    const next = nextSort(sort, column);
+    setParams({ sort: next.column, order: next.order });
+  };
+
+  return (
+    <section className="keys-screen" aria-label="API keys" data-testid="keys-screen">
+      <KeyFilters
+        projects={projects}
+        project={filter.project ?? ''}
+        environment={filter.environment ?? ''}
+        onChange={(patch) => setParams(patch)}
+        shown={shown.length}
+        total={keys?.length ?? null}
+        onCreate={() => setCreating(true)}
+        onReload={refresh}
+        canCreate={projects !== null && projects.length > 0}
+      />
+      <ErrorNote error={projectsError && `Projects could not be read: ${projectsError}`} testId="projects-error" />
+      {keysError ? (
+        <ErrorNote error={`Keys could not be read: ${keysError}`} onRetry={refresh} testId="keys-error" />
+      ) : keys === null ? (
+        <Loading>Loading keys…</Loading>
+      ) : (
+        <KeysTable
+          rows={shown}
+          total={keys.length}
+          sort={sort}
+          onSort={onSort}
+          spendError={spendError}
+          onEdit={setEditing}
+          onRevoke={setRevoking}
+        />
+      )}
+      {creating && projects && (
+        <CreateKeyDialog
+          projects={projects}
+          models={modelsError ? null : models}
+          defaultProject={filter.project ?? null}
+          onClose={() => setCreating(false)}
+          onCreated={(key) => {
+            setCreating(false);
+            setCreated(key);
+            refresh();
+          }}
+        />
+      )}
+      {created && (
+        <SecretDialog
+          created={created}
+          projectName={projectName(projects, created.project_id)}
+          onClose={() => setCreated(null)}
+        />
+      )}
+      {editing && (
+        <EditKeyDialog
+          keyToEdit={editing}
+          spentMicro={spent?.[editing.id] ?? null}
+          onClose={() => setEditing(null)}
+          onSaved={() => {
+            setEditing(null);
+            refresh();
+          }}
+        />
+      )}
+      {revoking && (
+        <RevokeKeyDialog
+          keyToRevoke={revoking}
+          onClose={() => setRevoking(null)}
+          onRevoked={() => {
+            setRevoking(null);
+            refresh();
+          }}
+        />
+      )}
+    </section>
+  );
 }

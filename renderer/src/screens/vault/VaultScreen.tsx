@@ -1,3 +1,124 @@
+import { useEffect, useState } from 'react';
+import { errorMessage } from '../../bridge.js';
+import { ConfirmDialog } from '../../components/Dialog.js';
+import { ErrorNote, Loading } from '../../components/Feedback.js';
+import { StoreVaultKeyDialog } from './StoreVaultKeyDialog.js';
+import { VaultTable } from './VaultTable.js';
+import { useVaultStore, type VaultKey } from './vault-store.js';
+import './vault.css';
+
+type Editing = { mode: 'add' } | { mode: 'rotate'; key: VaultKey };
+
+/** Provider keys of the organisation's own (BYOK): add, rotate, remove. Values go in, never come back out. */
 export function VaultScreen() {
-  return <p className="muted">Not built yet.</p>;
+  const keys = useVaultStore((s) => s.keys);
+  const error = useVaultStore((s) => s.error);
+  const load = useVaultStore((s) => s.load);
+  const [editing, setEditing] = useState<Editing | null>(null);
+  const [removing, setRemoving] = useState<VaultKey | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  return (
+    <section className="vault-screen" aria-label="Provider keys" data-testid="vault-screen">
+      <p className="muted vault-intro">
+        Keys for model providers that your organisation pays directly. They are stored encrypted; after saving, only the
+        last characters are ever shown.
+      </p>
+      <div className="toolbar">
+        <p role="status" className="vault-notice" data-testid="vault-notice">
+          {notice}
+        </p>
+        <span className="spacer" />
+        <button type="button" onClick={() => void load()}>
+          Reload
+        </button>
+        <button
+          type="button"
+          className="primary"
+          onClick={() => setEditing({ mode: 'add' })}
+          data-testid="add-vault-key"
+        >
+          Add provider key…
+        </button>
+      </div>
+      {error && keys === null ? (
+        <ErrorNote
+          error={`Provider keys could not be read: ${error}`}
+          onRetry={() => void load()}
+          testId="vault-error"
+        />
+      ) : keys === null ? (
+        <Loading>Loading provider keys…</Loading>
+      ) : (
+        <>
+          <ErrorNote error={error && `The list may be out of date: ${error}`} onRetry={() => void load()} />
+          <VaultTable
+            keys={keys}
+            onRotate={(key) => setEditing({ mode: 'rotate', key })}
+            onRemove={(key) => setRemoving(key)}
+          />
+        </>
+      )}
+      {editing && (
+        <StoreVaultKeyDialog
+          rotating={editing.mode === 'rotate' ? editing.key : null}
+          existing={keys ?? []}
+          onClose={() => setEditing(null)}
+          onStored={(stored, replaced) => {
+            setEditing(null);
+            setNotice(
+              `${replaced ? 'Replaced' : 'Stored'} the ${stored.provider} key; it now ends ${stored.key_hint}.`,
+            );
+          }}
+        />
+      )}
+      {removing && (
+        <RemoveVaultKeyDialog
+          vaultKey={removing}
+          onClose={() => setRemoving(null)}
+          onRemoved={() => {
+            setRemoving(null);
+            setNotice(`Removed the ${removing.provider} key.`);
+          }}
+        />
+      )}
+    </section>
+  );
+}
+
+function RemoveVaultKeyDialog(props: { vaultKey: VaultKey; onClose: () => void; onRemoved: () => void }) {
+  const remove = useVaultStore((s) => s.remove);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const { provider, key_hint: hint } = props.vaultKey;
+  return (
+    <ConfirmDialog
+      title="Remove provider key"
+      message={
+        <>
+          Remove the <strong data-testid="remove-provider">{provider}</strong> key (<code>{hint}</code>)? Requests
+          routed with your own {provider} key can no longer use it. The key cannot be recovered from the console.
+        </>
+      }
+      confirmLabel={`Remove ${provider} key`}
+      busy={busy}
+      error={error}
+      onConfirm={async () => {
+        setBusy(true);
+        setError(null);
+        try {
+          await remove(provider);
+          props.onRemoved();
+        } catch (e) {
+          setError(errorMessage(e));
+          setBusy(false);
+        }
+      }}
+      onClose={props.onClose}
+    />
+  );
 }

@@ -1,0 +1,66 @@
+/**
+ * The value of an <input type="datetime-local"> ("2026-05-01T12:30" or with seconds) is a
+ * wall-clock time in the user's zone with no offset. The server reads an offset-less ISO
+ * string as UTC, so what is sent must carry the zone's offset (or be epoch seconds).
+ */
+
+const LOCAL_INPUT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?$/;
+
+export type ParsedLocalTime = { ok: true; date: Date } | { ok: false; error: string };
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/** Reads a datetime-local value as an instant in the user's zone. */
+export function parseLocalInput(value: string): ParsedLocalTime {
+  const match = LOCAL_INPUT.exec(value.trim());
+  if (!match) return { ok: false, error: 'enter a date and time, such as 2030-01-31 18:00' };
+  const [y, mo, d, h, mi, s] = match.slice(1, 7).map((part) => Number(part ?? '0')) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const date = new Date(y, mo - 1, d, h, mi, s);
+  // The Date constructor rolls impossible dates over (February 30th becomes March 2nd).
+  if (Number.isNaN(date.getTime()) || date.getDate() !== d || date.getMonth() !== mo - 1) {
+    return { ok: false, error: 'that date does not exist' };
+  }
+  return { ok: true, date };
+}
+
+/** "+05:00" for a zone five hours east of UTC, at that instant (so summer time is right). */
+export function zoneOffset(date: Date): string {
+  const minutes = -date.getTimezoneOffset();
+  const sign = minutes < 0 ? '-' : '+';
+  const abs = Math.abs(minutes);
+  return `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
+/** An instant as ISO 8601 in the user's zone, with its offset: "2030-01-31T18:00:00+05:00". */
+export function toIsoWithOffset(date: Date): string {
+  return (
+    `${pad(date.getFullYear(), 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
+    `T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}${zoneOffset(date)}`
+  );
+}
+
+/** Whole epoch seconds, as PATCH /keys takes an expiry. */
+export function toEpochSeconds(date: Date): number {
+  return Math.floor(date.getTime() / 1000);
+}
+
+/**
+ * A server timestamp as a datetime-local value in the user's zone, to prefill an input;
+ * seconds only when the instant has them, so a plain expiry reads "2030-01-31T18:00".
+ */
+export function isoToLocalInput(iso: string | null | undefined): string {
+  if (!iso) return '';
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  const minutes =
+    `${pad(date.getFullYear(), 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
+    `T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+  return date.getSeconds() === 0 ? minutes : `${minutes}:${pad(date.getSeconds())}`;
+}

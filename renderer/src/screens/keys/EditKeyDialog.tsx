@@ -1,0 +1,130 @@
+import { useState, type FormEvent } from 'react';
+import type { CallArgs } from '../../../../main/core/contract.js';
+import { Dialog } from '../../components/Dialog.js';
+import { ErrorNote } from '../../components/Feedback.js';
+import { Field } from '../../components/Field.js';
+import { microToPkrNumber, parseCreditLimit } from '../../lib/credit-limit.js';
+import { placeError, type FieldRule } from '../../lib/field-errors.js';
+import { isoToLocalInput, parseLocalInput, toEpochSeconds, zoneOffset } from '../../lib/local-time-input.js';
+import { formatMicroPkr, microToPkrText } from '../../lib/money.js';
+import { api } from '../../state/api.js';
+import type { Key } from '../../state/directory.js';
+
+type UpdateBody = CallArgs<'api.updateKey'>['body'];
+type FieldName = 'rate' | 'credit' | 'expiry';
+type Errors = Partial<Record<FieldName | 'form', string>>;
+
+// The server's 400s (server/domain/keys.ts updateKeyLimits): "rate limit … above the platform
+// ceiling", "expires_at must be in the future", and the three credit-limit checks.
+const RULES: FieldRule<FieldName>[] = [
+  { field: 'rate', names: ['rate_limit_rpm'], words: /rate.limit/i },
+  { field: 'expiry', names: ['expires_at'], words: /expires_at|expir/i },
+  { field: 'credit', names: ['credit_limit_pkr'], words: /credit/i },
+];
+
+/**
+ * PATCH /keys/{id} replaces all three limits at once, so the form starts from the key's
+ * current values and sends every one: empty credit limit and empty expiry mean none.
+ */
+export function EditKeyDialog(props: {
+  keyToEdit: Key;
+  spentMicro: number | null;
+  onClose: () => void;
+  onSaved: () => void;
+}) {
+  const key = props.keyToEdit;
+  const [rate, setRate] = useState(String(key.rate_limit_rpm));
+  const [credit, setCredit] = useState(key.credit_limit_cents === null ? '' : microToPkrText(key.credit_limit_cents));
+  const [expiry, setExpiry] = useState(isoToLocalInput(key.expires_at));
+  const [errors, setErrors] = useState<Errors>({});
+  const [busy, setBusy] = useState(false);
+  const expired = key.expires_at !== null && Date.parse(key.expires_at) <= Date.now();
+
+  const validate = (): { body: UpdateBody } | { errors: Errors } => {
+    const found: Errors = {};
+    const rpm = /^\s*\d+\s*$/.test(rate) ? Number(rate) : NaN;
+    if (!Number.isSafeInteger(rpm) || rpm < 1) found.rate = 'enter a whole number of requests per minute, at least 1';
+    const limit = parseCreditLimit(credit);
+    if (!limit.ok) found.credit = limit.error;
+    let expiresAt: number | null = null;
+    if (expiry !== '') {
+      const parsed = parseLocalInput(expiry);
+      if (parsed.ok) expiresAt = toEpochSeconds(parsed.date);
+      else found.expiry = parsed.error;
+    }
+    if (Object.keys(found).length > 0 || !limit.ok) return { errors: found };
+    return {
+      body: {
+        rate_limit_rpm: rpm,
+        credit_limit_pkr: limit.micro === null ? null : microToPkrNumber(limit.micro),
+        expires_at: expiresAt,
+      },
+    };
+  };
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const checked = validate();
+    if ('errors' in checked) {
+      setErrors(checked.errors);
+      return;
+    }
+    setBusy(true);
+    setErrors({});
+    try {
+      await api('api.updateKey', { params: { key_id: key.id }, body: checked.body });
+      props.onSaved();
+    } catch (error) {
+      const placed = placeError(error, RULES);
+      setErrors({ [placed.field ?? 'form']: placed.message });
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Dialog title={`Edit “${key.name}”`} onClose={props.onClose} testId="edit-key-dialog">
+      <form className="stack" onSubmit={submit} noValidate>
+        <p className="muted">
+          <code>{key.key_prefix}…</code> · {key.environment}. Saving replaces all three limits.
+        </p>
+        <Field label="Rate limit (requests per minute)" error={errors.rate} testId="field-rate">
+          <input value={rate} onChange={(e) => setRate(e.target.value)} inputMode="numeric" autoComplete="off" />
+        </Field>
+        <Field
+          label="Credit limit (PKR)"
+          error={errors.credit}
+          hint={`Leave empty for no limit. Spent so far: ${formatMicroPkr(props.spentMicro)}.`}
+          testId="field-credit"
+        >
+          <input
+            value={credit}
+            onChange={(e) => setCredit(e.target.value)}
+            inputMode="decimal"
+            placeholder="unlimited"
+          />
+        </Field>
+        <Field
+          label="Expires"
+          error={errors.expiry}
+          hint={
+            expired
+              ? 'This key has expired: set a later time, or clear the field for no expiry, to save.'
+              : `Your local time (UTC${zoneOffset(new Date())}). Leave empty for no expiry.`
+          }
+          testId="field-expiry"
+        >
+          <input type="datetime-local" step={1} value={expiry} onChange={(e) => setExpiry(e.target.value)} />
+        </Field>
+        <ErrorNote error={errors.form} testId="form-error" />
+        <div className="actions">
+          <button type="button" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={busy} data-testid="submit-edit">
+            {busy ? 'Saving…' : 'Save limits'}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,51 @@
+import type { CallResult } from '../../../../main/core/contract.js';
+import { CopyButton } from '../../components/CopyButton.js';
+import { Dialog } from '../../components/Dialog.js';
+import { formatCount } from '../../lib/format.js';
+import { formatMicroPkr } from '../../lib/money.js';
+
+/**
+ * The new key's secret, shown this once: the server keeps only its hash. Nothing here
+ * stores it; when the dialog closes the only copy in the console goes with it.
+ */
+export function SecretDialog(props: {
+  created: CallResult<'api.createKey'>;
+  projectName: string | null;
+  onClose: () => void;
+}) {
+  const { created } = props;
+  return (
+    <Dialog title={`Key “${created.name}” created`} onClose={props.onClose} testId="secret-dialog">
+      <p className="warning" role="note" data-testid="secret-warning">
+        <strong>Copy the secret now.</strong> This is the only time it is shown: the server keeps only a hash of it, and
+        the console forgets it when you close this dialog. If it is lost, revoke the key and create another.
+      </p>
+      <p className="secret-label">Secret</p>
+      <code className="secret" data-testid="secret">
+        {created.api_key}
+      </code>
+      <CopyButton text={created.api_key} label="Copy the secret" testId="copy-secret" />
+      <dl className="key-facts">
+        <dt>Prefix</dt>
+        <dd>
+          <code>{created.key_prefix}…</code>
+        </dd>
+        <dt>Project</dt>
+        <dd>{props.projectName ?? created.project_id}</dd>
+        <dt>Environment</dt>
+        <dd>{created.environment}</dd>
+        <dt>Rate limit</dt>
+        <dd>{formatCount(created.rate_limit_rpm)} rpm</dd>
+        <dt>Credit limit</dt>
+        <dd>{created.credit_limit_cents === null ? 'unlimited' : formatMicroPkr(created.credit_limit_cents)}</dd>
+        <dt>Allowed models</dt>
+        <dd>{created.allowed_models === null ? 'any' : created.allowed_models.join(', ')}</dd>
+      </dl>
+      <div className="actions">
+        <button type="button" className="primary" onClick={props.onClose} data-testid="close-secret">
+          I have copied it — close
+        </button>
+      </div>
+    </Dialog>
+  );
+}

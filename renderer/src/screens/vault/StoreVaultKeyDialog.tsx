@@ -1,0 +1,137 @@
+import { useState, type FormEvent } from 'react';
+import { Dialog } from '../../components/Dialog.js';
+import { ErrorNote } from '../../components/Feedback.js';
+import { Field } from '../../components/Field.js';
+import { placeError, type FieldRule } from '../../lib/field-errors.js';
+import { providerNameError } from '../../lib/provider-name.js';
+import { useDirectory } from '../../state/directory.js';
+import { useVaultStore, type VaultKey } from './vault-store.js';
+
+type FieldName = 'provider' | 'apiKey';
+type Errors = Partial<Record<FieldName | 'form', string>>;
+
+const API_KEY_MAX = 4096;
+
+const RULES: FieldRule<FieldName>[] = [
+  { field: 'provider', names: ['provider'], words: /provider/i },
+  { field: 'apiKey', names: ['api_key'], words: /api_key/i },
+];
+
+/**
+ * Adds a provider key, or rotates one (the same POST replaces it). The value goes into a
+ * password field, is sent once, and is cleared as soon as the server has it.
+ */
+export function StoreVaultKeyDialog(props: {
+  /** The key being rotated; null to add (which also rotates when the provider already has one). */
+  rotating: VaultKey | null;
+  existing: VaultKey[];
+  onClose: () => void;
+  onStored: (stored: VaultKey, replaced: boolean) => void;
+}) {
+  const store = useVaultStore((s) => s.store);
+  // Providers the catalogue knows, offered as suggestions when the directory has them.
+  const catalogue = useDirectory((s) => s.models);
+  const [provider, setProvider] = useState(props.rotating?.provider ?? '');
+  const [apiKey, setApiKey] = useState('');
+  const [errors, setErrors] = useState<Errors>({});
+  const [busy, setBusy] = useState(false);
+
+  const name = provider.trim();
+  const current = props.existing.find((k) => k.provider === name) ?? null;
+  const suggestions = [...new Set((catalogue ?? []).map((m) => m.provider))].filter(
+    (p) => p !== 'svc' && !props.existing.some((k) => k.provider === p),
+  );
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    const found: Errors = {};
+    const nameError = providerNameError(name);
+    if (nameError) found.provider = nameError;
+    if (apiKey === '') found.apiKey = 'paste the provider’s API key';
+    else if (apiKey.length > API_KEY_MAX) found.apiKey = `a key has at most ${API_KEY_MAX} characters`;
+    else if (apiKey !== apiKey.trim()) found.apiKey = 'the key starts or ends with a space: check what was pasted';
+    if (Object.keys(found).length > 0) {
+      setErrors(found);
+      return;
+    }
+    setBusy(true);
+    setErrors({});
+    try {
+      const stored = await store(name, apiKey);
+      // The server has it: the console keeps no copy, not even in this field.
+      setApiKey('');
+      props.onStored(stored, current !== null);
+    } catch (error) {
+      const placed = placeError(error, RULES);
+      setErrors({ [placed.field ?? 'form']: placed.message });
+      setBusy(false);
+    }
+  };
+
+  const rotating = props.rotating !== null;
+  return (
+    <Dialog
+      title={rotating ? `Rotate the ${props.rotating?.provider} key` : 'Add a provider key'}
+      onClose={props.onClose}
+      testId="vault-key-dialog"
+    >
+      <form className="stack" onSubmit={submit} noValidate>
+        {rotating ? (
+          <p>
+            Provider: <strong>{props.rotating?.provider}</strong>
+          </p>
+        ) : (
+          <Field
+            label="Provider"
+            error={errors.provider}
+            hint="Lower-case letters, digits, “-” and “_”, as the gateway names the provider (openai, anthropic…)."
+          >
+            <input
+              value={provider}
+              onChange={(e) => setProvider(e.target.value)}
+              list="vault-provider-suggestions"
+              autoComplete="off"
+              spellCheck={false}
+              maxLength={64}
+            />
+          </Field>
+        )}
+        {!rotating && (
+          <datalist id="vault-provider-suggestions">
+            {suggestions.map((p) => (
+              <option key={p} value={p} />
+            ))}
+          </datalist>
+        )}
+        {current && (
+          <p className="warning" role="note" data-testid="replace-warning">
+            This replaces the current {current.provider} key (<code>{current.key_hint}</code>). The old key is not kept;
+            requests use the new one from now on.
+          </p>
+        )}
+        <Field
+          label="API key"
+          error={errors.apiKey}
+          hint="Stored encrypted. It is never shown again, here or anywhere."
+        >
+          <input
+            type="password"
+            value={apiKey}
+            onChange={(e) => setApiKey(e.target.value)}
+            autoComplete="off"
+            spellCheck={false}
+          />
+        </Field>
+        <ErrorNote error={errors.form} testId="form-error" />
+        <div className="actions">
+          <button type="button" onClick={props.onClose}>
+            Cancel
+          </button>
+          <button type="submit" className="primary" disabled={busy} data-testid="submit-vault-key">
+            {busy ? 'Saving…' : current ? 'Replace key' : 'Store key'}
+          </button>
+        </div>
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,124 @@
+import { render, screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { KeysScreen } from '../../../renderer/src/screens/keys/KeysScreen.js';
+import { useRoute } from '../../../renderer/src/state/route.js';
+import { Refusal, bridge } from '../fake-bridge.js';
+import { KEYS, PROJECTS, serveOrganisation, signedIn } from './fixtures.js';
+
+const rowNamed = (name: string) => screen.getAllByTestId('key-row').find((row) => row.textContent?.includes(name))!;
+const cell = (row: HTMLElement, name: string) => within(row).getByTestId(`cell-${name}`).textContent;
+const names = () => screen.getAllByTestId('key-row').map((row) => within(row).getByTestId('cell-name').textContent);
+
+beforeEach(() => signedIn());
+
+describe('the keys table', () => {
+  it('shows each key with project name, limits and spend; nulls read as what they mean', async () => {
+    serveOrganisation({ keys: KEYS });
+    render(<KeysScreen />);
+    await waitFor(() => expect(cell(rowNamed('Checkout prod'), 'spend')).toBe('12.34 PKR'));
+
+    const prod = rowNamed('Checkout prod');
+    expect(cell(prod, 'project')).toBe('Checkout');
+    expect(cell(prod, 'prefix')).toBe('sk_svc_aaaa1111…');
+    expect(cell(prod, 'rate')).toBe('600 rpm');
+    expect(cell(prod, 'credit')).toBe('1,500.00 PKR');
+    expect(cell(prod, 'models')).toBe('openai/gpt-4o-mini, svc/fast');
+    expect(within(prod).getByTestId('cell-expiry').querySelector('time')?.getAttribute('dateTime')).toBe(
+      '2030-06-01T12:00:00.000Z',
+    );
+
+    // Null credit limit is unlimited, null expiry never comes, null models are any, null last use is never.
+    const dev = rowNamed('Search dev');
+    expect(cell(dev, 'project')).toBe('Search');
+    expect(cell(dev, 'credit')).toBe('unlimited');
+    expect(cell(dev, 'spend')).toBe('0.00 PKR');
+    expect(cell(dev, 'expiry')).toBe('no expiry');
+    expect(cell(dev, 'models')).toBe('any');
+    expect(cell(dev, 'last-used')).toBe('never');
+  });
+
+  it('shows spend as unknown, not as an error or zero, when the server refuses to tell it', async () => {
+    serveOrganisation({ keys: KEYS, spendRefused: true });
+    render(<KeysScreen />);
+    await screen.findAllByTestId('key-row');
+    await waitFor(() => expect(bridge.callsOf('api.usageThrottling')).toHaveLength(1));
+    for (const key of KEYS) expect(cell(rowNamed(key.name), 'spend')).toBe('–');
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(within(rowNamed('Search dev')).getByTestId('cell-spend').querySelector('span')?.title).toContain(
+      'owner or admin role required',
+    );
+  });
+
+  it('sorts by a clicked header, says so with aria-sort, and keeps the sort in the route', async () => {
+    serveOrganisation({ keys: KEYS });
+    render(<KeysScreen />);
+    await screen.findAllByTestId('key-row');
+    // Newest first by default, as the server lists them.
+    expect(names()).toEqual(['Search dev', 'Checkout tests', 'Checkout prod']);
+    const header = (label: string) => screen.getByRole('columnheader', { name: new RegExp(`^${label}`) });
+    expect(header('Created').getAttribute('aria-sort')).toBe('descending');
+    expect(header('Name').getAttribute('aria-sort')).toBe('none');
+
+    await userEvent.click(screen.getByRole('button', { name: /^Name/ }));
+    expect(names()).toEqual(['Checkout prod', 'Checkout tests', 'Search dev']);
+    expect(header('Name').getAttribute('aria-sort')).toBe('ascending');
+    expect(header('Created').getAttribute('aria-sort')).toBe('none');
+    expect(useRoute.getState().params).toMatchObject({ sort: 'name', order: 'asc' });
+
+    await userEvent.click(screen.getByRole('button', { name: /^Name/ }));
+    expect(names()).toEqual(['Search dev', 'Checkout tests', 'Checkout prod']);
+    expect(header('Name').getAttribute('aria-sort')).toBe('descending');
+
+    // No credit limit is unlimited: the largest.
+    await userEvent.click(screen.getByRole('button', { name: /^Credit limit/ }));
+    expect(names()).toEqual(['Checkout tests', 'Checkout prod', 'Search dev']);
+    expect(window.location.hash).toBe('#/keys?order=asc&sort=credit');
+  });
+
+  it('filters by project and environment, in the route so a reload keeps them', async () => {
+    serveOrganisation({ keys: KEYS });
+    render(<KeysScreen />);
+    await screen.findAllByTestId('key-row');
+
+    await userEvent.selectOptions(screen.getByLabelText('Project'), 'Checkout');
+    expect(names()).toEqual(['Checkout tests', 'Checkout prod']);
+    expect(useRoute.getState().params.project).toBe(PROJECTS[0]!.id);
+    expect(screen.getByTestId('keys-count').textContent).toBe('2 of 3 keys');
+
+    await userEvent.selectOptions(screen.getByLabelText('Environment'), 'production');
+    expect(names()).toEqual(['Checkout prod']);
+    expect(window.location.hash).toBe(`#/keys?env=production&project=${PROJECTS[0]!.id}`);
+
+    await userEvent.selectOptions(screen.getByLabelText('Project'), 'Search');
+    expect(screen.queryAllByTestId('key-row')).toHaveLength(0);
+    screen.getByText('No key matches these filters.');
+
+    await userEvent.click(screen.getByRole('button', { name: 'Clear filters' }));
+    expect(names()).toHaveLength(3);
+    expect(useRoute.getState().params).toEqual({});
+  });
+
+  it('starts from the filters and sort of a restored address', async () => {
+    useRoute.setState({ screen: 'keys', params: { env: 'testing', sort: 'name', order: 'desc' } });
+    serveOrganisation({ keys: KEYS });
+    render(<KeysScreen />);
+    await screen.findAllByTestId('key-row');
+    expect(names()).toEqual(['Checkout tests']);
+    expect((screen.getByLabelText('Environment') as HTMLSelectElement).value).toBe('testing');
+  });
+
+  it('shows why the keys could not be read, and reads them again on request', async () => {
+    serveOrganisation({ keys: KEYS });
+    let fail = true;
+    bridge.on('api.listKeys', () => {
+      if (fail) throw new Refusal(0, 'the control plane did not answer');
+      return { keys: KEYS };
+    });
+    render(<KeysScreen />);
+    expect((await screen.findByTestId('keys-error')).textContent).toContain('the control plane did not answer');
+    fail = false;
+    await userEvent.click(screen.getByRole('button', { name: 'Try again' }));
+    expect(await screen.findAllByTestId('key-row')).toHaveLength(3);
+  });
+});
