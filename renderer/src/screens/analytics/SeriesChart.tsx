@@ -1,0 +1,133 @@
+import {
+  CartesianGrid,
+  Line,
+  LineChart,
+  Tooltip,
+  XAxis,
+  YAxis,
+  type DotItemDotProps,
+  type TooltipContentProps,
+} from 'recharts';
+import { formatTime, utcTitle } from '../../lib/format.js';
+import { axisTimeFormat, chartRows, durationText, type SeriesTable } from '../../lib/timeseries.js';
+
+/** Chart geometry: the plot's own width is the element's less the value axis and margins. */
+export const CHART_HEIGHT = 300;
+export const Y_AXIS_WIDTH = 64;
+export const CHART_MARGIN = { top: 8, right: 16, bottom: 4, left: 0 };
+
+/** How many pixels wide the plot is (so how many points it can show) in an element this wide. */
+export function plotPixels(elementWidth: number): number {
+  return Math.max(1, Math.floor(elementWidth - Y_AXIS_WIDTH - CHART_MARGIN.left - CHART_MARGIN.right));
+}
+
+/** Mid-tone colours that read on the light and the dark theme alike. */
+export const PALETTE = [
+  '#4e79a7',
+  '#f28e2b',
+  '#e15759',
+  '#59a14f',
+  '#b07aa1',
+  '#76b7b2',
+  '#edc948',
+  '#ff9da7',
+  '#9c755f',
+  '#8c8c8c',
+];
+
+export interface NamedSeries {
+  name: string;
+  color: string;
+}
+
+export function SeriesChart(props: {
+  width: number;
+  table: SeriesTable;
+  names: NamedSeries[];
+  /** Reads a value in the metric's unit ("1,204 ms"); null is unknown. */
+  formatValue: (value: number | null) => string;
+  /** Reads a tick of the value axis, short ("1.2 s", "15K"). */
+  formatTick: (value: number) => string;
+  /** Buckets combined into each point, for the tooltip. */
+  perPoint: number;
+  bucketMs: number;
+}) {
+  const { table, names, formatValue } = props;
+  const rows = chartRows(table);
+  const span = (table.times[table.times.length - 1] ?? 0) - (table.times[0] ?? 0);
+  const tick = axisTimeFormat(table.stepMs, span);
+
+  const tooltip = ({ active, label }: TooltipContentProps) => {
+    if (!active || typeof label !== 'number') return null;
+    const index = table.times.indexOf(label);
+    if (index < 0) return null;
+    const iso = new Date(label).toISOString();
+    return (
+      <div className="chart-tooltip" data-testid="chart-tooltip">
+        <strong>{formatTime(iso)}</strong>
+        <span className="muted">{utcTitle(iso)}</span>
+        {props.perPoint > 1 && (
+          <span className="muted">
+            mean of {props.perPoint} buckets of {durationText(props.bucketMs)}
+          </span>
+        )}
+        <ul>
+          {table.series.map((series, s) => (
+            <li key={s}>
+              <span className="swatch" style={{ background: names[s]?.color }} aria-hidden="true" />
+              {names[s]?.name}: <strong>{formatValue(series.values[index] ?? null)}</strong>
+            </li>
+          ))}
+        </ul>
+      </div>
+    );
+  };
+
+  return (
+    <LineChart width={props.width} height={CHART_HEIGHT} data={rows} margin={CHART_MARGIN}>
+      <CartesianGrid strokeDasharray="3 3" stroke="currentColor" strokeOpacity={0.15} />
+      <XAxis
+        dataKey="t"
+        type="number"
+        scale="time"
+        domain={['dataMin', 'dataMax']}
+        tickFormatter={tick}
+        stroke="currentColor"
+        minTickGap={24}
+      />
+      <YAxis
+        width={Y_AXIS_WIDTH}
+        stroke="currentColor"
+        tickFormatter={props.formatTick}
+        allowDecimals={props.perPoint > 1}
+      />
+      <Tooltip content={tooltip} isAnimationActive={false} />
+      {table.series.map((_, s) => (
+        <Line
+          key={s}
+          dataKey={`s${s}`}
+          name={names[s]?.name}
+          stroke={names[s]?.color}
+          strokeWidth={1.5}
+          type="linear"
+          // Unknown breaks the line: joining across it would draw a value nobody measured.
+          connectNulls={false}
+          dot={isolatedDot(table.series[s]?.values ?? [], names[s]?.color)}
+          isAnimationActive={false}
+        />
+      ))}
+    </LineChart>
+  );
+}
+
+/** A known value between two unknowns has no line to sit on: it gets a dot, so it is not lost. */
+function isolatedDot(values: readonly (number | null)[], color: string | undefined) {
+  return function Dot(dot: DotItemDotProps) {
+    const { index, cx, cy } = dot;
+    const known = (i: number) => values[i] !== null && values[i] !== undefined;
+    if (!known(index) || known(index - 1) || known(index + 1) || cx === undefined || cy === undefined) {
+      return <g key={index} />;
+    }
+    return <circle key={index} cx={cx} cy={cy} r={2.5} fill={color} stroke="none" />;
+  };
+}

@@ -1,0 +1,80 @@
+import { ErrorNote, Loading } from '../../components/Feedback.js';
+import { UNKNOWN, formatCount, formatDecimal, formatMs } from '../../lib/format.js';
+import { formatPkr } from '../../lib/money.js';
+import type { Summary, SummaryQuery } from './analytics-store.js';
+import { useAnalytics } from './analytics-store.js';
+
+interface Card {
+  id: string;
+  label: string;
+  value: (summary: Summary) => string;
+  hint?: string;
+}
+
+const CARDS: Card[] = [
+  {
+    id: 'requests',
+    label: 'Requests',
+    value: (s) => formatCount(s.total_requests),
+    hint: 'Every request, errors included',
+  },
+  { id: 'latency', label: 'Mean latency', value: (s) => formatMs(s.avg_e2e_latency_ms), hint: 'End to end' },
+  { id: 'ttft', label: 'Mean time to first token', value: (s) => formatMs(s.avg_ttft_ms), hint: 'Streamed requests' },
+  {
+    id: 'tok-s',
+    label: 'Tokens per second',
+    value: (s) => formatDecimal(s.avg_tokens_per_sec),
+    hint: 'Generation speed',
+  },
+  { id: 'tokens', label: 'Tokens', value: (s) => formatCount(s.total_token_usage), hint: 'Prompt and generated' },
+];
+
+/** The cost card: the server gives a cost only for one key's requests. */
+const COST: Card = {
+  id: 'cost',
+  label: 'Cost',
+  value: (s) => formatPkr(s.total_cost_pkr ?? null),
+  hint: 'Settled cost of this key',
+};
+
+/** The window's figures, one card each; unknown is "–", never 0. */
+export function SummaryCards({ query, onRetry }: { query: SummaryQuery; onRetry: () => void }) {
+  const { data, loading, error, unavailable } = useAnalytics((s) => s.summary);
+  const cards = query.key_id ? [...CARDS, COST] : CARDS;
+  const first = loading && !data;
+
+  return (
+    <section className="analytics-summary" aria-labelledby="summary-heading" aria-busy={loading}>
+      <h2 id="summary-heading" className="visually-hidden">
+        Summary
+      </h2>
+      {first && <Loading>Loading the summary…</Loading>}
+      {unavailable ? (
+        <p className="muted" role="status" data-testid="summary-unavailable">
+          Figures are unavailable while the server cannot read its request telemetry.{' '}
+          <button type="button" className="link" onClick={onRetry}>
+            Try again
+          </button>
+        </p>
+      ) : (
+        <ErrorNote error={error && `Could not load the summary: ${error}`} onRetry={onRetry} testId="summary-error" />
+      )}
+      <div
+        className={loading && data ? 'cards stale' : 'cards'}
+        data-testid="summary-cards"
+        data-state={loading ? 'loading' : error ? 'error' : 'ready'}
+      >
+        {cards.map((card) => (
+          <div key={card.id} className="card" data-testid={`card-${card.id}`}>
+            <span className="muted">{card.label}</span>
+            <span className="value" data-testid={`card-${card.id}-value`}>
+              {/* A cost only when the answer on screen is for this key (not the last one's). */}
+              {data && (card.id !== 'cost' || data.total_cost_pkr !== undefined) ? card.value(data) : UNKNOWN}
+            </span>
+            {card.hint && <small className="muted">{card.hint}</small>}
+          </div>
+        ))}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,116 @@
+import { expect, test } from './fixtures.js';
+import { AnalyticsPage } from './pages/analytics.js';
+import { signInAsDemoAdmin } from './pages/connect.js';
+
+/**
+ * The demo organisation's ~50,000 requests over 30 days, read through the analytics
+ * screen: filters change the figures the server computes, the chart's series carry the
+ * names of projects, keys and models, and the view is kept in the address across a reload.
+ */
+
+test('time range, project, key and model filters change the figures; one key shows its cost', async ({
+  consolePage: page,
+}) => {
+  await signInAsDemoAdmin(page);
+  const analytics = new AnalyticsPage(page);
+  await analytics.open();
+
+  // The default window is the last 24 hours; 30 days hold far more requests.
+  await expect(page.getByLabel('Time range')).toHaveValue('24h');
+  const day = await analytics.count('requests');
+  expect(day).toBeGreaterThan(0);
+  await expect(page.getByTestId('card-cost')).toHaveCount(0);
+  await analytics.chooseRange('Last 30 days');
+  await expect.poll(() => analytics.count('requests')).toBeGreaterThan(day * 5);
+  const month = await analytics.count('requests');
+  await expect(analytics.card('latency')).toHaveText(/\d/);
+
+  // One project's share is a part of the whole.
+  await analytics.chooseProject('Support Bot');
+  await expect.poll(() => analytics.count('requests')).toBeLessThan(month);
+  const project = await analytics.count('requests');
+  expect(project).toBeGreaterThan(0);
+
+  // One key of that project: fewer again, and now a cost in PKR.
+  await analytics.chooseKey('Support bot evals');
+  await expect.poll(() => analytics.count('requests')).toBeLessThan(project);
+  const key = await analytics.count('requests');
+  expect(key).toBeGreaterThan(0);
+  await expect(analytics.card('cost')).toHaveText(/^[\d,.]+ PKR$/);
+
+  // One model the key may use.
+  await analytics.chooseModel('openai/gpt-4o-mini');
+  await expect.poll(() => analytics.count('requests')).toBeLessThan(key);
+  expect(await analytics.count('requests')).toBeGreaterThan(0);
+  await expect(analytics.card('cost')).toHaveText(/PKR$/);
+
+  // Back to every key: the cost card goes, since the server gives a cost only per key.
+  await page.getByLabel('Key', { exact: true }).selectOption('');
+  await expect(page.getByTestId('card-cost')).toHaveCount(0);
+  await expect.poll(() => analytics.count('requests')).toBeGreaterThan(key);
+});
+
+test('metric and group-by name the series; a reload brings the same view back', async ({
+  consolePage: page,
+}, testInfo) => {
+  await signInAsDemoAdmin(page);
+  const analytics = new AnalyticsPage(page);
+  await analytics.open();
+  await analytics.chooseRange('Last 30 days');
+
+  await analytics.groupBy('Project');
+  await expect
+    .poll(() => analytics.legendNames())
+    .toEqual(expect.arrayContaining(['Default', 'Support Bot', 'Document Search', 'Internal Tools']));
+  await expect(analytics.chart).toHaveAccessibleName(/^Requests per 6h by project$/);
+
+  await analytics.groupBy('Model');
+  await expect
+    .poll(() => analytics.legendNames())
+    .toEqual(expect.arrayContaining(['openai/gpt-4o-mini', 'anthropic/claude-sonnet-4']));
+
+  await analytics.chooseMetric('Mean latency');
+  await analytics.groupBy('Key');
+  await expect
+    .poll(() => analytics.legendNames())
+    .toEqual(expect.arrayContaining(['Production backend', 'Support bot (production)', 'Indexer']));
+  await expect(analytics.chart).toHaveAccessibleName(/^Mean latency per 6h by key$/);
+  // Lines are drawn, never more points than the plot has pixels.
+  await expect(analytics.chart.locator('.recharts-line-curve').first()).toBeVisible();
+
+  // A fine interval over 30 days: more buckets than pixels, so points are combined, and it says so.
+  await page.getByLabel('Interval').selectOption('5m');
+  await expect(page.getByTestId('combined-note')).toContainText('buckets of 5m are more than the chart');
+  const points = Number(await analytics.chart.getAttribute('data-points'));
+  const plotWidth = ((await analytics.chart.boundingBox())?.width ?? 0) - 64 - 16;
+  expect(points).toBeGreaterThan(0);
+  expect(points).toBeLessThanOrEqual(Math.ceil(plotWidth));
+  await page.getByLabel('Interval').selectOption('');
+
+  await analytics.chooseProject('Default');
+  await analytics.settled();
+  await expect
+    .poll(() => analytics.legendNames())
+    .toEqual(expect.arrayContaining(['Production backend', 'Staging backend']));
+  const names = await analytics.legendNames();
+  // Pointing at the chart reads a bucket: its local time, the same instant in UTC, each series' value.
+  await analytics.chart.locator('svg.recharts-surface').hover();
+  const tooltip = page.getByTestId('chart-tooltip');
+  await expect(tooltip).toContainText(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
+  await expect(tooltip).toContainText('Production backend: ');
+  expect(names).not.toContain('Indexer');
+  const requests = await analytics.count('requests');
+  await page.screenshot({ path: testInfo.outputPath('analytics.png'), fullPage: true });
+
+  await page.reload();
+  await analytics.settled();
+  await expect(page.getByLabel('Time range')).toHaveValue('30d');
+  await expect(page.getByLabel('Project').locator('option:checked')).toHaveText('Default');
+  await expect(page.getByLabel('Metric')).toHaveValue('latency');
+  await expect(page.getByLabel('Group by')).toHaveValue('key');
+  await expect(page.getByLabel('Interval')).toHaveValue('');
+  await expect.poll(() => analytics.legendNames()).toEqual(names);
+  // The window ends now, so a request may have left its far edge meanwhile; the rest is the same.
+  const after = await analytics.count('requests');
+  expect(Math.abs(after - requests)).toBeLessThanOrEqual(Math.max(2, requests * 0.01));
+});
