@@ -1,0 +1,218 @@
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { formatCount, formatMs, UNKNOWN, utcTitle } from '../../lib/format.js';
+import { reasonLabel, type RequestRow } from './query.js';
+
+// PKR in the header, so the cell is the figure alone: every decimal the server settled, up to six.
+const pkr = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 6 });
+
+/** Every row has one fixed height, so the virtualizer needs no measuring. */
+export const ROW_HEIGHT = 34;
+const PAGE_STEP = 10;
+
+// The table's times leave out the year to fit the column; the tooltip gives the exact UTC instant.
+const rowTime = new Intl.DateTimeFormat(undefined, {
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+const COLUMNS: readonly { id: string; label: string; number?: boolean }[] = [
+  { id: 'time', label: 'Time' },
+  { id: 'model', label: 'Model' },
+  { id: 'status', label: 'Status', number: true },
+  { id: 'key', label: 'Key' },
+  { id: 'project', label: 'Project' },
+  { id: 'latency', label: 'Latency', number: true },
+  { id: 'ttft', label: 'TTFT', number: true },
+  { id: 'tokens', label: 'Tokens', number: true },
+  { id: 'cost', label: 'Cost (PKR)', number: true },
+  { id: 'ended-as', label: 'Ended as' },
+];
+
+/**
+ * The page's rows, only those in view mounted (a page can hold 200). Rows are focusable one
+ * at a time (a roving tabindex): arrow keys, Page Up/Down, Home and End move, Enter or
+ * Space opens the detail, Escape closes it.
+ */
+export function RequestTable(props: {
+  rows: readonly RequestRow[];
+  selectedId: string | null;
+  onOpen: (row: RequestRow) => void;
+  onClose: () => void;
+}) {
+  const { rows } = props;
+  const scroller = useRef<HTMLDivElement>(null);
+  const rowElements = useRef(new Map<number, HTMLTableRowElement>());
+  const [active, setActive] = useState(0);
+  const pendingFocus = useRef<number | null>(null);
+
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+  });
+
+  // A new page starts at its first row.
+  useEffect(() => {
+    setActive(0);
+    scroller.current?.scrollTo?.({ top: 0 });
+  }, [rows]);
+
+  const items = virtualizer.getVirtualItems();
+
+  // The row asked for by a key press may mount only after the scroll: focus it once it has.
+  useLayoutEffect(() => {
+    const index = pendingFocus.current;
+    if (index === null) return;
+    const element = rowElements.current.get(index);
+    if (element) {
+      element.focus({ preventScroll: true });
+      pendingFocus.current = null;
+    }
+  });
+
+  const move = (to: number) => {
+    const index = Math.max(0, Math.min(rows.length - 1, to));
+    setActive(index);
+    pendingFocus.current = index;
+    virtualizer.scrollToIndex(index, { align: 'auto' });
+  };
+
+  const onKeyDown = (event: KeyboardEvent<HTMLTableRowElement>, index: number) => {
+    const row = rows[index];
+    const steps: Record<string, number> = {
+      ArrowDown: index + 1,
+      ArrowUp: index - 1,
+      PageDown: index + PAGE_STEP,
+      PageUp: index - PAGE_STEP,
+      Home: 0,
+      End: rows.length - 1,
+    };
+    const target = steps[event.key];
+    if (target !== undefined) {
+      event.preventDefault();
+      move(target);
+    } else if ((event.key === 'Enter' || event.key === ' ') && row) {
+      event.preventDefault();
+      props.onOpen(row);
+    } else if (event.key === 'Escape') {
+      props.onClose();
+    }
+  };
+
+  // The active row may have scrolled out and unmounted: the first row in view keeps the table reachable by Tab.
+  const tabbable = items.some((item) => item.index === active) ? active : (items[0]?.index ?? 0);
+  const paddingTop = items[0]?.start ?? 0;
+  const paddingBottom = items.length > 0 ? virtualizer.getTotalSize() - (items[items.length - 1]?.end ?? 0) : 0;
+
+  return (
+    <div className="table-wrap requests-scroll" ref={scroller} data-testid="request-table-scroll">
+      <table className="requests-table" aria-rowcount={rows.length + 1} aria-describedby="requests-keys-hint">
+        <colgroup>
+          {COLUMNS.map((c) => (
+            <col key={c.id} className={`col-${c.id}`} />
+          ))}
+        </colgroup>
+        <thead>
+          <tr aria-rowindex={1}>
+            {COLUMNS.map((c) => (
+              <th key={c.id} scope="col" className={c.number ? 'number' : undefined}>
+                {c.label}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody data-testid="request-rows">
+          {paddingTop > 0 && (
+            <tr aria-hidden="true" className="requests-spacer">
+              <td colSpan={COLUMNS.length} style={{ height: paddingTop }} />
+            </tr>
+          )}
+          {items.map((item) => {
+            const row = rows[item.index];
+            if (!row) return null;
+            const selected = row.req_id === props.selectedId;
+            return (
+              <tr
+                key={row.req_id}
+                ref={(element) => {
+                  if (element) rowElements.current.set(item.index, element);
+                  else rowElements.current.delete(item.index);
+                }}
+                aria-rowindex={item.index + 2}
+                aria-current={selected ? 'true' : undefined}
+                className={selected ? 'request-row selected' : 'request-row'}
+                tabIndex={item.index === tabbable ? 0 : -1}
+                onFocus={() => setActive(item.index)}
+                onClick={() => {
+                  setActive(item.index);
+                  props.onOpen(row);
+                }}
+                onKeyDown={(event) => onKeyDown(event, item.index)}
+                data-testid="request-row"
+                data-req-id={row.req_id}
+              >
+                <RowCells row={row} />
+              </tr>
+            );
+          })}
+          {paddingBottom > 0 && (
+            <tr aria-hidden="true" className="requests-spacer">
+              <td colSpan={COLUMNS.length} style={{ height: paddingBottom }} />
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A key or project by name; a null name is one since revoked or deleted, shown as unknown with its id. */
+export function NamedRef({ value, kind }: { value: RequestRow['key']; kind: string }) {
+  if (!value)
+    return (
+      <span className="muted" title={`no ${kind} attribution`}>
+        {UNKNOWN}
+      </span>
+    );
+  if (value.name === null)
+    return (
+      <span className="muted" title={`${kind} ${value.id}, since removed`}>
+        {UNKNOWN}
+      </span>
+    );
+  return <span title={`${value.name} (${value.id})`}>{value.name}</span>;
+}
+
+function RowCells({ row }: { row: RequestRow }) {
+  const m = row.metrics;
+  return (
+    <>
+      <td>
+        <time dateTime={row.timestamp} title={utcTitle(row.timestamp)}>
+          {rowTime.format(new Date(row.timestamp))}
+        </time>
+      </td>
+      <td title={row.model}>{row.model}</td>
+      <td className={`number status status-${String(row.status)[0]}xx`}>{row.status}</td>
+      <td>
+        <NamedRef value={row.key} kind="key" />
+      </td>
+      <td>
+        <NamedRef value={row.project} kind="project" />
+      </td>
+      <td className="number">{formatMs(m.total_ms)}</td>
+      <td className="number">{m.ttft_ms === null ? <span className="muted">{UNKNOWN}</span> : formatMs(m.ttft_ms)}</td>
+      <td className="number" title={m.tokens_estimated ? 'estimated by the gateway' : undefined}>
+        {m.tokens_estimated ? '≈ ' : ''}
+        {formatCount(m.total_tokens)}
+      </td>
+      <td className="number">{pkr.format(row.financials.cost_pkr)}</td>
+      <td title={row.status_detail.termination_reason}>{reasonLabel(row.status_detail.termination_reason)}</td>
+    </>
+  );
+}

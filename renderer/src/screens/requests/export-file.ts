@@ -1,0 +1,83 @@
+import { csvHeader, csvRecord, CSV_BOM, flatten } from '../../lib/csv.js';
+import type { RequestRow } from './query.js';
+
+/**
+ * How exported rows are written. CSV has one column per field of the row, nested fields
+ * flattened (`metrics.total_ms`), metadata as JSON text in one column since its keys vary
+ * from row to row; JSON is an array of rows exactly as the server gave them.
+ */
+
+export type ExportFormat = 'csv' | 'json';
+
+/** Every field of a request-log row, in the order of the contract's table. */
+export const CSV_COLUMNS = [
+  'req_id',
+  'timestamp',
+  'model',
+  'status',
+  'stream',
+  'key.id',
+  'key.name',
+  'project.id',
+  'project.name',
+  'metrics.total_ms',
+  'metrics.ttft_ms',
+  'metrics.tpot_ms',
+  'metrics.pre_dispatch_ms',
+  'metrics.prompt_tokens',
+  'metrics.tokens_generated',
+  'metrics.cache_creation_input_tokens',
+  'metrics.cache_read_input_tokens',
+  'metrics.total_tokens',
+  'metrics.tokens_estimated',
+  'financials.cost_pkr',
+  'financials.is_byok',
+  'status_detail.termination_reason',
+  'status_detail.upstream_error',
+  'upstream.model',
+  'user_agent',
+  'metadata',
+] as const;
+
+export const JSON_COLUMNS_AS_TEXT = ['metadata'] as const;
+
+/**
+ * Builds the file a page at a time: the parts go to a Blob as they are, so a 50,000-row
+ * export is never one giant string.
+ */
+export class ExportFileBuilder {
+  readonly parts: string[];
+  private rows = 0;
+
+  constructor(readonly format: ExportFormat) {
+    this.parts = format === 'csv' ? [CSV_BOM + csvHeader(CSV_COLUMNS)] : ['[\n'];
+  }
+
+  get count(): number {
+    return this.rows;
+  }
+
+  add(rows: readonly RequestRow[]): void {
+    if (rows.length === 0) return;
+    if (this.format === 'csv') {
+      this.parts.push(rows.map((row) => csvRecord(CSV_COLUMNS, flatten(row, JSON_COLUMNS_AS_TEXT))).join(''));
+    } else {
+      // One row a line: still one JSON document, and readable with a line-oriented tool.
+      const lead = this.rows === 0 ? '' : ',\n';
+      this.parts.push(lead + rows.map((row) => JSON.stringify(row)).join(',\n'));
+    }
+    this.rows += rows.length;
+  }
+
+  finish(): Blob {
+    const type = this.format === 'csv' ? 'text/csv;charset=utf-8' : 'application/json';
+    return new Blob(this.format === 'csv' ? this.parts : [...this.parts, '\n]\n'], { type });
+  }
+}
+
+/** requests-2026-11-22-0749.csv: local time, sortable, safe in every file system. */
+export function exportFileName(format: ExportFormat, now: Date = new Date()): string {
+  const two = (n: number) => String(n).padStart(2, '0');
+  const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
+  return `requests-${stamp}.${format}`;
+}

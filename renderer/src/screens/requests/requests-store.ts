@@ -1,0 +1,57 @@
+import { create } from 'zustand';
+import { errorMessage } from '../../bridge.js';
+import { api } from '../../state/api.js';
+import { useSession } from '../../state/session.js';
+import type { RequestPage, RequestRow, RequestsQuery } from './query.js';
+
+/**
+ * The page of the request log on screen and the row opened in the detail panel. Answers
+ * arrive out of order when filters change quickly; only the answer to the latest query
+ * is kept.
+ */
+
+interface RequestsState {
+  page: RequestPage | null;
+  /** The query (as JSON) the shown page answers; differs from `asked` while loading. */
+  answered: string | null;
+  asked: string | null;
+  loading: boolean;
+  error: string | null;
+  /** The row in the detail panel; it stays open while the table pages on. */
+  selected: RequestRow | null;
+  load(query: RequestsQuery): Promise<void>;
+  reload(): Promise<void>;
+  select(row: RequestRow | null): void;
+  reset(): void;
+}
+
+const EMPTY = { page: null, answered: null, asked: null, loading: false, error: null, selected: null };
+
+export const useRequests = create<RequestsState>((set, get) => ({
+  ...EMPTY,
+  async load(query) {
+    const key = JSON.stringify(query);
+    set({ asked: key, loading: true, error: null });
+    try {
+      const page = await api('api.requests', { query });
+      if (get().asked === key) set({ page, answered: key, loading: false });
+    } catch (error) {
+      if (get().asked === key) set({ error: errorMessage(error), loading: false });
+    }
+  },
+  async reload() {
+    const { asked } = get();
+    if (asked) await get().load(JSON.parse(asked) as RequestsQuery);
+  },
+  select(row) {
+    set({ selected: row });
+  },
+  reset: () => set(EMPTY),
+}));
+
+// Another profile or account sees another organisation's requests.
+useSession.subscribe((state, previous) => {
+  if (state.profileId !== previous.profileId || state.me?.user_id !== previous.me?.user_id) {
+    useRequests.getState().reset();
+  }
+});

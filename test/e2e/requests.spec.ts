@@ -1,0 +1,211 @@
+import { parseCsv } from '../../renderer/src/lib/csv.js';
+import { expect, test } from './fixtures.js';
+import { openScreen, signInAsDemoAdmin } from './pages/connect.js';
+import { RequestLog } from './pages/requests.js';
+
+/**
+ * The request log against the embedded server's demo organisation (about 50,000 requests
+ * over 30 days, many tagged with X-SVC-Meta-* metadata).
+ */
+
+test('search finds a request by its id and by a metadata value', async ({ consolePage: page }) => {
+  await signInAsDemoAdmin(page);
+  await openScreen(page, 'requests');
+  const log = new RequestLog(page);
+  const all = await log.total();
+  expect(all).toBeGreaterThan(100);
+
+  // A request id from the first page: exactly that request.
+  const id = (await log.rows.nth(3).getAttribute('data-req-id'))!;
+  await log.search(id);
+  await expect(log.pageText).toHaveText('1–1 of 1');
+  await expect(log.rows).toHaveCount(1);
+  await expect(log.rows.first()).toHaveAttribute('data-req-id', id);
+  // Kept in the address: a reload restores the search.
+  await expect(page).toHaveURL(new RegExp(`q=${id}`));
+  await page.reload();
+  await log.settled();
+  await expect(log.pageText).toHaveText('1–1 of 1');
+  await expect(page.getByTestId('request-search')).toHaveValue(id);
+
+  // A metadata value (an experiment tag on a few requests), over 30 days.
+  await log.choose('Time range', 'Last 30 days');
+  await log.search('short-context');
+  const tagged = await log.total();
+  expect(tagged).toBeGreaterThan(0);
+  await log.search('');
+  const month = await log.total();
+  expect(tagged).toBeLessThan(month);
+  await log.search('short-context');
+  await log.rows.first().click();
+  const metadata = log.detail.getByTestId('detail-metadata');
+  await expect(metadata.getByRole('row').filter({ hasText: 'experiment' })).toContainText('short-context');
+
+  // The request's trace id, a metadata value found on it alone.
+  const traceId = (await metadata.getByRole('row').filter({ hasText: 'trace_id' }).getByRole('cell').textContent())!;
+  expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+  const openedId = (await log.detailField('req_id').locator('code').textContent())!;
+  await log.search(traceId.toUpperCase());
+  await expect(log.pageText).toHaveText('1–1 of 1');
+  await expect(log.rows.first()).toHaveAttribute('data-req-id', openedId);
+});
+
+test('filters change the total, and paging moves through it', async ({ consolePage: page }, testInfo) => {
+  await signInAsDemoAdmin(page);
+  await openScreen(page, 'requests');
+  const log = new RequestLog(page);
+  await log.choose('Time range', 'Last 7 days');
+  const week = await log.total();
+  expect(week).toBeGreaterThan(1000);
+
+  await log.choose('Status', '5xx');
+  const failed = await log.total();
+  expect(failed).toBeGreaterThan(0);
+  expect(failed).toBeLessThan(week);
+  for (const status of await log.rows.locator('td:nth-child(3)').allTextContents()) expect(status).toMatch(/^5\d\d$/);
+
+  await log.choose('Ended as', 'Gateway timeout');
+  const timeouts = await log.total();
+  expect(timeouts).toBeGreaterThan(0);
+  expect(timeouts).toBeLessThan(failed);
+  await expect(log.rows.first().locator('td').nth(2)).toHaveText('504');
+
+  await log.clearFilters();
+  await log.choose('Time range', 'Last 7 days');
+  expect(await log.total()).toBe(week);
+  await log.enter('Minimum cost (PKR)', '5');
+  const costly = await log.total();
+  expect(costly).toBeGreaterThan(0);
+  expect(costly).toBeLessThan(week);
+  for (const cost of await log.rows.locator('td:nth-child(9)').allTextContents()) {
+    expect(Number(cost.replace(/[^\d.]/g, ''))).toBeGreaterThanOrEqual(5);
+  }
+
+  await log.enter('Minimum cost (PKR)', '');
+  expect(await log.total()).toBe(week);
+  await log.choose('Model', 'openai/gpt-4o');
+  const oneModel = await log.total();
+  expect(oneModel).toBeGreaterThan(0);
+  expect(oneModel).toBeLessThan(week);
+  for (const model of await log.rows.locator('td:nth-child(2)').allTextContents()) expect(model).toBe('openai/gpt-4o');
+
+  // Paging through the model's requests.
+  const first = await log.firstRowId();
+  await expect(log.pageText).toHaveText(`1–50 of ${oneModel.toLocaleString('en-US')}`);
+  await page.getByTestId('page-next').click();
+  await log.settled();
+  await expect(log.pageText).toHaveText(`51–100 of ${oneModel.toLocaleString('en-US')}`);
+  expect(await log.firstRowId()).not.toBe(first);
+  await expect(page).toHaveURL(/page=2/);
+  await page.getByTestId('page-previous').click();
+  await log.settled();
+  expect(await log.firstRowId()).toBe(first);
+
+  await page.screenshot({ path: testInfo.outputPath('requests.png') });
+});
+
+test('the detail panel shows every field and copies the request id', async ({ consolePage: page }, testInfo) => {
+  await signInAsDemoAdmin(page);
+  await openScreen(page, 'requests');
+  const log = new RequestLog(page);
+  await log.settled();
+
+  // From the keyboard: the first row, one down, Enter.
+  await log.rows.first().focus();
+  await page.keyboard.press('ArrowDown');
+  const id = (await log.rows.nth(1).getAttribute('data-req-id'))!;
+  await expect(log.rows.nth(1)).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(log.detail).toBeVisible();
+  await expect(log.detailField('req_id')).toContainText(id);
+  for (const field of [
+    'timestamp',
+    'model',
+    'status',
+    'stream',
+    'key',
+    'project',
+    'metrics.total_ms',
+    'metrics.ttft_ms',
+    'metrics.tpot_ms',
+    'metrics.pre_dispatch_ms',
+    'metrics.prompt_tokens',
+    'metrics.tokens_generated',
+    'metrics.cache_creation_input_tokens',
+    'metrics.cache_read_input_tokens',
+    'metrics.total_tokens',
+    'metrics.tokens_estimated',
+    'financials.cost_pkr',
+    'financials.is_byok',
+    'status_detail.termination_reason',
+    'status_detail.upstream_error',
+    'upstream.model',
+    'user_agent',
+  ]) {
+    await expect(log.detailField(field), field).not.toBeEmpty();
+  }
+  await expect(log.detailField('financials.cost_pkr')).toContainText('PKR');
+
+  await log.detail.getByTestId('copy-request-id').click();
+  await expect(log.detail.getByTestId('copy-request-id')).toHaveText('Copied');
+  // Evaluated as text: the e2e code is typed without the DOM library.
+  expect(await page.evaluate('navigator.clipboard.readText()')).toBe(id);
+  await page.screenshot({ path: testInfo.outputPath('requests-detail.png') });
+
+  // A non-streamed request's time to first token is unknown, not zero.
+  await log.search('');
+  const rows = await log.rows.count();
+  let checked = false;
+  for (let i = 0; i < rows && !checked; i++) {
+    const ttft = (await log.rows.nth(i).locator('td').nth(6).textContent())!;
+    if (ttft !== '–') continue;
+    await log.rows.nth(i).click();
+    await expect(log.detailField('stream')).toBeVisible();
+    if ((await log.detailField('stream').textContent()) !== 'No') continue;
+    await expect(log.detailField('metrics.ttft_ms')).toContainText('–');
+    await expect(log.detailField('metrics.ttft_ms')).not.toContainText('0 ms');
+    checked = true;
+  }
+  expect(checked).toBe(true);
+
+  await page.keyboard.press('Escape');
+  await expect(log.detail).toBeHidden();
+});
+
+test('exports every row of the filter to CSV and to JSON', async ({ consolePage: page }) => {
+  await signInAsDemoAdmin(page);
+  await openScreen(page, 'requests');
+  const log = new RequestLog(page);
+  // A few hundred rows: more than three export pages of 200.
+  await log.choose('Time range', 'Custom…');
+  await log.enter('Custom range', '29d');
+  await log.choose('Status', '5xx');
+  const total = await log.total();
+  expect(total).toBeGreaterThan(400);
+  expect(total).toBeLessThan(2000);
+
+  const csv = await log.export('csv');
+  expect(csv.download.suggestedFilename()).toMatch(/^requests-.*\.csv$/);
+  const [header, ...lines] = parseCsv(csv.text);
+  expect(header).toContain('req_id');
+  expect(header).toContain('metrics.total_ms');
+  expect(header).toContain('metadata');
+  expect(lines).toHaveLength(total);
+  for (const line of lines) expect(line).toHaveLength(header!.length);
+  const status = header!.indexOf('status');
+  for (const line of lines) expect(line[status]).toMatch(/^5\d\d$/);
+  const ids = lines.map((line) => line[0]);
+  expect(new Set(ids).size).toBe(total);
+  await expect(page.getByTestId('export-done')).toHaveText(new RegExp(`^Wrote ${total.toLocaleString('en-US')} rows`));
+  // Newest first, as on screen.
+  expect(ids[0]).toBe(await log.firstRowId());
+  const metadata = header!.indexOf('metadata');
+  for (const line of lines) expect(typeof JSON.parse(line[metadata]!)).toBe('object');
+
+  const json = await log.export('json');
+  expect(json.download.suggestedFilename()).toMatch(/^requests-.*\.json$/);
+  const rows = JSON.parse(json.text) as { req_id: string; status: number; metrics: { total_ms: number } }[];
+  expect(rows).toHaveLength(total);
+  expect(rows.map((row) => row.req_id)).toEqual(ids);
+  expect(rows.every((row) => row.status >= 500 && typeof row.metrics.total_ms === 'number')).toBe(true);
+});

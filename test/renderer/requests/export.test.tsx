@@ -1,0 +1,228 @@
+import { render, screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { parseCsv } from '../../../renderer/src/lib/csv.js';
+import { CSV_COLUMNS } from '../../../renderer/src/screens/requests/export-file.js';
+import { ExportCancelled, exportRequests } from '../../../renderer/src/screens/requests/export-flow.js';
+import { useExport } from '../../../renderer/src/screens/requests/export-store.js';
+import { ExportBar } from '../../../renderer/src/screens/requests/ExportBar.js';
+import type { RequestRow } from '../../../renderer/src/screens/requests/query.js';
+import { useRoute } from '../../../renderer/src/state/route.js';
+import { useSession } from '../../../renderer/src/state/session.js';
+import { bridge, Refusal } from '../fake-bridge.js';
+import { nullRow, pagedRows, requestRow } from './rows.js';
+
+const ME = {
+  user_id: '2f0c4a4e-7a0e-4c39-9a55-0d7f5d1f0a11',
+  email: 'ada@example.com',
+  role: 'admin' as const,
+  joined_at: '2026-01-02T03:04:05Z',
+  organization: { name: 'Analytical Engines' },
+};
+
+/** jsdom's Blob has no text(); its FileReader reads one. */
+function read(blob: Blob): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(reader.result as string);
+    reader.onerror = () => reject(reader.error);
+    reader.readAsText(blob);
+  });
+}
+
+const FILTER = { time_range: '7d', status_category: '5xx' };
+const quiet = { signal: new AbortController().signal, onProgress: () => {} };
+
+/** What the browser was handed to download: the anchor's file name and the Blob behind its URL. */
+let saved: { name: string; blob: Blob }[];
+const blobs = new Map<string, Blob>();
+
+const { createObjectURL, revokeObjectURL } = URL;
+
+beforeEach(() => {
+  useSession.setState({ phase: 'console', profileId: 'p1', me: ME });
+  useExport.getState().reset();
+  useRoute.setState({ screen: 'requests', params: { range: '7d', status: '5xx' } });
+  saved = [];
+  blobs.clear();
+  let n = 0;
+  URL.createObjectURL = vi.fn((blob: Blob) => {
+    const url = `blob:test/${++n}`;
+    blobs.set(url, blob);
+    return url;
+  });
+  URL.revokeObjectURL = vi.fn();
+  vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+    saved.push({ name: this.download, blob: blobs.get(this.href)! });
+  });
+});
+
+afterEach(() => {
+  vi.restoreAllMocks();
+  URL.createObjectURL = createObjectURL;
+  URL.revokeObjectURL = revokeObjectURL;
+});
+
+describe('fetching every page of the filter', () => {
+  it('asks for pages of 200 by offset with the filter, until a short page, reporting progress', async () => {
+    bridge.on('api.requests', ({ query }) => pagedRows(450)(query));
+    const progress: [number, number][] = [];
+    const outcome = await exportRequests(FILTER, 'json', {
+      ...quiet,
+      onProgress: ({ fetched, total }) => progress.push([fetched, total]),
+    });
+    expect(bridge.callsOf('api.requests').map((a) => a.query)).toEqual([
+      { ...FILTER, limit: 200, offset: 0 },
+      { ...FILTER, limit: 200, offset: 200 },
+      { ...FILTER, limit: 200, offset: 400 },
+    ]);
+    expect(progress).toEqual([
+      [200, 450],
+      [400, 450],
+      [450, 450],
+    ]);
+    expect(outcome.rows).toBe(450);
+    const rows = JSON.parse(await read(outcome.blob)) as RequestRow[];
+    expect(rows).toHaveLength(450);
+    expect(rows[0]).toEqual(requestRow(0));
+    expect(rows[449]).toEqual(requestRow(449));
+  });
+
+  it('skips rows a page repeats when new requests arrive during the export, and says the total moved', async () => {
+    // Three requests arrive after the first page: everything shifts down three places.
+    let arrived = 0;
+    bridge.on('api.requests', ({ query }) => {
+      const page = pagedRows(450 + arrived, (i) => (i < arrived ? requestRow(-1 - i) : requestRow(i - arrived)))(query);
+      arrived = 3;
+      return page;
+    });
+    const outcome = await exportRequests(FILTER, 'csv', quiet);
+    const [header, ...lines] = parseCsv(await read(outcome.blob));
+    expect(header).toEqual([...CSV_COLUMNS]);
+    const ids = lines.map((line) => line[0]);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Every row that matched when it began, once; the newcomers were above the part already read.
+    expect(ids).toEqual(Array.from({ length: 450 }, (_, i) => requestRow(i).req_id));
+    expect(outcome).toMatchObject({ rows: 450, totalAtStart: 450, totalAtEnd: 453 });
+  });
+
+  it('writes an empty but valid file when nothing matches', async () => {
+    bridge.on('api.requests', () => ({ total: 0, limit: 200, offset: 0, requests: [] }));
+    const csv = await exportRequests(FILTER, 'csv', quiet);
+    expect(parseCsv(await read(csv.blob))).toEqual([[...CSV_COLUMNS]]);
+    const json = await exportRequests(FILTER, 'json', quiet);
+    expect(JSON.parse(await read(json.blob))).toEqual([]);
+  });
+
+  it('stops at the next page once cancelled', async () => {
+    const controller = new AbortController();
+    bridge.on('api.requests', ({ query }) => {
+      if (query.offset === 200) controller.abort();
+      return pagedRows(5000)(query);
+    });
+    await expect(exportRequests(FILTER, 'csv', { ...quiet, signal: controller.signal })).rejects.toBeInstanceOf(
+      ExportCancelled,
+    );
+    expect(bridge.callsOf('api.requests')).toHaveLength(2);
+  });
+});
+
+describe('the CSV of request rows', () => {
+  it('has a column for every field of a row, nested fields flattened and metadata as JSON text', async () => {
+    const awkward = requestRow(0, {
+      user_agent: 'curl/8.5.0, "quoted"',
+      metadata: { customer: '=cmd|calc', note: 'line one\nline two', city: 'کراچی' },
+    });
+    bridge.on('api.requests', () => ({ total: 2, limit: 200, offset: 0, requests: [awkward, nullRow()] }));
+    const outcome = await exportRequests(FILTER, 'csv', quiet);
+    const text = await read(outcome.blob);
+    const [header, first, second] = parseCsv(text);
+    const cell = (line: string[] | undefined, column: string) => line![header!.indexOf(column)];
+
+    // Every path of a full row is a column, and nothing else is.
+    const paths = (value: object, prefix = ''): string[] =>
+      Object.entries(value).flatMap(([k, v]) =>
+        prefix + k === 'metadata' || v === null || typeof v !== 'object' ? [prefix + k] : paths(v, `${prefix}${k}.`),
+      );
+    expect([...header!].sort()).toEqual(paths(awkward).sort());
+
+    expect(first).toHaveLength(header!.length);
+    expect(cell(first, 'metrics.total_ms')).toBe('812.4');
+    expect(cell(first, 'key.name')).toBe('checkout-prod');
+    expect(cell(first, 'stream')).toBe('true');
+    expect(cell(first, 'user_agent')).toBe('curl/8.5.0, "quoted"');
+    // The metadata column is JSON text; its formula-like start is JSON's brace, so no guard is needed.
+    expect(JSON.parse(cell(first, 'metadata')!)).toEqual(awkward.metadata);
+    // Unknowns are empty cells, not zeros.
+    expect(second).toHaveLength(header!.length);
+    expect(cell(second, 'metrics.ttft_ms')).toBe('');
+    expect(cell(second, 'metrics.prompt_tokens')).toBe('');
+    expect(cell(second, 'key.id')).toBe('');
+    expect(cell(second, 'upstream.model')).toBe('');
+    expect(cell(second, 'project.name')).toBe('');
+    expect(cell(second, 'metrics.tokens_generated')).toBe('0');
+  });
+});
+
+describe('the export bar', () => {
+  it('shows progress against the total, then how many rows it wrote to which file', async () => {
+    const pages: (() => void)[] = [];
+    bridge.on(
+      'api.requests',
+      ({ query }) => new Promise((resolve) => pages.push(() => resolve(pagedRows(250)(query)))),
+    );
+    render(<ExportBar />);
+    const user = userEvent.setup();
+    await user.click(screen.getByTestId('export-csv'));
+    expect(screen.getByTestId('export-csv')).toHaveProperty('disabled', true);
+    await waitFor(() => expect(pages).toHaveLength(1));
+    pages[0]!();
+    await waitFor(() => expect(screen.getByTestId('export-progress').textContent).toContain('200 of 250 rows'));
+    const bar = screen.getByRole('progressbar', { name: 'Rows fetched' }) as HTMLProgressElement;
+    expect([bar.value, bar.max]).toEqual([200, 250]);
+    await waitFor(() => expect(pages).toHaveLength(2));
+    pages[1]!();
+
+    const done = await screen.findByTestId('export-done');
+    expect(done.textContent).toMatch(/^Wrote 250 rows to requests-\d{4}-\d\d-\d\d-\d{6}\.csv$/);
+    expect(saved).toHaveLength(1);
+    expect(saved[0]!.name).toMatch(/\.csv$/);
+    expect(parseCsv(await read(saved[0]!.blob))).toHaveLength(251);
+    expect(bridge.callsOf('api.requests')[0]!.query).toEqual({
+      time_range: '7d',
+      status_category: '5xx',
+      limit: 200,
+      offset: 0,
+    });
+  });
+
+  it('cancels: nothing is saved and it says so', async () => {
+    const pages: (() => void)[] = [];
+    bridge.on(
+      'api.requests',
+      ({ query }) => new Promise((resolve) => pages.push(() => resolve(pagedRows(5000)(query)))),
+    );
+    render(<ExportBar />);
+    const user = userEvent.setup();
+    await user.click(screen.getByTestId('export-json'));
+    await waitFor(() => expect(pages).toHaveLength(1));
+    await user.click(screen.getByTestId('export-cancel'));
+    expect(screen.getByTestId('export-cancel').textContent).toBe('Cancelling…');
+    pages[0]!();
+    expect((await screen.findByTestId('export-cancelled')).textContent).toContain('nothing was saved');
+    expect(saved).toEqual([]);
+    expect(pages).toHaveLength(1);
+  });
+
+  it('shows a failure with the server’s words', async () => {
+    bridge.on('api.requests', () => {
+      throw new Refusal(503, 'analytics backend unavailable');
+    });
+    render(<ExportBar />);
+    await userEvent.setup().click(screen.getByTestId('export-csv'));
+    expect((await screen.findByTestId('export-error')).textContent).toBe(
+      'Export failed: analytics backend unavailable (503)',
+    );
+    expect(saved).toEqual([]);
+  });
+});
