@@ -1,3 +1,67 @@
+import { useEffect } from 'react';
+import { Empty, ErrorNote, Loading } from '../../components/Feedback.js';
+import { Field } from '../../components/Field.js';
+import { PAGE_SIZES, pageSizeFrom } from '../../lib/activity.js';
+import { useRoute } from '../../state/route.js';
+import { ActivityTable } from './ActivityTable.js';
+import { useActivity } from './activity-store.js';
+import { LoadMore } from './LoadMore.js';
+import './activity.css';
+
+/** The organisation's audit trail, newest first, read a page at a time. */
 export function ActivityScreen() {
-  return <p className="muted">Not built yet.</p>;
+  const size = pageSizeFrom(useRoute((s) => s.params.size));
+  const setParams = useRoute((s) => s.setParams);
+  const events = useActivity((s) => s.events);
+  const loading = useActivity((s) => s.loading);
+  const error = useActivity((s) => s.error);
+  const shift = useActivity((s) => s.shift);
+  const load = useActivity((s) => s.load);
+
+  // Opening the screen, or another page size, reads the newest events afresh.
+  useEffect(() => {
+    void load(size);
+  }, [load, size]);
+
+  return (
+    <section className="activity stack" aria-label="Activity" data-testid="activity-screen">
+      <p className="muted">
+        Every change made to this organisation: who did it, from where and to what. Entries cannot be edited or removed.
+      </p>
+      <div className="toolbar">
+        <Field label="Events per page">
+          <select value={size} onChange={(e) => setParams({ size: e.target.value })} data-testid="activity-page-size">
+            {PAGE_SIZES.map((n) => (
+              <option key={n} value={n}>
+                {n}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <button type="button" onClick={() => void load(size)} disabled={loading} data-testid="activity-refresh">
+          {loading ? 'Refreshing…' : 'Refresh'}
+        </button>
+        {loading && events && <Loading>Reading the newest events…</Loading>}
+      </div>
+      {shift > 0 && (
+        <p className="notice" role="status" data-testid="activity-newer">
+          Newer events have been recorded since this list was read.{' '}
+          <button type="button" className="link" onClick={() => void load(size)}>
+            Refresh to show them
+          </button>
+        </p>
+      )}
+      <ErrorNote error={error} onRetry={() => void load(size)} testId="activity-error" />
+      {events === null ? (
+        loading && <Loading>Reading the audit trail…</Loading>
+      ) : events.length === 0 ? (
+        <Empty>Nothing has been recorded for this organisation yet.</Empty>
+      ) : (
+        <>
+          <ActivityTable events={events} />
+          <LoadMore />
+        </>
+      )}
+    </section>
+  );
 }

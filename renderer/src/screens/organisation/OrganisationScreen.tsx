@@ -1,3 +1,29 @@
+import { useEffect } from 'react';
+import { useDirectory } from '../../state/directory.js';
+import { useSession } from '../../state/session.js';
+import { MembersTable } from './MembersTable.js';
+import { OrganisationName } from './OrganisationName.js';
+import { useOrganisation } from './organisation-store.js';
+import { ProjectsTable } from './ProjectsTable.js';
+import './organisation.css';
+
+/** The organisation's name, who belongs to it, and its projects. */
 export function OrganisationScreen() {
-  return <p className="muted">Not built yet.</p>;
+  const me = useSession((s) => s.me);
+  const loadMembers = useOrganisation((s) => s.loadMembers);
+  const loadDirectory = useDirectory((s) => s.load);
+
+  useEffect(() => {
+    void loadMembers();
+    void loadDirectory();
+  }, [loadMembers, loadDirectory]);
+
+  if (!me) return null;
+  return (
+    <div className="organisation stack" data-testid="organisation-screen">
+      <OrganisationName me={me} />
+      <MembersTable me={me} />
+      <ProjectsTable />
+    </div>
+  );
 }

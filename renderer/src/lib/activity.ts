@@ -1,0 +1,110 @@
+import type { CallResult } from '../../../main/core/contract.js';
+import { UNKNOWN } from './format.js';
+
+/**
+ * How the audit trail reads on screen: each action's raw code with words beside it, who
+ * acted (a null actor is not always "unknown"), and how a further page joins the ones shown.
+ */
+
+export type ActivityEvent = CallResult<'api.activity'>['events'][number];
+
+/** The server's address for changes made by the operator's command on its own machine. */
+export const OPERATOR_SOURCE = 'local';
+
+export const PAGE_SIZES = [10, 25, 50, 100, 200] as const;
+export const DEFAULT_PAGE_SIZE = 50;
+
+/** The page size kept in the address, or the default when it is absent or not one offered. */
+export function pageSizeFrom(param: string | undefined): number {
+  const size = Number(param);
+  return (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_PAGE_SIZE;
+}
+
+const ACTION_LABELS: Readonly<Record<string, string>> = {
+  'user.login': 'Signed in',
+  'user.logout': 'Signed out',
+  'api_key.created': 'API key created',
+  'api_key.updated': 'API key limits changed',
+  'api_key.revoked': 'API key revoked',
+  'vault_key.set': 'Provider key stored or rotated',
+  'vault_key.revoked': 'Provider key removed',
+  'org.renamed': 'Organisation renamed',
+  'member.joined': 'Member joined',
+  'budget.deposited': 'Credit deposited',
+  // In the contract's schema though the server does not write them yet.
+  'member.removed': 'Member removed',
+  'member.role_changed': "Member's role changed",
+};
+
+/** Words for an action; an action this console does not know yet is said to be so, not hidden. */
+export function actionLabel(action: string): string {
+  return ACTION_LABELS[action] ?? 'Unrecognised action';
+}
+
+const TARGET_KINDS: Readonly<Record<string, string>> = {
+  'api_key.created': 'key prefix',
+  'api_key.updated': 'key prefix',
+  'api_key.revoked': 'key prefix',
+  'vault_key.set': 'provider',
+  'vault_key.revoked': 'provider',
+  'org.renamed': 'new name',
+  'member.joined': "member's email",
+};
+
+/** What the target of an action is (a key prefix, a provider...), for its tooltip; null when it has none. */
+export function targetKind(action: string): string | null {
+  return TARGET_KINDS[action] ?? null;
+}
+
+export interface ActorText {
+  text: string;
+  /** Why it reads so, when it is not an email. */
+  title?: string;
+  /** No account acted, or the account is gone: shown quieter than an email. */
+  muted: boolean;
+}
+
+/**
+ * The actor is an account's email. Null has two meanings (decisions.md, activity store):
+ * the operator's command acted, which writes from the server's own machine ("local"), or
+ * the account was hard-deleted since, in which case who acted is unknown.
+ */
+export function actorText(event: Pick<ActivityEvent, 'actor' | 'source_ip'>): ActorText {
+  if (event.actor !== null) return { text: event.actor, muted: false };
+  if (event.source_ip === OPERATOR_SOURCE) {
+    return { text: 'system', title: "No account: the operator's command on the server", muted: true };
+  }
+  return { text: UNKNOWN, title: 'Unknown: the account that acted no longer exists', muted: true };
+}
+
+function sameEvent(a: ActivityEvent, b: ActivityEvent): boolean {
+  return (
+    a.timestamp === b.timestamp &&
+    a.action === b.action &&
+    a.actor === b.actor &&
+    a.target === b.target &&
+    a.source_ip === b.source_ip
+  );
+}
+
+/**
+ * Joins an older page (read at offset = events shown) to the events shown. Events written
+ * since the first page shift every offset, so the older page starts with the last few
+ * events already shown: the longest such overlap is dropped (events carry no id, so they
+ * are compared whole; two identical events at one millisecond are not told apart).
+ * `overlap` is how many newer events arrived since the last read: later offsets move by it.
+ */
+export function appendPage(
+  shown: readonly ActivityEvent[],
+  page: readonly ActivityEvent[],
+): { events: ActivityEvent[]; overlap: number } {
+  let overlap = 0;
+  for (let k = Math.min(shown.length, page.length); k > 0; k -= 1) {
+    const tail = shown.slice(shown.length - k);
+    if (tail.every((event, i) => sameEvent(event, page[i]!))) {
+      overlap = k;
+      break;
+    }
+  }
+  return { events: [...shown, ...page.slice(overlap)], overlap };
+}

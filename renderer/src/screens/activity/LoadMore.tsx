@@ -1,0 +1,28 @@
+import { ErrorNote } from '../../components/Feedback.js';
+import { formatCount } from '../../lib/format.js';
+import { useActivity } from './activity-store.js';
+
+/** Below the table: the next, older page on request, or the word that the trail ends here. */
+export function LoadMore() {
+  const count = useActivity((s) => s.events?.length ?? 0);
+  const done = useActivity((s) => s.done);
+  const loadingMore = useActivity((s) => s.loadingMore);
+  const moreError = useActivity((s) => s.moreError);
+  const loadMore = useActivity((s) => s.loadMore);
+
+  return (
+    <div className="activity-more" data-testid="activity-more">
+      <p className="muted" role="status" aria-live="polite" data-testid="activity-count">
+        {done
+          ? `All ${formatCount(count)} events shown: this is the start of the trail.`
+          : `${formatCount(count)} newest events shown.`}
+      </p>
+      {!done && (
+        <button type="button" onClick={() => void loadMore()} disabled={loadingMore} data-testid="activity-load-more">
+          {loadingMore ? 'Loading older events…' : 'Load more'}
+        </button>
+      )}
+      <ErrorNote error={moreError} onRetry={() => void loadMore()} testId="activity-more-error" />
+    </div>
+  );
+}

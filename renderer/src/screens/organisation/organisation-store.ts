@@ -1,0 +1,93 @@
+import { create } from 'zustand';
+import type { CallResult } from '../../../../main/core/contract.js';
+import { BridgeError, errorMessage } from '../../bridge.js';
+import { api } from '../../state/api.js';
+import { useSession, type Me } from '../../state/session.js';
+
+/**
+ * The organisation screen's server state: its members, and renaming it. A rename that
+ * lands updates the signed-in session too, so the sidebar shows the new name at once.
+ */
+
+export type Member = CallResult<'api.members'>['members'][number];
+
+/** Only PATCH /organization checks a role: owners and admins may rename, members may not. */
+export function canRename(role: Me['role']): boolean {
+  return role === 'owner' || role === 'admin';
+}
+
+interface OrganisationState {
+  members: Member[] | null;
+  membersLoading: boolean;
+  membersError: string | null;
+  renaming: boolean;
+  /** The server's refusal of the last rename, for the name field. */
+  renameError: string | null;
+  /** The name the last successful rename set, for the confirmation beside the field. */
+  renamedTo: string | null;
+  loadMembers(): Promise<void>;
+  /** Resolves true when the server took the name. */
+  rename(name: string): Promise<boolean>;
+  clearRename(): void;
+  reset(): void;
+}
+
+const EMPTY = {
+  members: null,
+  membersLoading: false,
+  membersError: null,
+  renaming: false,
+  renameError: null,
+  renamedTo: null,
+};
+
+function refusal(error: unknown): string {
+  const message = errorMessage(error);
+  // The role in this session is the one read at sign-in; the operator may have changed it since.
+  if (error instanceof BridgeError && error.status === 403) {
+    return `${message}. Your role may have changed since you signed in: sign out and in again to see it.`;
+  }
+  return message;
+}
+
+export const useOrganisation = create<OrganisationState>((set) => ({
+  ...EMPTY,
+
+  async loadMembers() {
+    set({ membersLoading: true, membersError: null });
+    try {
+      const { members } = await api('api.members', {});
+      set({ members, membersLoading: false });
+    } catch (error) {
+      set({ membersLoading: false, membersError: errorMessage(error) });
+    }
+  },
+
+  async rename(name) {
+    set({ renaming: true, renameError: null, renamedTo: null });
+    try {
+      const organization = await api('api.renameOrganization', { body: { name } });
+      set({ renaming: false, renamedTo: organization.name });
+      useSession.setState((s) => (s.me ? { me: { ...s.me, organization: { name: organization.name } } } : {}));
+      return true;
+    } catch (error) {
+      set({ renaming: false, renameError: refusal(error) });
+      return false;
+    }
+  },
+
+  clearRename() {
+    set({ renameError: null, renamedTo: null });
+  },
+
+  reset() {
+    set(EMPTY);
+  },
+}));
+
+// Another profile or account is another organisation.
+useSession.subscribe((state, previous) => {
+  if (state.profileId !== previous.profileId || state.me?.user_id !== previous.me?.user_id) {
+    useOrganisation.getState().reset();
+  }
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import {
+  actionLabel,
+  actorText,
+  appendPage,
+  pageSizeFrom,
+  type ActivityEvent,
+} from '../../../renderer/src/lib/activity.js';
+
+const event = (n: number, patch: Partial<ActivityEvent> = {}): ActivityEvent => ({
+  actor: 'admin@example.com',
+  action: 'api_key.created',
+  target: `sk_svc_${n}`,
+  timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, 0, 0) - n * 1000).toISOString(),
+  source_ip: '10.0.0.1',
+  ...patch,
+});
+
+describe('who acted', () => {
+  it('names the account by email', () => {
+    expect(actorText(event(1))).toEqual({ text: 'admin@example.com', muted: false });
+  });
+
+  it("says system for the operator's command and a dash for an account since deleted", () => {
+    expect(actorText({ actor: null, source_ip: 'local' })).toMatchObject({ text: 'system', muted: true });
+    expect(actorText({ actor: null, source_ip: '203.0.113.9' })).toMatchObject({ text: '–', muted: true });
+  });
+});
+
+describe('what was done', () => {
+  it('reads every action the server writes, and owns up to one it does not know', () => {
+    for (const action of [
+      'user.login',
+      'user.logout',
+      'api_key.created',
+      'api_key.updated',
+      'api_key.revoked',
+      'vault_key.set',
+      'vault_key.revoked',
+      'org.renamed',
+      'member.joined',
+      'budget.deposited',
+    ]) {
+      expect(actionLabel(action)).not.toBe('Unrecognised action');
+    }
+    expect(actionLabel('member.promoted')).toBe('Unrecognised action');
+  });
+});
+
+describe('joining an older page', () => {
+  it('appends when nothing new was written meanwhile', () => {
+    const shown = [event(0), event(1)];
+    expect(appendPage(shown, [event(2), event(3)])).toEqual({ events: [...shown, event(2), event(3)], overlap: 0 });
+  });
+
+  it('drops the events a newer write pushed back into the next page, and counts them', () => {
+    const shown = [event(0), event(1), event(2)];
+    // Two events were written after the first read: offset 3 now starts at event(1).
+    expect(appendPage(shown, [event(1), event(2), event(3)])).toEqual({
+      events: [...shown, event(3)],
+      overlap: 2,
+    });
+  });
+
+  it('keeps a page that only looks alike in part', () => {
+    const shown = [event(0), event(1)];
+    const page = [event(2, { target: 'sk_svc_1' }), event(3)];
+    expect(appendPage(shown, page).overlap).toBe(0);
+  });
+});
+
+describe('page size in the address', () => {
+  it('takes an offered size and falls back to 50 otherwise', () => {
+    expect(pageSizeFrom('10')).toBe(10);
+    expect(pageSizeFrom(undefined)).toBe(50);
+    expect(pageSizeFrom('7')).toBe(50);
+    expect(pageSizeFrom('abc')).toBe(50);
+  });
+});
