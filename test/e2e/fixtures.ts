@@ -95,12 +95,12 @@ export { expect };
 /** A fresh control plane of its own, reached as a remote connection (for registration and failure cases). */
 export async function startServer(
   dataDir: string,
-  extraArgs: string[] = [],
+  options: { args?: string[]; env?: NodeJS.ProcessEnv } = {},
 ): Promise<RunningProcess & { baseUrl: string }> {
   const server = await startProcess(
     'server/cli.ts',
-    ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...extraArgs],
-    { SVC_PASSWORD_COST: '14', SVC_LOG_LEVEL: 'warn' },
+    ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...(options.args ?? [])],
+    { SVC_PASSWORD_COST: '14', SVC_LOG_LEVEL: 'warn', ...options.env },
     /listening at (http:\/\/127\.0\.0\.1:\d+)\/api/,
   );
   return { ...server, baseUrl: `${server.match[1]!}/api` };

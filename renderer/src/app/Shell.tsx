@@ -14,15 +14,30 @@ export function Shell() {
     document.title = `${title} · Gateway Console`;
   }, [title]);
 
+  // Alt+1 … Alt+6 open the screens in the order of the navigation.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (!event.altKey || event.ctrlKey || event.metaKey) return;
+      const target = SCREENS[Number(event.key) - 1];
+      if (!target) return;
+      event.preventDefault();
+      go(target);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [go]);
+
   return (
     <div className="shell">
       <nav className="sidebar" aria-label="Console">
         <p className="brand">Gateway Console</p>
         <ul>
-          {SCREENS.map((name) => (
+          {SCREENS.map((name, index) => (
             <li key={name}>
               <a
                 href={`#/${name}`}
+                title={`${screens[name].title} (Alt+${index + 1})`}
+                aria-keyshortcuts={`Alt+${index + 1}`}
                 aria-current={name === screen ? 'page' : undefined}
                 onClick={(event) => {
                   event.preventDefault();

@@ -1,12 +1,12 @@
 import { create } from 'zustand';
+import { SCREENS, type Screen } from './screen-names.js';
 
 /**
  * Where the console is: a screen and its view parameters (filters), kept in the address's
  * hash (#/analytics?range=7d&key=...) so a view survives a reload and can be restored.
  */
 
-export const SCREENS = ['keys', 'vault', 'analytics', 'requests', 'activity', 'organisation'] as const;
-export type Screen = (typeof SCREENS)[number];
+export { SCREENS, type Screen } from './screen-names.js';
 export type RouteParams = Readonly<Record<string, string>>;
 
 interface Route {
