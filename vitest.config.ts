@@ -23,6 +23,8 @@ export default defineConfig({
           name: 'renderer',
           include: ['test/renderer/**/*.test.{ts,tsx}'],
           environment: 'jsdom',
+          // A zone that is not UTC, so a test cannot pass by confusing local time with UTC.
+          env: { TZ: 'Asia/Karachi' },
           setupFiles: ['test/renderer/setup.ts'],
         },
       },

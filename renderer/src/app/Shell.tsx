@@ -18,7 +18,9 @@ export function Shell() {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (!event.altKey || event.ctrlKey || event.metaKey) return;
-      const target = SCREENS[Number(event.key) - 1];
+      // The physical digit key: Option+1 types "¡" on a Mac, so event.key would not do.
+      const digit = /^Digit([1-9])$/.exec(event.code)?.[1];
+      const target = digit ? SCREENS[Number(digit) - 1] : undefined;
       if (!target) return;
       event.preventDefault();
       go(target);
@@ -67,7 +69,7 @@ function SessionIndicator() {
   const signOut = useSession((s) => s.signOut);
   if (!me) return null;
   return (
-    <div className="session" data-testid="session-indicator" aria-label="Session">
+    <section className="session" data-testid="session-indicator" aria-label="Session">
       <span className="dot" aria-hidden="true" />
       <div>
         <strong data-testid="session-email">{me.email}</strong>
@@ -79,7 +81,7 @@ function SessionIndicator() {
       <button type="button" onClick={() => void signOut()} data-testid="sign-out">
         Sign out
       </button>
-    </div>
+    </section>
   );
 }
 

@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 /**
  * A modal dialog on the platform's <dialog>: focus moves in and back out, Escape closes,
@@ -12,6 +12,7 @@ export function Dialog(props: {
   wide?: boolean;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
   const { onClose } = props;
 
   useEffect(() => {
@@ -29,14 +30,14 @@ export function Dialog(props: {
     <dialog
       ref={ref}
       className={props.wide ? 'dialog wide' : 'dialog'}
-      aria-labelledby="dialog-title"
+      aria-labelledby={titleId}
       data-testid={props.testId}
       onCancel={(event) => {
         event.preventDefault();
         onClose();
       }}
     >
-      <h2 id="dialog-title">{props.title}</h2>
+      <h2 id={titleId}>{props.title}</h2>
       {props.children}
     </dialog>
   );

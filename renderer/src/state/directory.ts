@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import type { CallResult } from '../../../main/core/contract.js';
 import { errorMessage } from '../bridge.js';
 import { api } from './api.js';
-import { useSession } from './session.js';
+import { onOrganisationChange, organisationToken } from './session.js';
 
 /**
  * The organisation's projects, keys and model catalogue: listed by the keys screen and
@@ -32,9 +32,11 @@ const EMPTY = { projects: null, keys: null, models: null, errors: {}, loading: {
 
 export const useDirectory = create<DirectoryState>((set, get) => {
   async function fetchPart<P extends Part>(part: P, fetch: () => Promise<DirectoryState[P]>): Promise<void> {
+    const token = organisationToken();
     set((s) => ({ loading: { ...s.loading, [part]: true } }));
     try {
       const value = await fetch();
+      if (token !== organisationToken()) return;
       set(
         (s) =>
           ({
@@ -44,6 +46,7 @@ export const useDirectory = create<DirectoryState>((set, get) => {
           }) as Partial<DirectoryState>,
       );
     } catch (error) {
+      if (token !== organisationToken()) return;
       set((s) => ({ errors: { ...s.errors, [part]: errorMessage(error) }, loading: { ...s.loading, [part]: false } }));
     }
   }
@@ -51,10 +54,12 @@ export const useDirectory = create<DirectoryState>((set, get) => {
     ...EMPTY,
     async load(force = false) {
       const s = get();
+      // A part already on its way is not asked for twice (every screen calls load on mount).
+      const wanted = (part: Part) => force || (s[part] === null && !s.loading[part]);
       await Promise.all([
-        (force || s.projects === null) && fetchPart('projects', async () => (await api('api.projects', {})).projects),
-        (force || s.keys === null) && fetchPart('keys', async () => (await api('api.listKeys', {})).keys),
-        (force || s.models === null) && fetchPart('models', async () => (await api('api.models', {})).models),
+        wanted('projects') && fetchPart('projects', async () => (await api('api.projects', {})).projects),
+        wanted('keys') && fetchPart('keys', async () => (await api('api.listKeys', {})).keys),
+        wanted('models') && fetchPart('models', async () => (await api('api.models', {})).models),
       ]);
     },
     reloadKeys: () => fetchPart('keys', async () => (await api('api.listKeys', {})).keys),
@@ -63,11 +68,7 @@ export const useDirectory = create<DirectoryState>((set, get) => {
 });
 
 // A different profile or account sees a different organisation.
-useSession.subscribe((state, previous) => {
-  if (state.profileId !== previous.profileId || state.me?.user_id !== previous.me?.user_id) {
-    useDirectory.getState().reset();
-  }
-});
+onOrganisationChange(() => useDirectory.getState().reset());
 
 export function projectName(projects: Project[] | null, id: string | null | undefined): string | null {
   if (!id) return null;

@@ -24,7 +24,9 @@ interface RouteState extends Route {
 const DEFAULT_SCREEN: Screen = 'keys';
 
 export function parseHash(hash: string): Route {
-  const [path = '', query = ''] = hash.replace(/^#\/?/, '').split('?', 2);
+  const rest = hash.replace(/^#\/?/, '');
+  const mark = rest.indexOf('?');
+  const [path, query] = mark < 0 ? [rest, ''] : [rest.slice(0, mark), rest.slice(mark + 1)];
   const screen = (SCREENS as readonly string[]).includes(path) ? (path as Screen) : DEFAULT_SCREEN;
   const params: Record<string, string> = {};
   for (const [name, value] of new URLSearchParams(query)) if (value !== '' && name !== 'token') params[name] = value;

@@ -18,6 +18,8 @@ interface SessionState {
   profileId: string | null;
   me: Me | null;
   embedded: EmbeddedStatus | null;
+  /** Why the host could not say how the embedded server is. */
+  embeddedError: string | null;
   /** Why the user is back on the connection screen (an expired session), or a host failure. */
   notice: string | null;
 
@@ -58,6 +60,7 @@ export const useSession = create<SessionState>((set, get) => ({
   profileId: null,
   me: null,
   embedded: null,
+  embeddedError: null,
   notice: null,
 
   async load() {
@@ -83,9 +86,9 @@ export const useSession = create<SessionState>((set, get) => ({
 
   async pollEmbedded() {
     try {
-      set({ embedded: await call('embedded.status', {}) });
-    } catch {
-      // The connection screen shows the host's own error when it matters.
+      set({ embedded: await call('embedded.status', {}), embeddedError: null });
+    } catch (error) {
+      set({ embeddedError: errorMessage(error) });
     }
   },
 
@@ -99,8 +102,11 @@ export const useSession = create<SessionState>((set, get) => ({
     }
     try {
       const me = await call('session.me', { profileId });
+      // Another profile chosen meanwhile wins: never show one profile's user under another.
+      if (get().profileId !== profileId) return;
       set({ me, phase: 'console' });
     } catch (error) {
+      if (get().profileId !== profileId) return;
       if (error instanceof BridgeError && error.status === 401) get().expired();
       else set({ phase: 'connect', me: null, notice: errorMessage(error) });
     }
@@ -123,7 +129,7 @@ export const useSession = create<SessionState>((set, get) => ({
     set({ phase: 'connect', me: null });
     await get()
       .refreshProfiles()
-      .catch(() => {});
+      .catch((error: unknown) => set({ notice: `Could not list the connections: ${errorMessage(error)}` }));
   },
 
   expired() {
@@ -131,10 +137,38 @@ export const useSession = create<SessionState>((set, get) => ({
     set({ phase: 'connect', me: null, notice: 'Your session has expired. Sign in again to go on.' });
     void get()
       .refreshProfiles()
-      .catch(() => {});
+      .catch((error: unknown) =>
+        set({ notice: `Your session has expired; the connections could not be listed: ${errorMessage(error)}` }),
+      );
   },
 
   setNotice(notice) {
     set({ notice });
   },
 }));
+
+let organisationEpoch = 0;
+
+/** Which organisation the console shows: it changes with the profile or the account signed in. */
+function sameOrganisation(state: SessionState, previous: SessionState): boolean {
+  return state.profileId === previous.profileId && state.me?.user_id === previous.me?.user_id;
+}
+
+useSession.subscribe((state, previous) => {
+  if (!sameOrganisation(state, previous)) organisationEpoch += 1;
+});
+
+/**
+ * A token for the organisation shown now: a store takes one before a call and drops the
+ * answer if it no longer matches, so a slow answer never refills a store after a switch.
+ */
+export function organisationToken(): number {
+  return organisationEpoch;
+}
+
+/** Calls `reset` whenever the console changes organisation (another profile or account). */
+export function onOrganisationChange(reset: () => void): void {
+  useSession.subscribe((state, previous) => {
+    if (!sameOrganisation(state, previous)) reset();
+  });
+}

@@ -1,6 +1,3 @@
-// The expiry is typed in the user's zone and sent with its offset: pin a zone for the test.
-process.env.TZ = 'Asia/Karachi';
-
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';

@@ -1,6 +1,3 @@
-// The expiry is typed in the user's zone: pin a zone so epoch seconds are known.
-process.env.TZ = 'Asia/Karachi';
-
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import { errorMessage } from '../../bridge.js';
 import { appendPage, DEFAULT_PAGE_SIZE, type ActivityEvent } from '../../lib/activity.js';
 import { api } from '../../state/api.js';
-import { useSession } from '../../state/session.js';
+import { onOrganisationChange } from '../../state/session.js';
 
 /**
  * The audit trail as read so far: the first page, then older pages appended on request.
@@ -90,8 +90,4 @@ export const useActivity = create<ActivityState>((set, get) => ({
 }));
 
 // Another profile or account reads another organisation's trail.
-useSession.subscribe((state, previous) => {
-  if (state.profileId !== previous.profileId || state.me?.user_id !== previous.me?.user_id) {
-    useActivity.getState().reset();
-  }
-});
+onOrganisationChange(() => useActivity.getState().reset());

@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import type { CallArgs, CallResult } from '../../../../main/core/contract.js';
 import { BridgeError, errorMessage } from '../../bridge.js';
 import { api } from '../../state/api.js';
-import { useSession } from '../../state/session.js';
+import { onOrganisationChange } from '../../state/session.js';
 
 /**
  * The summary and the timeseries of the analytics screen, each loaded on its own (one can
@@ -85,8 +85,4 @@ export const useAnalytics = create<AnalyticsState>((set) => {
 });
 
 // Another profile or account sees another organisation's figures.
-useSession.subscribe((state, previous) => {
-  if (state.profileId !== previous.profileId || state.me?.user_id !== previous.me?.user_id) {
-    useAnalytics.getState().reset();
-  }
-});
+onOrganisationChange(() => useAnalytics.getState().reset());

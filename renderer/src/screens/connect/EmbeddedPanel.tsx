@@ -6,6 +6,7 @@ import { useSession } from '../../state/session.js';
 /** The embedded server's state, its last log lines when it crashed, and the demo sign-in. */
 export function EmbeddedPanel({ profileId }: { profileId: string }) {
   const status = useSession((s) => s.embedded);
+  const statusError = useSession((s) => s.embeddedError);
   const signedIn = useSession((s) => s.signedIn);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -22,7 +23,13 @@ export function EmbeddedPanel({ profileId }: { profileId: string }) {
     }
   };
 
-  if (!status) return <p className="muted">Asking the host about the embedded server…</p>;
+  if (!status) {
+    return statusError ? (
+      <ErrorNote error={`The host could not say how the embedded server is: ${statusError}`} />
+    ) : (
+      <p className="muted">Asking the host about the embedded server…</p>
+    );
+  }
   return (
     <div className="embedded" data-testid="embedded-panel">
       <p aria-live="polite" data-testid="embedded-state">

@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import { errorMessage } from '../../bridge.js';
 import { api } from '../../state/api.js';
-import { useSession } from '../../state/session.js';
+import { onOrganisationChange } from '../../state/session.js';
 
 /**
  * What each key has spent, from GET /admin/usage-throttling (the key list does not carry
@@ -40,8 +40,4 @@ export const useKeysStore = create<KeysState>((set) => ({
 }));
 
 // Another profile or account: another organisation's keys.
-useSession.subscribe((state, previous) => {
-  if (state.profileId !== previous.profileId || state.me?.user_id !== previous.me?.user_id) {
-    useKeysStore.getState().reset();
-  }
-});
+onOrganisationChange(() => useKeysStore.getState().reset());

@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import type { CallResult } from '../../../../main/core/contract.js';
 import { BridgeError, errorMessage } from '../../bridge.js';
 import { api } from '../../state/api.js';
-import { useSession, type Me } from '../../state/session.js';
+import { onOrganisationChange, useSession, type Me } from '../../state/session.js';
 
 /**
  * The organisation screen's server state: its members, and renaming it. A rename that
@@ -86,8 +86,4 @@ export const useOrganisation = create<OrganisationState>((set) => ({
 }));
 
 // Another profile or account is another organisation.
-useSession.subscribe((state, previous) => {
-  if (state.profileId !== previous.profileId || state.me?.user_id !== previous.me?.user_id) {
-    useOrganisation.getState().reset();
-  }
-});
+onOrganisationChange(() => useOrganisation.getState().reset());

@@ -1,6 +1,6 @@
 import { create } from 'zustand';
 import { errorMessage } from '../../bridge.js';
-import { useSession } from '../../state/session.js';
+import { onOrganisationChange } from '../../state/session.js';
 import { exportFileName, type ExportFormat } from './export-file.js';
 import { ExportCancelled, exportRequests, saveFile } from './export-flow.js';
 import type { RequestsQuery } from './query.js';
@@ -78,8 +78,4 @@ export const useExport = create<ExportState>((set, get) => ({
   },
 }));
 
-useSession.subscribe((state, previous) => {
-  if (state.profileId !== previous.profileId || state.me?.user_id !== previous.me?.user_id) {
-    useExport.getState().reset();
-  }
-});
+onOrganisationChange(() => useExport.getState().reset());

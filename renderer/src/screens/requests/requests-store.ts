@@ -1,7 +1,7 @@
 import { create } from 'zustand';
 import { errorMessage } from '../../bridge.js';
 import { api } from '../../state/api.js';
-import { useSession } from '../../state/session.js';
+import { onOrganisationChange } from '../../state/session.js';
 import type { RequestPage, RequestRow, RequestsQuery } from './query.js';
 
 /**
@@ -50,8 +50,4 @@ export const useRequests = create<RequestsState>((set, get) => ({
 }));
 
 // Another profile or account sees another organisation's requests.
-useSession.subscribe((state, previous) => {
-  if (state.profileId !== previous.profileId || state.me?.user_id !== previous.me?.user_id) {
-    useRequests.getState().reset();
-  }
-});
+onOrganisationChange(() => useRequests.getState().reset());

@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import type { CallResult } from '../../../../main/core/contract.js';
 import { errorMessage } from '../../bridge.js';
 import { api } from '../../state/api.js';
-import { useSession } from '../../state/session.js';
+import { onOrganisationChange } from '../../state/session.js';
 
 /**
  * The organisation's provider keys as the server describes them: provider, hint and dates.
@@ -61,8 +61,4 @@ export const useVaultStore = create<VaultState>((set, get) => ({
 }));
 
 // Another profile or account: another organisation's vault.
-useSession.subscribe((state, previous) => {
-  if (state.profileId !== previous.profileId || state.me?.user_id !== previous.me?.user_id) {
-    useVaultStore.getState().reset();
-  }
-});
+onOrganisationChange(() => useVaultStore.getState().reset());
