@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
+import { countableFromRollups, rollupSource } from './rollup-sql.js';
 
 /** Rows of one organisation in `[from, to]` (epoch ms, both edges included), optionally narrowed. */
 export interface Scope {
@@ -73,21 +74,15 @@ export type AnalyticsResult<Q extends AnalyticsQuery> = Q extends { kind: 'summa
       ? RequestPage
       : ThrottlingResult;
 
-// A row's generation time: after the first token when that is known, else after dispatch.
-const GENERATION_MS = 'total_ms - COALESCE(ttft_ms, pre_dispatch_ms)';
-const COUNTS_FOR_SPEED = `tokens_generated > 0 AND ${GENERATION_MS} > 0`;
-const SPEED_TOKENS = `SUM(CASE WHEN ${COUNTS_FOR_SPEED} THEN tokens_generated END)`;
-const SPEED_MS = `SUM(CASE WHEN ${COUNTS_FOR_SPEED} THEN ${GENERATION_MS} END)`;
-
+/** Sums and counts over rollup cells and raw rows (rollup-sql.ts) as each metric's value. */
 const METRIC_SQL: Record<Metric, string> = {
-  volume: 'COUNT(*)',
-  latency: 'AVG(total_ms)',
-  ttft: 'AVG(ttft_ms)',
-  tok_s: `${SPEED_TOKENS} * 1000.0 / ${SPEED_MS}`,
-  token_usage: 'SUM(total_tokens)',
+  volume: 'SUM(requests)',
+  latency: 'SUM(total_ms) / SUM(requests)',
+  // x / 0 is null in SQLite: a bucket with no first-token time has no mean.
+  ttft: 'SUM(ttft_ms) / SUM(ttft_count)',
+  tok_s: 'SUM(speed_tokens) * 1000.0 / SUM(speed_ms)',
+  token_usage: 'SUM(tokens)',
 };
-
-const GROUP_SQL: Record<GroupBy, string> = { project: 'project_id', key: 'key_id', model: 'model' };
 
 /** `casefold` is registered on the connection: SQLite's own lower() folds ASCII only. */
 const SEARCH_SQL = `(instr(casefold(req_id), @search) > 0 OR EXISTS (
@@ -138,29 +133,29 @@ export class AnalyticsQueries {
   }
 
   private summary(scope: Scope): SummaryResult {
+    const source = rollupSource(scope);
     const row = this.statement(
-      `SELECT COUNT(*) AS requests, AVG(total_ms) AS avgTotalMs, AVG(ttft_ms) AS avgTtftMs,
-        ${SPEED_TOKENS} AS speedTokens, ${SPEED_MS} AS speedMs,
-        COALESCE(SUM(total_tokens), 0) AS totalTokens, COALESCE(SUM(cost_micro), 0) AS costMicro
-      FROM requests WHERE ${where(scope)}`,
-    ).get(bindings(scope)) as SummaryResult & {
+      `SELECT COALESCE(SUM(requests), 0) AS requests, SUM(total_ms) / SUM(requests) AS avgTotalMs,
+        SUM(ttft_ms) / SUM(ttft_count) AS avgTtftMs, SUM(speed_tokens) AS speedTokens, SUM(speed_ms) AS speedMs,
+        COALESCE(SUM(tokens), 0) AS totalTokens, COALESCE(SUM(cost_micro), 0) AS costMicro
+      FROM (${source.sql})`,
+    ).get(source.params) as SummaryResult & {
       speedTokens: number | null;
       speedMs: number | null;
     };
     const { speedTokens, speedMs, ...summary } = row;
-    const speed = speedTokens === null || !speedMs ? null : (speedTokens * 1000) / speedMs;
+    const speed = !speedTokens || !speedMs ? null : (speedTokens * 1000) / speedMs;
     return { ...summary, tokensPerSecond: speed !== null && Number.isFinite(speed) ? speed : null };
   }
 
   private timeseries(query: Extract<AnalyticsQuery, { kind: 'timeseries' }>): SeriesJson {
-    const group = query.groupBy ? GROUP_SQL[query.groupBy] : 'NULL';
+    const source = rollupSource(query.scope, { intervalMs: query.intervalMs, groupBy: query.groupBy });
     const points = this.statement(
-      `SELECT ts - ts % @intervalMs AS bucket, ${group} AS "group",
-        ${METRIC_SQL[query.metric]} AS value
-      FROM requests WHERE ${where(query.scope)}
+      `SELECT bucket, ${query.groupBy ? 'grp' : 'NULL'} AS "group", ${METRIC_SQL[query.metric]} AS value
+      FROM (${source.sql})
       GROUP BY bucket, "group" HAVING value IS NOT NULL
       ORDER BY bucket, "group"`,
-    ).all({ ...bindings(query.scope), intervalMs: query.intervalMs }) as SeriesPoint[];
+    ).all(source.params) as SeriesPoint[];
     // Buckets are UTC without an offset; a value that is not finite is as unknown as null.
     const data = points
       .filter((point) => Number.isFinite(point.value))
@@ -174,14 +169,28 @@ export class AnalyticsQueries {
 
   private requests(filter: RequestFilter, limit: number, offset: number): RequestPage {
     const params = bindings(filter);
-    const { total } = this.statement(`SELECT COUNT(*) AS total FROM requests WHERE ${where(filter)}`).get(params) as {
-      total: number;
-    };
+    const { total } = this.count(filter);
+    // The page's row ids first, from the index where the filter allows, then only those rows.
     const rows = this.statement(
-      `SELECT * FROM requests WHERE ${where(filter)}
-      ORDER BY ts DESC, req_id DESC LIMIT @limit OFFSET @offset`,
+      `SELECT * FROM requests WHERE rowid IN (
+        SELECT rowid FROM requests WHERE ${where(filter)}
+        ORDER BY ts DESC, req_id DESC LIMIT @limit OFFSET @offset)
+      ORDER BY ts DESC, req_id DESC`,
     ).all({ ...params, limit, offset }) as RequestRecord[];
     return { total, rows };
+  }
+
+  /** The exact number of rows a filter matches: from the rollups when they are keyed by all its parts. */
+  private count(filter: RequestFilter): { total: number } {
+    if (!countableFromRollups(filter)) {
+      return this.statement(`SELECT COUNT(*) AS total FROM requests WHERE ${where(filter)}`).get(bindings(filter)) as {
+        total: number;
+      };
+    }
+    const source = rollupSource(filter, { counts: true });
+    return this.statement(`SELECT COALESCE(SUM(requests), 0) AS total FROM (${source.sql})`).get(source.params) as {
+      total: number;
+    };
   }
 
   private throttling(query: Extract<AnalyticsQuery, { kind: 'throttling' }>): ThrottlingResult {

@@ -1,6 +1,7 @@
 import type { ControlStore } from '../stores/control/store.js';
 import { openSqlite } from '../stores/sqlite.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../stores/telemetry/request-record.js';
+import { RollupWriter } from '../stores/telemetry/rollup-writer.js';
 import { TELEMETRY_MIGRATIONS } from '../stores/telemetry/store.js';
 
 const INSERT = `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')})
@@ -26,15 +27,18 @@ export function recordRequests(
     const insert = telemetry.prepare(INSERT);
     const seen = telemetry.prepare<[string], { one: number }>('SELECT 1 AS one FROM requests WHERE req_id = ?');
     const alreadyRecorded = (reqId: string) => seen.get(reqId) !== undefined;
+    const rollups = new RollupWriter(telemetry);
     const spend = new Map<string, number>();
     const count = telemetry
       .transaction(() => {
         let written = 0;
         for (const record of records(alreadyRecorded)) {
           insert.run(record);
+          rollups.add(record);
           if (record.key_id) spend.set(record.key_id, (spend.get(record.key_id) ?? 0) + record.cost_micro);
           written++;
         }
+        rollups.flush();
         return written;
       })
       .immediate();

@@ -1,0 +1,104 @@
+import type { GroupBy, RequestFilter, Scope } from './queries.js';
+import { GRAINS, grainsFor, OUTCOME_GRAINS, segments, type Grain, type Segment } from './windows.js';
+
+/**
+ * SQL that reads a window through the rollups (see windows.ts): one sub-select per
+ * segment, raw rows or rollup cells, each giving the same columns of sums and counts,
+ * for an outer query to add up. Only filters the rollups are keyed by may be used here.
+ */
+
+export type RollupFilter = Scope & Pick<RequestFilter, 'statusClass' | 'terminationReason'>;
+
+export interface RollupSelect {
+  /** Request counts only, by outcome too (the request log's total), or usage figures. */
+  counts?: boolean;
+  /** Bucket width of a timeseries; absent for one total over the window. */
+  intervalMs?: number;
+  groupBy?: GroupBy | null;
+}
+
+const GROUP_COLUMN: Record<GroupBy, string> = { project: 'project_id', key: 'key_id', model: 'model' };
+
+// A row's generation time: after the first token when that is known, else after dispatch.
+const GENERATION_MS = 'total_ms - COALESCE(ttft_ms, pre_dispatch_ms)';
+const COUNTS_FOR_SPEED = `tokens_generated > 0 AND ${GENERATION_MS} > 0`;
+
+/** One raw row as a rollup cell of one request. */
+const RAW_MEASURES = `1 AS requests, total_ms, ttft_ms IS NOT NULL AS ttft_count, COALESCE(ttft_ms, 0) AS ttft_ms,
+  CASE WHEN ${COUNTS_FOR_SPEED} THEN tokens_generated ELSE 0 END AS speed_tokens,
+  CASE WHEN ${COUNTS_FOR_SPEED} THEN ${GENERATION_MS} ELSE 0 END AS speed_ms,
+  total_tokens AS tokens, cost_micro`;
+const CELL_MEASURES = 'requests, total_ms, ttft_count, ttft_ms, speed_tokens, speed_ms, tokens, cost_micro';
+const COUNT_MEASURES = 'requests';
+
+function dimensionClauses(filter: RollupFilter, raw: boolean): string[] {
+  const clauses: string[] = [];
+  if (filter.projectId !== undefined) clauses.push('project_id = @projectId');
+  if (filter.keyId !== undefined) clauses.push('key_id = @keyId');
+  if (filter.model !== undefined) clauses.push('model = @model');
+  if (filter.statusClass !== undefined) {
+    clauses.push(raw ? 'status >= @statusFrom AND status < @statusTo' : 'status_class = @statusClass');
+  }
+  if (filter.terminationReason !== undefined) clauses.push('termination_reason = @terminationReason');
+  return clauses;
+}
+
+function subSelect(grain: Grain | null, index: number, filter: RollupFilter, select: RollupSelect): string {
+  const raw = grain === null;
+  const time = raw ? 'ts' : 'bucket';
+  const columns = [
+    select.intervalMs === undefined ? null : `${time} - ${time} % @intervalMs AS bucket`,
+    select.groupBy
+      ? raw
+        ? `${GROUP_COLUMN[select.groupBy]} AS grp`
+        : `NULLIF(${GROUP_COLUMN[select.groupBy]}, '') AS grp`
+      : null,
+    select.counts ? (raw ? '1 AS requests' : COUNT_MEASURES) : raw ? RAW_MEASURES : CELL_MEASURES,
+  ].filter(Boolean);
+  const where = [
+    `org_id = @orgId`,
+    `${time} >= @from${index}`,
+    `${time} < @to${index}`,
+    ...dimensionClauses(filter, raw),
+  ];
+  const table = raw ? 'requests' : select.counts ? grain.outcome! : grain.usage;
+  return `SELECT ${columns.join(', ')} FROM ${table} WHERE ${where.join(' AND ')}`;
+}
+
+export interface RollupSource {
+  /** A sub-query giving rows of (bucket?, grp?, requests, total_ms, ttft_count, ttft_ms, speed_tokens, speed_ms, tokens, cost_micro). */
+  sql: string;
+  params: Record<string, unknown>;
+}
+
+/** The window `[filter.from, filter.to]` (both edges included) as one UNION ALL of segments. */
+export function rollupSource(filter: RollupFilter, select: RollupSelect = {}): RollupSource {
+  const grains = select.counts
+    ? OUTCOME_GRAINS
+    : select.intervalMs === undefined
+      ? GRAINS
+      : grainsFor(select.intervalMs);
+  // An empty window still needs a source of the right shape: an empty range of rows.
+  const found = segments(filter.from, filter.to + 1, grains);
+  const parts: Segment[] = found.length > 0 ? found : [{ grain: null, from: 0, to: 0 }];
+  const params: Record<string, unknown> = { ...filter };
+  delete params.statusClass;
+  if (filter.statusClass !== undefined) {
+    params.statusClass = filter.statusClass;
+    params.statusFrom = filter.statusClass * 100;
+    params.statusTo = filter.statusClass * 100 + 100;
+  }
+  if (select.intervalMs !== undefined) params.intervalMs = select.intervalMs;
+  const selects = parts.map((part, index) => {
+    params[`from${index}`] = part.from;
+    params[`to${index}`] = part.to;
+    return subSelect(part.grain, index, filter, select);
+  });
+  for (const name of ['from', 'to']) delete params[name];
+  return { sql: selects.join('\nUNION ALL\n'), params };
+}
+
+/** Whether a request-log filter can be counted from the rollups. */
+export function countableFromRollups(filter: RequestFilter): boolean {
+  return filter.minCostMicro === undefined && filter.search === undefined;
+}

@@ -1,0 +1,133 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { GRAINS, grainsFor, segments } from '../../server/analytics/windows.js';
+import { openSqlite } from '../../server/stores/sqlite.js';
+import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
+import { RollupWriter } from '../../server/stores/telemetry/rollup-writer.js';
+import { TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'gc-rollups-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('a window split into rollup cells and raw edges', () => {
+  it('covers every instant exactly once, with whole aligned cells, coarse in the middle', () => {
+    const instant = fc.integer({ min: 0, max: 4_000_000_000_000 });
+    fc.assert(
+      fc.property(
+        instant,
+        fc.integer({ min: 0, max: 90 * 86_400_000 }),
+        fc.constantFrom(...[0, 1, 2, 3]),
+        (from, length, drop) => {
+          const grains = GRAINS.slice(drop);
+          const parts = segments(from, from + length, grains);
+          let cursor = from;
+          for (const part of parts) {
+            expect(part.from).toBe(cursor);
+            expect(part.to).toBeGreaterThan(part.from);
+            if (part.grain) {
+              expect(grains).toContain(part.grain);
+              expect(part.from % part.grain.ms).toBe(0);
+              expect(part.to % part.grain.ms).toBe(0);
+            } else {
+              // Raw rows only where no finer whole cell fits.
+              const finest = grains.at(-1);
+              if (finest) expect(part.to - part.from).toBeLessThan(finest.ms);
+            }
+            cursor = part.to;
+          }
+          expect(cursor).toBe(length === 0 ? from : from + length);
+          // At most two segments of each grain and of raw rows.
+          expect(parts.length).toBeLessThanOrEqual(2 * grains.length + 1);
+        },
+      ),
+    );
+  });
+
+  it('serves a timeseries only from grains that divide its interval', () => {
+    expect(grainsFor(3_600_000).map((g) => g.usage)).toEqual(['rollup_hour', 'rollup_5m']);
+    expect(grainsFor(90_000)).toEqual([]);
+    expect(grainsFor(60_000)).toEqual([]);
+    expect(grainsFor(2 * 86_400_000).map((g) => g.usage)).toEqual(['rollup_day', 'rollup_hour', 'rollup_5m']);
+  });
+});
+
+describe('the rollups', () => {
+  const TABLES = GRAINS.flatMap((g) => (g.outcome ? [g.usage, g.outcome] : [g.usage]));
+  const record = (i: number): RequestRecord => ({
+    req_id: `req-${i}`,
+    ts: 1_763_000_000_000 + i * 7_919_000,
+    org_id: i % 11 === 0 ? 'other-org' : 'org',
+    project_id: i % 3 === 0 ? null : `p${i % 2}`,
+    key_id: i % 5 === 0 ? null : `k${i % 4}`,
+    model: i % 2 ? 'openai/gpt-4o' : 'svc/fast',
+    status: [200, 200, 429, 503][i % 4]!,
+    stream: 1,
+    total_ms: (i % 90) * 100 + 0.5,
+    ttft_ms: i % 3 === 1 ? null : i * 1.5,
+    tpot_ms: null,
+    pre_dispatch_ms: 12.5,
+    prompt_tokens: 10,
+    tokens_generated: i % 7 === 0 ? 0 : i * 3,
+    cache_creation_input_tokens: null,
+    cache_read_input_tokens: null,
+    total_tokens: 40 + i,
+    tokens_estimated: 0,
+    cost_micro: (i * 7_777) % 100_000,
+    is_byok: 0,
+    termination_reason: i % 6 === 0 ? 'client_disconnect' : 'success',
+    upstream_error: null,
+    upstream_model: null,
+    user_agent: 'ua',
+    metadata: '{}',
+  });
+  const INSERT = `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}) VALUES (${REQUEST_COLUMNS.map((c) => '@' + c).join(', ')})`;
+  const rollups = (db: BetterSqlite3.Database) =>
+    Object.fromEntries(TABLES.map((t) => [t, db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2, 3, 4, 5`).all()]));
+
+  it('hold what the rows hold, whether backfilled by the migration or kept by the writer across flushes', () => {
+    // A store at version 1 with rows in it, then brought up to date: the migration backfills.
+    const old = new BetterSqlite3(join(scratch, 'old.db'));
+    old.exec(readFileSync(new URL('001_request_log.sql', TELEMETRY_MIGRATIONS), 'utf8'));
+    old.pragma('user_version = 1');
+    const insertOld = old.prepare(INSERT);
+    for (let i = 0; i < 400; i++) insertOld.run(record(i));
+    old.close();
+    const migrated = openSqlite(join(scratch, 'old.db'), TELEMETRY_MIGRATIONS);
+
+    // The same rows written into a new store, the writer flushing twice.
+    const fresh = openSqlite(join(scratch, 'new.db'), TELEMETRY_MIGRATIONS);
+    const writer = new RollupWriter(fresh);
+    const insertFresh = fresh.prepare(INSERT);
+    for (let i = 0; i < 400; i++) {
+      insertFresh.run(record(i));
+      writer.add(record(i));
+      if (i === 150) writer.flush();
+    }
+    writer.flush();
+
+    expect(rollups(migrated)).toEqual(rollups(fresh));
+    for (const grain of GRAINS) {
+      const cells = migrated.prepare(`SELECT SUM(requests) AS n, SUM(cost_micro) AS cost FROM ${grain.usage}`).get();
+      expect(cells).toEqual(migrated.prepare('SELECT COUNT(*) AS n, SUM(cost_micro) AS cost FROM requests').get());
+      if (!grain.outcome) continue;
+      const outcomes = migrated
+        .prepare(
+          `SELECT SUM(requests) AS n FROM ${grain.outcome} WHERE status_class = 5 AND termination_reason = 'success'`,
+        )
+        .get();
+      expect(outcomes).toEqual(
+        migrated
+          .prepare(
+            `SELECT COUNT(*) AS n FROM requests WHERE status BETWEEN 500 AND 599 AND termination_reason = 'success'`,
+          )
+          .get(),
+      );
+    }
+    migrated.close();
+    fresh.close();
+  });
+});
