@@ -24,6 +24,8 @@ export function recordRequests(
 ): number {
   const telemetry = openSqlite(telemetryPath, TELEMETRY_MIGRATIONS);
   try {
+    // A long import touches index pages all over the file: keep them in memory (this connection only).
+    telemetry.pragma('cache_size = -262144');
     const insert = telemetry.prepare(INSERT);
     const seen = telemetry.prepare<[string], { one: number }>('SELECT 1 AS one FROM requests WHERE req_id = ?');
     const alreadyRecorded = (reqId: string) => seen.get(reqId) !== undefined;
