@@ -1,6 +1,9 @@
 import { expect, test } from './fixtures.js';
-import { ActivityPage, bridgeCall } from './pages/activity.js';
+import { ActivityPage } from './pages/activity.js';
 import { openScreen, signInAsDemoAdmin, unique } from './pages/connect.js';
+import { KeysPage } from './pages/keys.js';
+import { OrganisationPage } from './pages/organisation.js';
+import { VaultPage } from './pages/vault.js';
 
 const ADMIN = 'admin@demo.example';
 
@@ -9,17 +12,28 @@ test('the activity log shows each change the admin made, newest first, and pages
 }, testInfo) => {
   await signInAsDemoAdmin(page);
 
-  // The changes, made as the signed-in admin through the bridge the screens use.
-  const { projects } = await bridgeCall(page, 'api.projects', {});
-  const created = await bridgeCall(page, 'api.createKey', {
-    body: { project_id: projects[0]!.id, name: unique('audited key') },
-  });
-  await bridgeCall(page, 'api.updateKey', { params: { key_id: created.id }, body: { rate_limit_rpm: 120 } });
-  await bridgeCall(page, 'api.revokeKey', { params: { key_id: created.id } });
-  await bridgeCall(page, 'api.storeVaultKey', { body: { provider: 'mistral', api_key: 'mk-audit-test-0001' } });
-  await bridgeCall(page, 'api.removeVaultKey', { params: { provider: 'mistral' } });
+  // The changes, made as the signed-in admin by clicking through the screens.
+  await openScreen(page, 'keys');
+  const keys = new KeysPage(page);
+  await keys.loaded();
+  const name = unique('audited key');
+  const prefix = (await keys.create({ project: 'Support Bot', name })).slice(0, 15);
+  await keys.closeSecret();
+  await keys.edit(name, { rate: '120' });
+  await expect(keys.cell(name, 'rate')).toHaveText('120 rpm');
+  await keys.revoke(name, prefix);
+  await expect(keys.row(name)).toHaveCount(0);
+
+  await openScreen(page, 'vault');
+  const vault = new VaultPage(page);
+  await vault.add('mistral', 'mk-audit-test-0001');
+  await expect(vault.hint('mistral')).toHaveText('…0001');
+  await vault.remove('mistral');
+  await expect(vault.row('mistral')).toHaveCount(0);
+
+  await openScreen(page, 'organisation');
   const newName = unique('Demo renamed');
-  await bridgeCall(page, 'api.renameOrganization', { body: { name: newName } });
+  await new OrganisationPage(page).rename(newName);
 
   await openScreen(page, 'activity');
   const activity = new ActivityPage(page);
@@ -31,9 +45,9 @@ test('the activity log shows each change the admin made, newest first, and pages
     { actor: ADMIN, action: 'org.renamed', target: newName },
     { actor: ADMIN, action: 'vault_key.revoked', target: 'mistral' },
     { actor: ADMIN, action: 'vault_key.set', target: 'mistral' },
-    { actor: ADMIN, action: 'api_key.revoked', target: created.key_prefix },
-    { actor: ADMIN, action: 'api_key.updated', target: created.key_prefix },
-    { actor: ADMIN, action: 'api_key.created', target: created.key_prefix },
+    { actor: ADMIN, action: 'api_key.revoked', target: prefix },
+    { actor: ADMIN, action: 'api_key.updated', target: prefix },
+    { actor: ADMIN, action: 'api_key.created', target: prefix },
     // The demo sign-in itself.
     { actor: ADMIN, action: 'user.login', target: 'none' },
   ]);
@@ -76,13 +90,25 @@ test('the activity log shows each change the admin made, newest first, and pages
   await expect(page.getByLabel('Events per page')).toHaveValue('10');
 });
 
-test('a change made while the log is open shows after a refresh', async ({ consolePage: page }) => {
+test('a change made in another window while the log is open shows after a refresh', async ({
+  consolePage: page,
+  shell,
+}) => {
   await signInAsDemoAdmin(page);
   await openScreen(page, 'activity');
   const activity = new ActivityPage(page);
   await expect(activity.rows.first()).toHaveAttribute('data-action', 'user.login');
 
-  await bridgeCall(page, 'api.storeVaultKey', { body: { provider: 'groq', api_key: 'gk-audit-test-0002' } });
+  // A second window of the same console, signed in as the same admin, stores a provider key.
+  const other = await page.context().newPage();
+  await other.goto(shell.url);
+  await expect(other.getByTestId('session-email')).toHaveText(ADMIN);
+  await openScreen(other, 'vault');
+  await new VaultPage(other).add('groq', 'gk-audit-test-0002');
+  await other.close();
+
+  // The open log is what it was read as, until refreshed.
+  await expect(activity.rows.first()).toHaveAttribute('data-action', 'user.login');
   await activity.refresh();
   await expect(activity.rows.first()).toHaveAttribute('data-action', 'vault_key.set');
   await expect(activity.rows.first().getByTestId('activity-target')).toHaveText('groq');

@@ -23,6 +23,11 @@ test('a key is created with its secret shown once, edited into each server error
   // A string expression: the Node-side tsconfig has no DOM types.
   expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(secret);
   await page.screenshot({ path: testInfo.outputPath('keys-secret.png') });
+  // Stray Escapes do not close it and lose the only copy: only its own button does.
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Escape');
+  await expect(secretDialog.getByTestId('secret')).toBeVisible();
+  await expect(secretDialog.getByTestId('secret')).toHaveText(secret);
   await keys.closeSecret();
 
   // Gone once closed: not on the page, not in the row, not back after a reload or in the edit dialog.

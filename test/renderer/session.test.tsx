@@ -70,6 +70,39 @@ describe('signing in', () => {
   });
 });
 
+describe('the ways to sign in', () => {
+  it('are tabs that the arrow keys move between, each tied to the panel it shows', async () => {
+    bridge.on('profiles.list', () => ({ profiles: [profile()] }));
+    render(<App />);
+    const user = userEvent.setup();
+    const signIn = await screen.findByRole('tab', { name: 'Sign in' });
+    const register = screen.getByRole('tab', { name: 'Register' });
+    const identity = screen.getByRole('tab', { name: 'External identity' });
+    const panel = screen.getByRole('tabpanel');
+    // One tab in the Tab order: the selected one.
+    expect([signIn, register, identity].map((tab) => tab.tabIndex)).toEqual([0, -1, -1]);
+    for (const tab of [signIn, register, identity]) expect(tab.getAttribute('aria-controls')).toBe(panel.id);
+    expect(panel.getAttribute('aria-labelledby')).toBe(signIn.id);
+
+    signIn.focus();
+    await user.keyboard('{ArrowRight}');
+    expect(document.activeElement).toBe(register);
+    expect(register.getAttribute('aria-selected')).toBe('true');
+    expect([signIn, register, identity].map((tab) => tab.tabIndex)).toEqual([-1, 0, -1]);
+    expect(screen.getByRole('tabpanel').getAttribute('aria-labelledby')).toBe(register.id);
+    expect(screen.getByTestId('register-form').isConnected).toBe(true);
+
+    await user.keyboard('{ArrowRight}{ArrowRight}');
+    expect(document.activeElement).toBe(signIn);
+    await user.keyboard('{ArrowLeft}');
+    expect(document.activeElement).toBe(identity);
+    expect(screen.getByTestId('identity-form').isConnected).toBe(true);
+    await user.keyboard('{Home}');
+    expect(document.activeElement).toBe(signIn);
+    expect(screen.getByTestId('sign-in-form').isConnected).toBe(true);
+  });
+});
+
 describe('a session that ends or a backend that fails', () => {
   async function signedInConsole() {
     window.localStorage.setItem('gateway-console-profile', 'p1');

@@ -2,7 +2,9 @@ import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 /**
  * A modal dialog on the platform's <dialog>: focus moves in and back out, Escape closes,
- * the page behind is inert. Closing by any means calls `onClose`.
+ * the page behind is inert. Closing by any means calls `onClose`. A dialog that is not
+ * `dismissible` (one showing what cannot be shown again) ignores Escape: only its own
+ * buttons close it.
  */
 export function Dialog(props: {
   title: string;
@@ -10,10 +12,11 @@ export function Dialog(props: {
   children: ReactNode;
   testId?: string;
   wide?: boolean;
+  dismissible?: boolean;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
-  const { onClose } = props;
+  const { onClose, dismissible = true } = props;
 
   useEffect(() => {
     const dialog = ref.current;
@@ -32,9 +35,15 @@ export function Dialog(props: {
       className={props.wide ? 'dialog wide' : 'dialog'}
       aria-labelledby={titleId}
       data-testid={props.testId}
+      onKeyDown={(event) => {
+        // Cancelling the key stops the close request before it starts: a prevented cancel
+        // event alone is not always honoured (the HTML close-watcher rules let a repeated
+        // Escape without a click in between close the dialog regardless).
+        if (!dismissible && event.key === 'Escape') event.preventDefault();
+      }}
       onCancel={(event) => {
         event.preventDefault();
-        onClose();
+        if (dismissible) onClose();
       }}
     >
       <h2 id={titleId}>{props.title}</h2>

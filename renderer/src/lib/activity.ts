@@ -11,15 +11,6 @@ export type ActivityEvent = CallResult<'api.activity'>['events'][number];
 /** The server's address for changes made by the operator's command on its own machine. */
 export const OPERATOR_SOURCE = 'local';
 
-export const PAGE_SIZES = [10, 25, 50, 100, 200] as const;
-export const DEFAULT_PAGE_SIZE = 50;
-
-/** The page size kept in the address, or the default when it is absent or not one offered. */
-export function pageSizeFrom(param: string | undefined): number {
-  const size = Number(param);
-  return (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_PAGE_SIZE;
-}
-
 const ACTION_LABELS: Readonly<Record<string, string>> = {
   'user.login': 'Signed in',
   'user.logout': 'Signed out',
@@ -88,23 +79,34 @@ function sameEvent(a: ActivityEvent, b: ActivityEvent): boolean {
 }
 
 /**
- * Joins an older page (read at offset = events shown) to the events shown. Events written
- * since the first page shift every offset, so the older page starts with the last few
- * events already shown: the longest such overlap is dropped (events carry no id, so they
- * are compared whole; two identical events at one millisecond are not told apart).
- * `overlap` is how many newer events arrived since the last read: later offsets move by it.
+ * Joins an older page (read at offset = events shown + shift) to the events shown. Events
+ * written since the first read push every offset back, so the page can start with events
+ * already shown, or newer still when more than a page was written meanwhile. Both are
+ * skipped: first every event newer than the last one shown, then the longest run repeating
+ * the end of what is shown (events carry no id, so they are compared whole; two identical
+ * events at one millisecond are not told apart). `skipped` is how far later offsets move;
+ * when it is the whole page, the shift is at least that much more and the page tells
+ * nothing else.
  */
 export function appendPage(
   shown: readonly ActivityEvent[],
   page: readonly ActivityEvent[],
-): { events: ActivityEvent[]; overlap: number } {
+): { events: ActivityEvent[]; skipped: number } {
+  const last = shown.at(-1);
+  let newer = 0;
+  if (last) {
+    const lastTime = Date.parse(last.timestamp);
+    // Newest first: the events newer than the last one shown lead the page.
+    while (newer < page.length && Date.parse(page[newer]!.timestamp) > lastTime) newer += 1;
+  }
+  const rest = page.slice(newer);
   let overlap = 0;
-  for (let k = Math.min(shown.length, page.length); k > 0; k -= 1) {
+  for (let k = Math.min(shown.length, rest.length); k > 0; k -= 1) {
     const tail = shown.slice(shown.length - k);
-    if (tail.every((event, i) => sameEvent(event, page[i]!))) {
+    if (tail.every((event, i) => sameEvent(event, rest[i]!))) {
       overlap = k;
       break;
     }
   }
-  return { events: [...shown, ...page.slice(overlap)], overlap };
+  return { events: [...shown, ...rest.slice(overlap)], skipped: newer + overlap };
 }

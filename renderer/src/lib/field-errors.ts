@@ -48,3 +48,12 @@ export function placeError<F extends string>(error: unknown, rules: readonly Fie
   const rule = byName ?? rules.find((r) => r.words.test(error.message));
   return rule ? { field: rule.field, message: error.message } : { field: null, message: errorMessage(error) };
 }
+
+/** A form's errors: one per field, and the form's own under `form`. */
+export type FormErrors<F extends string> = Partial<Record<F | 'form', string>>;
+
+/** A refusal as a form's errors: at the field it names, else at the form. */
+export function formErrors<F extends string>(error: unknown, rules: readonly FieldRule<F>[]): FormErrors<F> {
+  const placed = placeError(error, rules);
+  return { [placed.field ?? 'form']: placed.message } as FormErrors<F>;
+}

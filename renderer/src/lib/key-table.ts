@@ -9,6 +9,10 @@ import type { Key } from '../state/directory.js';
 export const ENVIRONMENTS = ['production', 'development', 'testing'] as const;
 export type Environment = (typeof ENVIRONMENTS)[number];
 
+export function isEnvironment(value: string): value is Environment {
+  return (ENVIRONMENTS as readonly string[]).includes(value);
+}
+
 export const SORT_COLUMNS = [
   'name',
   'prefix',
@@ -35,6 +39,11 @@ export interface KeyRow {
   projectName: string | null;
   /** Micro-PKR; null when it could not be read. */
   spentMicro: number | null;
+}
+
+/** A key past its expiry: the server refuses it, though it stays listed until revoked. */
+export function isExpired(key: Pick<Key, 'expires_at'>, now: number = Date.now()): boolean {
+  return key.expires_at !== null && Date.parse(key.expires_at) <= now;
 }
 
 export interface KeyFilter {

@@ -22,10 +22,16 @@ export function parseLocalInput(value: string): ParsedLocalTime {
     number,
     number,
   ];
+  if (h > 23 || mi > 59 || s > 59) return { ok: false, error: 'that time does not exist' };
   const date = new Date(y, mo - 1, d, h, mi, s);
   // The Date constructor rolls impossible dates over (February 30th becomes March 2nd).
   if (Number.isNaN(date.getTime()) || date.getDate() !== d || date.getMonth() !== mo - 1) {
     return { ok: false, error: 'that date does not exist' };
+  }
+  // A wall-clock time the clocks skip when summer time starts is moved on by the Date
+  // constructor (01:30 becomes 02:30): refuse it rather than send another time than typed.
+  if (date.getHours() !== h || date.getMinutes() !== mi) {
+    return { ok: false, error: 'that time does not exist in your zone: the clocks go forward then' };
   }
   return { ok: true, date };
 }

@@ -1,3 +1,5 @@
+import { UNKNOWN } from './format.js';
+
 /**
  * PKR as people type it, micro-PKR as the server counts it. Conversion works on the decimal
  * text, not on floats, so 0.1 PKR is exactly 100000 micro-PKR and nothing is lost at the
@@ -35,11 +37,31 @@ export function microToPkrText(micro: number): string {
 
 const grouped = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 6 });
 
+/**
+ * The figure alone, for a column whose header says PKR: grouped digits, every decimal the
+ * server settled up to six; null is unknown, not zero.
+ */
+export function formatPkrFigure(pkr: number | null | undefined): string {
+  return pkr === null || pkr === undefined ? UNKNOWN : grouped.format(pkr);
+}
+
 /** A PKR figure for reading: grouped digits, "PKR" after; null is unknown, not zero. */
 export function formatPkr(pkr: number | null | undefined): string {
-  return pkr === null || pkr === undefined ? '–' : `${grouped.format(pkr)} PKR`;
+  return pkr === null || pkr === undefined ? UNKNOWN : `${formatPkrFigure(pkr)} PKR`;
 }
 
 export function formatMicroPkr(micro: number | null | undefined): string {
-  return micro === null || micro === undefined ? '–' : formatPkr(micro / MICRO_PER_PKR);
+  return micro === null || micro === undefined ? UNKNOWN : formatPkr(micro / MICRO_PER_PKR);
+}
+
+const toPaisa = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/**
+ * Micro-PKR to the paisa, for reading down a column (the exact figure is `formatMicroPkr`):
+ * a trace below one paisa reads "< 0.01 PKR", never 0; null is unknown.
+ */
+export function formatMicroPkrToPaisa(micro: number | null | undefined): string {
+  if (micro === null || micro === undefined) return UNKNOWN;
+  if (micro > 0 && micro < MICRO_PER_PKR / 100) return '< 0.01 PKR';
+  return `${toPaisa.format(micro / MICRO_PER_PKR)} PKR`;
 }

@@ -13,3 +13,19 @@ export function providerNameError(name: string): string | null {
   if (!PROVIDER_NAME.test(name)) return 'a provider name starts with a lower-case letter or a digit';
   return null;
 }
+
+/**
+ * The catalogue's provider for the service's own global routes (`svc/auto`, `svc/fast`…,
+ * decisions.md "Model catalogue"): the gateway spreads them over its own upstream keys, so
+ * no customer key can serve them and the vault has nothing to store for it.
+ */
+export const SERVICE_PROVIDER = 'svc';
+
+/** Providers to suggest for a new vault key: those in the catalogue that take one and have none yet. */
+export function providerSuggestions(
+  catalogue: readonly { provider: string }[] | null,
+  stored: readonly { provider: string }[],
+): string[] {
+  const providers = new Set((catalogue ?? []).map((m) => m.provider));
+  return [...providers].filter((p) => p !== SERVICE_PROVIDER && !stored.some((k) => k.provider === p));
+}

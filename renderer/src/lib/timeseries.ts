@@ -11,37 +11,17 @@ export type Metric = (typeof METRICS)[number];
 export const GROUP_BYS = ['project', 'key', 'model'] as const;
 export type GroupBy = (typeof GROUP_BYS)[number];
 
-const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-const DURATION = /^[1-9][0-9]*[smhd]$/;
-
-/** The longest window the server accepts. */
-export const MAX_RANGE_MS = 400 * UNIT_MS.d;
-
 /**
- * More buckets than this are refused before asking: filling them would hold millions of
- * values in memory for a chart that can show a few thousand points at most.
+ * Interval choices that would give more buckets than this (per series) are not offered:
+ * a chart shows a few thousand points at most.
  */
 export const MAX_BUCKETS = 100_000;
 
-/** Milliseconds of a `<int><unit>` duration (unit s, m, h or d), or null when it is not one. */
-export function durationMs(text: string): number | null {
-  const trimmed = text.trim();
-  if (!DURATION.test(trimmed)) return null;
-  const ms = Number(trimmed.slice(0, -1)) * UNIT_MS[trimmed.slice(-1) as keyof typeof UNIT_MS];
-  return Number.isSafeInteger(ms) ? ms : null;
-}
-
-export type RangeCheck = { ok: true; text: string; ms: number } | { ok: false; error: string };
-
-/** A time range as the server will accept it, or why not, in the words a user can act on. */
-export function checkTimeRange(text: string): RangeCheck {
-  const trimmed = text.trim();
-  if (trimmed === '') return { ok: false, error: 'enter a time range, such as 12h or 45d' };
-  const ms = durationMs(trimmed);
-  if (ms === null) return { ok: false, error: 'a whole number followed by s, m, h or d, such as 12h or 45d' };
-  if (ms > MAX_RANGE_MS) return { ok: false, error: 'at most 400d' };
-  return { ok: true, text: trimmed, ms };
-}
+/**
+ * More values than this (buckets times series) are refused before filling: every one is
+ * held in memory, and a chart of a million values draws no better than one of a thousand.
+ */
+export const MAX_CELLS = 1_000_000;
 
 /** How many epoch-aligned buckets of `intervalMs` a window of `rangeMs` ending now touches (at most). */
 export function bucketCount(rangeMs: number, intervalMs: number): number {
@@ -119,7 +99,12 @@ export function fillGaps(points: readonly RawPoint[], options: FillOptions): Ser
     if (point.ms > last) last = point.ms;
   }
   const count = Math.round((last - first) / intervalMs) + 1;
-  if (count > MAX_BUCKETS) throw new Error(`${count} buckets are more than the chart can hold`);
+  const seriesCount = options.grouped ? new Set(parsed.map((point) => point.group)).size : 1;
+  if (count * seriesCount > MAX_CELLS) {
+    throw new Error(
+      `${count.toLocaleString()} buckets × ${seriesCount.toLocaleString()} series are more values than the chart can hold`,
+    );
+  }
   const times = Array.from({ length: count }, (_, i) => first + i * intervalMs);
 
   const groups = new Map<string | null, (number | null)[]>();
@@ -190,61 +175,4 @@ export function chartRows(table: SeriesTable): Record<string, number | null>[] {
     });
     return row;
   });
-}
-
-/** A uuid shortened to something a reader can tell apart and search for. */
-export function shortId(id: string): string {
-  return id.length > 8 ? `${id.slice(0, 8)}…` : id;
-}
-
-const NO_GROUP: Record<GroupBy, string> = {
-  project: '(no project)',
-  key: '(no key)',
-  model: '(no model)',
-};
-
-/**
- * What a series is called: the project's or key's name from the directory, the model's
- * route id, a shortened id when the name is not known (a revoked key), and a label in
- * brackets for the rows without one.
- */
-export function seriesName(
-  groupBy: GroupBy | null,
-  group: string | null,
-  nameOf: (id: string) => string | null,
-  ungrouped: string,
-): string {
-  if (groupBy === null) return ungrouped;
-  if (group === null) return NO_GROUP[groupBy];
-  if (groupBy === 'model') return group;
-  return nameOf(group) ?? `${groupBy} ${shortId(group)}`;
-}
-
-/** A width as a reader says it: "15m", "1h", "90s" stay as they are; ms is turned into such a text. */
-export function durationText(ms: number): string {
-  for (const [unit, size] of [
-    ['d', UNIT_MS.d],
-    ['h', UNIT_MS.h],
-    ['m', UNIT_MS.m],
-  ] as const) {
-    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
-  }
-  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
-}
-
-/**
- * How times on the axis read in the user's zone: the date alone for day-wide buckets,
- * the time of day for a window within a day, both otherwise; seconds only for buckets
- * narrower than a minute.
- */
-export function axisTimeFormat(stepMs: number, spanMs: number): (ms: number) => string {
-  const seconds = stepMs < UNIT_MS.m ? ({ second: '2-digit' } as const) : {};
-  const options: Intl.DateTimeFormatOptions =
-    stepMs >= UNIT_MS.d
-      ? { month: 'short', day: 'numeric' }
-      : spanMs <= UNIT_MS.d
-        ? { hour: '2-digit', minute: '2-digit', ...seconds }
-        : { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', ...seconds };
-  const format = new Intl.DateTimeFormat(undefined, options);
-  return (ms) => format.format(new Date(ms));
 }

@@ -77,6 +77,13 @@ export class KeysPage {
     await dialog.getByTestId('submit-edit').click();
   }
 
+  /** Opens a key's edit dialog, saves these limits, and waits for the server to take them. */
+  async edit(name: string, limits: Limits): Promise<void> {
+    await this.openEdit(name);
+    await this.submitLimits(limits);
+    await expect(this.editDialog()).toHaveCount(0);
+  }
+
   /** The error shown at one field of the edit dialog: 'rate', 'credit' or 'expiry'. */
   fieldError(field: 'rate' | 'credit' | 'expiry'): Locator {
     return this.editDialog().getByTestId(`field-${field}`).getByTestId('field-error');

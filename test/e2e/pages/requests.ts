@@ -59,6 +59,12 @@ export class RequestLog {
     await this.settled();
   }
 
+  /** A custom time range, typed and applied. */
+  async customRange(range: string): Promise<void> {
+    await this.choose('Time range', 'Custom…');
+    await this.enter('Custom range', range);
+  }
+
   async clearFilters(): Promise<void> {
     await this.page.getByTestId('clear-filters').click();
     await this.settled();

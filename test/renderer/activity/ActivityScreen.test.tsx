@@ -1,4 +1,4 @@
-import { render, screen, within } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { CallArgs } from '../../../main/core/contract.js';
@@ -160,6 +160,9 @@ describe('the activity screen', () => {
     const row = await screen.findByTestId('activity-row');
     const time = row.querySelector('time');
     expect(time?.getAttribute('datetime')).toBe(nth(0).timestamp);
+    // The tests run in Karachi (UTC+5): noon UTC reads as five in the afternoon, in any locale's words.
+    expect(time?.textContent).toMatch(/\b(5:00:00\sPM|17:00:00)\b/);
+    expect(time?.textContent).not.toContain('12:00');
     expect(time?.getAttribute('title')).toBe('2026-05-01 12:00:00 UTC');
   });
 
@@ -199,6 +202,78 @@ describe('the activity screen', () => {
     await screen.findByText('All 60 events shown: this is the start of the trail.');
     expect(new Set(targets()).size).toBe(60);
     expect(screen.getByTestId('activity-newer').textContent).toContain('Newer events have been recorded');
+  });
+
+  it('reads on past more newer events than a page holds, never showing them below older ones', async () => {
+    useRoute.setState({ screen: 'activity', params: { size: '10' } });
+    serveTrail(30);
+    const user = userEvent.setup();
+    render(<ActivityScreen />);
+    await screen.findByText('10 newest events shown.');
+
+    // Fifteen events are written at the top: offset 10 now holds only events newer than those shown.
+    const newer = Array.from({ length: 15 }, (_, i) => ({
+      ...nth(0),
+      timestamp: new Date(START + (15 - i) * 1000).toISOString(),
+      target: `newer-${15 - i}`,
+    }));
+    const grown = [...newer, ...Array.from({ length: 30 }, (_, n) => nth(n))];
+    bridge.on('api.activity', ({ query }) => {
+      const limit = query.limit ?? 50;
+      const offset = query.offset ?? 0;
+      return { events: grown.slice(offset, offset + limit), limit, offset };
+    });
+    await user.click(screen.getByTestId('activity-load-more'));
+    await screen.findByText('15 newest events shown.');
+    expect(targets()).toEqual(Array.from({ length: 15 }, (_, n) => nth(n).target));
+    expect(screen.getByTestId('activity-newer').textContent).toContain('Newer events have been recorded');
+    expect(bridge.callsOf('api.activity').map((c) => c.query.offset)).toEqual([0, 10, 20]);
+
+    // The next page follows on from the shift found.
+    await user.click(screen.getByTestId('activity-load-more'));
+    await screen.findByText('25 newest events shown.');
+    expect(targets()).toEqual(Array.from({ length: 25 }, (_, n) => nth(n).target));
+    expect(bridge.callsOf('api.activity').at(-1)?.query.offset).toBe(30);
+  });
+
+  it('gives up reading past newer events after a few pages, and says to refresh', async () => {
+    useRoute.setState({ screen: 'activity', params: { size: '10' } });
+    serveTrail(30);
+    const user = userEvent.setup();
+    render(<ActivityScreen />);
+    await screen.findByText('10 newest events shown.');
+
+    // Every page answered from now on is newer than anything shown.
+    let newest = START;
+    bridge.on('api.activity', ({ query }) => {
+      const limit = query.limit ?? 50;
+      const events = Array.from({ length: limit }, () => ({
+        ...nth(0),
+        timestamp: new Date((newest += 1000)).toISOString(),
+      }));
+      return { events, limit, offset: query.offset ?? 0 };
+    });
+    await user.click(screen.getByTestId('activity-load-more'));
+    expect((await screen.findByTestId('activity-more-error')).textContent).toContain(
+      'refresh to start from the newest',
+    );
+    expect(targets()).toHaveLength(10);
+    expect(bridge.callsOf('api.activity')).toHaveLength(6);
+  });
+
+  it('drops an answer for the organisation shown before', async () => {
+    let answer: () => void = () => {};
+    bridge.on('api.activity', ({ query }) => {
+      const page = { events: [nth(0)], limit: query.limit ?? 50, offset: 0 };
+      return new Promise((resolve) => (answer = () => resolve(page)));
+    });
+    render(<ActivityScreen />);
+    await waitFor(() => expect(bridge.callsOf('api.activity')).toHaveLength(1));
+    useSession.setState({ profileId: 'p2' });
+    answer();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(useActivity.getState().events).toBeNull();
+    expect(screen.queryByTestId('activity-row')).toBeNull();
   });
 
   it('shows a failed first read where the list would be', async () => {

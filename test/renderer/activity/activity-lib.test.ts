@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  actionLabel,
-  actorText,
-  appendPage,
-  pageSizeFrom,
-  type ActivityEvent,
-} from '../../../renderer/src/lib/activity.js';
+import { actionLabel, actorText, appendPage, type ActivityEvent } from '../../../renderer/src/lib/activity.js';
+import { pageSizeFrom } from '../../../renderer/src/lib/page-size.js';
 
 const event = (n: number, patch: Partial<ActivityEvent> = {}): ActivityEvent => ({
   actor: 'admin@example.com',
@@ -50,7 +45,7 @@ describe('what was done', () => {
 describe('joining an older page', () => {
   it('appends when nothing new was written meanwhile', () => {
     const shown = [event(0), event(1)];
-    expect(appendPage(shown, [event(2), event(3)])).toEqual({ events: [...shown, event(2), event(3)], overlap: 0 });
+    expect(appendPage(shown, [event(2), event(3)])).toEqual({ events: [...shown, event(2), event(3)], skipped: 0 });
   });
 
   it('drops the events a newer write pushed back into the next page, and counts them', () => {
@@ -58,14 +53,32 @@ describe('joining an older page', () => {
     // Two events were written after the first read: offset 3 now starts at event(1).
     expect(appendPage(shown, [event(1), event(2), event(3)])).toEqual({
       events: [...shown, event(3)],
-      overlap: 2,
+      skipped: 2,
     });
+  });
+
+  it('drops events newer than the last one shown, though none of them is shown', () => {
+    const shown = [event(0), event(1), event(2)];
+    // Four newer events (n = -1 … -4) and event(0) … event(2) pushed offset 3 to event(-1).
+    const page = [event(-1), event(0), event(1), event(2), event(3)];
+    expect(appendPage(shown, page)).toEqual({ events: [...shown, event(3)], skipped: 4 });
+  });
+
+  it('skips a whole page newer than what is shown, appending nothing', () => {
+    const shown = [event(0), event(1)];
+    expect(appendPage(shown, [event(-3), event(-2), event(-1)])).toEqual({ events: shown, skipped: 3 });
   });
 
   it('keeps a page that only looks alike in part', () => {
     const shown = [event(0), event(1)];
     const page = [event(2, { target: 'sk_svc_1' }), event(3)];
-    expect(appendPage(shown, page).overlap).toBe(0);
+    expect(appendPage(shown, page).skipped).toBe(0);
+  });
+
+  it('keeps an older event at the same millisecond as the last one shown', () => {
+    const shown = [event(0), event(1)];
+    const twin = event(1, { action: 'api_key.updated' });
+    expect(appendPage(shown, [twin, event(2)])).toEqual({ events: [...shown, twin, event(2)], skipped: 0 });
   });
 });
 

@@ -70,6 +70,31 @@ describe('summary cards', () => {
     expect(lastQuery(bridge.callsOf('api.summary'))).toMatchObject({ key_id: KEYS.prod });
   });
 
+  it("never shows the last key's cost under the key chosen now, even while its answer is on its way", async () => {
+    const pending = new Map<string, () => void>();
+    serve({
+      summary: (args) => {
+        const key = args.query.key_id;
+        const answer = { ...SUMMARY, ...(key ? { total_cost_pkr: key === KEYS.prod ? 1250.5 : 7 } : {}) };
+        if (key !== KEYS.staging) return answer;
+        return new Promise((resolve) => pending.set(key, () => resolve(answer)));
+      },
+    });
+    openAnalytics({ key: KEYS.prod });
+    render(<AnalyticsScreen />);
+    await waitFor(() => expect(screen.getByTestId('card-cost-value').textContent).toMatch(/1,?250\.50 PKR/));
+
+    act(() => useRoute.getState().setParams({ key: KEYS.staging }));
+    await waitFor(() => expect(pending.has(KEYS.staging)).toBe(true));
+    // The other cards keep their figures, dimmed; the cost is the old key's, so it is unknown meanwhile.
+    expect(screen.getByTestId('summary-cards').getAttribute('data-state')).toBe('loading');
+    expect(screen.getByTestId('card-requests-value').textContent).toMatch(/1.?234/);
+    expect(screen.getByTestId('card-cost-value').textContent).toBe('–');
+
+    act(() => pending.get(KEYS.staging)!());
+    await waitFor(() => expect(screen.getByTestId('card-cost-value').textContent).toBe('7.00 PKR'));
+  });
+
   it('a 503 shows "–" and an unavailable note, and raises the shell banner', async () => {
     serve({
       summary: () => {
@@ -215,7 +240,7 @@ describe('filters in the route', () => {
 
     await userEvent.clear(input);
     await userEvent.type(input, '401d{Enter}');
-    expect((await screen.findByTestId('field-error')).textContent).toContain('at most 400d');
+    expect((await screen.findByTestId('field-error')).textContent).toContain('at most 400 days (400d)');
     expect(input.getAttribute('aria-invalid')).toBe('true');
     expect(useRoute.getState().params).not.toHaveProperty('range');
 
@@ -266,6 +291,40 @@ describe('filters in the route', () => {
     expect(options).toEqual(['All keys of the project', 'Staging (svc_stag)']);
   });
 
+  it('a key of the newly chosen project is kept', async () => {
+    serve({});
+    openAnalytics({ key: KEYS.staging });
+    render(<AnalyticsScreen />);
+    await waitFor(() => expect(value(screen.getByTestId('filter-key'))).toBe(KEYS.staging));
+    await userEvent.selectOptions(screen.getByTestId('filter-project'), PROJECTS.search);
+    expect(useRoute.getState().params).toEqual({ project: PROJECTS.search, key: KEYS.staging });
+  });
+
+  it('values from the address that are not among the choices stay selected, named as unknown', async () => {
+    serve({});
+    openAnalytics({ project: PROJECTS.gone, key: KEYS.revoked, model: 'mistral/large' });
+    render(<AnalyticsScreen />);
+    const selected = (testId: string) =>
+      within(screen.getByTestId(testId))
+        .getAllByRole<HTMLOptionElement>('option')
+        .find((o) => o.selected)?.textContent;
+    await waitFor(() => expect(selected('filter-project')).toBe('Unknown project (99999999…)'));
+    expect(selected('filter-key')).toBe('Unknown key (cccccccc…)');
+    expect(selected('filter-model')).toBe('Unknown model (mistral/large)');
+    expect(value(screen.getByTestId('filter-key'))).toBe(KEYS.revoked);
+  });
+
+  it('a key of another project than the one chosen is shown as such, not as "all keys"', async () => {
+    serve({});
+    openAnalytics({ project: PROJECTS.search, key: KEYS.prod });
+    render(<AnalyticsScreen />);
+    await waitFor(() => expect(screen.getByTestId('filter-key')).toHaveProperty('disabled', false));
+    expect(value(screen.getByTestId('filter-key'))).toBe(KEYS.prod);
+    expect(within(screen.getByTestId('filter-key')).getByRole('option', { selected: true }).textContent).toBe(
+      'Production backend (another project)',
+    );
+  });
+
   it('intervals far too fine for the range cannot be chosen', async () => {
     serve({});
     openAnalytics({ range: '400d', interval: '1m' });
@@ -280,7 +339,7 @@ describe('filters in the route', () => {
 });
 
 describe('the chart', () => {
-  it('names series by project names, "(no project)" for rows without one, a short id when unknown', async () => {
+  it('names series by project names, "(no project)" for rows without one, "Unknown project (id…)" when unknown', async () => {
     const now = Date.now();
     serve({
       timeseries: (args) => ({
@@ -301,8 +360,8 @@ describe('the chart', () => {
     await waitFor(() =>
       expect(screen.getAllByTestId('series-name').map((li) => li.textContent)).toEqual([
         'Document Search',
-        'project 99999999…',
         'Support Bot',
+        'Unknown project (99999999…)',
         '(no project)',
       ]),
     );
@@ -330,8 +389,8 @@ describe('the chart', () => {
     render(<AnalyticsScreen />);
     await waitFor(() =>
       expect(screen.getAllByTestId('series-name').map((li) => li.textContent)).toEqual([
-        'key cccccccc…',
         'Production backend',
+        'Unknown key (cccccccc…)',
       ]),
     );
     await userEvent.selectOptions(screen.getByTestId('series-group-by'), 'model');
@@ -421,6 +480,16 @@ describe('the chart', () => {
       expect(Number(screen.getByTestId('series-chart').getAttribute('data-points'))).toBeGreaterThan(90),
     );
     expect(screen.queryByTestId('combined-note')).toBeNull();
+  });
+
+  it('day-wide buckets are UTC days, and the caption says so', async () => {
+    serve({
+      timeseries: () => ({ metric: 'volume', interval: '1d', group_by: null, time_range: '30d', data: [] }),
+    });
+    openAnalytics({ range: '30d', interval: '1d' });
+    render(<AnalyticsScreen />);
+    const chart = await screen.findByRole('figure', { name: 'Requests per 1d' });
+    expect(chart.querySelector('figcaption')!.textContent).toContain('Dates are UTC days');
   });
 
   it('an error loading the chart is shown at the chart, the cards still show their figures', async () => {

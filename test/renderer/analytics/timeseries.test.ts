@@ -1,18 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import {
   MAX_BUCKETS,
+  MAX_CELLS,
   alignDown,
   bucketCount,
   bucketMs,
   chartRows,
-  checkTimeRange,
   downsample,
-  durationMs,
-  durationText,
   emptyBucketValue,
   fillGaps,
-  seriesName,
-  shortId,
   type RawPoint,
   type SeriesTable,
 } from '../../../renderer/src/lib/timeseries.js';
@@ -24,24 +20,7 @@ const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 10, 22, 7);
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19);
 
-describe('durations and time ranges as the server reads them', () => {
-  it('reads <int><unit> and nothing else', () => {
-    expect(durationMs('90s')).toBe(90_000);
-    expect(durationMs('15m')).toBe(15 * MIN);
-    expect(durationMs('24h')).toBe(DAY);
-    expect(durationMs('400d')).toBe(400 * DAY);
-    for (const bad of ['', '0h', '1.5h', '-1h', '1w', 'h', '01h', '1 h', '24H']) expect(durationMs(bad)).toBeNull();
-  });
-
-  it('accepts ranges up to 400d and says why it refuses the others', () => {
-    expect(checkTimeRange(' 45d ')).toEqual({ ok: true, text: '45d', ms: 45 * DAY });
-    expect(checkTimeRange('400d')).toMatchObject({ ok: true });
-    expect(checkTimeRange('401d')).toEqual({ ok: false, error: 'at most 400d' });
-    expect(checkTimeRange('9601h')).toEqual({ ok: false, error: 'at most 400d' });
-    expect(checkTimeRange('two days')).toMatchObject({ ok: false, error: expect.stringContaining('s, m, h or d') });
-    expect(checkTimeRange('')).toMatchObject({ ok: false });
-  });
-
+describe('buckets as the server writes them', () => {
   it('reads buckets as UTC whatever the zone, and aligns to the epoch like the server', () => {
     expect(bucketMs('2026-11-22T07:00:00')).toBe(T0);
     expect(bucketMs('2026-11-22T07:00:00Z')).toBe(T0);
@@ -55,14 +34,6 @@ describe('durations and time ranges as the server reads them', () => {
     expect(bucketCount(DAY, HOUR)).toBe(26);
     expect(bucketCount(400 * DAY, MIN)).toBeGreaterThan(MAX_BUCKETS);
     expect(bucketCount(30 * DAY, MIN)).toBeLessThanOrEqual(MAX_BUCKETS);
-  });
-
-  it('writes widths the way they are asked for', () => {
-    expect(durationText(15 * MIN)).toBe('15m');
-    expect(durationText(6 * HOUR)).toBe('6h');
-    expect(durationText(2 * DAY)).toBe('2d');
-    expect(durationText(90_000)).toBe('90s');
-    expect(durationText(1500)).toBe('1500ms');
   });
 });
 
@@ -163,6 +134,18 @@ describe('filling the buckets the server left out', () => {
     ).toThrow(/buckets/);
     expect(() => fillGaps([], { ...window, metric: 'volume', intervalMs: 0 })).toThrow();
   });
+
+  it('counts what it would hold as buckets times series, not buckets alone', () => {
+    // 200,001 one-minute buckets: one series fits, ten do not.
+    const wide = { metric: 'volume' as const, intervalMs: MIN, fromMs: T0, toMs: T0 + 200_000 * MIN };
+    const groups = (n: number) => Array.from({ length: n }, (_, i) => ({ bucket: iso(T0), group: `g${i}`, value: 1 }));
+    expect(fillGaps(groups(1), { ...wide, grouped: true }).series).toHaveLength(1);
+    expect(fillGaps(groups(4), { ...wide, grouped: true }).series).toHaveLength(4);
+    expect(200_001 * 5).toBeGreaterThan(MAX_CELLS);
+    expect(() => fillGaps(groups(5), { ...wide, grouped: true })).toThrow(
+      /200,?001 buckets × 5 series are more values than the chart can hold/,
+    );
+  });
 });
 
 describe('never more points than pixels', () => {
@@ -251,7 +234,7 @@ describe('never more points than pixels', () => {
   });
 });
 
-describe('rows for the chart and series names', () => {
+describe('rows for the chart', () => {
   it('turns a table into {t, s0, s1} rows, null kept as null', () => {
     expect(
       chartRows({
@@ -266,17 +249,5 @@ describe('rows for the chart and series names', () => {
       { t: T0, s0: 1, s1: null },
       { t: T0 + MIN, s0: null, s1: 2 },
     ]);
-  });
-
-  it('names series by the directory, by route id for models, shortened ids when unknown', () => {
-    const names: Record<string, string> = { 'p-1111-2222': 'Support Bot' };
-    const nameOf = (id: string) => names[id] ?? null;
-    expect(seriesName(null, null, nameOf, 'Requests')).toBe('Requests');
-    expect(seriesName('project', 'p-1111-2222', nameOf, 'Requests')).toBe('Support Bot');
-    expect(seriesName('project', null, nameOf, 'Requests')).toBe('(no project)');
-    expect(seriesName('key', null, nameOf, 'Requests')).toBe('(no key)');
-    expect(seriesName('key', '0b5f9c3e-aaaa-bbbb-cccc-ddddeeeeffff', nameOf, 'Requests')).toBe('key 0b5f9c3e…');
-    expect(seriesName('model', 'openai/gpt-4o', nameOf, 'Requests')).toBe('openai/gpt-4o');
-    expect(shortId('abc')).toBe('abc');
   });
 });

@@ -91,6 +91,12 @@ describe('creating a key', () => {
     expect(await navigator.clipboard.readText()).toBe(SECRET);
     expect(within(secretDialog).getByTestId('copy-secret').textContent).toBe('Copied');
 
+    // A stray Escape (the browser's cancel) does not close it: only its own button does.
+    expect(fireEvent.keyDown(secretDialog, { key: 'Escape' })).toBe(false);
+    fireEvent(secretDialog, new Event('cancel', { cancelable: true }));
+    expect(screen.getByTestId('secret-dialog')).toBe(secretDialog);
+    expect((secretDialog as HTMLDialogElement).open).toBe(true);
+
     await userEvent.click(within(secretDialog).getByTestId('close-secret'));
     expect(screen.queryByTestId('secret-dialog')).toBeNull();
     expect(document.body.innerHTML).not.toContain(SECRET);
@@ -128,6 +134,50 @@ describe('creating a key', () => {
     useDirectory.getState().reset();
     dialog = await openCreate({ keys: KEYS, models: [] });
     expect(within(dialog).queryByTestId('model-chooser')).toBeNull();
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+
+    cleanup();
+    useDirectory.getState().reset();
+    dialog = await openCreate({ keys: KEYS, models: new Refusal(501, 'the control plane has no model catalogue') });
+    expect(within(dialog).queryByTestId('model-chooser')).toBeNull();
+    expect(within(dialog).queryByTestId('catalogue-error')).toBeNull();
+  });
+
+  it('says so when the catalogue failed, rather than looking as if there is none, and reads it again', async () => {
+    const state: Parameters<typeof serveOrganisation>[0] = {
+      keys: KEYS,
+      models: new Refusal(500, 'database is locked'),
+    };
+    const dialog = await openCreate(state);
+    const note = within(dialog).getByTestId('catalogue-error');
+    expect(note.textContent).toContain('The model catalogue could not be read');
+    expect(note.textContent).toContain('database is locked (500)');
+    expect(within(dialog).queryByTestId('model-chooser')).toBeNull();
+
+    state.models = undefined;
+    await userEvent.click(within(note).getByRole('button', { name: 'Try again' }));
+    await within(dialog).findByTestId('model-chooser');
+    expect(within(dialog).queryByTestId('catalogue-error')).toBeNull();
+  });
+
+  it('closes on Escape, as a form with nothing to lose may', async () => {
+    const dialog = await openCreate();
+    fireEvent(dialog, new Event('cancel', { cancelable: true }));
+    expect(screen.queryByTestId('create-key-dialog')).toBeNull();
+  });
+
+  it('sends one key for a double click on "Create key"', async () => {
+    let answer: () => void = () => {};
+    bridge.on('api.createKey', ({ body }) => new Promise((resolve) => (answer = () => resolve(created(body)))));
+    const dialog = await openCreate();
+    await userEvent.type(within(dialog).getByLabelText('Name'), 'Twice');
+    const submit = within(dialog).getByTestId('submit-create');
+    fireEvent.click(submit);
+    fireEvent.click(submit);
+    await waitFor(() => expect(submit.textContent).toBe('Creating…'));
+    answer();
+    await screen.findByTestId('secret-dialog');
+    expect(bridge.callsOf('api.createKey')).toHaveLength(1);
   });
 
   it('shows a credit limit it cannot read at the field, and sends nothing', async () => {

@@ -5,14 +5,24 @@ import { describe, expect, it } from 'vitest';
 import { BridgeError } from '../../../renderer/src/bridge.js';
 import { parseCreditLimit, microToPkrNumber } from '../../../renderer/src/lib/credit-limit.js';
 import { placeError, type FieldRule } from '../../../renderer/src/lib/field-errors.js';
-import { filterKeys, nextSort, sortFromParams, sortKeys, type KeyRow } from '../../../renderer/src/lib/key-table.js';
+import {
+  filterKeys,
+  isEnvironment,
+  isExpired,
+  nextSort,
+  sortFromParams,
+  sortKeys,
+  type KeyRow,
+} from '../../../renderer/src/lib/key-table.js';
 import {
   isoToLocalInput,
   parseLocalInput,
   toEpochSeconds,
   toIsoWithOffset,
 } from '../../../renderer/src/lib/local-time-input.js';
-import { KEYS, PROJECTS } from './fixtures.js';
+import { catalogueOf } from '../../../renderer/src/lib/model-catalogue.js';
+import { formatMicroPkrToPaisa } from '../../../renderer/src/lib/money.js';
+import { KEYS, MODELS, PROJECTS } from './fixtures.js';
 
 const rows: KeyRow[] = KEYS.map((key, i) => ({
   key,
@@ -40,6 +50,20 @@ describe('sorting and filtering keys', () => {
     expect(filterKeys(rows, {})).toHaveLength(3);
   });
 
+  it('knows an expired key by its expiry, and the three environments', () => {
+    const now = Date.parse('2030-06-01T12:00:00.000Z');
+    expect(isExpired({ expires_at: '2030-06-01T12:00:00.000Z' }, now)).toBe(true);
+    expect(isExpired({ expires_at: '2030-06-01T12:00:01.000Z' }, now)).toBe(false);
+    expect(isExpired({ expires_at: null }, now)).toBe(false);
+    expect(['production', 'development', 'testing', 'staging', ''].map(isEnvironment)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
+  });
+
   it('reads the sort from the route, falling back to newest first', () => {
     expect(sortFromParams({ sort: 'rate', order: 'asc' })).toEqual({ column: 'rate', order: 'asc' });
     expect(sortFromParams({ sort: 'secret', order: 'sideways' })).toEqual({ column: 'created', order: 'desc' });
@@ -62,6 +86,18 @@ describe('datetime-local values in the user’s zone', () => {
   it('refuses what is not a date and time, or not a real date', () => {
     expect(parseLocalInput('tomorrow')).toMatchObject({ ok: false });
     expect(parseLocalInput('2030-02-30T10:00')).toEqual({ ok: false, error: 'that date does not exist' });
+    expect(parseLocalInput('2030-02-10T24:30')).toEqual({ ok: false, error: 'that time does not exist' });
+  });
+
+  it('refuses a time the clocks skip when summer time starts, rather than move it', () => {
+    // London's clocks go from 01:00 to 02:00 on 31 March 2030: 01:30 never happens.
+    expect(parseLocalInput('2030-03-31T01:30')).toEqual({
+      ok: false,
+      error: 'that time does not exist in your zone: the clocks go forward then',
+    });
+    const after = parseLocalInput('2030-03-31T02:30');
+    if (!after.ok) throw new Error('not parsed');
+    expect(toIsoWithOffset(after.date)).toBe('2030-03-31T02:30:00+01:00');
   });
 
   it('prefills an input from a server timestamp, with seconds only when it has them', () => {
@@ -86,6 +122,37 @@ describe('credit limits typed in PKR', () => {
     for (const micro of [1, 290_000, 1_500_250_000, 123_456_789_012, 2 ** 51 - 1]) {
       expect(Math.round(microToPkrNumber(micro) * 1e6)).toBe(micro);
     }
+  });
+});
+
+describe('spend down a column', () => {
+  it('reads to the paisa, a trace is not zero, and unknown is a dash', () => {
+    expect(formatMicroPkrToPaisa(12_340_000)).toBe('12.34 PKR');
+    expect(formatMicroPkrToPaisa(1_234_567_890_000)).toBe('1,234,567.89 PKR');
+    expect(formatMicroPkrToPaisa(9_999)).toBe('< 0.01 PKR');
+    expect(formatMicroPkrToPaisa(10_000)).toBe('0.01 PKR');
+    expect(formatMicroPkrToPaisa(0)).toBe('0.00 PKR');
+    expect(formatMicroPkrToPaisa(null)).toBe('–');
+  });
+});
+
+describe('what the model catalogue offers a new key', () => {
+  it('offers the active models, and nothing for an empty catalogue or one not offered', () => {
+    expect(catalogueOf(MODELS, undefined, false)).toEqual({ kind: 'ready', models: MODELS.filter((m) => m.active) });
+    expect(catalogueOf([], undefined, false)).toEqual({ kind: 'none' });
+    expect(catalogueOf(MODELS.slice(2), undefined, false)).toEqual({ kind: 'none' }); // only inactive ones
+    expect(catalogueOf(null, 'not found (404)', false)).toEqual({ kind: 'none' });
+    expect(catalogueOf(null, 'the control plane has no model catalogue (501)', false)).toEqual({ kind: 'none' });
+  });
+
+  it('calls any other failure one, and says when it is still being read', () => {
+    expect(catalogueOf(null, 'database is locked (500)', false)).toEqual({
+      kind: 'failed',
+      error: 'database is locked (500)',
+    });
+    expect(catalogueOf(null, 'the console host did not answer', false)).toMatchObject({ kind: 'failed' });
+    expect(catalogueOf(null, undefined, true)).toEqual({ kind: 'loading' });
+    expect(catalogueOf(null, 'database is locked (500)', true)).toEqual({ kind: 'loading' });
   });
 });
 

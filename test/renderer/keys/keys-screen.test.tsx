@@ -2,7 +2,9 @@ import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { KeysScreen } from '../../../renderer/src/screens/keys/KeysScreen.js';
+import { useKeysStore } from '../../../renderer/src/screens/keys/keys-store.js';
 import { useRoute } from '../../../renderer/src/state/route.js';
+import { useSession } from '../../../renderer/src/state/session.js';
 import { Refusal, bridge } from '../fake-bridge.js';
 import { KEYS, PROJECTS, serveOrganisation, signedIn } from './fixtures.js';
 
@@ -42,12 +44,50 @@ describe('the keys table', () => {
     serveOrganisation({ keys: KEYS, spendRefused: true });
     render(<KeysScreen />);
     await screen.findAllByTestId('key-row');
-    await waitFor(() => expect(bridge.callsOf('api.usageThrottling')).toHaveLength(1));
+    // A refusal for this role is an answer: said once above the table, quietly, not as an alert.
+    expect((await screen.findByTestId('spend-note')).textContent).toBe(
+      'Spend is not shown to your role: owner or admin role required (403).',
+    );
     for (const key of KEYS) expect(cell(rowNamed(key.name), 'spend')).toBe('–');
     expect(screen.queryByRole('alert')).toBeNull();
-    expect(within(rowNamed('Search dev')).getByTestId('cell-spend').querySelector('span')?.title).toContain(
-      'owner or admin role required',
-    );
+  });
+
+  it('says above the table why spend could not be read, and reads it again on request', async () => {
+    serveOrganisation({ keys: KEYS });
+    let fail = true;
+    bridge.on('api.usageThrottling', () => {
+      if (fail) throw new Refusal(500, 'usage store unavailable');
+      return { time_range: '24h', keys: [] };
+    });
+    render(<KeysScreen />);
+    const note = await screen.findByTestId('spend-error');
+    expect(note.textContent).toContain('Spend could not be read: usage store unavailable (500)');
+    expect(note.getAttribute('role')).toBe('alert');
+    // Above the table, where it is seen before the dashes it explains.
+    expect(
+      note.compareDocumentPosition(screen.getByTestId('keys-table')) & Node.DOCUMENT_POSITION_FOLLOWING,
+    ).toBeTruthy();
+    expect(cell(rowNamed('Checkout prod'), 'spend')).toBe('–');
+
+    fail = false;
+    await userEvent.click(within(note).getByRole('button', { name: 'Try again' }));
+    await waitFor(() => expect(screen.queryByTestId('spend-error')).toBeNull());
+    expect(bridge.callsOf('api.usageThrottling')).toHaveLength(2);
+  });
+
+  it('drops a spend answer for the organisation shown before', async () => {
+    serveOrganisation({ keys: KEYS });
+    let answer: () => void = () => {};
+    bridge.on('api.usageThrottling', () => {
+      const spend = { time_range: '24h', keys: [] };
+      return new Promise((resolve) => (answer = () => resolve(spend)));
+    });
+    render(<KeysScreen />);
+    await waitFor(() => expect(bridge.callsOf('api.usageThrottling')).toHaveLength(1));
+    useSession.setState({ profileId: 'p2' });
+    answer();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(useKeysStore.getState().spent).toBeNull();
   });
 
   it('sorts by a clicked header, says so with aria-sort, and keeps the sort in the route', async () => {
@@ -97,6 +137,21 @@ describe('the keys table', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Clear filters' }));
     expect(names()).toHaveLength(3);
     expect(useRoute.getState().params).toEqual({});
+  });
+
+  it('shows an environment from the address that is none of the three, rather than "All environments"', async () => {
+    useRoute.setState({ screen: 'keys', params: { env: 'staging' } });
+    serveOrganisation({ keys: KEYS });
+    render(<KeysScreen />);
+    await screen.findByText('No key matches these filters.');
+    const select = screen.getByLabelText('Environment') as HTMLSelectElement;
+    expect(select.value).toBe('staging');
+    expect(select.selectedOptions[0]?.textContent).toBe('Unknown environment (staging)');
+    expect(screen.getByTestId('keys-count').textContent).toBe('0 of 3 keys');
+
+    await userEvent.selectOptions(select, '');
+    expect(names()).toHaveLength(3);
+    expect(screen.queryByRole('option', { name: 'Unknown environment (staging)' })).toBeNull();
   });
 
   it('starts from the filters and sort of a restored address', async () => {

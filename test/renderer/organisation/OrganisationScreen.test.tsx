@@ -1,4 +1,4 @@
-import { render, screen, within } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { OrganisationScreen } from '../../../renderer/src/screens/organisation/OrganisationScreen.js';
@@ -137,6 +137,39 @@ describe('the organisation screen', () => {
     const error = text(await screen.findByTestId('field-error'));
     expect(error).toContain('owner or admin role required (403)');
     expect(error).toContain('Your role may have changed since you signed in');
+  });
+
+  it('drops a member list read for the organisation shown before', async () => {
+    signedInAs('owner');
+    let answer: () => void = () => {};
+    bridge.on('api.members', () => new Promise((resolve) => (answer = () => resolve({ members: [] }))));
+    render(<OrganisationScreen />);
+    await waitFor(() => expect(bridge.callsOf('api.members')).toHaveLength(1));
+    // Another account signs in on this profile while the answer is on its way.
+    signedInAs('member');
+    answer();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(useOrganisation.getState().members).toBeNull();
+    expect(screen.queryByText('No members.')).toBeNull();
+  });
+
+  it('never puts a rename answered for the organisation shown before on the one shown now', async () => {
+    signedInAs('owner');
+    let answer: () => void = () => {};
+    bridge.on(
+      'api.renameOrganization',
+      ({ body }) => new Promise((resolve) => (answer = () => resolve({ name: body.name }))),
+    );
+    const user = userEvent.setup();
+    render(<OrganisationScreen />);
+    await user.type(screen.getByLabelText('Organisation name'), ' Labs');
+    await user.click(screen.getByRole('button', { name: 'Rename' }));
+    await waitFor(() => expect(bridge.callsOf('api.renameOrganization')).toHaveLength(1));
+    signedInAs('member');
+    answer();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(useSession.getState().me?.organization.name).toBe('Acme');
+    expect(useOrganisation.getState().renamedTo).toBeNull();
   });
 
   it('shows a failed member list in place, with a way to try again', async () => {

@@ -1,12 +1,16 @@
-import { render, screen, waitFor } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseCsv } from '../../../renderer/src/lib/csv.js';
 import { CSV_COLUMNS } from '../../../renderer/src/screens/requests/export-file.js';
-import { ExportCancelled, exportRequests } from '../../../renderer/src/screens/requests/export-flow.js';
+import {
+  EXPORT_CONFIRM_ROWS,
+  ExportCancelled,
+  exportRequests,
+} from '../../../renderer/src/screens/requests/export-flow.js';
 import { useExport } from '../../../renderer/src/screens/requests/export-store.js';
 import { ExportBar } from '../../../renderer/src/screens/requests/ExportBar.js';
-import type { RequestRow } from '../../../renderer/src/screens/requests/query.js';
+import type { RequestRow } from '../../../renderer/src/screens/requests/request-row.js';
 import { useRoute } from '../../../renderer/src/state/route.js';
 import { useSession } from '../../../renderer/src/state/session.js';
 import { bridge, Refusal } from '../fake-bridge.js';
@@ -72,16 +76,17 @@ describe('fetching every page of the filter', () => {
       onProgress: ({ fetched, total }) => progress.push([fetched, total]),
     });
     expect(bridge.callsOf('api.requests').map((a) => a.query)).toEqual([
+      // Each page starts at the last row written, to see whether the list moved under the export.
       { ...FILTER, limit: 200, offset: 0 },
-      { ...FILTER, limit: 200, offset: 200 },
-      { ...FILTER, limit: 200, offset: 400 },
+      { ...FILTER, limit: 200, offset: 199 },
+      { ...FILTER, limit: 200, offset: 398 },
     ]);
     expect(progress).toEqual([
       [200, 450],
-      [400, 450],
+      [399, 450],
       [450, 450],
     ]);
-    expect(outcome.rows).toBe(450);
+    expect(outcome).toMatchObject({ rows: 450, skipped: 0 });
     const rows = JSON.parse(await read(outcome.blob)) as RequestRow[];
     expect(rows).toHaveLength(450);
     expect(rows[0]).toEqual(requestRow(0));
@@ -103,7 +108,64 @@ describe('fetching every page of the filter', () => {
     expect(new Set(ids).size).toBe(ids.length);
     // Every row that matched when it began, once; the newcomers were above the part already read.
     expect(ids).toEqual(Array.from({ length: 450 }, (_, i) => requestRow(i).req_id));
-    expect(outcome).toMatchObject({ rows: 450, totalAtStart: 450, totalAtEnd: 453 });
+    expect(outcome).toMatchObject({ rows: 450, totalAtStart: 450, totalAtEnd: 453, skipped: 0 });
+  });
+
+  it('rows leaving the window at its old edge shorten the export without skipping any', async () => {
+    // After the first page, the 30 oldest rows fall out of the window: the end of the list, not a row moves.
+    let left = 0;
+    bridge.on('api.requests', ({ query }) => {
+      const page = pagedRows(450 - left)(query);
+      left = 30;
+      return page;
+    });
+    const outcome = await exportRequests(FILTER, 'json', quiet);
+    const ids = (JSON.parse(await read(outcome.blob)) as RequestRow[]).map((row) => row.req_id);
+    expect(ids).toEqual(Array.from({ length: 420 }, (_, i) => requestRow(i).req_id));
+    expect(outcome).toMatchObject({ rows: 420, totalAtStart: 450, totalAtEnd: 420, skipped: 0 });
+  });
+
+  it('rows removed above the point reached move older rows up past it: it says how many may be missing', async () => {
+    // After the first page, five rows already written are removed: the rest move up five places.
+    let removed = false;
+    bridge.on('api.requests', ({ query }) => {
+      const kept = (i: number) => requestRow(removed && i >= 10 ? i + 5 : i);
+      const page = pagedRows(removed ? 445 : 450, kept)(query);
+      removed = true;
+      return page;
+    });
+    const outcome = await exportRequests(FILTER, 'csv', quiet);
+    const ids = parseCsv(await read(outcome.blob))
+      .slice(1)
+      .map((line) => line[0]!);
+    // Rows 200 to 203 moved up past the page boundary unseen; the export says so.
+    const missing = [200, 201, 202, 203].map((i) => requestRow(i).req_id);
+    expect(ids.filter((id) => missing.includes(id))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(outcome).toMatchObject({ rows: 446, totalAtStart: 450, totalAtEnd: 445, skipped: 4 });
+  });
+
+  it('asks before a very large export, and cancels when told no', async () => {
+    const huge = (query: { offset?: number }) => ({
+      ...pagedRows(EXPORT_CONFIRM_ROWS + 1)(query),
+      // Two pages stand for the rest: the second is short, so the export ends there.
+      requests: query.offset ? [requestRow(199), requestRow(200)] : pagedRows(200)(query).requests,
+    });
+    bridge.on('api.requests', ({ query }) => huge(query));
+    const asked: number[] = [];
+    const no = async (total: number) => (asked.push(total), false);
+    await expect(exportRequests(FILTER, 'csv', { ...quiet, confirmLarge: no })).rejects.toBeInstanceOf(ExportCancelled);
+    expect(asked).toEqual([EXPORT_CONFIRM_ROWS + 1]);
+    expect(bridge.callsOf('api.requests')).toHaveLength(1);
+
+    const yes = await exportRequests(FILTER, 'csv', { ...quiet, confirmLarge: async () => true });
+    expect(yes.rows).toBe(201);
+
+    // Below the limit nothing is asked.
+    bridge.on('api.requests', ({ query }) => pagedRows(10)(query));
+    const never = vi.fn(async () => false);
+    await exportRequests(FILTER, 'csv', { ...quiet, confirmLarge: never });
+    expect(never).not.toHaveBeenCalled();
   });
 
   it('writes an empty but valid file when nothing matches', async () => {
@@ -117,7 +179,7 @@ describe('fetching every page of the filter', () => {
   it('stops at the next page once cancelled', async () => {
     const controller = new AbortController();
     bridge.on('api.requests', ({ query }) => {
-      if (query.offset === 200) controller.abort();
+      if (query.offset === 199) controller.abort();
       return pagedRows(5000)(query);
     });
     await expect(exportRequests(FILTER, 'csv', { ...quiet, signal: controller.signal })).rejects.toBeInstanceOf(
@@ -212,6 +274,36 @@ describe('the export bar', () => {
     expect((await screen.findByTestId('export-cancelled')).textContent).toContain('nothing was saved');
     expect(saved).toEqual([]);
     expect(pages).toHaveLength(1);
+  });
+
+  it('a very large export waits for confirmation; declining saves nothing', async () => {
+    bridge.on('api.requests', ({ query }) => ({ ...pagedRows(200)(query), total: 250_000 }));
+    render(<ExportBar />);
+    const user = userEvent.setup();
+    await user.click(screen.getByTestId('export-csv'));
+    const dialog = await screen.findByTestId('confirm-dialog');
+    expect(dialog.textContent).toContain('This filter matches 250,000 requests');
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect((await screen.findByTestId('export-cancelled')).textContent).toContain('nothing was saved');
+    expect(saved).toEqual([]);
+    expect(bridge.callsOf('api.requests')).toHaveLength(1);
+
+    await user.click(screen.getByTestId('export-json'));
+    await user.click(within(await screen.findByTestId('confirm-dialog')).getByTestId('confirm'));
+    expect((await screen.findByTestId('export-done')).textContent).toMatch(/^Wrote 200 rows/);
+    expect(saved).toHaveLength(1);
+  });
+
+  it('says when rows may have been skipped', async () => {
+    let removed = false;
+    bridge.on('api.requests', ({ query }) => {
+      const page = pagedRows(removed ? 445 : 450, (i) => requestRow(removed && i >= 10 ? i + 5 : i))(query);
+      removed = true;
+      return page;
+    });
+    render(<ExportBar />);
+    await userEvent.setup().click(screen.getByTestId('export-csv'));
+    expect((await screen.findByTestId('export-skipped')).textContent).toContain('4 rows may have been skipped');
   });
 
   it('shows a failure with the server’s words', async () => {

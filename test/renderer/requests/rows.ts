@@ -1,4 +1,4 @@
-import type { RequestRow } from '../../../renderer/src/screens/requests/query.js';
+import type { RequestRow } from '../../../renderer/src/screens/requests/request-row.js';
 
 /** Request-log rows as the server sends them, newest first, with every field filled unless overridden. */
 

@@ -1,9 +1,10 @@
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useExport } from '../../../renderer/src/screens/requests/export-store.js';
 import { RequestLogScreen } from '../../../renderer/src/screens/requests/RequestLogScreen.js';
 import { useRequests } from '../../../renderer/src/screens/requests/requests-store.js';
+import { SEARCH_DEBOUNCE_MS, SearchBox } from '../../../renderer/src/screens/requests/SearchBox.js';
 import { useDirectory } from '../../../renderer/src/state/directory.js';
 import { useRoute } from '../../../renderer/src/state/route.js';
 import { useSession } from '../../../renderer/src/state/session.js';
@@ -132,6 +133,25 @@ describe('the table', () => {
   });
 });
 
+describe('while the first page loads', () => {
+  it('the table is not reset on every render', async () => {
+    bridge.on('api.requests', () => new Promise(() => {}));
+    const scrollTo = vi.fn();
+    HTMLElement.prototype.scrollTo = scrollTo as unknown as HTMLElement['scrollTo'];
+    try {
+      render(<RequestLogScreen />);
+      await waitFor(() => expect(queries()).toHaveLength(1));
+      const resets = scrollTo.mock.calls.length;
+      // Renders that change nothing the table shows (a parameter no query reads).
+      act(() => useRoute.getState().setParams({ unrelated: '1' }));
+      act(() => useRoute.getState().setParams({ unrelated: '2' }));
+      expect(scrollTo.mock.calls.length).toBe(resets);
+    } finally {
+      delete (HTMLElement.prototype as Partial<HTMLElement>).scrollTo;
+    }
+  });
+});
+
 describe('the detail panel', () => {
   it('shows every field of the row, nulls as unknown (never 0), and copies the request id', async () => {
     bridge.on('api.requests', () => ({ total: 2, limit: 50, offset: 0, requests: [requestRow(0), nullRow()] }));
@@ -187,6 +207,27 @@ describe('the detail panel', () => {
 
     await user.click(screen.getByTestId('close-detail'));
     expect(screen.queryByTestId('request-detail')).toBeNull();
+    // Focus goes back to the row the detail came from.
+    expect((document.activeElement as HTMLElement).dataset.reqId).toBe('req_100000');
+  });
+
+  it('shows a timestamp that does not read as it came, and costs as figures under "Cost (PKR)"', async () => {
+    bridge.on('api.requests', () => ({
+      total: 2,
+      limit: 50,
+      offset: 0,
+      requests: [
+        requestRow(0, { timestamp: 'not-a-time', financials: { cost_pkr: 1250.5, is_byok: 0 } }),
+        requestRow(1, { financials: { cost_pkr: 0.000123, is_byok: 0 } }),
+      ],
+    }));
+    render(<RequestLogScreen />);
+    const rows = await screen.findAllByTestId('request-row');
+    const cells = (row: HTMLElement) => [...row.querySelectorAll('td')].map((td) => td.textContent);
+    expect(cells(rows[0]!)[0]).toBe('not-a-time');
+    expect(cells(rows[0]!)[8]).toBe('1,250.50');
+    expect(cells(rows[1]!)[8]).toBe('0.000123');
+    expect(screen.getByRole('columnheader', { name: 'Cost (PKR)' })).toBeTruthy();
   });
 
   it('is reached from the keyboard: arrows move between rows, Enter opens, Escape closes', async () => {
@@ -231,8 +272,8 @@ describe('filters', () => {
     const keyOptions = within(screen.getByLabelText('Key'))
       .getAllByRole('option')
       .map((o) => o.textContent);
-    expect(keyOptions).toEqual(['All keys', 'support-dev']);
-    await user.selectOptions(screen.getByLabelText('Key'), 'support-dev');
+    expect(keyOptions).toEqual(['All keys of the project', 'support-dev (svc_live_abcd)']);
+    await user.selectOptions(screen.getByLabelText('Key'), OTHER_KEY.id);
     await user.type(screen.getByLabelText('Minimum cost (PKR)'), '1,250.5{Enter}');
 
     await waitFor(() =>
@@ -273,14 +314,14 @@ describe('filters', () => {
     await user.selectOptions(screen.getByLabelText('Time range'), 'Custom…');
     const custom = screen.getByLabelText('Custom range');
     await user.type(custom, '36x{Enter}');
-    expect(within(screen.getByTestId('filter-custom-range')).getByTestId('field-error').textContent).toContain(
+    expect(within(screen.getByTestId('custom-range-form')).getByTestId('field-error').textContent).toContain(
       'a whole number followed by s, m, h or d',
     );
     const before = calls();
     await user.clear(custom);
     await user.type(custom, '401d{Enter}');
-    expect(within(screen.getByTestId('filter-custom-range')).getByTestId('field-error').textContent).toContain(
-      'at most 400 days',
+    expect(within(screen.getByTestId('custom-range-form')).getByTestId('field-error').textContent).toContain(
+      'at most 400 days (400d)',
     );
     expect(calls()).toBe(before);
     await user.clear(custom);
@@ -292,6 +333,61 @@ describe('filters', () => {
       'positive amount',
     );
     expect(lastQuery()).toEqual({ time_range: '36h', limit: 50, offset: 0 });
+  });
+
+  it('keeps a key that fits a newly chosen project, and lets go of one that does not', async () => {
+    useRoute.setState({ params: { key: OTHER_KEY.id } });
+    bridge.on('api.requests', ({ query }) => pagedRows(10)(query));
+    render(<RequestLogScreen />);
+    const user = userEvent.setup();
+    await waitFor(() => expect(screen.getByLabelText('Key')).toHaveProperty('value', OTHER_KEY.id));
+    await user.selectOptions(screen.getByLabelText('Project'), 'Support bot');
+    expect(useRoute.getState().params).toEqual({ project: OTHER_PROJECT.id, key: OTHER_KEY.id });
+    await user.selectOptions(screen.getByLabelText('Project'), 'Checkout');
+    expect(useRoute.getState().params).toEqual({ project: PROJECT.id });
+  });
+
+  it('shows values from the address that are not among the choices as what they are, never as "all"', async () => {
+    const unknownKey = '55555555-5555-4555-8555-555555555555';
+    useRoute.setState({
+      params: { project: PROJECT.id, key: OTHER_KEY.id, status: '9xx', reason: 'eaten_by_grue' },
+    });
+    bridge.on('api.requests', ({ query }) => pagedRows(10)(query));
+    const { unmount } = render(<RequestLogScreen />);
+    const chosen = (label: string) => {
+      const select = screen.getByLabelText(label) as HTMLSelectElement;
+      return select.selectedOptions[0]?.textContent;
+    };
+    // A key of another project than the one chosen.
+    await waitFor(() => expect(chosen('Key')).toBe('support-dev (another project)'));
+    expect(chosen('Status')).toBe('Unknown status (9xx)');
+    expect(chosen('Ended as')).toBe('Unknown ending (eaten_by_grue)');
+    expect(lastQuery()).toMatchObject({ key_id: OTHER_KEY.id, status_category: '9xx' });
+    unmount();
+
+    useRoute.setState({ params: { key: unknownKey } });
+    render(<RequestLogScreen />);
+    await waitFor(() => expect(chosen('Key')).toBe('Unknown key (55555555…)'));
+  });
+
+  it('the custom range follows a range set from elsewhere (back, forward), and a bad one says why', async () => {
+    bridge.on('api.requests', ({ query }) => pagedRows(10)(query));
+    render(<RequestLogScreen />);
+    await screen.findAllByTestId('request-row');
+    act(() => useRoute.setState({ params: { range: '45d' } }));
+    expect(screen.getByLabelText('Time range')).toHaveProperty('value', 'custom');
+    expect(screen.getByLabelText('Custom range')).toHaveProperty('value', '45d');
+    act(() => useRoute.setState({ params: { range: '7d' } }));
+    expect(screen.getByLabelText('Time range')).toHaveProperty('value', '7d');
+    expect(screen.queryByLabelText('Custom range')).toBeNull();
+
+    act(() => useRoute.setState({ params: { range: '2w' } }));
+    expect(screen.getByLabelText('Custom range')).toHaveProperty('value', '2w');
+    expect(within(screen.getByTestId('custom-range-form')).getByTestId('field-error').textContent).toContain(
+      's, m, h or d',
+    );
+    // The default window is asked for meanwhile, not a range the server would refuse.
+    await waitFor(() => expect(lastQuery()).toEqual({ time_range: '24h', limit: 50, offset: 0 }));
   });
 
   it('restores the view from the route parameters', async () => {
@@ -306,6 +402,26 @@ describe('filters', () => {
 });
 
 describe('search', () => {
+  it('clearing the filters while a search waits for its pause drops that search', async () => {
+    vi.useFakeTimers();
+    try {
+      const applied: string[] = [];
+      let value = 'acme';
+      const { rerender } = render(<SearchBox value={value} onCommit={(text) => applied.push(text)} />);
+      fireEvent.change(screen.getByLabelText('Search'), { target: { value: 'acme-retail' } });
+      // Cleared from elsewhere before the pause ends.
+      value = '';
+      rerender(<SearchBox value={value} onCommit={(text) => applied.push(text)} />);
+      expect(screen.getByLabelText('Search')).toHaveProperty('value', '');
+      act(() => {
+        vi.advanceTimersByTime(SEARCH_DEBOUNCE_MS * 2);
+      });
+      expect(applied).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('searches a moment after typing stops, once, and at once on Enter', async () => {
     bridge.on('api.requests', ({ query }) => pagedRows(query.search ? 3 : 500)(query));
     render(<RequestLogScreen />);

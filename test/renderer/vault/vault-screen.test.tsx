@@ -3,6 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { VaultScreen } from '../../../renderer/src/screens/vault/VaultScreen.js';
 import { useVaultStore, type VaultKey } from '../../../renderer/src/screens/vault/vault-store.js';
+import { useDirectory } from '../../../renderer/src/state/directory.js';
 import { useSession } from '../../../renderer/src/state/session.js';
 import { Refusal, bridge } from '../fake-bridge.js';
 
@@ -58,6 +59,7 @@ function fieldError(label: string): string | null {
 beforeEach(() => {
   useSession.setState({ phase: 'console', profileId: 'p1' });
   useVaultStore.getState().reset();
+  useDirectory.getState().reset();
 });
 
 describe('the vault', () => {
@@ -186,6 +188,61 @@ describe('the vault', () => {
       'no key is stored for this provider (404)',
     );
     await waitFor(() => expect(rowOf('anthropic')).toBeNull());
+  });
+
+  it('suggests the catalogue’s providers that have no key yet, never the service’s own routes', async () => {
+    serveVault();
+    useDirectory.setState({
+      models: [
+        { id: 'openai/gpt-4o-mini', provider: 'openai', active: true },
+        { id: 'groq/llama-3.3-70b', provider: 'groq', active: true },
+        { id: 'svc/fast', provider: 'svc', active: true },
+      ],
+    });
+    render(<VaultScreen />);
+    await screen.findAllByTestId('vault-row');
+    await userEvent.click(screen.getByTestId('add-vault-key'));
+    const options = [...document.querySelectorAll('#vault-provider-suggestions option')];
+    expect(options.map((o) => o.getAttribute('value'))).toEqual(['groq']);
+  });
+
+  it('drops a list read for the organisation shown before', async () => {
+    let answer: () => void = () => {};
+    bridge.on('api.listVaultKeys', () => new Promise((resolve) => (answer = () => resolve({ keys: STORED }))));
+    render(<VaultScreen />);
+    await waitFor(() => expect(bridge.callsOf('api.listVaultKeys')).toHaveLength(1));
+    // Another profile is chosen while the answer is on its way.
+    useSession.setState({ profileId: 'p2' });
+    answer();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(useVaultStore.getState().keys).toBeNull();
+    expect(screen.queryByTestId('vault-row')).toBeNull();
+  });
+
+  it('keeps a stored key out of the list of the organisation shown since', async () => {
+    serveVault();
+    render(<VaultScreen />);
+    await screen.findAllByTestId('vault-row');
+    let answer: () => void = () => {};
+    bridge.on('api.storeVaultKey', ({ body }) => {
+      const row = {
+        provider: body.provider,
+        key_hint: '…0001',
+        created_at: STORED[0]!.created_at,
+        updated_at: STORED[0]!.updated_at,
+      };
+      return new Promise((resolve) => (answer = () => resolve(row)));
+    });
+    await userEvent.click(screen.getByTestId('add-vault-key'));
+    await userEvent.type(within(dialog()).getByLabelText('Provider'), 'mistral');
+    await userEvent.type(within(dialog()).getByLabelText('API key'), 'mk-0001');
+    await userEvent.click(within(dialog()).getByTestId('submit-vault-key'));
+    await waitFor(() => expect(bridge.callsOf('api.storeVaultKey')).toHaveLength(1));
+    useSession.setState({ profileId: 'p2' });
+    useVaultStore.setState({ keys: [] });
+    answer();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(useVaultStore.getState().keys).toEqual([]);
   });
 
   it('says so when the list cannot be read', async () => {

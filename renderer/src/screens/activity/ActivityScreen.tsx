@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { Empty, ErrorNote, Loading } from '../../components/Feedback.js';
-import { Field } from '../../components/Field.js';
-import { PAGE_SIZES, pageSizeFrom } from '../../lib/activity.js';
+import { PageSizeSelect } from '../../components/PageSizeSelect.js';
+import { pageSizeFrom } from '../../lib/page-size.js';
 import { useRoute } from '../../state/route.js';
 import { ActivityTable } from './ActivityTable.js';
 import { useActivity } from './activity-store.js';
@@ -29,15 +29,12 @@ export function ActivityScreen() {
         Every change made to this organisation: who did it, from where and to what. Entries cannot be edited or removed.
       </p>
       <div className="toolbar">
-        <Field label="Events per page">
-          <select value={size} onChange={(e) => setParams({ size: e.target.value })} data-testid="activity-page-size">
-            {PAGE_SIZES.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </Field>
+        <PageSizeSelect
+          label="Events per page"
+          value={size}
+          onChange={(n) => setParams({ size: String(n) })}
+          testId="activity-page-size"
+        />
         <button type="button" onClick={() => void load(size)} disabled={loading} data-testid="activity-refresh">
           {loading ? 'Refreshing…' : 'Refresh'}
         </button>

@@ -1,6 +1,7 @@
 import { create } from 'zustand';
 import { errorMessage } from '../../bridge.js';
-import { appendPage, DEFAULT_PAGE_SIZE, type ActivityEvent } from '../../lib/activity.js';
+import { appendPage, type ActivityEvent } from '../../lib/activity.js';
+import { DEFAULT_PAGE_SIZE } from '../../lib/page-size.js';
 import { api } from '../../state/api.js';
 import { onOrganisationChange } from '../../state/session.js';
 
@@ -43,7 +44,13 @@ const EMPTY = {
   shift: 0,
 };
 
-// Bumped by every fresh load: an answer for an older read must not land on a newer list.
+/** Pages read for one "Load more" while every one holds only newer events, before giving up. */
+const MAX_READS = 5;
+const TOO_MANY_NEWER =
+  'So many events have been recorded since this list was read that the older ones could not be reached: refresh to start from the newest.';
+
+// Bumped by every fresh load and by reset, which another organisation triggers: an answer
+// for an older read, or for the organisation shown before, must not land on this list.
 let generation = 0;
 
 export const useActivity = create<ActivityState>((set, get) => ({
@@ -63,23 +70,30 @@ export const useActivity = create<ActivityState>((set, get) => ({
   },
 
   async loadMore() {
-    const { events, limit, shift, loadingMore, done } = get();
+    const { events, limit, loadingMore, done } = get();
     if (!events || loadingMore || done) return;
     const mine = generation;
+    let shift = get().shift;
     set({ loadingMore: true, moreError: null });
     try {
-      const page = await api('api.activity', { query: { limit, offset: events.length + shift } });
-      if (mine !== generation) return;
-      const joined = appendPage(events, page.events);
-      set({
-        events: joined.events,
-        shift: shift + joined.overlap,
-        loadingMore: false,
-        done: page.events.length < page.limit,
-      });
+      for (let read = 0; read < MAX_READS; read += 1) {
+        const page = await api('api.activity', { query: { limit, offset: events.length + shift } });
+        if (mine !== generation) return;
+        const joined = appendPage(events, page.events);
+        shift += joined.skipped;
+        const last = page.events.length < page.limit;
+        // A full page of events all newer than those shown says only that the shift is
+        // larger: read on past them, rather than show newer events below older ones.
+        if (joined.events.length > events.length || last) {
+          set({ events: joined.events, shift, loadingMore: false, done: last });
+          return;
+        }
+      }
+      set({ shift, loadingMore: false, moreError: TOO_MANY_NEWER });
     } catch (error) {
       if (mine !== generation) return;
-      set({ loadingMore: false, moreError: errorMessage(error) });
+      // What was skipped stays skipped: trying again goes on from there.
+      set({ shift, loadingMore: false, moreError: errorMessage(error) });
     }
   },
 

@@ -8,8 +8,12 @@ import {
   type DotItemDotProps,
   type TooltipContentProps,
 } from 'recharts';
-import { formatTime, utcTitle } from '../../lib/format.js';
-import { axisTimeFormat, chartRows, durationText, type SeriesTable } from '../../lib/timeseries.js';
+import { useMemo } from 'react';
+import { axisTimeFormat, pointTitle } from '../../lib/chart-format.js';
+import { utcTitle } from '../../lib/format.js';
+import type { NamedSeries } from '../../lib/series-prepare.js';
+import { durationText } from '../../lib/time-range.js';
+import { chartRows, type SeriesTable } from '../../lib/timeseries.js';
 
 /** Chart geometry: the plot's own width is the element's less the value axis and margins. */
 export const CHART_HEIGHT = 300;
@@ -19,25 +23,6 @@ export const CHART_MARGIN = { top: 8, right: 16, bottom: 4, left: 0 };
 /** How many pixels wide the plot is (so how many points it can show) in an element this wide. */
 export function plotPixels(elementWidth: number): number {
   return Math.max(1, Math.floor(elementWidth - Y_AXIS_WIDTH - CHART_MARGIN.left - CHART_MARGIN.right));
-}
-
-/** Mid-tone colours that read on the light and the dark theme alike. */
-export const PALETTE = [
-  '#4e79a7',
-  '#f28e2b',
-  '#e15759',
-  '#59a14f',
-  '#b07aa1',
-  '#76b7b2',
-  '#edc948',
-  '#ff9da7',
-  '#9c755f',
-  '#8c8c8c',
-];
-
-export interface NamedSeries {
-  name: string;
-  color: string;
 }
 
 export function SeriesChart(props: {
@@ -50,12 +35,13 @@ export function SeriesChart(props: {
   formatTick: (value: number) => string;
   /** Buckets combined into each point, for the tooltip. */
   perPoint: number;
+  /** The server's bucket width: day-wide buckets are UTC days. */
   bucketMs: number;
 }) {
   const { table, names, formatValue } = props;
-  const rows = chartRows(table);
+  const rows = useMemo(() => chartRows(table), [table]);
   const span = (table.times[table.times.length - 1] ?? 0) - (table.times[0] ?? 0);
-  const tick = axisTimeFormat(table.stepMs, span);
+  const tick = axisTimeFormat(props.bucketMs, span);
 
   const tooltip = ({ active, label }: TooltipContentProps) => {
     if (!active || typeof label !== 'number') return null;
@@ -64,7 +50,7 @@ export function SeriesChart(props: {
     const iso = new Date(label).toISOString();
     return (
       <div className="chart-tooltip" data-testid="chart-tooltip">
-        <strong>{formatTime(iso)}</strong>
+        <strong>{pointTitle(props.bucketMs, label)}</strong>
         <span className="muted">{utcTitle(iso)}</span>
         {props.perPoint > 1 && (
           <span className="muted">

@@ -39,8 +39,11 @@ const COST: Card = {
 
 /** The window's figures, one card each; unknown is "–", never 0. */
 export function SummaryCards({ query, onRetry }: { query: SummaryQuery; onRetry: () => void }) {
-  const { data, loading, error, unavailable } = useAnalytics((s) => s.summary);
+  const { data, query: answered, loading, error, unavailable } = useAnalytics((s) => s.summary);
   const cards = query.key_id ? [...CARDS, COST] : CARDS;
+  // The other figures may stay, dimmed, while the next answer is on its way; a cost is one
+  // key's, so it shows only when the answer on screen is for the key chosen now.
+  const costIsCurrent = answered?.key_id === query.key_id && data?.total_cost_pkr !== undefined;
   const first = loading && !data;
 
   return (
@@ -68,8 +71,7 @@ export function SummaryCards({ query, onRetry }: { query: SummaryQuery; onRetry:
           <div key={card.id} className="card" data-testid={`card-${card.id}`}>
             <span className="muted">{card.label}</span>
             <span className="value" data-testid={`card-${card.id}-value`}>
-              {/* A cost only when the answer on screen is for this key (not the last one's). */}
-              {data && (card.id !== 'cost' || data.total_cost_pkr !== undefined) ? card.value(data) : UNKNOWN}
+              {data && (card.id !== 'cost' || costIsCurrent) ? card.value(data) : UNKNOWN}
             </span>
             {card.hint && <small className="muted">{card.hint}</small>}
           </div>

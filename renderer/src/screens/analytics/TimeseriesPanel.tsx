@@ -1,107 +1,18 @@
 import { useMemo } from 'react';
-import { errorMessage } from '../../bridge.js';
 import { Empty, ErrorNote, Loading } from '../../components/Feedback.js';
 import { Field } from '../../components/Field.js';
-import { formatCount, formatDecimal, formatMs } from '../../lib/format.js';
-import {
-  GROUP_BYS,
-  METRICS,
-  downsample,
-  durationMs,
-  durationText,
-  fillGaps,
-  seriesName,
-  type GroupBy,
-  type Metric,
-  type SeriesTable,
-} from '../../lib/timeseries.js';
-import { useDirectory } from '../../state/directory.js';
+import { METRIC_LABELS, axisNote, tickFormat, valueFormat } from '../../lib/chart-format.js';
+import { fillAnswer, nameSeries, seriesNames } from '../../lib/series-prepare.js';
+import { durationText } from '../../lib/time-range.js';
+import { GROUP_BYS, METRICS, downsample, type GroupBy } from '../../lib/timeseries.js';
+import { keyName, projectName, useDirectory } from '../../state/directory.js';
 import { useRoute } from '../../state/route.js';
-import { useAnalytics, type SeriesAnswer } from './analytics-store.js';
+import { useAnalytics } from './analytics-store.js';
 import { INTERVAL_CHOICES, PARAM, intervalFits, type AnalyticsView } from './analytics-view.js';
-import { PALETTE, SeriesChart, plotPixels, type NamedSeries } from './SeriesChart.js';
+import { SeriesChart, plotPixels } from './SeriesChart.js';
 import { useElementWidth } from './useElementWidth.js';
 
-export const METRIC_LABELS: Record<Metric, string> = {
-  volume: 'Requests',
-  latency: 'Mean latency',
-  ttft: 'Mean time to first token',
-  tok_s: 'Tokens per second',
-  token_usage: 'Tokens',
-};
-
 const GROUP_LABELS: Record<GroupBy, string> = { project: 'Project', key: 'Key', model: 'Model' };
-
-/** A value in the metric's unit; a combined count is a mean, so it may have a decimal. */
-function valueFormat(metric: Metric, combined: boolean): (value: number | null) => string {
-  switch (metric) {
-    case 'latency':
-    case 'ttft':
-      return formatMs;
-    case 'tok_s':
-      return (value) => formatDecimal(value, ' tok/s');
-    default:
-      return combined ? (value) => formatDecimal(value) : formatCount;
-  }
-}
-
-const compact = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
-
-/** Axis ticks: durations in ms or s (not "15K" ms), other figures compact. */
-function tickFormat(metric: Metric): (value: number) => string {
-  if (metric === 'latency' || metric === 'ttft') {
-    return (value) => (value >= 1000 ? `${compact.format(value / 1000)} s` : `${compact.format(value)} ms`);
-  }
-  return (value) => compact.format(value);
-}
-
-interface Prepared {
-  table: SeriesTable;
-  names: NamedSeries[];
-  metric: Metric;
-  groupBy: GroupBy | null;
-  interval: string;
-  intervalMs: number;
-}
-
-/** Fills the answer's gaps and names its series, ordered by name (rows without a group last). */
-function prepare(
-  answer: SeriesAnswer,
-  nameOf: (groupBy: GroupBy, id: string) => string | null,
-): Prepared | { error: string } {
-  const { response, fromMs, toMs } = answer;
-  const metric = (METRICS as readonly string[]).includes(response.metric) ? (response.metric as Metric) : null;
-  if (!metric) return { error: `the server answered an unknown metric, ${response.metric}` };
-  const groupBy = (GROUP_BYS as readonly string[]).includes(response.group_by ?? '')
-    ? (response.group_by as GroupBy)
-    : null;
-  const intervalMs = durationMs(response.interval);
-  if (intervalMs === null) return { error: `the server answered an interval that does not read, ${response.interval}` };
-  let filled: SeriesTable;
-  try {
-    filled = fillGaps(response.data, { metric, intervalMs, fromMs, toMs, grouped: groupBy !== null });
-  } catch (error) {
-    return { error: errorMessage(error) };
-  }
-  const named = filled.series
-    .map((series) => ({
-      series,
-      name: seriesName(groupBy, series.group, (id) => (groupBy ? nameOf(groupBy, id) : null), METRIC_LABELS[metric]),
-    }))
-    .sort((a, b) =>
-      a.series.group === null || b.series.group === null
-        ? Number(a.series.group === null) - Number(b.series.group === null)
-        : a.name.localeCompare(b.name),
-    );
-  return {
-    table: { ...filled, series: named.map((n) => n.series) },
-    names: named.map((n, i) => ({ name: n.name, color: PALETTE[i % PALETTE.length]! })),
-    metric,
-    groupBy,
-    interval: response.interval,
-    intervalMs,
-  };
-}
 
 /** The chart of one metric over the window, its controls, its legend and what it had to combine. */
 export function TimeseriesPanel({ view, onRetry }: { view: AnalyticsView; onRetry: () => void }) {
@@ -111,19 +22,23 @@ export function TimeseriesPanel({ view, onRetry }: { view: AnalyticsView; onRetr
   const keys = useDirectory((s) => s.keys);
   const [measure, width] = useElementWidth<HTMLDivElement>();
 
-  const prepared = useMemo(
+  // Filling reads the answer alone; naming reads the names of the groups it holds. A
+  // directory reload that renames none of them leaves both, and the downsampling, as they were.
+  const filled = useMemo(() => (data ? fillAnswer(data) : null), [data]);
+  const fillError = filled && 'error' in filled ? filled.error : null;
+  const answer = filled && !('error' in filled) ? filled : null;
+  const namesText = useMemo(
     () =>
-      data &&
-      prepare(data, (groupBy, id) =>
-        groupBy === 'project'
-          ? (projects?.find((p) => p.id === id)?.name ?? null)
-          : groupBy === 'key'
-            ? (keys?.find((k) => k.id === id)?.name ?? null)
-            : null,
+      JSON.stringify(
+        answer
+          ? seriesNames(answer, (groupBy, id) =>
+              groupBy === 'project' ? projectName(projects, id) : groupBy === 'key' ? keyName(keys, id) : null,
+            )
+          : [],
       ),
-    [data, projects, keys],
+    [answer, projects, keys],
   );
-  const ready = prepared && 'table' in prepared ? prepared : null;
+  const ready = useMemo(() => answer && nameSeries(answer, JSON.parse(namesText) as string[]), [answer, namesText]);
   const pixels = plotPixels(width);
   const shown = useMemo(() => (ready && width > 0 ? downsample(ready.table, pixels) : null), [ready, width, pixels]);
   const hasValues = shown?.series.some((s) => s.values.some((v) => v !== null && v !== 0)) ?? false;
@@ -191,7 +106,7 @@ export function TimeseriesPanel({ view, onRetry }: { view: AnalyticsView; onRetr
       ) : (
         <ErrorNote error={error && `Could not load the chart: ${error}`} onRetry={onRetry} testId="series-error" />
       )}
-      <ErrorNote error={prepared && 'error' in prepared ? `Could not draw the chart: ${prepared.error}` : null} />
+      <ErrorNote error={fillError && `Could not draw the chart: ${fillError}`} />
 
       <figure
         className={loading && data ? 'chart stale' : 'chart'}
@@ -221,7 +136,7 @@ export function TimeseriesPanel({ view, onRetry }: { view: AnalyticsView; onRetr
         {ready && (
           <figcaption className="muted">
             {METRIC_LABELS[ready.metric]} per {ready.interval} bucket
-            {ready.groupBy ? `, by ${ready.groupBy}` : ''}. Times in your time zone; the tooltip adds UTC.
+            {ready.groupBy ? `, by ${ready.groupBy}` : ''}. {axisNote(ready.intervalMs)}
             {ready.metric !== 'volume' &&
               ready.metric !== 'token_usage' &&
               ' A break in a line is a bucket without values.'}

@@ -1,14 +1,7 @@
 import type { CallArgs } from '../../../../main/core/contract.js';
-import {
-  GROUP_BYS,
-  MAX_BUCKETS,
-  METRICS,
-  bucketCount,
-  checkTimeRange,
-  durationMs,
-  type GroupBy,
-  type Metric,
-} from '../../lib/timeseries.js';
+import { scopeFromParams, type Scope } from '../../lib/filter-scope.js';
+import { durationMs, rangeFromParam, type RangeView } from '../../lib/time-range.js';
+import { GROUP_BYS, MAX_BUCKETS, METRICS, bucketCount, type GroupBy, type Metric } from '../../lib/timeseries.js';
 import type { RouteParams } from '../../state/route.js';
 
 /**
@@ -16,31 +9,18 @@ import type { RouteParams } from '../../state/route.js';
  * restores it), read back with defaults for what is absent and for what does not parse.
  */
 
+/** Project, key and model are the shared filter scope's parameters (lib/filter-scope.ts). */
 export const PARAM = {
   range: 'range',
-  project: 'project',
-  key: 'key',
-  model: 'model',
   metric: 'metric',
   interval: 'interval',
   groupBy: 'group',
 } as const;
 
-export const DEFAULT_RANGE = '24h';
-const DEFAULT_RANGE_MS = 24 * 3_600_000;
-export const RANGE_PRESETS = ['1h', '24h', '7d', '30d', '90d'] as const;
 /** Bucket widths offered besides the server's default ("auto"). */
 export const INTERVAL_CHOICES = ['1m', '5m', '15m', '1h', '6h', '1d', '7d'] as const;
 
-export interface AnalyticsView {
-  /** The range asked for: a valid `<int><unit>` text. */
-  range: string;
-  rangeMs: number;
-  /** The range parameter when it did not parse (the default applies meanwhile). */
-  badRange: { text: string; error: string } | null;
-  project: string | null;
-  key: string | null;
-  model: string | null;
+export interface AnalyticsView extends RangeView, Scope {
   metric: Metric;
   /** Null: the server's default for the range. */
   interval: string | null;
@@ -58,20 +38,14 @@ function oneOf<T extends string>(choices: readonly T[], value: string | undefine
 }
 
 export function viewFromParams(params: RouteParams): AnalyticsView {
-  const asked = params[PARAM.range];
-  const checked = checkTimeRange(asked ?? DEFAULT_RANGE);
-  const range = checked.ok ? checked : { text: DEFAULT_RANGE, ms: DEFAULT_RANGE_MS };
+  const range = rangeFromParam(params[PARAM.range]);
   const interval = oneOf(INTERVAL_CHOICES, params[PARAM.interval]);
   return {
-    range: range.text,
-    rangeMs: range.ms,
-    badRange: checked.ok || asked === undefined ? null : { text: asked, error: checked.error },
-    project: params[PARAM.project] ?? null,
-    key: params[PARAM.key] ?? null,
-    model: params[PARAM.model] ?? null,
+    ...range,
+    ...scopeFromParams(params),
     metric: oneOf(METRICS, params[PARAM.metric]) ?? 'volume',
     // Too fine an interval for the range (after the range grew) falls back to the default.
-    interval: interval && intervalFits(interval, range.ms) ? interval : null,
+    interval: interval && intervalFits(interval, range.rangeMs) ? interval : null,
     groupBy: oneOf(GROUP_BYS, params[PARAM.groupBy]),
   };
 }

@@ -1,6 +1,6 @@
-import { useState } from 'react';
-import { call, errorMessage } from '../../bridge.js';
+import { call } from '../../bridge.js';
 import { ErrorNote } from '../../components/Feedback.js';
+import { useAction } from '../../components/useAction.js';
 import { useSession } from '../../state/session.js';
 
 /** The embedded server's state, its last log lines when it crashed, and the demo sign-in. */
@@ -8,20 +8,7 @@ export function EmbeddedPanel({ profileId }: { profileId: string }) {
   const status = useSession((s) => s.embedded);
   const statusError = useSession((s) => s.embeddedError);
   const signedIn = useSession((s) => s.signedIn);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-
-  const run = async (action: () => Promise<unknown>) => {
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { run, busy, error } = useAction();
 
   if (!status) {
     return statusError ? (

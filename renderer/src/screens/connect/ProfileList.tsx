@@ -1,8 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import type { ProfileView } from '../../../../main/core/contract.js';
-import { call, errorMessage } from '../../bridge.js';
+import { call } from '../../bridge.js';
 import { ConfirmDialog } from '../../components/Dialog.js';
 import { Field } from '../../components/Field.js';
+import { useAction } from '../../components/useAction.js';
 import { useSession } from '../../state/session.js';
 
 /** The saved connections: choose one, add a remote one, remove one. */
@@ -11,22 +12,14 @@ export function ProfileList({ adding, onAdding }: { adding: boolean; onAdding: (
   const profileId = useSession((s) => s.profileId);
   const choose = useSession((s) => s.choose);
   const [removing, setRemoving] = useState<ProfileView | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { run, busy, error, setError } = useAction();
 
-  const remove = async (profile: ProfileView) => {
-    setBusy(true);
-    setError(null);
-    try {
+  const remove = (profile: ProfileView) =>
+    run(async () => {
       await call('profiles.remove', { profileId: profile.id });
       await useSession.getState().refreshProfiles();
       setRemoving(null);
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+    });
 
   return (
     <section className="panel" aria-labelledby="profiles-heading">
@@ -78,7 +71,11 @@ export function ProfileList({ adding, onAdding }: { adding: boolean; onAdding: (
           busy={busy}
           error={error}
           onConfirm={() => void remove(removing)}
-          onClose={() => setRemoving(null)}
+          onClose={() => {
+            setRemoving(null);
+            // A refusal belongs to the connection it was about, not to the next one removed.
+            setError(null);
+          }}
         />
       )}
     </section>
@@ -88,23 +85,16 @@ export function ProfileList({ adding, onAdding }: { adding: boolean; onAdding: (
 function AddProfileForm({ onDone }: { onDone: () => void }) {
   const [name, setName] = useState('');
   const [baseUrl, setBaseUrl] = useState('https://');
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { run, busy, error } = useAction();
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    await run(async () => {
       const profile = await call('profiles.add', { name: name.trim(), kind: 'remote', baseUrl: baseUrl.trim() });
       await useSession.getState().refreshProfiles();
       await useSession.getState().choose(profile.id);
       onDone();
-    } catch (e) {
-      setError(errorMessage(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -1,8 +1,10 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
 import type { ProfileView } from '../../../../main/core/contract.js';
 import { BridgeError, call, errorMessage } from '../../bridge.js';
 import { Field } from '../../components/Field.js';
+import { useAction } from '../../components/useAction.js';
 import { useSession } from '../../state/session.js';
+import { ModeTabs, tabId } from './ModeTabs.js';
 
 type Mode = 'signIn' | 'register' | 'identity';
 
@@ -16,24 +18,11 @@ const MODES: { mode: Mode; label: string }[] = [
 export function SignInPanel({ profile }: { profile: ProfileView }) {
   const [mode, setMode] = useState<Mode>('signIn');
   const [identityRefused, setIdentityRefused] = useState<string | null>(null);
+  const panelId = useId();
   return (
     <div className="signin">
-      <div role="tablist" aria-label="How to sign in" className="tabs">
-        {MODES.map(({ mode: m, label }) => (
-          <button
-            key={m}
-            type="button"
-            role="tab"
-            aria-selected={mode === m}
-            className={mode === m ? 'tab selected' : 'tab'}
-            onClick={() => setMode(m)}
-            data-testid={`mode-${m}`}
-          >
-            {label}
-          </button>
-        ))}
-      </div>
-      <div role="tabpanel">
+      <ModeTabs label="How to sign in" modes={MODES} selected={mode} onSelect={setMode} panelId={panelId} />
+      <div role="tabpanel" id={panelId} aria-labelledby={tabId(panelId, mode)}>
         {mode === 'signIn' && <PasswordForm profile={profile} />}
         {mode === 'register' && <RegisterForm profile={profile} />}
         {mode === 'identity' &&
@@ -49,23 +38,18 @@ export function SignInPanel({ profile }: { profile: ProfileView }) {
   );
 }
 
-function useSubmit(profileId: string, action: () => Promise<unknown>, onError?: (error: unknown) => boolean) {
+/** A form that signs in: `submit(call)` sends it, and on success the console opens on this profile. */
+function useSignIn(profileId: string, describe: (error: unknown) => string | null = errorMessage) {
   const signedIn = useSession((s) => s.signedIn);
-  const [error, setError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const submit = async (event: FormEvent) => {
+  const { run, busy, error } = useAction(describe);
+  const submit = (signIn: () => Promise<unknown>) => (event: FormEvent) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      await action();
+    void run(async () => {
+      await signIn();
       await signedIn(profileId);
-    } catch (e) {
-      if (!onError?.(e)) setError(errorMessage(e));
-      setBusy(false);
-    }
+    });
   };
-  return { error, busy, submit };
+  return { busy, error, submit };
 }
 
 function SubmitRow({ busy, children }: { busy: boolean; children: ReactNode }) {
@@ -81,11 +65,14 @@ function SubmitRow({ busy, children }: { busy: boolean; children: ReactNode }) {
 function PasswordForm({ profile }: { profile: ProfileView }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
-  const { error, busy, submit } = useSubmit(profile.id, () =>
-    call('session.signIn', { profileId: profile.id, email: email.trim(), password }),
-  );
+  const { error, busy, submit } = useSignIn(profile.id);
   return (
-    <form className="stack" onSubmit={submit} aria-label="Sign in" data-testid="sign-in-form">
+    <form
+      className="stack"
+      onSubmit={submit(() => call('session.signIn', { profileId: profile.id, email: email.trim(), password }))}
+      aria-label="Sign in"
+      data-testid="sign-in-form"
+    >
       <Field label="Email">
         <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
       </Field>
@@ -107,16 +94,16 @@ function RegisterForm({ profile }: { profile: ProfileView }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [organization, setOrganization] = useState('');
-  const { error, busy, submit } = useSubmit(profile.id, () =>
+  const { error, busy, submit } = useSignIn(profile.id);
+  const register = () =>
     call('session.register', {
       profileId: profile.id,
       email: email.trim(),
       password,
       organization_name: organization.trim(),
-    }),
-  );
+    });
   return (
-    <form className="stack" onSubmit={submit} aria-label="Register" data-testid="register-form">
+    <form className="stack" onSubmit={submit(register)} aria-label="Register" data-testid="register-form">
       <Field label="Email">
         <input type="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} />
       </Field>
@@ -145,26 +132,23 @@ function RegisterForm({ profile }: { profile: ProfileView }) {
 function IdentityForm({ profile, onNotOffered }: { profile: ProfileView; onNotOffered: (why: string) => void }) {
   const [idToken, setIdToken] = useState('');
   const [organization, setOrganization] = useState('');
-  const { error, busy, submit } = useSubmit(
-    profile.id,
-    () =>
-      call('session.google', {
-        profileId: profile.id,
-        id_token: idToken.trim(),
-        ...(organization.trim() ? { organization_name: organization.trim() } : {}),
-      }),
-    (e) => {
-      if (e instanceof BridgeError && e.status === 501) {
-        onNotOffered(`This server does not offer external identity sign-in (${e.message}).`);
-        return true;
-      }
-      return false;
-    },
-  );
+  const { error, busy, submit } = useSignIn(profile.id, (e) => {
+    if (e instanceof BridgeError && e.status === 501) {
+      onNotOffered(`This server does not offer external identity sign-in (${e.message}).`);
+      return null;
+    }
+    return errorMessage(e);
+  });
+  const signIn = () =>
+    call('session.google', {
+      profileId: profile.id,
+      id_token: idToken.trim(),
+      ...(organization.trim() ? { organization_name: organization.trim() } : {}),
+    });
   return (
     <form
       className="stack"
-      onSubmit={submit}
+      onSubmit={submit(signIn)}
       aria-label="Sign in with an external identity"
       data-testid="identity-form"
     >

@@ -1,20 +1,22 @@
 import { useState, type FormEvent } from 'react';
 import type { CallArgs, CallResult } from '../../../../main/core/contract.js';
 import { Dialog } from '../../components/Dialog.js';
-import { ErrorNote } from '../../components/Feedback.js';
+import { ErrorNote, Loading } from '../../components/Feedback.js';
 import { Field } from '../../components/Field.js';
+import { useAction } from '../../components/useAction.js';
 import { parseCreditLimit } from '../../lib/credit-limit.js';
-import { placeError, type FieldRule } from '../../lib/field-errors.js';
+import { formErrors, type FieldRule, type FormErrors } from '../../lib/field-errors.js';
 import { ENVIRONMENTS, type Environment } from '../../lib/key-table.js';
 import { parseLocalInput, toIsoWithOffset, zoneOffset } from '../../lib/local-time-input.js';
+import type { Catalogue } from '../../lib/model-catalogue.js';
 import { api } from '../../state/api.js';
-import type { Model, Project } from '../../state/directory.js';
+import type { Project } from '../../state/directory.js';
 import { ModelChooser } from './ModelChooser.js';
 
 type CreatedKey = CallResult<'api.createKey'>;
 type CreateBody = CallArgs<'api.createKey'>['body'];
 type FieldName = 'project' | 'name' | 'environment' | 'expiry' | 'credit' | 'models';
-type Errors = Partial<Record<FieldName | 'form', string>>;
+type Errors = FormErrors<FieldName>;
 
 const NAME_MAX = 200;
 
@@ -30,8 +32,8 @@ const RULES: FieldRule<FieldName>[] = [
 
 export function CreateKeyDialog(props: {
   projects: Project[];
-  /** The catalogue, or null when the server does not offer one. */
-  models: Model[] | null;
+  catalogue: Catalogue;
+  onRetryCatalogue: () => void;
   defaultProject: string | null;
   onClose: () => void;
   onCreated: (key: CreatedKey) => void;
@@ -47,10 +49,9 @@ export function CreateKeyDialog(props: {
   const [credit, setCredit] = useState('');
   const [chosen, setChosen] = useState<readonly string[]>([]);
   const [platformMax, setPlatformMax] = useState(false);
-  const [errors, setErrors] = useState<Errors>({});
-  const [busy, setBusy] = useState(false);
-
-  const activeModels = props.models?.filter((m) => m.active) ?? [];
+  const { run, busy, error, setError } = useAction((e) => formErrors(e, RULES));
+  const errors: Errors = error ?? {};
+  const { catalogue } = props;
 
   const validate = (): { body: CreateBody } | { errors: Errors } => {
     const found: Errors = {};
@@ -84,19 +85,10 @@ export function CreateKeyDialog(props: {
     event.preventDefault();
     const checked = validate();
     if ('errors' in checked) {
-      setErrors(checked.errors);
+      setError(checked.errors);
       return;
     }
-    setBusy(true);
-    setErrors({});
-    try {
-      const created = await api('api.createKey', { body: checked.body });
-      props.onCreated(created);
-    } catch (error) {
-      const placed = placeError(error, RULES);
-      setErrors({ [placed.field ?? 'form']: placed.message });
-      setBusy(false);
-    }
+    await run(async () => props.onCreated(await api('api.createKey', { body: checked.body })));
   };
 
   return (
@@ -140,9 +132,19 @@ export function CreateKeyDialog(props: {
             />
           </Field>
         </div>
-        {activeModels.length > 0 && (
-          <ModelChooser models={activeModels} chosen={chosen} onChange={setChosen} error={errors.models} />
+        {catalogue.kind === 'ready' && (
+          <ModelChooser models={catalogue.models} chosen={chosen} onChange={setChosen} error={errors.models} />
         )}
+        {catalogue.kind === 'loading' && <Loading>Reading the model catalogue…</Loading>}
+        <ErrorNote
+          error={
+            catalogue.kind === 'failed'
+              ? `The model catalogue could not be read, so models cannot be chosen: ${catalogue.error}. Without a choice the key allows any model.`
+              : null
+          }
+          onRetry={props.onRetryCatalogue}
+          testId="catalogue-error"
+        />
         <label className="check">
           <input type="checkbox" checked={platformMax} onChange={(e) => setPlatformMax(e.target.checked)} />
           Use the platform maximum rate limit (otherwise 60 requests per minute)

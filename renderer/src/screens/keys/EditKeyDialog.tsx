@@ -3,8 +3,10 @@ import type { CallArgs } from '../../../../main/core/contract.js';
 import { Dialog } from '../../components/Dialog.js';
 import { ErrorNote } from '../../components/Feedback.js';
 import { Field } from '../../components/Field.js';
+import { useAction } from '../../components/useAction.js';
 import { microToPkrNumber, parseCreditLimit } from '../../lib/credit-limit.js';
-import { placeError, type FieldRule } from '../../lib/field-errors.js';
+import { formErrors, type FieldRule, type FormErrors } from '../../lib/field-errors.js';
+import { isExpired } from '../../lib/key-table.js';
 import { isoToLocalInput, parseLocalInput, toEpochSeconds, zoneOffset } from '../../lib/local-time-input.js';
 import { formatMicroPkr, microToPkrText } from '../../lib/money.js';
 import { api } from '../../state/api.js';
@@ -12,7 +14,7 @@ import type { Key } from '../../state/directory.js';
 
 type UpdateBody = CallArgs<'api.updateKey'>['body'];
 type FieldName = 'rate' | 'credit' | 'expiry';
-type Errors = Partial<Record<FieldName | 'form', string>>;
+type Errors = FormErrors<FieldName>;
 
 // The server's 400s (server/domain/keys.ts updateKeyLimits): "rate limit … above the platform
 // ceiling", "expires_at must be in the future", and the three credit-limit checks.
@@ -36,9 +38,9 @@ export function EditKeyDialog(props: {
   const [rate, setRate] = useState(String(key.rate_limit_rpm));
   const [credit, setCredit] = useState(key.credit_limit_cents === null ? '' : microToPkrText(key.credit_limit_cents));
   const [expiry, setExpiry] = useState(isoToLocalInput(key.expires_at));
-  const [errors, setErrors] = useState<Errors>({});
-  const [busy, setBusy] = useState(false);
-  const expired = key.expires_at !== null && Date.parse(key.expires_at) <= Date.now();
+  const { run, busy, error, setError } = useAction((e) => formErrors(e, RULES));
+  const errors: Errors = error ?? {};
+  const expired = isExpired(key);
 
   const validate = (): { body: UpdateBody } | { errors: Errors } => {
     const found: Errors = {};
@@ -66,19 +68,13 @@ export function EditKeyDialog(props: {
     event.preventDefault();
     const checked = validate();
     if ('errors' in checked) {
-      setErrors(checked.errors);
+      setError(checked.errors);
       return;
     }
-    setBusy(true);
-    setErrors({});
-    try {
+    await run(async () => {
       await api('api.updateKey', { params: { key_id: key.id }, body: checked.body });
       props.onSaved();
-    } catch (error) {
-      const placed = placeError(error, RULES);
-      setErrors({ [placed.field ?? 'form']: placed.message });
-      setBusy(false);
-    }
+    });
   };
 
   return (

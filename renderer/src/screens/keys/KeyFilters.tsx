@@ -1,5 +1,5 @@
 import { Field } from '../../components/Field.js';
-import { ENVIRONMENTS } from '../../lib/key-table.js';
+import { ENVIRONMENTS, isEnvironment } from '../../lib/key-table.js';
 import type { Project } from '../../state/directory.js';
 
 /** Project and environment filters (kept in the route, so a reload keeps them) and the screen's actions. */
@@ -39,6 +39,10 @@ export function KeyFilters(props: {
               {env}
             </option>
           ))}
+          {/* An environment from the address that is none of the three still filters: say which. */}
+          {props.environment !== '' && !isEnvironment(props.environment) && (
+            <option value={props.environment}>Unknown environment ({props.environment})</option>
+          )}
         </select>
       </Field>
       {filtered && (

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import type { CallResult } from '../../../../main/core/contract.js';
 import { ErrorNote, Loading } from '../../components/Feedback.js';
 import { filterKeys, nextSort, sortFromParams, sortKeys, type KeyRow, type SortColumn } from '../../lib/key-table.js';
+import { catalogueOf } from '../../lib/model-catalogue.js';
 import { projectName, useDirectory, type Key } from '../../state/directory.js';
 import { useRoute } from '../../state/route.js';
 import { CreateKeyDialog } from './CreateKeyDialog.js';
@@ -22,11 +23,13 @@ export function KeysScreen() {
   const models = useDirectory((s) => s.models);
   const keysError = useDirectory((s) => s.errors.keys);
   const modelsError = useDirectory((s) => s.errors.models);
+  const modelsLoading = useDirectory((s) => s.loading.models ?? false);
   const projectsError = useDirectory((s) => s.errors.projects);
   const load = useDirectory((s) => s.load);
   const reloadKeys = useDirectory((s) => s.reloadKeys);
   const spent = useKeysStore((s) => s.spent);
   const spendError = useKeysStore((s) => s.spendError);
+  const spendRefused = useKeysStore((s) => s.spendRefused);
   const loadSpend = useKeysStore((s) => s.loadSpend);
   const params = useRoute((s) => s.params);
   const setParams = useRoute((s) => s.setParams);
@@ -83,6 +86,17 @@ export function KeysScreen() {
         canCreate={projects !== null && projects.length > 0}
       />
       <ErrorNote error={projectsError && `Projects could not be read: ${projectsError}`} testId="projects-error" />
+      {spendRefused ? (
+        <p className="muted keys-note" data-testid="spend-note">
+          Spend is not shown to your role: {spendError}.
+        </p>
+      ) : (
+        <ErrorNote
+          error={spendError && keys !== null ? `Spend could not be read: ${spendError}` : null}
+          onRetry={() => void loadSpend()}
+          testId="spend-error"
+        />
+      )}
       {keysError ? (
         <ErrorNote error={`Keys could not be read: ${keysError}`} onRetry={refresh} testId="keys-error" />
       ) : keys === null ? (
@@ -93,7 +107,6 @@ export function KeysScreen() {
           total={keys.length}
           sort={sort}
           onSort={onSort}
-          spendError={spendError}
           onEdit={setEditing}
           onRevoke={setRevoking}
         />
@@ -101,7 +114,8 @@ export function KeysScreen() {
       {creating && projects && (
         <CreateKeyDialog
           projects={projects}
-          models={modelsError ? null : models}
+          catalogue={catalogueOf(models, modelsError, modelsLoading)}
+          onRetryCatalogue={() => void load()}
           defaultProject={filter.project ?? null}
           onClose={() => setCreating(false)}
           onCreated={(key) => {

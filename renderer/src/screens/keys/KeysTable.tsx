@@ -2,8 +2,8 @@ import type { ReactNode } from 'react';
 import { Empty } from '../../components/Feedback.js';
 import { Time } from '../../components/Time.js';
 import { UNKNOWN, formatCount } from '../../lib/format.js';
-import type { KeyRow, Sort, SortColumn } from '../../lib/key-table.js';
-import { formatMicroPkr } from '../../lib/money.js';
+import { isExpired, type KeyRow, type Sort, type SortColumn } from '../../lib/key-table.js';
+import { formatMicroPkr, formatMicroPkrToPaisa } from '../../lib/money.js';
 import type { Key } from '../../state/directory.js';
 
 const COLUMNS: { column: SortColumn | null; label: string; number?: boolean }[] = [
@@ -22,29 +22,15 @@ const COLUMNS: { column: SortColumn | null; label: string; number?: boolean }[] 
 
 const ARIA_SORT = { asc: 'ascending', desc: 'descending' } as const;
 
-const cents = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-
-/** Spend to the paisa for reading down a column; the exact figure is in the tooltip, and a trace is not 0. */
-function formatSpend(micro: number): string {
-  if (micro > 0 && micro < 10_000) return '< 0.01 PKR';
-  return `${cents.format(micro / 1_000_000)} PKR`;
-}
-
-function isExpired(key: Key): boolean {
-  return key.expires_at !== null && Date.parse(key.expires_at) <= Date.now();
-}
-
 export function KeysTable(props: {
   rows: KeyRow[];
   total: number;
   sort: Sort;
   onSort: (column: SortColumn) => void;
-  spendError: string | null;
   onEdit: (key: Key) => void;
   onRevoke: (key: Key) => void;
 }) {
   if (props.total === 0) return <Empty>No keys yet. Create one with “New key…”.</Empty>;
-  const spendTitle = props.spendError ? `Spend could not be read: ${props.spendError}` : undefined;
   return (
     <div className="table-wrap">
       <table className="keys-table" data-testid="keys-table">
@@ -117,11 +103,11 @@ export function KeysTable(props: {
               </Cell>
               <Cell name="spend" number>
                 {spentMicro === null ? (
-                  <span className="muted" title={spendTitle}>
-                    {UNKNOWN}
-                  </span>
+                  // Why it is unknown is said once, above the table.
+                  <span className="muted">{UNKNOWN}</span>
                 ) : (
-                  <span title={formatMicroPkr(spentMicro)}>{formatSpend(spentMicro)}</span>
+                  // To the paisa down the column; the exact figure on hover.
+                  <span title={formatMicroPkr(spentMicro)}>{formatMicroPkrToPaisa(spentMicro)}</span>
                 )}
               </Cell>
               <Cell name="expiry">

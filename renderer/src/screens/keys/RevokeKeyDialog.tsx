@@ -1,26 +1,12 @@
-import { useState } from 'react';
-import { errorMessage } from '../../bridge.js';
 import { ConfirmDialog } from '../../components/Dialog.js';
+import { useAction } from '../../components/useAction.js';
 import { api } from '../../state/api.js';
 import type { Key } from '../../state/directory.js';
 
 /** Asks before revoking, naming the key by name and prefix; a refusal stays in the dialog. */
 export function RevokeKeyDialog(props: { keyToRevoke: Key; onClose: () => void; onRevoked: () => void }) {
   const key = props.keyToRevoke;
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-
-  const revoke = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      await api('api.revokeKey', { params: { key_id: key.id } });
-      props.onRevoked();
-    } catch (e) {
-      setError(errorMessage(e));
-      setBusy(false);
-    }
-  };
+  const { run, busy, error } = useAction();
 
   return (
     <ConfirmDialog
@@ -35,7 +21,12 @@ export function RevokeKeyDialog(props: { keyToRevoke: Key; onClose: () => void; 
       confirmLabel="Revoke key"
       busy={busy}
       error={error}
-      onConfirm={() => void revoke()}
+      onConfirm={() =>
+        void run(async () => {
+          await api('api.revokeKey', { params: { key_id: key.id } });
+          props.onRevoked();
+        })
+      }
       onClose={props.onClose}
     />
   );

@@ -15,7 +15,8 @@ export function SecretDialog(props: {
 }) {
   const { created } = props;
   return (
-    <Dialog title={`Key “${created.name}” created`} onClose={props.onClose} testId="secret-dialog">
+    // Not dismissible: a stray Escape must not take the only copy of the secret with it.
+    <Dialog title={`Key “${created.name}” created`} onClose={props.onClose} testId="secret-dialog" dismissible={false}>
       <p className="warning" role="note" data-testid="secret-warning">
         <strong>Copy the secret now.</strong> This is the only time it is shown: the server keeps only a hash of it, and
         the console forgets it when you close this dialog. If it is lost, revoke the key and create another.

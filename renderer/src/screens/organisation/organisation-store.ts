@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import type { CallResult } from '../../../../main/core/contract.js';
 import { BridgeError, errorMessage } from '../../bridge.js';
 import { api } from '../../state/api.js';
-import { onOrganisationChange, useSession, type Me } from '../../state/session.js';
+import { onOrganisationChange, organisationToken, useSession, type Me } from '../../state/session.js';
 
 /**
  * The organisation screen's server state: its members, and renaming it. A rename that
@@ -53,25 +53,30 @@ function refusal(error: unknown): string {
 export const useOrganisation = create<OrganisationState>((set) => ({
   ...EMPTY,
 
+  // Each takes the organisation's token before its call and drops the answer if the console
+  // has changed organisation meanwhile: another organisation's members or name must not show.
   async loadMembers() {
+    const token = organisationToken();
     set({ membersLoading: true, membersError: null });
     try {
       const { members } = await api('api.members', {});
-      set({ members, membersLoading: false });
+      if (token === organisationToken()) set({ members, membersLoading: false });
     } catch (error) {
-      set({ membersLoading: false, membersError: errorMessage(error) });
+      if (token === organisationToken()) set({ membersLoading: false, membersError: errorMessage(error) });
     }
   },
 
   async rename(name) {
+    const token = organisationToken();
     set({ renaming: true, renameError: null, renamedTo: null });
     try {
       const organization = await api('api.renameOrganization', { body: { name } });
+      if (token !== organisationToken()) return false;
       set({ renaming: false, renamedTo: organization.name });
       useSession.setState((s) => (s.me ? { me: { ...s.me, organization: { name: organization.name } } } : {}));
       return true;
     } catch (error) {
-      set({ renaming: false, renameError: refusal(error) });
+      if (token === organisationToken()) set({ renaming: false, renameError: refusal(error) });
       return false;
     }
   },

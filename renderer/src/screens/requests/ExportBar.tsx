@@ -1,16 +1,24 @@
+import { ConfirmDialog } from '../../components/Dialog.js';
 import { ErrorNote } from '../../components/Feedback.js';
 import { formatCount } from '../../lib/format.js';
 import { useRoute } from '../../state/route.js';
 import type { ExportFormat } from './export-file.js';
 import { useExport } from './export-store.js';
-import { filterQuery } from './query.js';
+import { filterQuery } from './request-query.js';
 
 /** Export of every row the current filter matches (all pages), with progress and a way out. */
 export function ExportBar() {
   const params = useRoute((s) => s.params);
-  const state = useExport();
-  const running = state.status === 'running';
-  const start = (format: ExportFormat) => void state.start(format, filterQuery(params));
+  const status = useExport((s) => s.status);
+  const format = useExport((s) => s.format);
+  const fetched = useExport((s) => s.fetched);
+  const total = useExport((s) => s.total);
+  const cancelling = useExport((s) => s.cancelling);
+  const confirming = useExport((s) => s.confirming);
+  const begin = useExport((s) => s.start);
+  const cancel = useExport((s) => s.cancel);
+  const running = status === 'running';
+  const start = (chosen: ExportFormat) => void begin(chosen, filterQuery(params));
 
   return (
     <div className="requests-export" role="group" aria-label="Export" data-testid="export-bar">
@@ -22,40 +30,73 @@ export function ExportBar() {
       </button>
       {running && (
         <span className="requests-export-progress" data-testid="export-progress">
-          <span className="muted">Exporting {state.format?.toUpperCase()}:</span>
+          <span className="muted">Exporting {format?.toUpperCase()}:</span>
           {/* Indeterminate until the first page tells how many rows there are. */}
           <progress
-            value={state.total === null ? undefined : state.fetched}
-            max={state.total || 1}
+            value={total === null ? undefined : fetched}
+            max={total || 1}
             aria-label="Rows fetched"
             data-testid="export-progress-bar"
           />
           <span aria-live="polite">
-            {formatCount(state.fetched)} of {state.total === null ? '…' : formatCount(state.total)} rows
+            {formatCount(fetched)} of {total === null ? '…' : formatCount(total)} rows
           </span>
-          <button type="button" disabled={state.cancelling} onClick={state.cancel} data-testid="export-cancel">
-            {state.cancelling ? 'Cancelling…' : 'Cancel'}
+          <button type="button" disabled={cancelling} onClick={cancel} data-testid="export-cancel">
+            {cancelling ? 'Cancelling…' : 'Cancel'}
           </button>
         </span>
       )}
-      {state.status === 'done' && (
-        <span role="status" data-testid="export-done">
-          Wrote {formatCount(state.written)} {state.written === 1 ? 'row' : 'rows'} to {state.fileName}
-          {state.totalAtStart !== null && state.totalAtStart !== state.written && (
-            <span className="muted">
-              {' '}
-              (the filter matched {formatCount(state.totalAtStart)} when the export began: requests arrived or left the
-              time range while it ran)
-            </span>
-          )}
-        </span>
+      {confirming && (
+        <ConfirmDialog
+          title="Export a very large file?"
+          message={`This filter matches ${formatCount(confirming.total)} requests. The file will be large, and the console holds it in memory until it is saved. Narrowing the filter gives a smaller file.`}
+          confirmLabel={`Export ${formatCount(confirming.total)} rows`}
+          onConfirm={() => confirming.answer(true)}
+          onClose={() => confirming.answer(false)}
+        />
       )}
-      {state.status === 'cancelled' && (
-        <span role="status" className="muted" data-testid="export-cancelled">
-          Export cancelled; nothing was saved.
-        </span>
-      )}
-      {state.status === 'failed' && <ErrorNote error={`Export failed: ${state.error ?? ''}`} testId="export-error" />}
+      <ExportOutcome />
     </div>
   );
+}
+
+/** How the last export ended. */
+function ExportOutcome() {
+  const status = useExport((s) => s.status);
+  const written = useExport((s) => s.written);
+  const totalAtStart = useExport((s) => s.totalAtStart);
+  const skipped = useExport((s) => s.skipped);
+  const fileName = useExport((s) => s.fileName);
+  const error = useExport((s) => s.error);
+
+  if (status === 'done') {
+    return (
+      <span role="status" data-testid="export-done">
+        Wrote {formatCount(written)} {written === 1 ? 'row' : 'rows'} to {fileName}
+        {totalAtStart !== null && totalAtStart !== written && (
+          <span className="muted">
+            {' '}
+            (the filter matched {formatCount(totalAtStart)} when the export began: requests arrived or left the time
+            range while it ran)
+          </span>
+        )}
+        {skipped > 0 && (
+          <span className="warning" data-testid="export-skipped">
+            {' '}
+            {formatCount(skipped)} {skipped === 1 ? 'row' : 'rows'} may have been skipped because the list moved while
+            it was read; export again to be sure of every row.
+          </span>
+        )}
+      </span>
+    );
+  }
+  if (status === 'cancelled') {
+    return (
+      <span role="status" className="muted" data-testid="export-cancelled">
+        Export cancelled; nothing was saved.
+      </span>
+    );
+  }
+  if (status === 'failed') return <ErrorNote error={`Export failed: ${error ?? ''}`} testId="export-error" />;
+  return null;
 }

@@ -1,16 +1,23 @@
-import { Field } from '../../components/Field.js';
+import { PageSizeSelect } from '../../components/PageSizeSelect.js';
+import { pageSizeFrom, pageSizeParam } from '../../lib/page-size.js';
 import { useRoute } from '../../state/route.js';
-import { DEFAULT_PAGE_SIZE, PAGE_SIZES, pageOf, pageSizeOf, pageText } from './query.js';
-import type { RequestPage } from './query.js';
+import { pageOf, pageText } from './paging.js';
+import type { RequestPage } from './request-row.js';
 
 /** Where the page is in the filtered log, and the way to the pages beside it. */
 export function Pager({ page, busy }: { page: RequestPage | null; busy: boolean }) {
   const params = useRoute((s) => s.params);
   const setParams = useRoute((s) => s.setParams);
   const current = pageOf(params);
-  const size = pageSizeOf(params);
+  const size = pageSizeFrom(params.size);
   const go = (to: number) => setParams({ page: to > 1 ? String(to) : null });
   const hasNext = page !== null && page.offset + page.requests.length < page.total;
+
+  const resize = (next: number) => {
+    // The first row on screen stays on the new page.
+    const to = Math.floor(((current - 1) * size) / next) + 1;
+    setParams({ size: pageSizeParam(next), page: to > 1 ? String(to) : null });
+  };
 
   return (
     <div className="requests-pager" aria-label="Pages" role="group">
@@ -23,25 +30,7 @@ export function Pager({ page, busy }: { page: RequestPage | null; busy: boolean 
       <button type="button" disabled={busy || !hasNext} onClick={() => go(current + 1)} data-testid="page-next">
         Next
       </button>
-      <Field label="Rows per page">
-        <select
-          value={size}
-          onChange={(event) => {
-            const next = Number(event.target.value);
-            // The first row on screen stays on the new page.
-            const firstRow = (current - 1) * size;
-            const to = Math.floor(firstRow / next) + 1;
-            setParams({ size: next === DEFAULT_PAGE_SIZE ? null : String(next), page: to > 1 ? String(to) : null });
-          }}
-          data-testid="page-size"
-        >
-          {PAGE_SIZES.map((n) => (
-            <option key={n} value={n}>
-              {n}
-            </option>
-          ))}
-        </select>
-      </Field>
+      <PageSizeSelect label="Rows per page" value={size} onChange={resize} testId="page-size" />
     </div>
   );
 }

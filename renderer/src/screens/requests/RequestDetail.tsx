@@ -3,7 +3,7 @@ import { CopyButton } from '../../components/CopyButton.js';
 import { Time } from '../../components/Time.js';
 import { formatCount, formatDecimal, UNKNOWN, utcTitle } from '../../lib/format.js';
 import { formatPkr } from '../../lib/money.js';
-import { reasonLabel, type RequestRow } from './query.js';
+import { reasonLabel, type RequestRow } from './request-row.js';
 
 /**
  * Every field of one request-log row. A null is unknown, shown as a dash with what its

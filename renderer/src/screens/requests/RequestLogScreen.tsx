@@ -1,19 +1,30 @@
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import { ErrorNote, Loading } from '../../components/Feedback.js';
 import { useRoute } from '../../state/route.js';
 import { ExportBar } from './ExportBar.js';
 import { Filters } from './Filters.js';
 import { Pager } from './Pager.js';
-import { pageQuery } from './query.js';
 import { RequestDetail } from './RequestDetail.js';
+import { pageQuery } from './request-query.js';
+import type { RequestRow } from './request-row.js';
 import { useRequests } from './requests-store.js';
-import { RequestTable } from './RequestTable.js';
+import { RequestTable, type RequestTableHandle } from './RequestTable.js';
 import './requests.css';
+
+/** One empty list for every render without a page: a new [] each time would look like a new page to the table. */
+const NO_ROWS: readonly RequestRow[] = [];
 
 /** The request log: filter and search it, page through it, open a request, export what matches. */
 export function RequestLogScreen() {
   const params = useRoute((s) => s.params);
-  const { page, loading, error, selected, load, reload, select } = useRequests();
+  const page = useRequests((s) => s.page);
+  const loading = useRequests((s) => s.loading);
+  const error = useRequests((s) => s.error);
+  const selected = useRequests((s) => s.selected);
+  const load = useRequests((s) => s.load);
+  const reload = useRequests((s) => s.reload);
+  const select = useRequests((s) => s.select);
+  const table = useRef<RequestTableHandle>(null);
   const queryText = useMemo(() => JSON.stringify(pageQuery(params)), [params]);
 
   useEffect(() => {
@@ -23,9 +34,8 @@ export function RequestLogScreen() {
   const close = () => {
     const id = selected?.req_id;
     select(null);
-    // Back to the row the detail came from, when it is still on screen.
-    const rows = document.querySelectorAll<HTMLElement>('[data-testid="request-row"]');
-    [...rows].find((row) => row.dataset.reqId === id)?.focus({ preventScroll: true });
+    // Back to the row the detail came from, when it is still on this page.
+    if (id) table.current?.focusRow(id);
   };
 
   return (
@@ -47,7 +57,8 @@ export function RequestLogScreen() {
           </p>
         ) : (
           <RequestTable
-            rows={page?.requests ?? []}
+            ref={table}
+            rows={page?.requests ?? NO_ROWS}
             selectedId={selected?.req_id ?? null}
             onOpen={select}
             onClose={close}

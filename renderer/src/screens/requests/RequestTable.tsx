@@ -1,23 +1,11 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useLayoutEffect, useRef, useState, type KeyboardEvent } from 'react';
-import { formatCount, formatMs, UNKNOWN, utcTitle } from '../../lib/format.js';
-import { reasonLabel, type RequestRow } from './query.js';
-
-// PKR in the header, so the cell is the figure alone: every decimal the server settled, up to six.
-const pkr = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 6 });
+import { useEffect, useImperativeHandle, useLayoutEffect, useRef, useState, type KeyboardEvent, type Ref } from 'react';
+import type { RequestRow } from './request-row.js';
+import { RequestRowCells } from './RequestRowCells.js';
 
 /** Every row has one fixed height, so the virtualizer needs no measuring. */
 export const ROW_HEIGHT = 34;
 const PAGE_STEP = 10;
-
-// The table's times leave out the year to fit the column; the tooltip gives the exact UTC instant.
-const rowTime = new Intl.DateTimeFormat(undefined, {
-  month: 'short',
-  day: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-});
 
 const COLUMNS: readonly { id: string; label: string; number?: boolean }[] = [
   { id: 'time', label: 'Time' },
@@ -32,6 +20,11 @@ const COLUMNS: readonly { id: string; label: string; number?: boolean }[] = [
   { id: 'ended-as', label: 'Ended as' },
 ];
 
+export interface RequestTableHandle {
+  /** Puts focus back on a request's row (after its detail closes), when it is on this page. */
+  focusRow(reqId: string): void;
+}
+
 /**
  * The page's rows, only those in view mounted (a page can hold 200). Rows are focusable one
  * at a time (a roving tabindex): arrow keys, Page Up/Down, Home and End move, Enter or
@@ -42,6 +35,7 @@ export function RequestTable(props: {
   selectedId: string | null;
   onOpen: (row: RequestRow) => void;
   onClose: () => void;
+  ref?: Ref<RequestTableHandle>;
 }) {
   const { rows } = props;
   const scroller = useRef<HTMLDivElement>(null);
@@ -81,6 +75,13 @@ export function RequestTable(props: {
     pendingFocus.current = index;
     virtualizer.scrollToIndex(index, { align: 'auto' });
   };
+
+  useImperativeHandle(props.ref, () => ({
+    focusRow(reqId) {
+      const index = rows.findIndex((row) => row.req_id === reqId);
+      if (index >= 0) move(index);
+    },
+  }));
 
   const onKeyDown = (event: KeyboardEvent<HTMLTableRowElement>, index: number) => {
     const row = rows[index];
@@ -156,7 +157,7 @@ export function RequestTable(props: {
                 data-testid="request-row"
                 data-req-id={row.req_id}
               >
-                <RowCells row={row} />
+                <RequestRowCells row={row} />
               </tr>
             );
           })}
@@ -168,51 +169,5 @@ export function RequestTable(props: {
         </tbody>
       </table>
     </div>
-  );
-}
-
-/** A key or project by name; a null name is one since revoked or deleted, shown as unknown with its id. */
-export function NamedRef({ value, kind }: { value: RequestRow['key']; kind: string }) {
-  if (!value)
-    return (
-      <span className="muted" title={`no ${kind} attribution`}>
-        {UNKNOWN}
-      </span>
-    );
-  if (value.name === null)
-    return (
-      <span className="muted" title={`${kind} ${value.id}, since removed`}>
-        {UNKNOWN}
-      </span>
-    );
-  return <span title={`${value.name} (${value.id})`}>{value.name}</span>;
-}
-
-function RowCells({ row }: { row: RequestRow }) {
-  const m = row.metrics;
-  return (
-    <>
-      <td>
-        <time dateTime={row.timestamp} title={utcTitle(row.timestamp)}>
-          {rowTime.format(new Date(row.timestamp))}
-        </time>
-      </td>
-      <td title={row.model}>{row.model}</td>
-      <td className={`number status status-${String(row.status)[0]}xx`}>{row.status}</td>
-      <td>
-        <NamedRef value={row.key} kind="key" />
-      </td>
-      <td>
-        <NamedRef value={row.project} kind="project" />
-      </td>
-      <td className="number">{formatMs(m.total_ms)}</td>
-      <td className="number">{m.ttft_ms === null ? <span className="muted">{UNKNOWN}</span> : formatMs(m.ttft_ms)}</td>
-      <td className="number" title={m.tokens_estimated ? 'estimated by the gateway' : undefined}>
-        {m.tokens_estimated ? '≈ ' : ''}
-        {formatCount(m.total_tokens)}
-      </td>
-      <td className="number">{pkr.format(row.financials.cost_pkr)}</td>
-      <td title={row.status_detail.termination_reason}>{reasonLabel(row.status_detail.termination_reason)}</td>
-    </>
   );
 }

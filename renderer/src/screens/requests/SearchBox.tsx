@@ -19,8 +19,10 @@ export function SearchBox({ value, onCommit }: { value: string; onCommit: (text:
     timer.current = null;
   };
 
-  // Cleared or restored from elsewhere: show what is applied.
+  // Cleared or restored from elsewhere: show what is applied, and drop a search still
+  // waiting for its pause (it would put back the text just cleared).
   useEffect(() => {
+    stop();
     setDraft(value);
   }, [value]);
 

@@ -1,5 +1,5 @@
 import { csvHeader, csvRecord, CSV_BOM, flatten } from '../../lib/csv.js';
-import type { RequestRow } from './query.js';
+import type { RequestRow } from './request-row.js';
 
 /**
  * How exported rows are written. CSV has one column per field of the row, nested fields
@@ -42,15 +42,16 @@ export const CSV_COLUMNS = [
 export const JSON_COLUMNS_AS_TEXT = ['metadata'] as const;
 
 /**
- * Builds the file a page at a time: the parts go to a Blob as they are, so a 50,000-row
- * export is never one giant string.
+ * Builds the file a page at a time. Each page is written out as text and handed to a Blob
+ * of its own straight away, so the rows themselves are not kept; the file is those Blobs
+ * joined. The page's text is a string while it is built: a page is at most 200 rows.
  */
 export class ExportFileBuilder {
-  readonly parts: string[];
+  private readonly parts: Blob[];
   private rows = 0;
 
   constructor(readonly format: ExportFormat) {
-    this.parts = format === 'csv' ? [CSV_BOM + csvHeader(CSV_COLUMNS)] : ['[\n'];
+    this.parts = [new Blob([format === 'csv' ? CSV_BOM + csvHeader(CSV_COLUMNS) : '[\n'])];
   }
 
   get count(): number {
@@ -59,13 +60,15 @@ export class ExportFileBuilder {
 
   add(rows: readonly RequestRow[]): void {
     if (rows.length === 0) return;
+    let text: string;
     if (this.format === 'csv') {
-      this.parts.push(rows.map((row) => csvRecord(CSV_COLUMNS, flatten(row, JSON_COLUMNS_AS_TEXT))).join(''));
+      text = rows.map((row) => csvRecord(CSV_COLUMNS, flatten(row, JSON_COLUMNS_AS_TEXT))).join('');
     } else {
       // One row a line: still one JSON document, and readable with a line-oriented tool.
       const lead = this.rows === 0 ? '' : ',\n';
-      this.parts.push(lead + rows.map((row) => JSON.stringify(row)).join(',\n'));
+      text = lead + rows.map((row) => JSON.stringify(row)).join(',\n');
     }
+    this.parts.push(new Blob([text]));
     this.rows += rows.length;
   }
 

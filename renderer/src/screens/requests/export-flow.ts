@@ -1,14 +1,29 @@
 import { api } from '../../state/api.js';
 import { ExportFileBuilder, type ExportFormat } from './export-file.js';
-import { EXPORT_PAGE_SIZE, type RequestsQuery } from './query.js';
+import type { FilterQuery } from './request-query.js';
+import type { RequestRow } from './request-row.js';
 
 /**
- * Export of everything the filter matches, not only the page on screen: pages of 200
- * (the server's clamp) by offset, in the server's order (newest first, ties by req_id
- * descending). Rows that arrive while the export runs land at the top and push older ones
- * down a few places, so a page can repeat rows already written: they are skipped by id.
- * The export ends at the first short page, not at the first `total`, which may grow.
+ * Export of everything the filter matches, not only the page on screen: pages of 200 (the
+ * server's clamp) by offset, in the server's order (newest first, ties by req_id
+ * descending), until a short page; not until the first `total`, which may change.
+ *
+ * The list moves while the export reads it, and the API has no "before" to pin it:
+ * - requests that arrive land at the top and push older ones down, so a page may begin
+ *   with rows already written; only rows strictly older than the last one written are
+ *   written, so none repeats;
+ * - requests leave the window at its old edge, the end of the list, which shortens the
+ *   list without moving the rows not yet read;
+ * - anything that removes rows above the point reached (rows deleted) would move older rows
+ *   up past it unseen. Each page starts one row early, at the last row written: when that
+ *   row is not where it should be, rows were skipped, and the outcome says how many may be.
  */
+
+/** The server's clamp on `limit`: the export asks for whole pages of it. */
+export const EXPORT_PAGE_SIZE = 200;
+
+/** Above this many rows the export asks first: the file, and the memory it takes while built, grow with it. */
+export const EXPORT_CONFIRM_ROWS = 200_000;
 
 export interface ExportProgress {
   fetched: number;
@@ -21,6 +36,15 @@ export interface ExportOutcome {
   rows: number;
   totalAtStart: number;
   totalAtEnd: number;
+  /** Rows that may have been skipped because the list moved up under the export (0 almost always). */
+  skipped: number;
+}
+
+export interface ExportOptions {
+  signal: AbortSignal;
+  onProgress: (progress: ExportProgress) => void;
+  /** Asked once the first page tells the total, when it is above EXPORT_CONFIRM_ROWS; false cancels. */
+  confirmLarge?: (total: number) => Promise<boolean>;
 }
 
 export class ExportCancelled extends Error {
@@ -30,31 +54,66 @@ export class ExportCancelled extends Error {
   }
 }
 
+/** Where a row is in the server's order: newest first, then req_id descending. */
+interface Place {
+  ms: number;
+  reqId: string;
+}
+
+const placeOf = (row: RequestRow): Place => ({ ms: Date.parse(row.timestamp), reqId: row.req_id });
+
+/** Whether `row` comes after `last` in the server's order (so it has not been written yet). */
+function after(row: Place, last: Place | null): boolean {
+  // A time that does not read cannot be placed: it is written rather than lost.
+  if (last === null || Number.isNaN(row.ms) || Number.isNaN(last.ms)) return true;
+  return row.ms < last.ms || (row.ms === last.ms && row.reqId < last.reqId);
+}
+
 export async function exportRequests(
-  filter: Omit<RequestsQuery, 'limit' | 'offset'>,
+  filter: FilterQuery,
   format: ExportFormat,
-  options: { signal: AbortSignal; onProgress: (progress: ExportProgress) => void },
+  options: ExportOptions,
 ): Promise<ExportOutcome> {
   const builder = new ExportFileBuilder(format);
-  const seen = new Set<string>();
+  let last: Place | null = null;
   let offset = 0;
   let totalAtStart: number | null = null;
   let total = 0;
+  let skipped = 0;
   for (;;) {
     if (options.signal.aborted) throw new ExportCancelled();
     const page = await api('api.requests', { query: { ...filter, limit: EXPORT_PAGE_SIZE, offset } });
     // A bridge call cannot be called back; its answer is dropped instead.
     if (options.signal.aborted) throw new ExportCancelled();
-    totalAtStart ??= page.total;
+    if (totalAtStart === null) {
+      totalAtStart = page.total;
+      if (page.total > EXPORT_CONFIRM_ROWS && options.confirmLarge && !(await options.confirmLarge(page.total))) {
+        throw new ExportCancelled();
+      }
+    }
+    const fresh = page.requests.filter((row) => after(placeOf(row), last));
+    // The page starts at the last row written. When its first row is already past that one,
+    // the list moved up by d rows and d - 1 were passed over: d is what the total lost (when
+    // nothing arrived meanwhile), and at least one row may have been.
+    const first = page.requests[0];
+    if (last !== null && first !== undefined && after(placeOf(first), last)) {
+      skipped += Math.max(1, total - page.total - 1);
+    }
     total = page.total;
-    const fresh = page.requests.filter((row) => !seen.has(row.req_id));
-    for (const row of fresh) seen.add(row.req_id);
     builder.add(fresh);
-    offset += page.requests.length;
+    const end = fresh[fresh.length - 1];
+    if (end) last = placeOf(end);
     options.onProgress({ fetched: builder.count, total: Math.max(total, builder.count) });
-    if (page.requests.length === 0 || page.requests.length < page.limit) break;
+    if (page.requests.length < page.limit) break;
+    offset += Math.max(1, page.requests.length - 1);
   }
-  return { blob: builder.finish(), rows: builder.count, totalAtStart: totalAtStart ?? total, totalAtEnd: total };
+  return {
+    blob: builder.finish(),
+    rows: builder.count,
+    totalAtStart: totalAtStart ?? total,
+    totalAtEnd: total,
+    skipped,
+  };
 }
 
 /** Hands a file to the browser's download (the web shell and Electron both save it). */

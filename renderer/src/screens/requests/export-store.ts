@@ -3,7 +3,7 @@ import { errorMessage } from '../../bridge.js';
 import { onOrganisationChange } from '../../state/session.js';
 import { exportFileName, type ExportFormat } from './export-file.js';
 import { ExportCancelled, exportRequests, saveFile } from './export-flow.js';
-import type { RequestsQuery } from './query.js';
+import type { FilterQuery } from './request-query.js';
 
 /** One export at a time: its progress, its outcome, and the way to cancel it. */
 
@@ -16,12 +16,16 @@ interface ExportState {
   written: number;
   totalAtStart: number | null;
   totalAtEnd: number | null;
+  /** Rows that may have been skipped because the list moved under the export. */
+  skipped: number;
   fileName: string | null;
   error: string | null;
   controller: AbortController | null;
   /** Cancel was asked; the page in flight is awaited and dropped. */
   cancelling: boolean;
-  start(format: ExportFormat, filter: Omit<RequestsQuery, 'limit' | 'offset'>): Promise<void>;
+  /** A very large export waits for the person's word: how many rows, and the answer to give. */
+  confirming: { total: number; answer: (go: boolean) => void } | null;
+  start(format: ExportFormat, filter: FilterQuery): Promise<void>;
   cancel(): void;
   reset(): void;
 }
@@ -34,10 +38,12 @@ const IDLE = {
   written: 0,
   totalAtStart: null,
   totalAtEnd: null,
+  skipped: 0,
   fileName: null,
   error: null,
   controller: null,
   cancelling: false,
+  confirming: null,
 };
 
 export const useExport = create<ExportState>((set, get) => ({
@@ -50,6 +56,19 @@ export const useExport = create<ExportState>((set, get) => ({
       const outcome = await exportRequests(filter, format, {
         signal: controller.signal,
         onProgress: ({ fetched, total }) => set({ fetched, total }),
+        confirmLarge: (total) =>
+          new Promise<boolean>((resolve) => {
+            set({
+              total,
+              confirming: {
+                total,
+                answer: (go) => {
+                  set({ confirming: null });
+                  resolve(go);
+                },
+              },
+            });
+          }),
       });
       const fileName = exportFileName(format);
       saveFile(outcome.blob, fileName);
@@ -58,22 +77,28 @@ export const useExport = create<ExportState>((set, get) => ({
         written: outcome.rows,
         totalAtStart: outcome.totalAtStart,
         totalAtEnd: outcome.totalAtEnd,
+        skipped: outcome.skipped,
         fileName,
         controller: null,
       });
     } catch (error) {
+      // Reset meanwhile (another organisation): this export is no longer the one shown.
+      if (get().controller !== controller) return;
       if (error instanceof ExportCancelled) set({ status: 'cancelled', controller: null, cancelling: false });
       else set({ status: 'failed', error: errorMessage(error), controller: null, cancelling: false });
     }
   },
   cancel() {
-    const { controller } = get();
+    const { controller, confirming } = get();
     if (!controller) return;
     controller.abort();
     set({ cancelling: true });
+    // An export waiting for its confirmation has nothing in flight: it ends now.
+    confirming?.answer(false);
   },
   reset() {
     get().controller?.abort();
+    get().confirming?.answer(false);
     set(IDLE);
   },
 }));

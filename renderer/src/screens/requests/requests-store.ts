@@ -1,8 +1,9 @@
 import { create } from 'zustand';
 import { errorMessage } from '../../bridge.js';
 import { api } from '../../state/api.js';
-import { onOrganisationChange } from '../../state/session.js';
-import type { RequestPage, RequestRow, RequestsQuery } from './query.js';
+import { onOrganisationChange, organisationToken } from '../../state/session.js';
+import type { RequestsQuery } from './request-query.js';
+import type { RequestPage, RequestRow } from './request-row.js';
 
 /**
  * The page of the request log on screen and the row opened in the detail panel. Answers
@@ -31,12 +32,15 @@ export const useRequests = create<RequestsState>((set, get) => ({
   ...EMPTY,
   async load(query) {
     const key = JSON.stringify(query);
+    const token = organisationToken();
+    // The same query may be asked again of another organisation: its answer is the one kept.
+    const current = () => get().asked === key && token === organisationToken();
     set({ asked: key, loading: true, error: null });
     try {
       const page = await api('api.requests', { query });
-      if (get().asked === key) set({ page, answered: key, loading: false });
+      if (current()) set({ page, answered: key, loading: false });
     } catch (error) {
-      if (get().asked === key) set({ error: errorMessage(error), loading: false });
+      if (current()) set({ error: errorMessage(error), loading: false });
     }
   },
   async reload() {

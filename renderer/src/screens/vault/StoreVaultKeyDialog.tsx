@@ -2,13 +2,14 @@ import { useState, type FormEvent } from 'react';
 import { Dialog } from '../../components/Dialog.js';
 import { ErrorNote } from '../../components/Feedback.js';
 import { Field } from '../../components/Field.js';
-import { placeError, type FieldRule } from '../../lib/field-errors.js';
-import { providerNameError } from '../../lib/provider-name.js';
+import { useAction } from '../../components/useAction.js';
+import { formErrors, type FieldRule, type FormErrors } from '../../lib/field-errors.js';
+import { providerNameError, providerSuggestions } from '../../lib/provider-name.js';
 import { useDirectory } from '../../state/directory.js';
 import { useVaultStore, type VaultKey } from './vault-store.js';
 
 type FieldName = 'provider' | 'apiKey';
-type Errors = Partial<Record<FieldName | 'form', string>>;
+type Errors = FormErrors<FieldName>;
 
 const API_KEY_MAX = 4096;
 
@@ -33,14 +34,12 @@ export function StoreVaultKeyDialog(props: {
   const catalogue = useDirectory((s) => s.models);
   const [provider, setProvider] = useState(props.rotating?.provider ?? '');
   const [apiKey, setApiKey] = useState('');
-  const [errors, setErrors] = useState<Errors>({});
-  const [busy, setBusy] = useState(false);
+  const { run, busy, error, setError } = useAction((e) => formErrors(e, RULES));
+  const errors: Errors = error ?? {};
 
   const name = provider.trim();
   const current = props.existing.find((k) => k.provider === name) ?? null;
-  const suggestions = [...new Set((catalogue ?? []).map((m) => m.provider))].filter(
-    (p) => p !== 'svc' && !props.existing.some((k) => k.provider === p),
-  );
+  const suggestions = providerSuggestions(catalogue, props.existing);
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -51,21 +50,15 @@ export function StoreVaultKeyDialog(props: {
     else if (apiKey.length > API_KEY_MAX) found.apiKey = `a key has at most ${API_KEY_MAX} characters`;
     else if (apiKey !== apiKey.trim()) found.apiKey = 'the key starts or ends with a space: check what was pasted';
     if (Object.keys(found).length > 0) {
-      setErrors(found);
+      setError(found);
       return;
     }
-    setBusy(true);
-    setErrors({});
-    try {
+    await run(async () => {
       const stored = await store(name, apiKey);
       // The server has it: the console keeps no copy, not even in this field.
       setApiKey('');
       props.onStored(stored, current !== null);
-    } catch (error) {
-      const placed = placeError(error, RULES);
-      setErrors({ [placed.field ?? 'form']: placed.message });
-      setBusy(false);
-    }
+    });
   };
 
   const rotating = props.rotating !== null;

@@ -1,7 +1,6 @@
 import { useEffect, useState } from 'react';
-import { errorMessage } from '../../bridge.js';
-import { ConfirmDialog } from '../../components/Dialog.js';
 import { ErrorNote, Loading } from '../../components/Feedback.js';
+import { RemoveVaultKeyDialog } from './RemoveVaultKeyDialog.js';
 import { StoreVaultKeyDialog } from './StoreVaultKeyDialog.js';
 import { VaultTable } from './VaultTable.js';
 import { useVaultStore, type VaultKey } from './vault-store.js';
@@ -87,38 +86,5 @@ export function VaultScreen() {
         />
       )}
     </section>
-  );
-}
-
-function RemoveVaultKeyDialog(props: { vaultKey: VaultKey; onClose: () => void; onRemoved: () => void }) {
-  const remove = useVaultStore((s) => s.remove);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
-  const { provider, key_hint: hint } = props.vaultKey;
-  return (
-    <ConfirmDialog
-      title="Remove provider key"
-      message={
-        <>
-          Remove the <strong data-testid="remove-provider">{provider}</strong> key (<code>{hint}</code>)? Requests
-          routed with your own {provider} key can no longer use it. The key cannot be recovered from the console.
-        </>
-      }
-      confirmLabel={`Remove ${provider} key`}
-      busy={busy}
-      error={error}
-      onConfirm={async () => {
-        setBusy(true);
-        setError(null);
-        try {
-          await remove(provider);
-          props.onRemoved();
-        } catch (e) {
-          setError(errorMessage(e));
-          setBusy(false);
-        }
-      }}
-      onClose={props.onClose}
-    />
   );
 }

@@ -2,7 +2,7 @@ import { create } from 'zustand';
 import type { CallResult } from '../../../../main/core/contract.js';
 import { errorMessage } from '../../bridge.js';
 import { api } from '../../state/api.js';
-import { onOrganisationChange } from '../../state/session.js';
+import { onOrganisationChange, organisationToken } from '../../state/session.js';
 
 /**
  * The organisation's provider keys as the server describes them: provider, hint and dates.
@@ -30,30 +30,37 @@ export const useVaultStore = create<VaultState>((set, get) => ({
   keys: null,
   error: null,
   loading: false,
+  // Each takes the organisation's token before its call and drops the answer if the
+  // console has changed organisation meanwhile: it belongs to the one shown before.
   async load() {
+    const token = organisationToken();
     set({ loading: true });
     try {
       const { keys } = await api('api.listVaultKeys', {});
-      set({ keys: [...keys].sort(byProvider), error: null, loading: false });
+      if (token === organisationToken()) set({ keys: [...keys].sort(byProvider), error: null, loading: false });
     } catch (error) {
-      set({ error: errorMessage(error), loading: false });
+      if (token === organisationToken()) set({ error: errorMessage(error), loading: false });
     }
   },
   async store(provider, apiKey) {
+    const token = organisationToken();
     const stored = await api('api.storeVaultKey', { body: { provider, api_key: apiKey } });
-    const others = (get().keys ?? []).filter((k) => k.provider !== stored.provider);
-    set({ keys: [...others, stored].sort(byProvider) });
+    if (token === organisationToken()) {
+      const others = (get().keys ?? []).filter((k) => k.provider !== stored.provider);
+      set({ keys: [...others, stored].sort(byProvider) });
+    }
     return stored;
   },
   async remove(provider) {
+    const token = organisationToken();
     try {
       await api('api.removeVaultKey', { params: { provider } });
     } catch (error) {
       // Already gone (another admin, another window): the list should say so too.
-      void get().load();
+      if (token === organisationToken()) void get().load();
       throw error;
     }
-    set({ keys: (get().keys ?? []).filter((k) => k.provider !== provider) });
+    if (token === organisationToken()) set({ keys: (get().keys ?? []).filter((k) => k.provider !== provider) });
   },
   reset() {
     set({ keys: null, error: null, loading: false });

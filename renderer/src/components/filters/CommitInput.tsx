@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { Field } from '../../components/Field.js';
+import { Field } from '../Field.js';
 
 /**
  * A text filter applied when the person is done typing it (Enter, or leaving the field),

@@ -1,0 +1,95 @@
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { Field } from '../Field.js';
+import { checkTimeRange, DEFAULT_RANGE, isPresetRange, RANGE_PRESETS, type RangeView } from '../../lib/time-range.js';
+import './filters.css';
+
+const CUSTOM = 'custom';
+
+/**
+ * A preset window, or a custom one the server will accept (checked here first, with the
+ * reason). The range comes from the view's parameters, so back, forward or an address
+ * that sets another one restarts the control from it.
+ */
+export function TimeRangeFilter({ view, onChange }: { view: RangeView; onChange: (range: string | null) => void }) {
+  const asked = view.badRange?.text ?? view.range;
+  const customFor = (v: RangeView) => v.badRange !== null || !isPresetRange(v.range);
+  const [custom, setCustom] = useState(customFor(view));
+  const [text, setText] = useState(asked);
+  const [error, setError] = useState<string | null>(view.badRange?.error ?? null);
+  // A range set from elsewhere restarts the field from it (state adjusted while rendering, not in an effect).
+  const [shown, setShown] = useState(asked);
+  if (shown !== asked) {
+    setShown(asked);
+    setCustom(customFor(view));
+    setText(asked);
+    setError(view.badRange?.error ?? null);
+  }
+  const input = useRef<HTMLInputElement>(null);
+  const [focusCustom, setFocusCustom] = useState(false);
+
+  useEffect(() => {
+    if (focusCustom && custom) input.current?.focus();
+    setFocusCustom(false);
+  }, [focusCustom, custom]);
+
+  // The default is no parameter at all: the address stays short.
+  const apply = (range: string) => onChange(range === DEFAULT_RANGE ? null : range);
+
+  const choose = (value: string) => {
+    if (value === CUSTOM) {
+      setCustom(true);
+      setText(view.range);
+      setError(null);
+      setFocusCustom(true);
+      return;
+    }
+    setCustom(false);
+    setError(null);
+    apply(value);
+  };
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const checked = checkTimeRange(text);
+    if (!checked.ok) {
+      setError(checked.error);
+      return;
+    }
+    setError(null);
+    apply(checked.text);
+  };
+
+  return (
+    <>
+      <Field label="Time range">
+        <select
+          value={custom ? CUSTOM : view.range}
+          onChange={(e) => choose(e.target.value)}
+          data-testid="filter-range"
+        >
+          {RANGE_PRESETS.map((preset) => (
+            <option key={preset.value} value={preset.value}>
+              {preset.label}
+            </option>
+          ))}
+          <option value={CUSTOM}>Custom…</option>
+        </select>
+      </Field>
+      {custom && (
+        <form className="custom-range" onSubmit={submit} aria-label="Custom time range" data-testid="custom-range-form">
+          <Field label="Custom range" hint="A whole number and s, m, h or d, such as 36h; up to 400d." error={error}>
+            <input
+              ref={input}
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+              size={8}
+              spellCheck={false}
+              data-testid="custom-range"
+            />
+          </Field>
+          <button type="submit">Apply</button>
+        </form>
+      )}
+    </>
+  );
+}
