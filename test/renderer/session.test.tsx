@@ -6,14 +6,7 @@ import { App } from '../../renderer/src/app/App.js';
 import { api, useAnalyticsHealth } from '../../renderer/src/state/api.js';
 import { useSession } from '../../renderer/src/state/session.js';
 import { bridge, Refusal } from './fake-bridge.js';
-
-const ME = {
-  user_id: '2f0c4a4e-7a0e-4c39-9a55-0d7f5d1f0a11',
-  email: 'ada@example.com',
-  role: 'admin' as const,
-  joined_at: '2026-01-02T03:04:05Z',
-  organization: { name: 'Analytical Engines' },
-};
+import { ME } from './signed-in.js';
 
 function profile(overrides: Partial<ProfileView> = {}): ProfileView {
   return {

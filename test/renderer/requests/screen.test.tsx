@@ -10,14 +10,7 @@ import { useRoute } from '../../../renderer/src/state/route.js';
 import { useSession } from '../../../renderer/src/state/session.js';
 import { bridge, Refusal } from '../fake-bridge.js';
 import { KEY, nullRow, OTHER_KEY, OTHER_PROJECT, pagedRows, PROJECT, requestRow } from './rows.js';
-
-const ME = {
-  user_id: '2f0c4a4e-7a0e-4c39-9a55-0d7f5d1f0a11',
-  email: 'ada@example.com',
-  role: 'admin' as const,
-  joined_at: '2026-01-02T03:04:05Z',
-  organization: { name: 'Analytical Engines' },
-};
+import { ME } from '../signed-in.js';
 
 // jsdom lays nothing out: the virtualized table needs a scroll box with a height to show rows.
 const clientHeight = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'clientHeight');
