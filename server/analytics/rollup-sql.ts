@@ -19,6 +19,13 @@ export interface RollupSelect {
 
 const GROUP_COLUMN: Record<GroupBy, string> = { project: 'project_id', key: 'key_id', model: 'model' };
 
+/** A group's columns in the order of the rollup key after the bucket (a key belongs to one project); null: no such prefix. */
+const CELL_ORDER: Record<GroupBy, string[] | null> = {
+  project: ['project_id'],
+  key: ['project_id', 'key_id'],
+  model: null,
+};
+
 // A row's generation time: after the first token when that is known, else after dispatch.
 const GENERATION_MS = 'total_ms - COALESCE(ttft_ms, pre_dispatch_ms)';
 const COUNTS_FOR_SPEED = `tokens_generated > 0 AND ${GENERATION_MS} > 0`;
@@ -62,7 +69,19 @@ function subSelect(grain: Grain | null, index: number, filter: RollupFilter, sel
     ...dimensionClauses(filter, raw),
   ];
   const table = raw ? 'requests' : select.counts ? grain.outcome! : grain.usage;
-  return `SELECT ${columns.join(', ')} FROM ${table} WHERE ${where.join(' AND ')}`;
+  const plain = `SELECT ${columns.join(', ')} FROM ${table} WHERE ${where.join(' AND ')}`;
+  const order = select.groupBy ? CELL_ORDER[select.groupBy] : [];
+  if (raw || select.intervalMs === undefined || order === null) return plain;
+  // A timeseries sums each segment's cells by bucket and group first, where the cells come
+  // in that order from the table's key (bucket, project, key, model) and need no sort: the
+  // outer sum then sees a few rows per bucket instead of every cell. Grouping by model
+  // would need a sort of every cell here and again outside, so it is left to the outer sum.
+  const bucket = grain.ms === select.intervalMs ? 'bucket' : 'bucket - bucket % @intervalMs';
+  const sums = CELL_MEASURES.split(', ')
+    .map((m) => `SUM(${m}) AS ${m}`)
+    .join(', ');
+  return `SELECT ${[`${bucket} AS bucket`, ...columns.slice(1, -1), sums].join(', ')} FROM ${table}
+    WHERE ${where.join(' AND ')} GROUP BY ${[bucket, ...order].join(', ')}`;
 }
 
 export interface RollupSource {
