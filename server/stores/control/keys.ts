@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { ReadCache } from '../read-cache.js';
 
 export type Environment = 'production' | 'development' | 'testing';
 
@@ -51,6 +52,7 @@ export class KeyRepository {
   private readonly markRevoked: Statement<[number, string, string]>;
   private readonly otherLimits: Statement<[string, string], { total: number }>;
   private readonly addSpend: Statement<[number, string]>;
+  private readonly listCache: ReadCache<readonly Readonly<KeyRow>[]>;
 
   constructor(db: Database) {
     this.listActive = db.prepare(
@@ -70,10 +72,12 @@ export class KeyRepository {
     this.otherLimits = db.prepare(`SELECT COALESCE(SUM(credit_limit_micro), 0) AS total FROM api_keys
       WHERE org_id = ? AND id != ? AND revoked_at IS NULL`);
     this.addSpend = db.prepare('UPDATE api_keys SET spent_micro = spent_micro + ? WHERE id = ?');
+    this.listCache = new ReadCache(db, 1_000);
   }
 
-  list(orgId: string): KeyRow[] {
-    return this.listActive.all(orgId);
+  /** Shared with later callers until the store changes: read it, never modify it. */
+  list(orgId: string): readonly Readonly<KeyRow>[] {
+    return this.listCache.get(orgId, () => this.listActive.all(orgId));
   }
 
   get(orgId: string, keyId: string): KeyRow | undefined {

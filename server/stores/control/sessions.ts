@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Statement, Transaction } from 'better-sqlite3';
 import { hashSessionToken, newSessionToken } from '../../security/tokens.js';
 import type { Role } from './accounts.js';
+import { ReadCache } from '../read-cache.js';
 
 /** Who is calling: resolved from the access cookie on every request. */
 export interface AuthContext {
@@ -55,6 +56,7 @@ export class SessionRepository {
   private readonly purgeSessions: Statement<[number]>;
   private readonly purgeAccessTokens: Statement<[number]>;
   private readonly refreshTx: Transaction<(hash: Buffer, now: number) => RefreshOutcome>;
+  private readonly sessionCache: ReadCache<TokenLookup | null>;
 
   constructor(
     db: Database,
@@ -80,6 +82,7 @@ export class SessionRepository {
     this.purgeSessions = db.prepare('DELETE FROM sessions WHERE expires_at < ?');
     this.purgeAccessTokens = db.prepare("DELETE FROM session_tokens WHERE kind = 'access' AND expires_at < ?");
     this.refreshTx = db.transaction((hash: Buffer, now: number) => this.rotate(hash, now));
+    this.sessionCache = new ReadCache(db);
   }
 
   /** Starts a session; the caller runs this inside the transaction that records the sign-in. */
@@ -92,7 +95,9 @@ export class SessionRepository {
 
   /** The caller behind an access token, or null when it is unknown, expired, revoked or deactivated. */
   authenticate(accessToken: string, now: number): AuthContext | null {
-    const row = this.lookup.get(hashSessionToken(accessToken));
+    const hash = hashSessionToken(accessToken);
+    // Expiry is checked on every call, on the cached row: only the row is cached.
+    const row = this.sessionCache.get(hash.toString('base64'), () => this.lookup.get(hash) ?? null);
     if (!row || row.kind !== 'access' || !isLive(row, now)) return null;
     return toAuth(row);
   }

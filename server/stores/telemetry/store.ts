@@ -1,11 +1,14 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { FastifyBaseLogger } from 'fastify';
+import { ReadCache } from '../read-cache.js';
 import { openSqlite } from '../sqlite.js';
 
 export const TELEMETRY_MIGRATIONS = new URL('./migrations/', import.meta.url);
 
 interface Queries {
   lastUsed: Statement<[string], { key_id: string; last_used: number }>;
+  /** Last use by key list: imports commit on other connections, which empties it. */
+  lastUsedCache: ReadCache<Map<string, number>>;
 }
 
 /**
@@ -43,7 +46,10 @@ export class TelemetryStore {
   /** Newest request time per key, for keys with at least one request. */
   lastUsedByKey(keyIds: string[]): Map<string, number> | null {
     if (keyIds.length === 0) return new Map();
-    return this.read((_db, q) => new Map(q.lastUsed.all(JSON.stringify(keyIds)).map((r) => [r.key_id, r.last_used])));
+    const ids = JSON.stringify(keyIds);
+    return this.read((_db, q) =>
+      q.lastUsedCache.get(ids, () => new Map(q.lastUsed.all(ids).map((r) => [r.key_id, r.last_used]))),
+    );
   }
 
   close(): void {
@@ -60,6 +66,7 @@ export class TelemetryStore {
         lastUsed: db.prepare(`SELECT k.value AS key_id,
             (SELECT MAX(ts) FROM requests WHERE key_id = k.value) AS last_used
           FROM json_each(?) k WHERE last_used IS NOT NULL`),
+        lastUsedCache: new ReadCache(db, 1_000),
       };
       this.db = db;
       if (this.reportedDown) this.log.info('telemetry store reachable again');
