@@ -98,3 +98,16 @@ test('an expired session returns to sign-in and says why', async ({ consolePage:
     await server.stop();
   }
 });
+
+for (const [scheme, background] of [
+  ['light', 'rgb(247, 247, 248)'],
+  ['dark', 'rgb(22, 23, 26)'],
+] as const) {
+  test.describe(`with the system in ${scheme} mode`, () => {
+    test.use({ colorScheme: scheme });
+    test(`the console follows it`, async ({ consolePage: page }, testInfo) => {
+      await expect(page.locator('html')).toHaveCSS('background-color', background);
+      await page.screenshot({ path: testInfo.outputPath(`connect-${scheme}.png`) });
+    });
+  });
+}
