@@ -4,6 +4,7 @@ import { DEFAULT_RATE_LIMIT_RPM, issueKey, revokeKey, updateKeyLimits } from '..
 import { parseIsoTimestamp } from '../domain/time.js';
 import { invalid, notFound } from '../http-errors.js';
 import { parseId } from '../ids.js';
+import type { KeyRow } from '../stores/control/keys.js';
 import { sourceIp } from '../plugins/guards.js';
 import { authOf } from '../plugins/session.js';
 import { MessageBody, errors, isoTime, isoTimeOrNull } from '../schemas/common.js';
@@ -57,11 +58,15 @@ export async function keyRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
+  // The listing, kept while the key rows and their last uses are the same cached objects.
+  const listings = new WeakMap<readonly Readonly<KeyRow>[], { lastUsed: Map<string, number> | null; body: KeyList }>();
   app.get('/keys', { schema: { tags, response: { 200: KeyList, ...errors(401) } } }, async (request) => {
     const keys = control.keys.list(authOf(request).orgId);
     // Null when the telemetry store is unreachable: every last_used_at is then unknown.
     const lastUsed = telemetry.lastUsedByKey(keys.map((key) => key.id));
-    return {
+    const known = listings.get(keys);
+    if (known && known.lastUsed === lastUsed) return known.body;
+    const body: KeyList = {
       keys: keys.map((key) => ({
         id: key.id,
         name: key.name,
@@ -76,6 +81,8 @@ export async function keyRoutes(fastify: FastifyInstance): Promise<void> {
         environment: key.environment,
       })),
     };
+    listings.set(keys, { lastUsed, body });
+    return body;
   });
 
   app.patch(
