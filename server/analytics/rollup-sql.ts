@@ -51,37 +51,38 @@ function dimensionClauses(filter: RollupFilter, raw: boolean): string[] {
 }
 
 function subSelect(grain: Grain | null, index: number, filter: RollupFilter, select: RollupSelect): string {
-  const raw = grain === null;
-  const time = raw ? 'ts' : 'bucket';
-  const columns = [
-    select.intervalMs === undefined ? null : `${time} - ${time} % @intervalMs AS bucket`,
-    select.groupBy
-      ? raw
-        ? `${GROUP_COLUMN[select.groupBy]} AS grp`
-        : `NULLIF(${GROUP_COLUMN[select.groupBy]}, '') AS grp`
-      : null,
-    select.counts ? (raw ? '1 AS requests' : COUNT_MEASURES) : raw ? RAW_MEASURES : CELL_MEASURES,
-  ].filter(Boolean);
+  const time = grain ? 'bucket' : 'ts';
   const where = [
     `org_id = @orgId`,
     `${time} >= @from${index}`,
     `${time} < @to${index}`,
-    ...dimensionClauses(filter, raw),
-  ];
-  const table = raw ? 'requests' : select.counts ? grain.outcome! : grain.usage;
-  const plain = `SELECT ${columns.join(', ')} FROM ${table} WHERE ${where.join(' AND ')}`;
+    ...dimensionClauses(filter, !grain),
+  ].join(' AND ');
+  const groupColumn = select.groupBy ? GROUP_COLUMN[select.groupBy] : null;
+  // Rollups store a null project or key as '': give it back as null.
+  const group = groupColumn ? (grain ? `NULLIF(${groupColumn}, '') AS grp` : `${groupColumn} AS grp`) : null;
+  const bucket = select.intervalMs === undefined ? null : `${time} - ${time} % @intervalMs`;
+
+  if (!grain) {
+    const measures = select.counts ? '1 AS requests' : RAW_MEASURES;
+    return `SELECT ${[bucket && `${bucket} AS bucket`, group, measures].filter(Boolean).join(', ')} FROM requests WHERE ${where}`;
+  }
+  const table = select.counts ? grain.outcome! : grain.usage;
   const order = select.groupBy ? CELL_ORDER[select.groupBy] : [];
-  if (raw || select.intervalMs === undefined || order === null) return plain;
+  if (bucket === null || order === null) {
+    const measures = select.counts ? COUNT_MEASURES : CELL_MEASURES;
+    return `SELECT ${[bucket && `${bucket} AS bucket`, group, measures].filter(Boolean).join(', ')} FROM ${table} WHERE ${where}`;
+  }
   // A timeseries sums each segment's cells by bucket and group first, where the cells come
   // in that order from the table's key (bucket, project, key, model) and need no sort: the
   // outer sum then sees a few rows per bucket instead of every cell. Grouping by model
   // would need a sort of every cell here and again outside, so it is left to the outer sum.
-  const bucket = grain.ms === select.intervalMs ? 'bucket' : 'bucket - bucket % @intervalMs';
+  const cell = grain.ms === select.intervalMs ? 'bucket' : bucket;
   const sums = CELL_MEASURES.split(', ')
     .map((m) => `SUM(${m}) AS ${m}`)
     .join(', ');
-  return `SELECT ${[`${bucket} AS bucket`, ...columns.slice(1, -1), sums].join(', ')} FROM ${table}
-    WHERE ${where.join(' AND ')} GROUP BY ${[bucket, ...order].join(', ')}`;
+  return `SELECT ${[`${cell} AS bucket`, group, sums].filter(Boolean).join(', ')} FROM ${table}
+    WHERE ${where} GROUP BY ${[cell, ...order].join(', ')}`;
 }
 
 export interface RollupSource {
@@ -101,9 +102,7 @@ export function rollupSource(filter: RollupFilter, select: RollupSelect = {}): R
   const found = segments(filter.from, filter.to + 1, grains);
   const parts: Segment[] = found.length > 0 ? found : [{ grain: null, from: 0, to: 0 }];
   const params: Record<string, unknown> = { ...filter };
-  delete params.statusClass;
   if (filter.statusClass !== undefined) {
-    params.statusClass = filter.statusClass;
     params.statusFrom = filter.statusClass * 100;
     params.statusTo = filter.statusClass * 100 + 100;
   }

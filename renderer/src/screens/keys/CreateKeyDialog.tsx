@@ -3,6 +3,7 @@ import type { CallArgs, CallResult } from '../../../../main/core/contract.js';
 import { Dialog } from '../../components/Dialog.js';
 import { ErrorNote, Loading } from '../../components/Feedback.js';
 import { Field } from '../../components/Field.js';
+import { FormActions } from '../../components/FormActions.js';
 import { useAction } from '../../components/useAction.js';
 import { parseCreditLimit } from '../../lib/credit-limit.js';
 import { formErrors, type FieldRule, type FormErrors } from '../../lib/field-errors.js';
@@ -149,15 +150,14 @@ export function CreateKeyDialog(props: {
           <input type="checkbox" checked={platformMax} onChange={(e) => setPlatformMax(e.target.checked)} />
           Use the platform maximum rate limit (otherwise 60 requests per minute)
         </label>
-        <ErrorNote error={errors.form} testId="form-error" />
-        <div className="actions">
-          <button type="button" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={busy} data-testid="submit-create">
-            {busy ? 'Creating…' : 'Create key'}
-          </button>
-        </div>
+        <FormActions
+          error={errors.form}
+          busy={busy}
+          submitLabel={'Create key'}
+          busyLabel={'Creating…'}
+          submitTestId="submit-create"
+          onCancel={props.onClose}
+        />
       </form>
     </Dialog>
   );

@@ -1,8 +1,8 @@
 import { useState, type FormEvent } from 'react';
 import type { CallArgs } from '../../../../main/core/contract.js';
 import { Dialog } from '../../components/Dialog.js';
-import { ErrorNote } from '../../components/Feedback.js';
 import { Field } from '../../components/Field.js';
+import { FormActions } from '../../components/FormActions.js';
 import { useAction } from '../../components/useAction.js';
 import { microToPkrNumber, parseCreditLimit } from '../../lib/credit-limit.js';
 import { formErrors, type FieldRule, type FormErrors } from '../../lib/field-errors.js';
@@ -111,15 +111,14 @@ export function EditKeyDialog(props: {
         >
           <input type="datetime-local" step={1} value={expiry} onChange={(e) => setExpiry(e.target.value)} />
         </Field>
-        <ErrorNote error={errors.form} testId="form-error" />
-        <div className="actions">
-          <button type="button" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={busy} data-testid="submit-edit">
-            {busy ? 'Saving…' : 'Save limits'}
-          </button>
-        </div>
+        <FormActions
+          error={errors.form}
+          busy={busy}
+          submitLabel={'Save limits'}
+          busyLabel={'Saving…'}
+          submitTestId="submit-edit"
+          onCancel={props.onClose}
+        />
       </form>
     </Dialog>
   );

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { Dialog } from '../../components/Dialog.js';
-import { ErrorNote } from '../../components/Feedback.js';
 import { Field } from '../../components/Field.js';
+import { FormActions } from '../../components/FormActions.js';
 import { useAction } from '../../components/useAction.js';
 import { formErrors, type FieldRule, type FormErrors } from '../../lib/field-errors.js';
 import { providerNameError, providerSuggestions } from '../../lib/provider-name.js';
@@ -115,15 +115,14 @@ export function StoreVaultKeyDialog(props: {
             spellCheck={false}
           />
         </Field>
-        <ErrorNote error={errors.form} testId="form-error" />
-        <div className="actions">
-          <button type="button" onClick={props.onClose}>
-            Cancel
-          </button>
-          <button type="submit" className="primary" disabled={busy} data-testid="submit-vault-key">
-            {busy ? 'Saving…' : current ? 'Replace key' : 'Store key'}
-          </button>
-        </div>
+        <FormActions
+          error={errors.form}
+          busy={busy}
+          submitLabel={current ? 'Replace key' : 'Store key'}
+          busyLabel={'Saving…'}
+          submitTestId="submit-vault-key"
+          onCancel={props.onClose}
+        />
       </form>
     </Dialog>
   );
