@@ -1,6 +1,17 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
+import { registerSearchFunctions } from '../stores/telemetry/search-terms.js';
 import { countableFromRollups, rollupSource } from './rollup-sql.js';
+import {
+  BY_FIRST_ROW,
+  BY_SHARED_TERM,
+  FROM_MATCHES,
+  HOLDS_SHARED_TERM,
+  matchParams,
+  matchSql,
+  SearchIndex,
+  type SearchMatch,
+} from './search-index.js';
 
 /** Rows of one organisation in `[from, to]` (epoch ms, both edges included), optionally narrowed. */
 export interface Scope {
@@ -84,7 +95,7 @@ const METRIC_SQL: Record<Metric, string> = {
   token_usage: 'SUM(tokens)',
 };
 
-/** `casefold` is registered on the connection: SQLite's own lower() folds ASCII only. */
+/** The search read from the rows, when the index cannot answer it (search-index.ts). */
 const SEARCH_SQL = `(instr(casefold(req_id), @search) > 0 OR EXISTS (
   SELECT 1 FROM json_each(requests.metadata) m
   WHERE instr(casefold(m.key), @search) > 0 OR instr(casefold(m.value), @search) > 0))`;
@@ -111,11 +122,10 @@ function bindings(filter: RequestFilter): Record<string, unknown> {
 /** Runs analytics queries on one connection, preparing each distinct statement once. */
 export class AnalyticsQueries {
   private readonly statements = new Map<string, Statement>();
+  private readonly search = new SearchIndex((sql) => this.statement(sql));
 
   constructor(private readonly db: Database) {
-    db.function('casefold', { deterministic: true }, (text: unknown) =>
-      typeof text === 'string' ? text.toLowerCase() : text,
-    );
+    registerSearchFunctions(db);
   }
 
   run<Q extends AnalyticsQuery>(query: Q): AnalyticsResult<Q> {
@@ -168,25 +178,65 @@ export class AnalyticsQueries {
   }
 
   private requests(filter: RequestFilter, limit: number, offset: number): RequestPage {
-    const params = bindings(filter);
+    const match = filter.search === undefined ? null : this.search.match(filter.orgId, filter.search);
+    if (match) return this.searchPage(filter, match, limit, offset);
     const { total } = this.count(filter);
-    // The page's row ids first, from the index where the filter allows, then only those rows.
-    const rows = this.statement(
+    return { total, rows: this.page(where(filter), bindings(filter), limit, offset) };
+  }
+
+  /** A page of rows in log order: their ids first, from an index where the filter allows, then the rows. */
+  private page(
+    condition: string,
+    params: Record<string, unknown>,
+    limit: number,
+    offset: number,
+    source = 'requests',
+  ): RequestRecord[] {
+    return this.statement(
       `SELECT * FROM requests WHERE rowid IN (
-        SELECT rowid FROM requests WHERE ${where(filter)}
+        SELECT rowid FROM ${source} WHERE ${condition}
         ORDER BY ts DESC, req_id DESC LIMIT @limit OFFSET @offset)
       ORDER BY ts DESC, req_id DESC`,
     ).all({ ...params, limit, offset }) as RequestRecord[];
+  }
+
+  /** A search answered from its index. */
+  private searchPage(searched: RequestFilter, match: SearchMatch, limit: number, offset: number): RequestPage {
+    const { search: _, ...filter } = searched;
+    const condition = where(filter);
+    const params = { ...bindings(filter), ...matchParams(match) };
+    const windowOnly = Object.entries(filter).every(
+      ([name, value]) => value === undefined || ['orgId', 'from', 'to'].includes(name),
+    );
+    let total = 0;
+    if (match.metadata !== null) {
+      total += windowOnly
+        ? this.search.countShared(match, filter.orgId, filter.from, filter.to)
+        : this.countWhere(`${condition} AND ${BY_SHARED_TERM}`, params, FROM_MATCHES);
+    }
+    if (match.firstRows.length > 0) {
+      // First rows of terms, less those the shared terms found already.
+      const notByMetadata = match.metadata === null ? '' : `AND NOT ${HOLDS_SHARED_TERM}`;
+      total += this.countWhere(`${BY_FIRST_ROW} AND ${condition} ${notByMetadata}`, params, FROM_MATCHES);
+    }
+    if (offset >= total) return { total, rows: [] };
+    // Reading rows newest first and checking each costs about (offset + limit) / share of
+    // the window's rows; reading the matches from the index and sorting them, about `total`.
+    const share = total / Math.max(total, this.count(filter).total);
+    const rows =
+      (offset + limit) / share < total
+        ? this.page(where(searched), bindings(searched), limit, offset)
+        : this.page(`${condition} AND ${matchSql(match)}`, params, limit, offset, FROM_MATCHES);
     return { total, rows };
+  }
+
+  private countWhere(condition: string, params: Record<string, unknown>, source = 'requests'): number {
+    return (this.statement(`SELECT COUNT(*) AS n FROM ${source} WHERE ${condition}`).get(params) as { n: number }).n;
   }
 
   /** The exact number of rows a filter matches: from the rollups when they are keyed by all its parts. */
   private count(filter: RequestFilter): { total: number } {
-    if (!countableFromRollups(filter)) {
-      return this.statement(`SELECT COUNT(*) AS total FROM requests WHERE ${where(filter)}`).get(bindings(filter)) as {
-        total: number;
-      };
-    }
+    if (!countableFromRollups(filter)) return { total: this.countWhere(where(filter), bindings(filter)) };
     const source = rollupSource(filter, { counts: true });
     return this.statement(`SELECT COALESCE(SUM(requests), 0) AS total FROM (${source.sql})`).get(source.params) as {
       total: number;

@@ -1,8 +1,8 @@
 import type { ControlStore } from '../stores/control/store.js';
-import { openSqlite } from '../stores/sqlite.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../stores/telemetry/request-record.js';
 import { RollupWriter } from '../stores/telemetry/rollup-writer.js';
-import { TELEMETRY_MIGRATIONS } from '../stores/telemetry/store.js';
+import { SearchWriter } from '../stores/telemetry/search-writer.js';
+import { openTelemetry } from '../stores/telemetry/store.js';
 
 const INSERT = `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')})
   VALUES (${REQUEST_COLUMNS.map((c) => '@' + c).join(', ')})`;
@@ -22,7 +22,7 @@ export function recordRequests(
   telemetryPath: string,
   records: (alreadyRecorded: (reqId: string) => boolean) => Iterable<RequestRecord>,
 ): number {
-  const telemetry = openSqlite(telemetryPath, TELEMETRY_MIGRATIONS);
+  const telemetry = openTelemetry(telemetryPath);
   try {
     // A long import touches index pages all over the file: keep them in memory (this connection only).
     telemetry.pragma('cache_size = -262144');
@@ -30,17 +30,19 @@ export function recordRequests(
     const seen = telemetry.prepare<[string], { one: number }>('SELECT 1 AS one FROM requests WHERE req_id = ?');
     const alreadyRecorded = (reqId: string) => seen.get(reqId) !== undefined;
     const rollups = new RollupWriter(telemetry);
+    const search = new SearchWriter(telemetry);
     const spend = new Map<string, number>();
     const count = telemetry
       .transaction(() => {
         let written = 0;
         for (const record of records(alreadyRecorded)) {
-          insert.run(record);
+          search.add(Number(insert.run(record).lastInsertRowid), record);
           rollups.add(record);
           if (record.key_id) spend.set(record.key_id, (spend.get(record.key_id) ?? 0) + record.cost_micro);
           written++;
         }
         rollups.flush();
+        search.flush();
         return written;
       })
       .immediate();

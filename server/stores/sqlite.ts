@@ -2,9 +2,15 @@ import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { migrate } from './migrate.js';
 
 /** Opens a store file with the settings every store shares, then brings its schema up to date. */
-export function openSqlite(path: string, migrations: URL, options: { fileMustExist?: boolean } = {}): Database {
+export function openSqlite(
+  path: string,
+  migrations: URL,
+  options: { fileMustExist?: boolean; functions?: (db: Database) => void } = {},
+): Database {
   const db = new BetterSqlite3(path, { fileMustExist: options.fileMustExist ?? false });
   try {
+    // Before migrating: a migration's SQL may call them.
+    options.functions?.(db);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');

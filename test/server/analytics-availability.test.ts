@@ -201,7 +201,8 @@ describe('a slow analytics query', () => {
     const order: string[] = [];
     let heavyDone = false;
     const heavy = client
-      .get(`/analytics/requests?time_range=400d&search=${encodeURIComponent(NEEDLE.toLowerCase())}`)
+      // Two characters: too few for the search index, so the rows are read one by one.
+      .get(`/analytics/requests?time_range=400d&search=${encodeURIComponent(NEEDLE.slice(-2).toLowerCase())}`)
       .then((answer) => {
         heavyDone = true;
         order.push('heavy');

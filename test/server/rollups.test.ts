@@ -5,10 +5,9 @@ import BetterSqlite3 from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GRAINS, grainsFor, segments } from '../../server/analytics/windows.js';
-import { openSqlite } from '../../server/stores/sqlite.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { RollupWriter } from '../../server/stores/telemetry/rollup-writer.js';
-import { TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
+import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-rollups-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -96,10 +95,10 @@ describe('the rollups', () => {
     const insertOld = old.prepare(INSERT);
     for (let i = 0; i < 400; i++) insertOld.run(record(i));
     old.close();
-    const migrated = openSqlite(join(scratch, 'old.db'), TELEMETRY_MIGRATIONS);
+    const migrated = openTelemetry(join(scratch, 'old.db'));
 
     // The same rows written into a new store, the writer flushing twice.
-    const fresh = openSqlite(join(scratch, 'new.db'), TELEMETRY_MIGRATIONS);
+    const fresh = openTelemetry(join(scratch, 'new.db'));
     const writer = new RollupWriter(fresh);
     const insertFresh = fresh.prepare(INSERT);
     for (let i = 0; i < 400; i++) {

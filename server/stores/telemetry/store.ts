@@ -2,8 +2,21 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { FastifyBaseLogger } from 'fastify';
 import { ReadCache } from '../read-cache.js';
 import { openSqlite } from '../sqlite.js';
+import { registerSearchFunctions, signEpochs } from './search-terms.js';
 
 export const TELEMETRY_MIGRATIONS = new URL('./migrations/', import.meta.url);
+
+/** Opens the request-log store for writing, bringing its schema and search signatures up to date. */
+export function openTelemetry(path: string): Database {
+  const db = openSqlite(path, TELEMETRY_MIGRATIONS, { functions: registerSearchFunctions });
+  try {
+    signEpochs(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
 
 interface Queries {
   lastUsed: Statement<[string], { key_id: string; last_used: number }>;
@@ -61,7 +74,7 @@ export class TelemetryStore {
   private connect(): Database | null {
     if (this.db) return this.db;
     try {
-      const db = openSqlite(this.path, TELEMETRY_MIGRATIONS);
+      const db = openTelemetry(this.path);
       this.queries = {
         lastUsed: db.prepare(`SELECT k.value AS key_id,
             (SELECT MAX(ts) FROM requests WHERE key_id = k.value) AS last_used

@@ -1,0 +1,193 @@
+import type { Statement } from 'better-sqlite3';
+import {
+  BLOCK_ROWS,
+  CHUNK_TERMS,
+  EPOCH_CHUNKS,
+  EPOCH_TERMS,
+  pieceBuckets,
+  termToken,
+} from '../stores/telemetry/search-terms.js';
+
+/**
+ * The request log's search through its index (stores/telemetry/migrations/003_search.sql):
+ * the terms that contain the text are read from the chunks its signatures point to and
+ * checked with instr, then the rows are the rows of those terms. Every answer is exact;
+ * when the index would be slower than reading the rows (a text under three characters, or
+ * one that thousands of terms contain), `match` answers null and the caller reads the rows.
+ */
+
+/** More matching metadata terms than this make one index query too long. */
+const MAX_METADATA_TERMS = 1_000;
+/** More rows found as their terms' first than this are cheaper to find by reading the rows. */
+const MAX_FIRST_ROWS = 20_000;
+export interface SearchMatch {
+  /** FTS5 query over `search_rows` for the other rows of the matching shared terms; null when none match. */
+  metadata: string | null;
+  /** Ids of the matching shared terms. */
+  sharedTerms: number[];
+  /** Rowids of the matching terms' first rows (each request id's own row among them). */
+  firstRows: number[];
+}
+
+/** Id ranges of the terms that may contain a text, by the signatures of epochs `0..signed`. */
+export function candidateRanges(
+  pieces: Set<number>,
+  signed: number,
+  slices: (bucket: number) => { epoch: number; bits: Buffer }[],
+): [number, number][] {
+  const ranges: [number, number][] = [];
+  const add = (from: number, to: number) => {
+    const last = ranges.at(-1);
+    if (last && last[1] + 1 === from) last[1] = to;
+    else ranges.push([from, to]);
+  };
+  if (signed >= 0 && pieces.size === 0) add(0, (signed + 1) * EPOCH_TERMS - 1);
+  else if (signed >= 0) {
+    // The chunks, epoch by epoch, in which a term holds every piece of the text.
+    let chunks: Map<number, Buffer> | null = null;
+    for (const bucket of pieces) {
+      const next = new Map<number, Buffer>();
+      for (const { epoch, bits } of slices(bucket)) {
+        const before: Buffer | undefined = chunks ? chunks.get(epoch) : Buffer.from(bits);
+        if (!before) continue;
+        for (let i = 0; i < before.length; i++) before[i]! &= bits[i]!;
+        next.set(epoch, before);
+      }
+      chunks = next;
+      if (chunks.size === 0) break;
+    }
+    for (const [epoch, bits] of [...(chunks ?? [])].sort((a, b) => a[0] - b[0])) {
+      for (let chunk = 0; chunk < EPOCH_CHUNKS; chunk++) {
+        if (!(bits[chunk >> 3]! & (1 << (chunk & 7)))) continue;
+        const from = epoch * EPOCH_TERMS + chunk * CHUNK_TERMS;
+        add(from, from + CHUNK_TERMS - 1);
+      }
+    }
+  }
+  // Terms of epochs not signed yet are all read.
+  add((signed + 1) * EPOCH_TERMS, Number.MAX_SAFE_INTEGER);
+  return ranges;
+}
+
+type Prepare = (sql: string) => Statement;
+
+export class SearchIndex {
+  constructor(private readonly prepare: Prepare) {}
+
+  /** The terms of an organisation that contain `text` (already casefolded); null to read the rows instead. */
+  match(orgId: string, text: string): SearchMatch | null {
+    if ([...text].length < 3) return null;
+    const signed = (this.prepare('SELECT MAX(epoch) FROM search_epochs').pluck().get() as number | null) ?? -1;
+    // One seek per epoch and bucket (the table is ordered by epoch, so that signing appends).
+    const slices = this.prepare(
+      'SELECT epoch, bits FROM search_signatures WHERE epoch IN (SELECT value FROM json_each(@epochs)) AND bucket = @bucket',
+    );
+    const epochs = JSON.stringify(Array.from({ length: signed + 1 }, (_, epoch) => epoch));
+    const ranges = candidateRanges(
+      pieceBuckets(text),
+      signed,
+      (bucket) => slices.all({ epochs, bucket }) as { epoch: number; bits: Buffer }[],
+    );
+    const terms = this.prepare(
+      `SELECT id, row, shared FROM search_terms
+      WHERE id BETWEEN @from AND @to AND org_id = @orgId AND instr(text, @text) > 0`,
+    );
+    const sharedTerms: number[] = [];
+    const firstRows: number[] = [];
+    for (const [from, to] of ranges) {
+      for (const term of terms.iterate({ from, to, orgId, text }) as IterableIterator<{
+        id: number;
+        row: number;
+        shared: 0 | 1;
+      }>) {
+        firstRows.push(term.row);
+        if (term.shared) sharedTerms.push(term.id);
+        if (sharedTerms.length > MAX_METADATA_TERMS || firstRows.length > MAX_FIRST_ROWS) return null;
+      }
+    }
+    const metadata = sharedTerms.length > 0 ? sharedTerms.map(termToken).join(' OR ') : null;
+    return { metadata, sharedTerms, firstRows };
+  }
+
+  /**
+   * Rows of the organisation in [from, to] that hold a matching shared term other than as
+   * its first row: whole blocks of rowids inside the window are counted from the index alone
+   * (from the per-block counts when one term matches: a row holds it once), rows of edge
+   * blocks by their time.
+   */
+  countShared(match: SearchMatch, orgId: string, from: number, to: number): number {
+    const { metadata, sharedTerms } = match;
+    const blocks = this.prepare(
+      'SELECT block, min_ts AS min, max_ts AS max FROM search_blocks ORDER BY block',
+    ).all() as {
+      block: number;
+      min: number;
+      max: number;
+    }[];
+    const inside =
+      sharedTerms.length === 1
+        ? this.prepare(
+            `SELECT COALESCE(SUM(rows), 0) AS n FROM search_term_blocks
+            WHERE term = @term AND block BETWEEN @firstBlock AND @lastBlock`,
+          )
+        : this.prepare(
+            `SELECT COUNT(*) AS n FROM search_rows WHERE search_rows MATCH @metadata AND rowid BETWEEN @lo AND @hi`,
+          );
+    const edge = this.prepare(
+      `SELECT COUNT(*) AS n FROM ${FROM_MATCHES} WHERE rowid IN (
+        SELECT rowid FROM search_rows WHERE search_rows MATCH @metadata AND rowid BETWEEN @lo AND @hi)
+      AND org_id = @orgId AND ts >= @from AND ts <= @to`,
+    );
+    let total = 0;
+    let run: { lo: number; hi: number } | null = null;
+    const countRun = () => {
+      if (!run) return;
+      const blocks = { firstBlock: run.lo / BLOCK_ROWS, lastBlock: (run.hi + 1) / BLOCK_ROWS - 1 };
+      total += (inside.get({ metadata, term: sharedTerms[0], ...run, ...blocks }) as { n: number }).n;
+      run = null;
+    };
+    for (const { block, min, max } of blocks) {
+      const lo = block * BLOCK_ROWS;
+      const hi = lo + BLOCK_ROWS - 1;
+      if (min >= from && max <= to) {
+        if (run) run.hi = hi;
+        else run = { lo, hi };
+        continue;
+      }
+      countRun();
+      if (max >= from && min <= to) total += (edge.get({ metadata, lo, hi, orgId, from, to }) as { n: number }).n;
+    }
+    countRun();
+    return total;
+  }
+}
+
+/**
+ * The requests table for queries that start from the index's rows: left to itself SQLite
+ * prefers the (org_id, ts) index and reads the whole window, probing each row.
+ */
+export const FROM_MATCHES = 'requests NOT INDEXED';
+
+/** SQL true for a row that is a matching term's first row (the row is `requests`). */
+export const BY_FIRST_ROW = 'requests.rowid IN (SELECT value FROM json_each(@firstRows))';
+
+/** SQL true for a row that holds a matching shared term other than as its first row. */
+export const BY_SHARED_TERM = 'requests.rowid IN (SELECT rowid FROM search_rows WHERE search_rows MATCH @metadata)';
+
+/** The same, for one row at a time. */
+export const HOLDS_SHARED_TERM =
+  'EXISTS (SELECT 1 FROM search_rows WHERE search_rows MATCH @metadata AND rowid = requests.rowid)';
+
+/** SQL true for a row the match finds. */
+export function matchSql(match: SearchMatch): string {
+  if (match.metadata === null) return BY_FIRST_ROW;
+  return match.firstRows.length === 0 ? BY_SHARED_TERM : `(${BY_SHARED_TERM} OR ${BY_FIRST_ROW})`;
+}
+
+/** The match's parameters for `matchSql`. */
+export function matchParams(match: SearchMatch): Record<string, unknown> {
+  return {
+    firstRows: JSON.stringify(match.firstRows),
+    ...(match.metadata === null ? {} : { metadata: match.metadata }),
+  };
+}

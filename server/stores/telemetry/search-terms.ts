@@ -1,0 +1,83 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * What the search index's writer, its migration and its reader must agree on
+ * (migrations/003_search.sql).
+ */
+
+/** Request rowids per block of `search_blocks`: 2^16 (`rowid >> 16` in SQL). */
+export const BLOCK_ROWS = 65_536;
+
+/** Terms per chunk, chunks per epoch (one bit each in a signature), and signature buckets. */
+export const CHUNK_TERMS = 256;
+export const EPOCH_CHUNKS = 256;
+export const EPOCH_TERMS = CHUNK_TERMS * EPOCH_CHUNKS;
+export const BUCKETS = 16_384;
+/** Length of the pieces the signatures hold: a shorter text cannot use them. */
+export const PIECE = 4;
+
+/** The token of a metadata term in `search_rows`. */
+export const termToken = (id: number): string => `t${id}`;
+
+/** Casefolding as JavaScript does it: SQLite's lower() folds ASCII only. */
+export const casefold = (text: string): string => text.toLowerCase();
+
+/** The bucket of the piece of `text` at `at`. */
+function pieceBucket(text: string, at: number): number {
+  let h = 0x2545f491;
+  for (let j = at; j < at + PIECE; j++) h = Math.imul(h ^ text.charCodeAt(j), 0x9e3779b1);
+  return (h ^ (h >>> 17)) & (BUCKETS - 1);
+}
+
+/** The buckets of a text's pieces of four UTF-16 code units, each once. */
+export function pieceBuckets(text: string): Set<number> {
+  const buckets = new Set<number>();
+  for (let at = 0; at + PIECE <= text.length; at++) buckets.add(pieceBucket(text, at));
+  return buckets;
+}
+
+/**
+ * Writes the signatures of every complete epoch of terms not yet signed, in a transaction
+ * of its own or as part of the caller's. Called by the writer before it commits, and when
+ * a store is opened for writing (terms backfilled by the migration). An epoch fills every
+ * 65,536 terms, so its cost is spread over many rows.
+ */
+export function signEpochs(db: Database): void {
+  const unsigned = (): { from: number; to: number } | null => {
+    const maxId = (db.prepare('SELECT MAX(id) FROM search_terms').pluck().get() as number | null) ?? 0;
+    const signed = (db.prepare('SELECT MAX(epoch) FROM search_epochs').pluck().get() as number | null) ?? -1;
+    const complete = Math.floor((maxId + 1) / EPOCH_TERMS) - 1;
+    return complete > signed ? { from: signed + 1, to: complete } : null;
+  };
+  if (!unsigned()) return;
+  db.transaction(() => {
+    const epochs = unsigned();
+    if (epochs) for (let epoch = epochs.from; epoch <= epochs.to; epoch++) signEpoch(db, epoch);
+  }).immediate();
+}
+
+function signEpoch(db: Database, epoch: number): void {
+  const first = epoch * EPOCH_TERMS;
+  const sliceBytes = EPOCH_CHUNKS / 8;
+  const bits = Buffer.alloc(BUCKETS * sliceBytes);
+  const terms = db.prepare('SELECT id, text FROM search_terms WHERE id >= ? AND id < ?').raw();
+  for (const [id, text] of terms.iterate(first, first + EPOCH_TERMS) as IterableIterator<[number, string]>) {
+    const chunk = Math.floor((id - first) / CHUNK_TERMS);
+    const byte = chunk >> 3;
+    const bit = 1 << (chunk & 7);
+    for (let at = 0; at + PIECE <= text.length; at++) bits[pieceBucket(text, at) * sliceBytes + byte]! |= bit;
+  }
+  const insert = db.prepare('INSERT INTO search_signatures (epoch, bucket, bits) VALUES (?, ?, ?)');
+  for (let bucket = 0; bucket < BUCKETS; bucket++) {
+    const slice = bits.subarray(bucket * sliceBytes, (bucket + 1) * sliceBytes);
+    if (slice.some((byte) => byte !== 0)) insert.run(epoch, bucket, slice);
+  }
+  db.prepare('INSERT INTO search_epochs (epoch) VALUES (?)').run(epoch);
+}
+
+/** The function the search index's SQL uses: on every connection that reads or migrates it. */
+export function registerSearchFunctions(db: Database): void {
+  db.function('casefold', { deterministic: true }, (text: unknown) =>
+    typeof text === 'string' ? casefold(text) : text,
+  );
+}

@@ -1,0 +1,109 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { RequestRecord } from './request-record.js';
+import { BLOCK_ROWS, casefold, signEpochs, termToken } from './search-terms.js';
+
+/** Metadata terms remembered between rows; past this, all are forgotten (shared ones are found again). */
+const MAX_CACHED_TERMS = 100_000;
+
+interface Term {
+  id: number;
+  shared: boolean;
+}
+
+/**
+ * Keeps the search index (migrations/003_search.sql) in step with the rows being written,
+ * inside the writer's transaction. A writer lives for one transaction: its cache of terms
+ * dies with a rolled-back batch.
+ */
+export class SearchWriter {
+  private readonly insertTerm: Statement;
+  private readonly findCommon: Statement<[string, string], number>;
+  private readonly share: Statement;
+  private readonly insertCommon: Statement;
+  private readonly insertRow: Statement;
+  private readonly upsertBlock: Statement;
+  private readonly upsertTermBlock: Statement;
+  /** This writer's metadata terms by organisation and text. */
+  private readonly terms = new Map<string, Term>();
+  /** Per block: the smallest and largest time written in it by this writer. */
+  private readonly blocks = new Map<number, [number, number]>();
+  /** Per shared term, per block: the rows written with it. */
+  private readonly termBlocks = new Map<number, Map<number, number>>();
+
+  constructor(private readonly db: Database) {
+    this.insertTerm = db.prepare('INSERT INTO search_terms (org_id, text, row, shared) VALUES (?, ?, ?, ?)');
+    this.findCommon = db
+      .prepare<[string, string], number>('SELECT term FROM search_common WHERE org_id = ? AND text = ?')
+      .pluck();
+    this.share = db.prepare('UPDATE search_terms SET shared = 1 WHERE id = ?');
+    this.insertCommon = db.prepare('INSERT OR IGNORE INTO search_common (org_id, text, term) VALUES (?, ?, ?)');
+    this.insertRow = db.prepare('INSERT INTO search_rows (rowid, terms) VALUES (?, ?)');
+    this.upsertBlock = db.prepare(`INSERT INTO search_blocks (block, min_ts, max_ts) VALUES (?, ?, ?)
+      ON CONFLICT (block) DO UPDATE SET min_ts = min(min_ts, excluded.min_ts), max_ts = max(max_ts, excluded.max_ts)`);
+    this.upsertTermBlock = db.prepare(`INSERT INTO search_term_blocks (term, block, rows) VALUES (?, ?, ?)
+      ON CONFLICT (term, block) DO UPDATE SET rows = rows + excluded.rows`);
+  }
+
+  /** Indexes a row just inserted as `rowid`. */
+  add(rowid: number, row: RequestRecord): void {
+    this.insertTerm.run(row.org_id, casefold(row.req_id), rowid, 0);
+    const texts = new Set<string>();
+    for (const [key, value] of Object.entries(JSON.parse(row.metadata) as Record<string, unknown>)) {
+      texts.add(casefold(key));
+      if (typeof value === 'string') texts.add(casefold(value));
+    }
+    const block = Math.floor(rowid / BLOCK_ROWS);
+    const tokens: string[] = [];
+    for (const text of texts) {
+      const shared = this.metadataTerm(row.org_id, text, rowid);
+      if (shared === null) continue;
+      tokens.push(termToken(shared));
+      let counts = this.termBlocks.get(shared);
+      if (!counts) this.termBlocks.set(shared, (counts = new Map()));
+      counts.set(block, (counts.get(block) ?? 0) + 1);
+    }
+    if (tokens.length > 0) this.insertRow.run(rowid, tokens.join(' '));
+    const span = this.blocks.get(block);
+    if (!span) this.blocks.set(block, [row.ts, row.ts]);
+    else {
+      span[0] = Math.min(span[0], row.ts);
+      span[1] = Math.max(span[1], row.ts);
+    }
+  }
+
+  /** Writes the blocks' spans and counts and the signatures of filled epochs; call before the transaction commits. */
+  flush(): void {
+    for (const [block, [min, max]] of this.blocks) this.upsertBlock.run(block, min, max);
+    this.blocks.clear();
+    for (const [term, counts] of this.termBlocks) {
+      for (const [block, rows] of counts) this.upsertTermBlock.run(term, block, rows);
+    }
+    this.termBlocks.clear();
+    signEpochs(this.db);
+  }
+
+  /**
+   * The term of a metadata string in row `rowid`: its id when the row holds it as a shared
+   * term, null when the row is the term's first (new terms are found through their row).
+   */
+  private metadataTerm(orgId: string, text: string, rowid: number): number | null {
+    const cacheKey = `${orgId}\u0000${text}`;
+    const cached = this.terms.get(cacheKey);
+    if (cached) {
+      if (!cached.shared) {
+        this.share.run(cached.id);
+        this.insertCommon.run(orgId, text, cached.id);
+        cached.shared = true;
+      }
+      return cached.id;
+    }
+    const common = this.findCommon.get(orgId, text);
+    const term =
+      common === undefined
+        ? { id: Number(this.insertTerm.run(orgId, text, rowid, 0).lastInsertRowid), shared: false }
+        : { id: common, shared: true };
+    if (this.terms.size >= MAX_CACHED_TERMS) this.terms.clear();
+    this.terms.set(cacheKey, term);
+    return term.shared ? term.id : null;
+  }
+}

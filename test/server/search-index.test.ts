@@ -1,0 +1,219 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnalyticsQueries, type RequestFilter } from '../../server/analytics/queries.js';
+import { candidateRanges } from '../../server/analytics/search-index.js';
+import { recordRequests } from '../../server/domain/record-requests.js';
+import { ControlStore } from '../../server/stores/control/store.js';
+import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
+import { EPOCH_TERMS, pieceBuckets } from '../../server/stores/telemetry/search-terms.js';
+import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
+import * as ref from './analytics-reference.js';
+
+/**
+ * The request log's search through its index against the reference model, on a store
+ * larger than two of the index's blocks of 65,536 rows, with rows written out of time
+ * order so that blocks straddle a window's edges.
+ */
+
+const scratch = mkdtempSync(join(tmpdir(), 'gc-search-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const ORG = 'org-a';
+const OTHER = 'org-b';
+const T0 = 1_763_000_000_000;
+const HOUR = 3_600_000;
+const CUSTOMERS = ['Lahore-Health', 'KARACHI-logistics', 'Straße-Öl', 'İdris-Ωmega', 'ravi-foods'];
+
+/** A small deterministic generator: the same rows on every run. */
+function generator(seed: number) {
+  let state = seed;
+  return () => {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+function rows(count: number, firstTs: number, stepMs: number, idPrefix: string): RequestRecord[] {
+  const random = generator(count + firstTs);
+  return Array.from({ length: count }, (_, i) => {
+    const pick = random();
+    const metadata: Record<string, string> =
+      pick < 0.2
+        ? {}
+        : {
+            customer: CUSTOMERS[Math.floor(random() * CUSTOMERS.length)]!,
+            trace_id: Math.floor(random() * 2 ** 48).toString(16),
+            ...(pick > 0.95 ? { 'Parent-Req': `${idPrefix}${i >> 1}` } : {}),
+            ...(pick > 0.97 ? { 'rare-key': 'Seldom' } : {}),
+          };
+    return {
+      req_id: `${idPrefix}${i}`,
+      ts: firstTs + i * stepMs,
+      org_id: i % 9 === 0 ? OTHER : ORG,
+      project_id: null,
+      key_id: null,
+      model: i % 3 ? 'openai/gpt-4o' : 'svc/fast',
+      status: i % 17 ? 200 : 503,
+      stream: 0,
+      total_ms: 100,
+      ttft_ms: null,
+      tpot_ms: null,
+      pre_dispatch_ms: 5,
+      prompt_tokens: 10,
+      tokens_generated: 10,
+      cache_creation_input_tokens: null,
+      cache_read_input_tokens: null,
+      total_tokens: 20,
+      tokens_estimated: 0,
+      cost_micro: i % 1000,
+      is_byok: 0,
+      termination_reason: 'success',
+      upstream_error: null,
+      upstream_model: null,
+      user_agent: 'Lahore-Health agent',
+      metadata: JSON.stringify(metadata),
+    };
+  });
+}
+
+// Newer rows first, then a batch of older ones: their blocks' times overlap.
+const NEWER = rows(100_000, T0 + 200 * HOUR, 9_000, 'Req-N');
+const OLDER = rows(40_000, T0, 30_000, 'REQ-o');
+const ALL = [...NEWER, ...OLDER];
+
+let control: ControlStore;
+let queries: AnalyticsQueries;
+let reader: BetterSqlite3.Database;
+
+beforeAll(() => {
+  const path = join(scratch, 'telemetry.db');
+  control = ControlStore.open(join(scratch, 'control.db'), { accessSeconds: 900, refreshSeconds: 3600 });
+  recordRequests(control, path, () => NEWER.slice(0, 70_000));
+  recordRequests(control, path, () => NEWER.slice(70_000));
+  recordRequests(control, path, () => OLDER);
+  reader = new BetterSqlite3(path, { readonly: true });
+  queries = new AnalyticsQueries(reader);
+}, 120_000);
+afterAll(() => control.close());
+
+function log(filter: RequestFilter, limit: number, offset: number) {
+  return queries.run({ kind: 'requests', filter, limit, offset });
+}
+
+/** A window as the reference model takes it, and as the queries take it. */
+const window = (from: number, to: number) => ({ now: to, rangeMs: to - from });
+const span = (w: { now: number; rangeMs: number }) => ({ from: w.now - w.rangeMs, to: w.now });
+
+function expectLikeReference(all: RequestRecord[], answer: ReturnType<typeof log>, filter: ref.LogFilter, offset = 0) {
+  const expected = ref.requestLog(all, filter);
+  expect(answer.total).toBe(expected.length);
+  expect(answer.rows.map((row) => row.req_id)).toEqual(
+    expected.slice(offset, offset + answer.rows.length).map((row) => row.req_id),
+  );
+  expect(answer.rows.length).toBe(Math.min(50, Math.max(0, expected.length - offset)));
+}
+
+const WHOLE = window(T0 - HOUR, T0 + 1_000 * HOUR);
+const SEARCHES = [
+  'ahore-healt', // one shared value, most rows
+  'straße', // unicode, casefolded
+  'i̇dris', // 'İ' lowercases to two code points
+  'ωmega',
+  'seldom', // a rare value
+  'rare-k', // a rare key
+  're-', // two shared terms: a value and a key
+  'customer', // a key on most rows
+  'req-n1234', // request ids, and parent ids in other rows' metadata
+  'req-o39999',
+  'n99999',
+  'ealth', // in a value and in user agents, which do not count
+  'gpt', // only in the model: matches nothing
+  'zzzz',
+  'hea', // three characters: the shortest the index answers, reading every term
+  'ra', // two: read from the rows
+  'req', // every request id: read from the rows
+];
+
+describe('the request log search index', () => {
+  it('finds exactly the rows the reference finds, over whole and ragged windows', () => {
+    const windows = [
+      WHOLE,
+      // Edges inside blocks of both batches.
+      window(T0 + 100 * HOUR + 1, T0 + 300 * HOUR - 1),
+      window(T0 + 250 * HOUR, T0 + 251 * HOUR),
+    ];
+    for (const w of windows) {
+      for (const search of SEARCHES) {
+        expectLikeReference(ALL, log({ orgId: ORG, ...span(w), search }, 50, 0), { orgId: ORG, ...w, search });
+      }
+    }
+  });
+
+  it('pages through matches in log order, with other filters and in either organisation', () => {
+    for (const search of ['ahore-healt', 'seldom', 'req-n1234', 'straße']) {
+      for (const offset of [0, 37, 2_000]) {
+        const filter = { orgId: ORG, ...WHOLE, search };
+        expectLikeReference(ALL, log({ orgId: ORG, ...span(WHOLE), search }, 50, offset), filter, offset);
+      }
+      const narrowed = { orgId: ORG, ...span(WHOLE), search, model: 'svc/fast', statusClass: 5 };
+      expectLikeReference(ALL, log(narrowed, 50, 0), {
+        orgId: ORG,
+        ...WHOLE,
+        search,
+        model: 'svc/fast',
+        statusCategory: '5xx',
+      });
+      expectLikeReference(ALL, log({ orgId: OTHER, ...span(WHOLE), search }, 50, 0), {
+        orgId: OTHER,
+        ...WHOLE,
+        search,
+      });
+    }
+  });
+
+  it('reads only the few chunks of terms whose signatures hold every piece of the text', () => {
+    const signed = reader.prepare('SELECT MAX(epoch) FROM search_epochs').pluck().get() as number;
+    // The rows above make about 250,000 terms: three epochs signed, the rest read one by one.
+    expect(signed).toBe(2);
+    const slices = reader.prepare('SELECT epoch, bits FROM search_signatures WHERE bucket = ? ORDER BY epoch');
+    const signedTerms = (signed + 1) * EPOCH_TERMS;
+    // Of the signed terms: the rest are read whatever the text.
+    const termsRead = (text: string) =>
+      candidateRanges(pieceBuckets(text), signed, (bucket) => slices.all(bucket) as never)
+        .filter(([from]) => from < signedTerms)
+        .reduce((sum, [from, to]) => sum + Math.min(to, signedTerms - 1) - from + 1, 0);
+    expect(termsRead('req-n1234')).toBeLessThan(EPOCH_TERMS / 20);
+    expect(termsRead('ahore-healt')).toBeLessThan(EPOCH_TERMS / 20);
+    expect(termsRead('no such customer')).toBe(0);
+    // Three characters have no piece of four: every signed term is read.
+    expect(termsRead('hea')).toBe(signedTerms);
+  });
+});
+
+describe('the search index migration', () => {
+  it('indexes the rows a store already held as the writer would', () => {
+    const path = join(scratch, 'old.db');
+    const old = new BetterSqlite3(path);
+    for (const file of ['001_request_log.sql', '002_rollups.sql']) {
+      old.exec(readFileSync(new URL(file, TELEMETRY_MIGRATIONS), 'utf8'));
+    }
+    old.pragma('user_version = 2');
+    const insert = old.prepare(
+      `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}) VALUES (${REQUEST_COLUMNS.map((c) => '@' + c).join(', ')})`,
+    );
+    const some = [...NEWER.slice(0, 3_000), ...OLDER.slice(0, 2_000)];
+    old.transaction(() => some.forEach((row) => insert.run(row)))();
+    old.close();
+    openTelemetry(path).close();
+
+    const migrated = new AnalyticsQueries(new BetterSqlite3(path, { readonly: true }));
+    for (const search of SEARCHES) {
+      const filter = { orgId: ORG, ...span(WHOLE), search };
+      const answer = migrated.run({ kind: 'requests', filter, limit: 50, offset: 0 });
+      expectLikeReference(some, answer, { orgId: ORG, ...WHOLE, search });
+    }
+  });
+});
