@@ -135,7 +135,11 @@ export class AnalyticsQueries {
       case 'timeseries':
         return this.timeseries(query) as AnalyticsResult<Q>;
       case 'requests':
-        return this.requests(query.filter, query.limit, query.offset) as AnalyticsResult<Q>;
+        // One read transaction: the total, the index's matches and the page see the same rows
+        // even when the writer commits between their statements.
+        return this.db.transaction(() =>
+          this.requests(query.filter, query.limit, query.offset),
+        )() as AnalyticsResult<Q>;
       case 'throttling':
         return this.throttling(query) as AnalyticsResult<Q>;
     }
