@@ -5,6 +5,8 @@ import {
   EPOCH_CHUNKS,
   EPOCH_TERMS,
   pieceBuckets,
+  ROW_BUCKETS,
+  SLICE_BYTES,
   termToken,
 } from '../stores/telemetry/search-terms.js';
 
@@ -78,16 +80,7 @@ export class SearchIndex {
   match(orgId: string, text: string): SearchMatch | null {
     if ([...text].length < 3) return null;
     const signed = (this.prepare('SELECT MAX(epoch) FROM search_epochs').pluck().get() as number | null) ?? -1;
-    // One seek per epoch and bucket (the table is ordered by epoch, so that signing appends).
-    const slices = this.prepare(
-      'SELECT epoch, bits FROM search_signatures WHERE epoch IN (SELECT value FROM json_each(@epochs)) AND bucket = @bucket',
-    );
-    const epochs = JSON.stringify(Array.from({ length: signed + 1 }, (_, epoch) => epoch));
-    const ranges = candidateRanges(
-      pieceBuckets(text),
-      signed,
-      (bucket) => slices.all({ epochs, bucket }) as { epoch: number; bits: Buffer }[],
-    );
+    const ranges = candidateRanges(pieceBuckets(text), signed, (bucket) => this.slices(bucket, signed));
     const terms = this.prepare(
       `SELECT id, row, shared FROM search_terms
       WHERE id BETWEEN @from AND @to AND org_id = @orgId AND instr(text, @text) > 0`,
@@ -107,6 +100,20 @@ export class SearchIndex {
     }
     const metadata = sharedTerms.length > 0 ? sharedTerms.map(termToken).join(' OR ') : null;
     return { metadata, sharedTerms, firstRows };
+  }
+
+  /** A bucket's signature in each signed epoch. */
+  slices(bucket: number, signed: number): { epoch: number; bits: Buffer }[] {
+    // One seek per epoch (the table is ordered by epoch, so that signing appends).
+    return this.prepare(
+      `SELECT epoch, substr(bits, @offset, @length) AS bits FROM search_signatures
+      WHERE epoch IN (SELECT value FROM json_each(@epochs)) AND page = @page`,
+    ).all({
+      epochs: JSON.stringify(Array.from({ length: signed + 1 }, (_, epoch) => epoch)),
+      page: Math.floor(bucket / ROW_BUCKETS),
+      offset: (bucket % ROW_BUCKETS) * SLICE_BYTES + 1,
+      length: SLICE_BYTES,
+    }) as { epoch: number; bits: Buffer }[];
   }
 
   /**

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnalyticsQueries, type RequestFilter } from '../../server/analytics/queries.js';
-import { candidateRanges } from '../../server/analytics/search-index.js';
+import { candidateRanges, SearchIndex } from '../../server/analytics/search-index.js';
 import { recordRequests } from '../../server/domain/record-requests.js';
 import { ControlStore } from '../../server/stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
@@ -176,13 +176,13 @@ describe('the request log search index', () => {
 
   it('reads only the few chunks of terms whose signatures hold every piece of the text', () => {
     const signed = reader.prepare('SELECT MAX(epoch) FROM search_epochs').pluck().get() as number;
+    const index = new SearchIndex((sql) => reader.prepare(sql));
     // The rows above make about 250,000 terms: three epochs signed, the rest read one by one.
     expect(signed).toBe(2);
-    const slices = reader.prepare('SELECT epoch, bits FROM search_signatures WHERE bucket = ? ORDER BY epoch');
     const signedTerms = (signed + 1) * EPOCH_TERMS;
     // Of the signed terms: the rest are read whatever the text.
     const termsRead = (text: string) =>
-      candidateRanges(pieceBuckets(text), signed, (bucket) => slices.all(bucket) as never)
+      candidateRanges(pieceBuckets(text), signed, (bucket) => index.slices(bucket, signed))
         .filter(([from]) => from < signedTerms)
         .reduce((sum, [from, to]) => sum + Math.min(to, signedTerms - 1) - from + 1, 0);
     expect(termsRead('req-n1234')).toBeLessThan(EPOCH_TERMS / 20);

@@ -13,6 +13,10 @@ export const CHUNK_TERMS = 256;
 export const EPOCH_CHUNKS = 256;
 export const EPOCH_TERMS = CHUNK_TERMS * EPOCH_CHUNKS;
 export const BUCKETS = 16_384;
+/** Bytes of one bucket's signature in an epoch: a bit per chunk. */
+export const SLICE_BYTES = EPOCH_CHUNKS / 8;
+/** Buckets whose signatures share a row of `search_signatures` (fewer, larger rows to write). */
+export const ROW_BUCKETS = 64;
 /** Length of the pieces the signatures hold: a shorter text cannot use them. */
 export const PIECE = 4;
 
@@ -58,19 +62,18 @@ export function signEpochs(db: Database): void {
 
 function signEpoch(db: Database, epoch: number): void {
   const first = epoch * EPOCH_TERMS;
-  const sliceBytes = EPOCH_CHUNKS / 8;
-  const bits = Buffer.alloc(BUCKETS * sliceBytes);
+  const bits = Buffer.alloc(BUCKETS * SLICE_BYTES);
   const terms = db.prepare('SELECT id, text FROM search_terms WHERE id >= ? AND id < ?').raw();
   for (const [id, text] of terms.iterate(first, first + EPOCH_TERMS) as IterableIterator<[number, string]>) {
     const chunk = Math.floor((id - first) / CHUNK_TERMS);
     const byte = chunk >> 3;
     const bit = 1 << (chunk & 7);
-    for (let at = 0; at + PIECE <= text.length; at++) bits[pieceBucket(text, at) * sliceBytes + byte]! |= bit;
+    for (let at = 0; at + PIECE <= text.length; at++) bits[pieceBucket(text, at) * SLICE_BYTES + byte]! |= bit;
   }
-  const insert = db.prepare('INSERT INTO search_signatures (epoch, bucket, bits) VALUES (?, ?, ?)');
-  for (let bucket = 0; bucket < BUCKETS; bucket++) {
-    const slice = bits.subarray(bucket * sliceBytes, (bucket + 1) * sliceBytes);
-    if (slice.some((byte) => byte !== 0)) insert.run(epoch, bucket, slice);
+  const insert = db.prepare('INSERT INTO search_signatures (epoch, page, bits) VALUES (?, ?, ?)');
+  const rowBytes = ROW_BUCKETS * SLICE_BYTES;
+  for (let page = 0; page < BUCKETS / ROW_BUCKETS; page++) {
+    insert.run(epoch, page, bits.subarray(page * rowBytes, (page + 1) * rowBytes));
   }
   db.prepare('INSERT INTO search_epochs (epoch) VALUES (?)').run(epoch);
 }

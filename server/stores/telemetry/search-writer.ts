@@ -4,6 +4,10 @@ import { BLOCK_ROWS, casefold, signEpochs, termToken } from './search-terms.js';
 
 /** Metadata terms remembered between rows; past this, all are forgotten (shared ones are found again). */
 const MAX_CACHED_TERMS = 100_000;
+/** Shared terms read into memory when a writer starts, when there are no more than this. */
+const MAX_PRELOADED_SHARED = 100_000;
+
+const cacheKey = (orgId: string, text: string) => `${orgId}\u0000${text}`;
 
 interface Term {
   id: number;
@@ -25,6 +29,12 @@ export class SearchWriter {
   private readonly upsertTermBlock: Statement;
   /** This writer's metadata terms by organisation and text. */
   private readonly terms = new Map<string, Term>();
+  /**
+   * Every shared term, by organisation and text, when they were few enough to read at the
+   * first row (the writer then holds the write lock, so only it adds more); null to ask the
+   * store each time.
+   */
+  private shared: Map<string, number> | null | undefined;
   /** Per block: the smallest and largest time written in it by this writer. */
   private readonly blocks = new Map<number, [number, number]>();
   /** Per shared term, per block: the rows written with it. */
@@ -87,23 +97,36 @@ export class SearchWriter {
    * term, null when the row is the term's first (new terms are found through their row).
    */
   private metadataTerm(orgId: string, text: string, rowid: number): number | null {
-    const cacheKey = `${orgId}\u0000${text}`;
-    const cached = this.terms.get(cacheKey);
+    const key = cacheKey(orgId, text);
+    const cached = this.terms.get(key);
     if (cached) {
       if (!cached.shared) {
         this.share.run(cached.id);
         this.insertCommon.run(orgId, text, cached.id);
+        this.shared?.set(key, cached.id);
         cached.shared = true;
       }
       return cached.id;
     }
-    const common = this.findCommon.get(orgId, text);
+    const shared = this.sharedTerms();
+    const common = shared ? shared.get(key) : this.findCommon.get(orgId, text);
     const term =
       common === undefined
         ? { id: Number(this.insertTerm.run(orgId, text, rowid, 0).lastInsertRowid), shared: false }
         : { id: common, shared: true };
     if (this.terms.size >= MAX_CACHED_TERMS) this.terms.clear();
-    this.terms.set(cacheKey, term);
+    this.terms.set(key, term);
     return term.shared ? term.id : null;
+  }
+
+  private sharedTerms(): Map<string, number> | null {
+    if (this.shared !== undefined) return this.shared;
+    const count = this.db.prepare('SELECT COUNT(*) FROM search_common').pluck().get() as number;
+    const rows = () => this.db.prepare('SELECT org_id, text, term FROM search_common').raw().all();
+    this.shared =
+      count > MAX_PRELOADED_SHARED
+        ? null
+        : new Map((rows() as [string, string, number][]).map(([orgId, text, term]) => [cacheKey(orgId, text), term]));
+    return this.shared;
   }
 }

@@ -16,8 +16,9 @@
 -- search_signatures: which terms may contain a text, without a trigram index (which cost
 -- the writer more than the rows themselves: request ids and trace ids are random text).
 -- Terms are grouped by id into chunks of 256 and epochs of 65,536; for each complete epoch
--- and each of 16,384 buckets, `bits` has one bit per chunk of the epoch, set when a term of
--- the chunk has a four-character piece that hashes to the bucket (search-terms.ts). A text's
+-- and each of 16,384 buckets, 32 bytes hold one bit per chunk of the epoch, set when a term
+-- of the chunk has a four-character piece that hashes to the bucket (search-terms.ts); a row
+-- holds the bytes of 64 consecutive buckets (`page` = bucket / 64). A text's
 -- pieces then point to the few chunks to read; the terms of epochs not yet signed
 -- (search_epochs lists the signed ones) are read one by one.
 -- search_blocks: the time span of each block of 65,536 request rowids, so a count over a
@@ -51,10 +52,10 @@ CREATE TABLE search_term_blocks (
 ) WITHOUT ROWID;
 
 CREATE TABLE search_signatures (
-  epoch  INTEGER NOT NULL,
-  bucket INTEGER NOT NULL,
-  bits   BLOB NOT NULL,
-  PRIMARY KEY (epoch, bucket)
+  epoch INTEGER NOT NULL,
+  page  INTEGER NOT NULL,
+  bits  BLOB NOT NULL,
+  PRIMARY KEY (epoch, page)
 ) WITHOUT ROWID;
 
 CREATE TABLE search_epochs (epoch INTEGER PRIMARY KEY);
