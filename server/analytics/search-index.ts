@@ -22,6 +22,7 @@ import {
 const MAX_METADATA_TERMS = 1_000;
 /** More rows found as their terms' first than this are cheaper to find by reading the rows. */
 const MAX_FIRST_ROWS = 20_000;
+
 export interface SearchMatch {
   /** FTS5 query over `search_rows` for the other rows of the matching shared terms; null when none match. */
   metadata: string | null;
