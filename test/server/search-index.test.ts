@@ -9,6 +9,7 @@ import { recordRequests } from '../../server/domain/record-requests.js';
 import { ControlStore } from '../../server/stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { EPOCH_TERMS, pieceBuckets } from '../../server/stores/telemetry/search-terms.js';
+import { SearchWriter } from '../../server/stores/telemetry/search-writer.js';
 import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
 import * as ref from './analytics-reference.js';
 
@@ -190,6 +191,44 @@ describe('the request log search index', () => {
     expect(termsRead('no such customer')).toBe(0);
     // Three characters have no piece of four: every signed term is read.
     expect(termsRead('hea')).toBe(signedTerms);
+  });
+});
+
+describe('the search index writer', () => {
+  // With the shared terms read into memory at a batch's start, and asked of the store instead.
+  it.each([
+    ['read into memory', undefined],
+    ['looked up', 0],
+  ])('finds a value shared in an earlier batch (%s) instead of writing it again', (_, preloadShared) => {
+    const db = openTelemetry(join(scratch, `writer-${preloadShared ?? 'preload'}.db`));
+    const insert = db.prepare(
+      `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}) VALUES (${REQUEST_COLUMNS.map((c) => '@' + c).join(', ')})`,
+    );
+    const some = NEWER.slice(0, 3_000);
+    for (let batch = 0; batch < 3; batch++) {
+      db.transaction(() => {
+        const writer = new SearchWriter(db, preloadShared);
+        for (const row of some.slice(batch * 1_000, (batch + 1) * 1_000)) {
+          writer.add(Number(insert.run(row).lastInsertRowid), row);
+        }
+        writer.flush();
+      })();
+    }
+    const terms = db.prepare(`SELECT COUNT(*) FROM search_terms WHERE org_id = ? AND text = ?`).pluck();
+    expect(terms.get(ORG, 'lahore-health')).toBe(1);
+    expect(terms.get(ORG, 'customer')).toBe(1);
+    db.close();
+
+    const written = new AnalyticsQueries(new BetterSqlite3(join(scratch, `writer-${preloadShared ?? 'preload'}.db`)));
+    for (const search of SEARCHES) {
+      const answer = written.run({
+        kind: 'requests',
+        filter: { orgId: ORG, ...span(WHOLE), search },
+        limit: 50,
+        offset: 0,
+      });
+      expectLikeReference(some, answer, { orgId: ORG, ...WHOLE, search });
+    }
   });
 });
 

@@ -12,13 +12,13 @@ export const BLOCK_ROWS = 65_536;
 export const CHUNK_TERMS = 256;
 export const EPOCH_CHUNKS = 256;
 export const EPOCH_TERMS = CHUNK_TERMS * EPOCH_CHUNKS;
-export const BUCKETS = 16_384;
+const BUCKETS = 16_384;
 /** Bytes of one bucket's signature in an epoch: a bit per chunk. */
 export const SLICE_BYTES = EPOCH_CHUNKS / 8;
 /** Buckets whose signatures share a row of `search_signatures` (fewer, larger rows to write). */
 export const ROW_BUCKETS = 64;
 /** Length of the pieces the signatures hold: a shorter text cannot use them. */
-export const PIECE = 4;
+const PIECE = 4;
 
 /** The token of a metadata term in `search_rows`. */
 export const termToken = (id: number): string => `t${id}`;

@@ -4,7 +4,7 @@ import { BLOCK_ROWS, casefold, signEpochs, termToken } from './search-terms.js';
 
 /** Metadata terms remembered between rows; past this, all are forgotten (shared ones are found again). */
 const MAX_CACHED_TERMS = 100_000;
-/** Shared terms read into memory when a writer starts, when there are no more than this. */
+/** Shared terms read into memory at a writer's first row, when there are no more than this. */
 const MAX_PRELOADED_SHARED = 100_000;
 
 const cacheKey = (orgId: string, text: string) => `${orgId}\u0000${text}`;
@@ -40,7 +40,11 @@ export class SearchWriter {
   /** Per shared term, per block: the rows written with it. */
   private readonly termBlocks = new Map<number, Map<number, number>>();
 
-  constructor(private readonly db: Database) {
+  /** `preloadShared`: at most this many shared terms are read into memory (tests set 0 to take the other path). */
+  constructor(
+    private readonly db: Database,
+    private readonly preloadShared = MAX_PRELOADED_SHARED,
+  ) {
     this.insertTerm = db.prepare('INSERT INTO search_terms (org_id, text, row, shared) VALUES (?, ?, ?, ?)');
     this.findCommon = db
       .prepare<[string, string], number>('SELECT term FROM search_common WHERE org_id = ? AND text = ?')
@@ -121,12 +125,15 @@ export class SearchWriter {
 
   private sharedTerms(): Map<string, number> | null {
     if (this.shared !== undefined) return this.shared;
+    this.shared = null;
     const count = this.db.prepare('SELECT COUNT(*) FROM search_common').pluck().get() as number;
-    const rows = () => this.db.prepare('SELECT org_id, text, term FROM search_common').raw().all();
-    this.shared =
-      count > MAX_PRELOADED_SHARED
-        ? null
-        : new Map((rows() as [string, string, number][]).map(([orgId, text, term]) => [cacheKey(orgId, text), term]));
+    if (count > this.preloadShared) return null;
+    const rows = this.db.prepare('SELECT org_id, text, term FROM search_common').raw().all() as [
+      string,
+      string,
+      number,
+    ][];
+    this.shared = new Map(rows.map(([orgId, text, term]) => [cacheKey(orgId, text), term]));
     return this.shared;
   }
 }
