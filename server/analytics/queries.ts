@@ -51,12 +51,6 @@ export interface SummaryResult {
   costMicro: number;
 }
 
-interface SeriesPoint {
-  bucket: number;
-  group: string | null;
-  value: number;
-}
-
 /**
  * The timeseries `data` array as JSON text, buckets already formatted: a fine interval
  * over a long window can give millions of points, and formatting them here keeps that
@@ -169,16 +163,30 @@ export class AnalyticsQueries {
       FROM (${source.sql})
       GROUP BY bucket, "group" HAVING value IS NOT NULL
       ORDER BY bucket, "group"`,
-    ).all(source.params) as SeriesPoint[];
-    // Buckets are UTC without an offset; a value that is not finite is as unknown as null.
-    const data = points
-      .filter((point) => Number.isFinite(point.value))
-      .map((point) => ({
-        bucket: new Date(point.bucket).toISOString().slice(0, 19),
-        group: point.group,
-        value: point.value,
-      }));
-    return { points: data.length, json: JSON.stringify(data) };
+      true,
+    ).all(source.params) as [bucket: number, group: string | null, value: number][];
+    // Written out by hand: a month by model at an hour is ~12,000 points, and each bucket
+    // and group repeats, so each is formatted once.
+    const parts: string[] = [];
+    const groups = new Map<string | null, string>();
+    let bucketMs = NaN;
+    let bucketJson = '';
+    for (const [bucket, group, value] of points) {
+      // A value that is not finite is as unknown as null.
+      if (!Number.isFinite(value)) continue;
+      if (bucket !== bucketMs) {
+        bucketMs = bucket;
+        // Buckets are UTC without an offset.
+        bucketJson = `{"bucket":"${new Date(bucket).toISOString().slice(0, 19)}","group":`;
+      }
+      let groupJson = groups.get(group);
+      if (groupJson === undefined) {
+        groupJson = JSON.stringify(group);
+        groups.set(group, groupJson);
+      }
+      parts.push(`${bucketJson}${groupJson},"value":${JSON.stringify(value)}}`);
+    }
+    return { points: parts.length, json: `[${parts.join(',')}]` };
   }
 
   private requests(filter: RequestFilter, limit: number, offset: number): RequestPage {
@@ -265,11 +273,14 @@ export class AnalyticsQueries {
     };
   }
 
-  private statement(sql: string): Statement {
-    let statement = this.statements.get(sql);
+  /** The statement of `sql`, prepared once; `raw`: its rows as arrays of column values. */
+  private statement(sql: string, raw = false): Statement {
+    const name = raw ? `raw:${sql}` : sql;
+    let statement = this.statements.get(name);
     if (!statement) {
       statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
+      if (raw) statement.raw(true);
+      this.statements.set(name, statement);
     }
     return statement;
   }

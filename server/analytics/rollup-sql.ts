@@ -50,15 +50,49 @@ function dimensionClauses(filter: RollupFilter, raw: boolean): string[] {
   return clauses;
 }
 
-function subSelect(grain: Grain | null, index: number, filter: RollupFilter, select: RollupSelect): string {
+/** Codes of rollup_dim_<grain>'s `dim` (migrations/004_dimension_rollups.sql). */
+const DIM_CODE: Record<GroupBy | 'org', number> = { org: 0, project: 1, key: 2, model: 3 };
+const DIM_FILTER: Record<GroupBy, 'projectId' | 'keyId' | 'model'> = {
+  project: 'projectId',
+  key: 'keyId',
+  model: 'model',
+};
+
+/**
+ * The one dimension a usage read names, by filter or group ('org': none), when the cells
+ * of rollup_dim_<grain> can answer it; null when it names more.
+ */
+function soleDimension(filter: RollupFilter, select: RollupSelect): GroupBy | 'org' | null {
+  if (select.counts || filter.statusClass !== undefined || filter.terminationReason !== undefined) return null;
+  const named = new Set<GroupBy>();
+  for (const dim of Object.keys(DIM_FILTER) as GroupBy[]) if (filter[DIM_FILTER[dim]] !== undefined) named.add(dim);
+  if (select.groupBy) named.add(select.groupBy);
+  if (named.size > 1) return null;
+  return [...named][0] ?? 'org';
+}
+
+function dimClauses(filter: RollupFilter, dim: GroupBy | 'org'): string[] {
+  const clauses = [`dim = ${DIM_CODE[dim]}`];
+  if (dim !== 'org' && filter[DIM_FILTER[dim]] !== undefined) clauses.push(`value = @${DIM_FILTER[dim]}`);
+  return clauses;
+}
+
+function subSelect(
+  grain: Grain | null,
+  index: number,
+  filter: RollupFilter,
+  select: RollupSelect,
+  dim: GroupBy | 'org' | null,
+): string {
   const time = grain ? 'bucket' : 'ts';
+  const byDim = grain !== null && dim !== null;
   const where = [
     `org_id = @orgId`,
     `${time} >= @from${index}`,
     `${time} < @to${index}`,
-    ...dimensionClauses(filter, !grain),
+    ...(byDim ? dimClauses(filter, dim) : dimensionClauses(filter, !grain)),
   ].join(' AND ');
-  const groupColumn = select.groupBy ? GROUP_COLUMN[select.groupBy] : null;
+  const groupColumn = select.groupBy ? (byDim ? 'value' : GROUP_COLUMN[select.groupBy]) : null;
   // Rollups store a null project or key as '': give it back as null.
   const group = groupColumn ? (grain ? `NULLIF(${groupColumn}, '') AS grp` : `${groupColumn} AS grp`) : null;
   const bucket = select.intervalMs === undefined ? null : `${time} - ${time} % @intervalMs`;
@@ -67,14 +101,17 @@ function subSelect(grain: Grain | null, index: number, filter: RollupFilter, sel
     const measures = select.counts ? '1 AS requests' : RAW_MEASURES;
     return `SELECT ${[bucket && `${bucket} AS bucket`, group, measures].filter(Boolean).join(', ')} FROM requests WHERE ${where}`;
   }
-  const table = select.counts ? grain.outcome! : grain.usage;
-  const order = select.groupBy ? CELL_ORDER[select.groupBy] : [];
-  if (bucket === null || order === null) {
+  const table = select.counts ? grain.outcome! : byDim ? grain.dims : grain.usage;
+  // rollup_dim_<grain> holds one cell per bucket and value of its dimension.
+  const order = byDim ? ['value'] : select.groupBy ? CELL_ORDER[select.groupBy] : [];
+  if (bucket === null || order === null || (byDim && grain.ms === select.intervalMs)) {
     const measures = select.counts ? COUNT_MEASURES : CELL_MEASURES;
-    return `SELECT ${[bucket && `${bucket} AS bucket`, group, measures].filter(Boolean).join(', ')} FROM ${table} WHERE ${where}`;
+    const cell = bucket === null ? null : grain.ms === select.intervalMs ? 'bucket' : `${bucket} AS bucket`;
+    return `SELECT ${[cell, group, measures].filter(Boolean).join(', ')} FROM ${table} WHERE ${where}`;
   }
   // A timeseries sums each segment's cells by bucket and group first, where the cells come
-  // in that order from the table's key (bucket, project, key, model) and need no sort: the
+  // in that order from the table's key ((bucket, project, key, model), or (dim, bucket,
+  // value)) and need no sort: the
   // outer sum then sees a few rows per bucket instead of every cell. Grouping by model
   // would need a sort of every cell here and again outside, so it is left to the outer sum.
   const cell = grain.ms === select.intervalMs ? 'bucket' : bucket;
@@ -107,10 +144,11 @@ export function rollupSource(filter: RollupFilter, select: RollupSelect = {}): R
     params.statusTo = filter.statusClass * 100 + 100;
   }
   if (select.intervalMs !== undefined) params.intervalMs = select.intervalMs;
+  const dim = soleDimension(filter, select);
   const selects = parts.map((part, index) => {
     params[`from${index}`] = part.from;
     params[`to${index}`] = part.to;
-    return subSelect(part.grain, index, filter, select);
+    return subSelect(part.grain, index, filter, select, dim);
   });
   for (const name of ['from', 'to']) delete params[name];
   return { sql: selects.join('\nUNION ALL\n'), params };

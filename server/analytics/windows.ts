@@ -9,16 +9,18 @@ export interface Grain {
   ms: number;
   /** Usage by project, key and model: summaries and timeseries. */
   usage: string;
+  /** The same usage by one dimension at a time (or none): reads that name at most one. */
+  dims: string;
   /** Request counts by those and status class and termination reason: request-log totals. */
   outcome: string | null;
 }
 
 /** Coarsest first. Cells are aligned to the epoch, as timeseries buckets are. */
 export const GRAINS: readonly Grain[] = [
-  { ms: 86_400_000, usage: 'rollup_day', outcome: 'rollup_outcome_day' },
-  { ms: 3_600_000, usage: 'rollup_hour', outcome: 'rollup_outcome_hour' },
+  { ms: 86_400_000, usage: 'rollup_day', dims: 'rollup_dim_day', outcome: 'rollup_outcome_day' },
+  { ms: 3_600_000, usage: 'rollup_hour', dims: 'rollup_dim_hour', outcome: 'rollup_outcome_hour' },
   // Finer cells cost the import more than they save: five minutes serves the charts.
-  { ms: 300_000, usage: 'rollup_5m', outcome: null },
+  { ms: 300_000, usage: 'rollup_5m', dims: 'rollup_dim_5m', outcome: null },
 ];
 
 /** The grains of the request-log counts. */

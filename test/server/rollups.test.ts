@@ -55,7 +55,7 @@ describe('a window split into rollup cells and raw edges', () => {
 });
 
 describe('the rollups', () => {
-  const TABLES = GRAINS.flatMap((g) => (g.outcome ? [g.usage, g.outcome] : [g.usage]));
+  const TABLES = GRAINS.flatMap((g) => (g.outcome ? [g.usage, g.dims, g.outcome] : [g.usage, g.dims]));
   const record = (i: number): RequestRecord => ({
     req_id: `req-${i}`,
     ts: 1_763_000_000_000 + i * 7_919_000,
@@ -112,6 +112,21 @@ describe('the rollups', () => {
     for (const grain of GRAINS) {
       const cells = migrated.prepare(`SELECT SUM(requests) AS n, SUM(cost_micro) AS cost FROM ${grain.usage}`).get();
       expect(cells).toEqual(migrated.prepare('SELECT COUNT(*) AS n, SUM(cost_micro) AS cost FROM requests').get());
+      // Each dimension of the one-dimension cells adds up to the same, and by value to its rows.
+      const byDim = migrated
+        .prepare(`SELECT dim, SUM(requests) AS n, SUM(cost_micro) AS cost FROM ${grain.dims} GROUP BY dim`)
+        .all();
+      expect(byDim).toEqual([0, 1, 2, 3].map((dim) => ({ dim, ...cells! })));
+      const keyCells = migrated
+        .prepare(`SELECT value, SUM(requests) AS n FROM ${grain.dims} WHERE dim = 2 AND org_id = 'org' GROUP BY value`)
+        .all();
+      expect(keyCells).toEqual(
+        migrated
+          .prepare(
+            `SELECT COALESCE(key_id, '') AS value, COUNT(*) AS n FROM requests WHERE org_id = 'org' GROUP BY value`,
+          )
+          .all(),
+      );
       if (!grain.outcome) continue;
       const outcomes = migrated
         .prepare(

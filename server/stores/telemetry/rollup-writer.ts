@@ -3,7 +3,7 @@ import { GRAINS, type Grain } from '../../analytics/windows.js';
 import type { RequestRecord } from './request-record.js';
 
 /**
- * Keeps the rollup tables (migrations/002_rollups.sql) in step with the rows being
+ * Keeps the rollup tables (migrations/002_rollups.sql, 004_dimension_rollups.sql) in step with the rows being
  * written: cells are summed in memory and added to the tables with one upsert per cell,
  * inside the writer's transaction. (A trigger did the same per row and cost the import
  * four fifths of its speed.)
@@ -63,9 +63,20 @@ function cellsOf<T>(map: Map<string, Cells<T>>, id: string, dims: () => (string 
   return cells.byBucket;
 }
 
+function addUsage(cells: Map<number, Usage>, bucket: number, delta: Usage): boolean {
+  const cell = cells.get(bucket);
+  if (!cell) {
+    cells.set(bucket, [...delta]);
+    return true;
+  }
+  for (let i = 0; i < delta.length; i++) cell[i]! += delta[i]!;
+  return false;
+}
+
 export class RollupWriter {
   /** Per grain: cells by dimensions, then by bucket. */
   private readonly usage = new Map<Grain, Map<string, Cells<Usage>>>();
+  private readonly dims = new Map<Grain, Map<string, Cells<Usage>>>();
   private readonly outcomes = new Map<Grain, Map<string, Cells<[number]>>>();
   private readonly statements = new Map<string, Statement>();
   private held = 0;
@@ -74,6 +85,8 @@ export class RollupWriter {
     for (const grain of GRAINS) {
       this.usage.set(grain, new Map());
       this.statements.set(grain.usage, upsert(db, grain.usage, USAGE_DIMS, USAGE_MEASURES));
+      this.dims.set(grain, new Map());
+      this.statements.set(grain.dims, upsert(db, grain.dims, 'org_id, bucket, dim, value', USAGE_MEASURES));
       if (grain.outcome) {
         this.outcomes.set(grain, new Map());
         this.statements.set(grain.outcome, upsert(db, grain.outcome, OUTCOME_DIMS, ['requests']));
@@ -86,30 +99,31 @@ export class RollupWriter {
     const key = row.key_id ?? '';
     const generationMs = row.total_ms - (row.ttft_ms ?? row.pre_dispatch_ms);
     const countsForSpeed = row.tokens_generated > 0 && generationMs > 0;
+    const delta: Usage = [
+      1,
+      row.total_ms,
+      row.ttft_ms === null ? 0 : 1,
+      row.ttft_ms ?? 0,
+      countsForSpeed ? row.tokens_generated : 0,
+      countsForSpeed ? generationMs : 0,
+      row.total_tokens,
+      row.cost_micro,
+    ];
     const statusClass = Math.trunc(row.status / 100);
     const usageId = `${row.org_id}\u0000${project}\u0000${key}\u0000${row.model}`;
     const outcomeId = `${usageId}\u0000${statusClass}\u0000${row.termination_reason}`;
-    for (const [grain, byDims] of this.usage) {
+    // rollup_dim_<grain> by its `dim` code: the organisation, project, key, model.
+    const dimValues = ['', project, key, row.model];
+    const dimIds = dimValues.map((value, dim) => `${row.org_id}\u0000${dim}\u0000${value}`);
+    for (const grain of GRAINS) {
       const bucket = row.ts - (row.ts % grain.ms);
-      const cells = cellsOf(byDims, usageId, () => [row.org_id, project, key, row.model]);
-      let cell = cells.get(bucket);
-      if (!cell) {
-        cell = [0, 0, 0, 0, 0, 0, 0, 0];
-        cells.set(bucket, cell);
-        this.held++;
+      const usage = cellsOf(this.usage.get(grain)!, usageId, () => [row.org_id, project, key, row.model]);
+      if (addUsage(usage, bucket, delta)) this.held++;
+      const dims = this.dims.get(grain)!;
+      for (let dim = 0; dim < dimValues.length; dim++) {
+        const cells = cellsOf(dims, dimIds[dim]!, () => [row.org_id, dim, dimValues[dim]!]);
+        if (addUsage(cells, bucket, delta)) this.held++;
       }
-      cell[0] += 1;
-      cell[1] += row.total_ms;
-      if (row.ttft_ms !== null) {
-        cell[2] += 1;
-        cell[3] += row.ttft_ms;
-      }
-      if (countsForSpeed) {
-        cell[4] += row.tokens_generated;
-        cell[5] += generationMs;
-      }
-      cell[6] += row.total_tokens;
-      cell[7] += row.cost_micro;
 
       const outcomes = this.outcomes.get(grain);
       if (!outcomes) continue;
@@ -136,12 +150,13 @@ export class RollupWriter {
     const write = <T extends number[]>(table: string, byDims: Map<string, Cells<T>>) => {
       const statement = this.statements.get(table)!;
       for (const { dims, byBucket } of byDims.values()) {
-        // The bucket is the second column of every rollup table.
+        // Each statement takes the bucket second (see the column lists above).
         for (const [bucket, measures] of byBucket) statement.run(dims[0], bucket, ...dims.slice(1), ...measures);
       }
       byDims.clear();
     };
     for (const [grain, byDims] of this.usage) write(grain.usage, byDims);
+    for (const [grain, byDims] of this.dims) write(grain.dims, byDims);
     for (const [grain, byDims] of this.outcomes) write(grain.outcome!, byDims);
     this.held = 0;
   }
