@@ -74,6 +74,13 @@ export function candidateRanges(
 
 type Prepare = (sql: string) => Statement;
 
+/**
+ * A range of `search_rows`, bound as integers: FTS5 seeks to a rowid range only when its
+ * bounds are integers, and better-sqlite3 binds a JavaScript number as a real. Bound as
+ * reals, counting one edge block of a common term decoded its whole list (66 ms, not 0.5).
+ */
+const ROWIDS = 'rowid BETWEEN CAST(@lo AS INTEGER) AND CAST(@hi AS INTEGER)';
+
 export class SearchIndex {
   constructor(private readonly prepare: Prepare) {}
 
@@ -105,12 +112,12 @@ export class SearchIndex {
 
   /** A bucket's signature in each signed epoch. */
   slices(bucket: number, signed: number): { epoch: number; bits: Buffer }[] {
-    // One seek per epoch (the table is ordered by epoch, so that signing appends).
+    // One range of the table (keyed by page, then epoch).
     return this.prepare(
       `SELECT epoch, substr(bits, @offset, @length) AS bits FROM search_signatures
-      WHERE epoch IN (SELECT value FROM json_each(@epochs)) AND page = @page`,
+      WHERE page = @page AND epoch <= @signed`,
     ).all({
-      epochs: JSON.stringify(Array.from({ length: signed + 1 }, (_, epoch) => epoch)),
+      signed,
       page: Math.floor(bucket / ROW_BUCKETS),
       offset: (bucket % ROW_BUCKETS) * SLICE_BYTES + 1,
       length: SLICE_BYTES,
@@ -138,12 +145,10 @@ export class SearchIndex {
             `SELECT COALESCE(SUM(rows), 0) AS n FROM search_term_blocks
             WHERE term = @term AND block BETWEEN @firstBlock AND @lastBlock`,
           )
-        : this.prepare(
-            `SELECT COUNT(*) AS n FROM search_rows WHERE search_rows MATCH @metadata AND rowid BETWEEN @lo AND @hi`,
-          );
+        : this.prepare(`SELECT COUNT(*) AS n FROM search_rows WHERE search_rows MATCH @metadata AND ${ROWIDS}`);
     const edge = this.prepare(
       `SELECT COUNT(*) AS n FROM ${FROM_MATCHES} WHERE rowid IN (
-        SELECT rowid FROM search_rows WHERE search_rows MATCH @metadata AND rowid BETWEEN @lo AND @hi)
+        SELECT rowid FROM search_rows WHERE search_rows MATCH @metadata AND ${ROWIDS})
       AND org_id = @orgId AND ts >= @from AND ts <= @to`,
     );
     let total = 0;

@@ -256,3 +256,36 @@ describe('the search index migration', () => {
     }
   });
 });
+
+describe('the signature layout migration', () => {
+  it('cuts rows of 64 buckets keyed by epoch into the rows of 16 keyed by page that the writer now signs', async () => {
+    // A store with three signed epochs, as the writer signs them today...
+    const path = join(scratch, 'signatures-v4.db');
+    await reader.backup(path);
+    const db = new BetterSqlite3(path);
+    const current = () => db.prepare('SELECT page, epoch, bits FROM search_signatures ORDER BY page, epoch').all();
+    const signed = current() as { page: number; epoch: number; bits: Buffer }[];
+    expect(new Set(signed.map((row) => row.epoch))).toEqual(new Set([0, 1, 2]));
+
+    // ...turned back into the layout of migration 003 and the store's version before 005.
+    db.exec(`DROP TABLE search_signatures;
+      CREATE TABLE search_signatures (epoch INTEGER NOT NULL, page INTEGER NOT NULL, bits BLOB NOT NULL,
+        PRIMARY KEY (epoch, page)) WITHOUT ROWID`);
+    const insert = db.prepare('INSERT INTO search_signatures (epoch, page, bits) VALUES (?, ?, ?)');
+    for (const epoch of [0, 1, 2]) {
+      const bits = Buffer.concat(signed.filter((row) => row.epoch === epoch).map((row) => row.bits));
+      for (let page = 0; page < bits.length / 2048; page++) {
+        insert.run(epoch, page, bits.subarray(page * 2048, (page + 1) * 2048));
+      }
+    }
+    db.pragma('user_version = 4');
+    db.close();
+
+    openTelemetry(path).close();
+    const migrated = new BetterSqlite3(path, { readonly: true });
+    expect(migrated.prepare('SELECT page, epoch, bits FROM search_signatures ORDER BY page, epoch').all()).toEqual(
+      signed,
+    );
+    migrated.close();
+  });
+});

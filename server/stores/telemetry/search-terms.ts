@@ -15,8 +15,11 @@ export const EPOCH_TERMS = CHUNK_TERMS * EPOCH_CHUNKS;
 const BUCKETS = 16_384;
 /** Bytes of one bucket's signature in an epoch: a bit per chunk. */
 export const SLICE_BYTES = EPOCH_CHUNKS / 8;
-/** Buckets whose signatures share a row of `search_signatures` (fewer, larger rows to write). */
-export const ROW_BUCKETS = 64;
+/**
+ * Buckets whose signatures share a row of `search_signatures` (migrations/005): fewer rows
+ * to write, each small enough to stay on its B-tree page.
+ */
+export const ROW_BUCKETS = 16;
 /** Length of the pieces the signatures hold: a shorter text cannot use them. */
 const PIECE = 4;
 
@@ -70,10 +73,10 @@ function signEpoch(db: Database, epoch: number): void {
     const bit = 1 << (chunk & 7);
     for (let at = 0; at + PIECE <= text.length; at++) bits[pieceBucket(text, at) * SLICE_BYTES + byte]! |= bit;
   }
-  const insert = db.prepare('INSERT INTO search_signatures (epoch, page, bits) VALUES (?, ?, ?)');
+  const insert = db.prepare('INSERT INTO search_signatures (page, epoch, bits) VALUES (?, ?, ?)');
   const rowBytes = ROW_BUCKETS * SLICE_BYTES;
   for (let page = 0; page < BUCKETS / ROW_BUCKETS; page++) {
-    insert.run(epoch, page, bits.subarray(page * rowBytes, (page + 1) * rowBytes));
+    insert.run(page, epoch, bits.subarray(page * rowBytes, (page + 1) * rowBytes));
   }
   db.prepare('INSERT INTO search_epochs (epoch) VALUES (?)').run(epoch);
 }
