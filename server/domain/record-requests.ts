@@ -1,3 +1,4 @@
+import { totalmem } from 'node:os';
 import type { ControlStore } from '../stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../stores/telemetry/request-record.js';
 import { RollupWriter } from '../stores/telemetry/rollup-writer.js';
@@ -6,6 +7,12 @@ import { openTelemetry } from '../stores/telemetry/store.js';
 
 const INSERT = `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')})
   VALUES (${REQUEST_COLUMNS.map((c) => '@' + c).join(', ')})`;
+
+const MAX_IMPORT_CACHE_KIB = 2 * 1024 * 1024;
+
+function importCacheKib(): number {
+  return Math.max(65_536, Math.min(MAX_IMPORT_CACHE_KIB, Math.floor(totalmem() / 8 / 1024)));
+}
 
 /**
  * Writes request-log rows, then settles their cost into each key's spend. The rows commit
@@ -24,8 +31,10 @@ export function recordRequests(
 ): number {
   const telemetry = openTelemetry(telemetryPath);
   try {
-    // A long import touches index pages all over the file: keep them in memory (this connection only).
-    telemetry.pragma('cache_size = -262144');
+    // A long import touches index pages all over the file (request ids and costs are random
+    // keys: at ten million rows those two indexes are ~1 GB): keep them in memory, on this
+    // connection only, within an eighth of the machine's memory.
+    telemetry.pragma(`cache_size = -${importCacheKib()}`);
     const insert = telemetry.prepare(INSERT);
     const seen = telemetry.prepare<[string], { one: number }>('SELECT 1 AS one FROM requests WHERE req_id = ?');
     const alreadyRecorded = (reqId: string) => seen.get(reqId) !== undefined;

@@ -1,12 +1,12 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { GRAINS, type Grain } from '../../analytics/windows.js';
+import { GRAINS } from '../../analytics/windows.js';
 import type { RequestRecord } from './request-record.js';
 
 /**
- * Keeps the rollup tables (migrations/002_rollups.sql, 004_dimension_rollups.sql) in step with the rows being
- * written: cells are summed in memory and added to the tables with one upsert per cell,
- * inside the writer's transaction. (A trigger did the same per row and cost the import
- * four fifths of its speed.)
+ * Keeps the rollup tables (migrations/002_rollups.sql, 004_dimension_rollups.sql) in step
+ * with the rows being written: cells are summed in memory and added to the tables with one
+ * upsert per cell, inside the writer's transaction. (A trigger did the same per row and
+ * cost the import four fifths of its speed.)
  */
 
 /** Measures of a usage cell, in the tables' column order after the dimensions. */
@@ -20,12 +20,6 @@ type Usage = [
   tokens: number,
   costMicro: number,
 ];
-
-interface Cells<T> {
-  /** The row's dimensions other than the bucket, in column order. */
-  dims: (string | number)[];
-  byBucket: Map<number, T>;
-}
 
 /** Cells held before they are written: bounds memory on a long import. */
 const MAX_CELLS = 200_000;
@@ -54,49 +48,79 @@ function upsert(db: Database, table: string, dims: string, measures: string[]): 
   );
 }
 
-function cellsOf<T>(map: Map<string, Cells<T>>, id: string, dims: () => (string | number)[]): Map<number, T> {
-  let cells = map.get(id);
-  if (!cells) {
-    cells = { dims: dims(), byBucket: new Map() };
-    map.set(id, cells);
+/** The cells of one table row's dimensions (all but the bucket), by bucket. */
+class Cells<T extends number[]> {
+  readonly byBucket = new Map<number, T>();
+  // Rows mostly come in time order: the last cell used is usually the next one.
+  private lastBucket = NaN;
+  private last: T | undefined;
+
+  constructor(readonly dims: readonly (string | number)[]) {}
+
+  get(bucket: number): T | undefined {
+    if (bucket === this.lastBucket) return this.last;
+    const cell = this.byBucket.get(bucket);
+    if (cell) this.remember(bucket, cell);
+    return cell;
   }
-  return cells.byBucket;
+
+  set(bucket: number, cell: T): void {
+    this.byBucket.set(bucket, cell);
+    this.remember(bucket, cell);
+  }
+
+  private remember(bucket: number, cell: T): void {
+    this.lastBucket = bucket;
+    this.last = cell;
+  }
 }
 
-function addUsage(cells: Map<number, Usage>, bucket: number, delta: Usage): boolean {
-  const cell = cells.get(bucket);
-  if (!cell) {
-    cells.set(bucket, [...delta]);
-    return true;
-  }
-  for (let i = 0; i < delta.length; i++) cell[i]! += delta[i]!;
-  return false;
+/** A table's cells held in memory, by an id of their dimensions, and its upsert. */
+interface Held<T extends number[]> {
+  statement: Statement;
+  cells: Map<string, Cells<T>>;
+}
+
+/**
+ * The cells one combination of organisation, project, key and model adds to, per grain:
+ * looked up once per combination and batch instead of once per row.
+ */
+interface Route {
+  id: string;
+  usage: Cells<Usage>[];
+  /** Per grain, the cells of each `dim` code: the organisation, project, key, model. */
+  dims: Cells<Usage>[][];
+  /** Per status class and termination reason, the cells of each grain that has an outcome table. */
+  outcomes: Map<string, (Cells<[number]> | null)[]>;
+}
+
+interface GrainTables {
+  ms: number;
+  usage: Held<Usage>;
+  dims: Held<Usage>;
+  outcome: Held<[number]> | null;
 }
 
 export class RollupWriter {
-  /** Per grain: cells by dimensions, then by bucket. */
-  private readonly usage = new Map<Grain, Map<string, Cells<Usage>>>();
-  private readonly dims = new Map<Grain, Map<string, Cells<Usage>>>();
-  private readonly outcomes = new Map<Grain, Map<string, Cells<[number]>>>();
-  private readonly statements = new Map<string, Statement>();
+  private readonly grains: GrainTables[];
+  private readonly routes = new Map<string, Route>();
   private held = 0;
 
   constructor(db: Database) {
-    for (const grain of GRAINS) {
-      this.usage.set(grain, new Map());
-      this.statements.set(grain.usage, upsert(db, grain.usage, USAGE_DIMS, USAGE_MEASURES));
-      this.dims.set(grain, new Map());
-      this.statements.set(grain.dims, upsert(db, grain.dims, 'org_id, bucket, dim, value', USAGE_MEASURES));
-      if (grain.outcome) {
-        this.outcomes.set(grain, new Map());
-        this.statements.set(grain.outcome, upsert(db, grain.outcome, OUTCOME_DIMS, ['requests']));
-      }
-    }
+    const held = <T extends number[]>(table: string, dims: string, measures: string[]): Held<T> => ({
+      statement: upsert(db, table, dims, measures),
+      cells: new Map(),
+    });
+    this.grains = GRAINS.map((grain) => ({
+      ms: grain.ms,
+      usage: held(grain.usage, USAGE_DIMS, USAGE_MEASURES),
+      // The statements take the bucket second (see flush).
+      dims: held(grain.dims, 'org_id, bucket, dim, value', USAGE_MEASURES),
+      outcome: grain.outcome ? held(grain.outcome, OUTCOME_DIMS, ['requests']) : null,
+    }));
   }
 
   add(row: RequestRecord): void {
-    const project = row.project_id ?? '';
-    const key = row.key_id ?? '';
     const generationMs = row.total_ms - (row.ttft_ms ?? row.pre_dispatch_ms);
     const countsForSpeed = row.tokens_generated > 0 && generationMs > 0;
     const delta: Usage = [
@@ -109,36 +133,18 @@ export class RollupWriter {
       row.total_tokens,
       row.cost_micro,
     ];
-    const statusClass = Math.trunc(row.status / 100);
-    const usageId = `${row.org_id}\u0000${project}\u0000${key}\u0000${row.model}`;
-    const outcomeId = `${usageId}\u0000${statusClass}\u0000${row.termination_reason}`;
-    // rollup_dim_<grain> by its `dim` code: the organisation, project, key, model.
-    const dimValues = ['', project, key, row.model];
-    const dimIds = dimValues.map((value, dim) => `${row.org_id}\u0000${dim}\u0000${value}`);
-    for (const grain of GRAINS) {
-      const bucket = row.ts - (row.ts % grain.ms);
-      const usage = cellsOf(this.usage.get(grain)!, usageId, () => [row.org_id, project, key, row.model]);
-      if (addUsage(usage, bucket, delta)) this.held++;
-      const dims = this.dims.get(grain)!;
-      for (let dim = 0; dim < dimValues.length; dim++) {
-        const cells = cellsOf(dims, dimIds[dim]!, () => [row.org_id, dim, dimValues[dim]!]);
-        if (addUsage(cells, bucket, delta)) this.held++;
-      }
-
-      const outcomes = this.outcomes.get(grain);
-      if (!outcomes) continue;
-      const byBucket = cellsOf(outcomes, outcomeId, () => [
-        row.org_id,
-        project,
-        key,
-        row.model,
-        statusClass,
-        row.termination_reason,
-      ]);
-      const count = byBucket.get(bucket);
+    const route = this.route(row);
+    const outcomes = this.outcomes(route, row);
+    for (let g = 0; g < this.grains.length; g++) {
+      const bucket = row.ts - (row.ts % this.grains[g]!.ms);
+      this.addUsage(route.usage[g]!, bucket, delta);
+      for (const cells of route.dims[g]!) this.addUsage(cells, bucket, delta);
+      const outcome = outcomes[g];
+      if (!outcome) continue;
+      const count = outcome.get(bucket);
       if (count) count[0] += 1;
       else {
-        byBucket.set(bucket, [1]);
+        outcome.set(bucket, [1]);
         this.held++;
       }
     }
@@ -147,17 +153,69 @@ export class RollupWriter {
 
   /** Adds the cells summed so far to the tables; call before the transaction commits. */
   flush(): void {
-    const write = <T extends number[]>(table: string, byDims: Map<string, Cells<T>>) => {
-      const statement = this.statements.get(table)!;
-      for (const { dims, byBucket } of byDims.values()) {
-        // Each statement takes the bucket second (see the column lists above).
+    const write = <T extends number[]>({ statement, cells }: Held<T>) => {
+      for (const { dims, byBucket } of cells.values()) {
         for (const [bucket, measures] of byBucket) statement.run(dims[0], bucket, ...dims.slice(1), ...measures);
       }
-      byDims.clear();
+      cells.clear();
     };
-    for (const [grain, byDims] of this.usage) write(grain.usage, byDims);
-    for (const [grain, byDims] of this.dims) write(grain.dims, byDims);
-    for (const [grain, byDims] of this.outcomes) write(grain.outcome!, byDims);
+    for (const tables of this.grains) {
+      write(tables.usage);
+      write(tables.dims);
+      if (tables.outcome) write(tables.outcome);
+    }
+    this.routes.clear();
     this.held = 0;
   }
+
+  private addUsage(cells: Cells<Usage>, bucket: number, delta: Usage): void {
+    const cell = cells.get(bucket);
+    if (cell) for (let i = 0; i < delta.length; i++) cell[i]! += delta[i]!;
+    else {
+      cells.set(bucket, [...delta]);
+      this.held++;
+    }
+  }
+
+  private route(row: RequestRecord): Route {
+    const project = row.project_id ?? '';
+    const key = row.key_id ?? '';
+    const id = `${row.org_id}\u0000${project}\u0000${key}\u0000${row.model}`;
+    let route = this.routes.get(id);
+    if (route) return route;
+    const dimValues = ['', project, key, row.model];
+    route = {
+      id,
+      usage: this.grains.map((tables) => cellsOf(tables.usage, id, [row.org_id, project, key, row.model])),
+      dims: this.grains.map((tables) =>
+        dimValues.map((value, dim) =>
+          cellsOf(tables.dims, `${row.org_id}\u0000${dim}\u0000${value}`, [row.org_id, dim, value]),
+        ),
+      ),
+      outcomes: new Map(),
+    };
+    this.routes.set(id, route);
+    return route;
+  }
+
+  private outcomes(route: Route, row: RequestRecord): (Cells<[number]> | null)[] {
+    const statusClass = Math.trunc(row.status / 100);
+    const id = `${statusClass}\u0000${row.termination_reason}`;
+    let cells = route.outcomes.get(id);
+    if (!cells) {
+      const dims = [route.usage[0]!.dims, statusClass, row.termination_reason].flat();
+      cells = this.grains.map((tables) => tables.outcome && cellsOf(tables.outcome, `${route.id}\u0000${id}`, dims));
+      route.outcomes.set(id, cells);
+    }
+    return cells;
+  }
+}
+
+function cellsOf<T extends number[]>(held: Held<T>, id: string, dims: (string | number)[]): Cells<T> {
+  let cells = held.cells.get(id);
+  if (!cells) {
+    cells = new Cells<T>(dims);
+    held.cells.set(id, cells);
+  }
+  return cells;
 }
