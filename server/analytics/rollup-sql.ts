@@ -111,9 +111,9 @@ function subSelect(
   }
   // A timeseries sums each segment's cells by bucket and group first, where the cells come
   // in that order from the table's key ((bucket, project, key, model), or (dim, bucket,
-  // value)) and need no sort: the
-  // outer sum then sees a few rows per bucket instead of every cell. Grouping by model
-  // would need a sort of every cell here and again outside, so it is left to the outer sum.
+  // value)) and need no sort: the outer sum then sees a few rows per bucket instead of
+  // every cell. Grouping the full cells by model would need a sort of every cell here and
+  // again outside, so it is left to the outer sum.
   const cell = grain.ms === select.intervalMs ? 'bucket' : bucket;
   const sums = CELL_MEASURES.split(', ')
     .map((m) => `SUM(${m}) AS ${m}`)
