@@ -101,7 +101,8 @@ function subSelect(
     const measures = select.counts ? '1 AS requests' : RAW_MEASURES;
     return `SELECT ${[bucket && `${bucket} AS bucket`, group, measures].filter(Boolean).join(', ')} FROM requests WHERE ${where}`;
   }
-  const table = select.counts ? grain.outcome! : byDim ? grain.dims : grain.usage;
+  // rollupSource gives a grain without full cells only to reads by one dimension.
+  const table = select.counts ? grain.outcome! : byDim ? grain.dims : grain.usage!;
   // rollup_dim_<grain> holds one cell per bucket and value of its dimension.
   const order = byDim ? ['value'] : select.groupBy ? CELL_ORDER[select.groupBy] : [];
   if (bucket === null || order === null || (byDim && grain.ms === select.intervalMs)) {
@@ -130,11 +131,10 @@ export interface RollupSource {
 
 /** The window `[filter.from, filter.to]` (both edges included) as one UNION ALL of segments. */
 export function rollupSource(filter: RollupFilter, select: RollupSelect = {}): RollupSource {
-  const grains = select.counts
-    ? OUTCOME_GRAINS
-    : select.intervalMs === undefined
-      ? GRAINS
-      : grainsFor(select.intervalMs);
+  const dim = soleDimension(filter, select);
+  const grains = (
+    select.counts ? OUTCOME_GRAINS : select.intervalMs === undefined ? GRAINS : grainsFor(select.intervalMs)
+  ).filter((grain) => select.counts || dim !== null || grain.usage !== null);
   // An empty window still needs a source of the right shape: an empty range of rows.
   const found = segments(filter.from, filter.to + 1, grains);
   const parts: Segment[] = found.length > 0 ? found : [{ grain: null, from: 0, to: 0 }];
@@ -144,7 +144,6 @@ export function rollupSource(filter: RollupFilter, select: RollupSelect = {}): R
     params.statusTo = filter.statusClass * 100 + 100;
   }
   if (select.intervalMs !== undefined) params.intervalMs = select.intervalMs;
-  const dim = soleDimension(filter, select);
   const selects = parts.map((part, index) => {
     params[`from${index}`] = part.from;
     params[`to${index}`] = part.to;

@@ -8,7 +8,7 @@ import { candidateRanges, SearchIndex } from '../../server/analytics/search-inde
 import { recordRequests } from '../../server/domain/record-requests.js';
 import { ControlStore } from '../../server/stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
-import { EPOCH_TERMS, pieceBuckets } from '../../server/stores/telemetry/search-terms.js';
+import { EPOCH_TERMS, pieceBuckets, registerSearchFunctions } from '../../server/stores/telemetry/search-terms.js';
 import { SearchWriter } from '../../server/stores/telemetry/search-writer.js';
 import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
 import * as ref from './analytics-reference.js';
@@ -278,6 +278,19 @@ describe('the signature layout migration', () => {
         insert.run(epoch, page, bits.subarray(page * 2048, (page + 1) * 2048));
       }
     }
+    // Tables of later migrations go too, so that they run again.
+    const atVersion4 = new BetterSqlite3(':memory:');
+    registerSearchFunctions(atVersion4);
+    for (const file of ['001_request_log.sql', '002_rollups.sql', '003_search.sql', '004_dimension_rollups.sql']) {
+      atVersion4.exec(readFileSync(new URL(file, TELEMETRY_MIGRATIONS), 'utf8'));
+    }
+    const tables = (store: BetterSqlite3.Database) =>
+      store
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'search_rows_%'")
+        .pluck()
+        .all();
+    const earlier = new Set(tables(atVersion4));
+    for (const table of tables(db)) if (!earlier.has(table)) db.exec(`DROP TABLE ${table as string}`);
     db.pragma('user_version = 4');
     db.close();
 

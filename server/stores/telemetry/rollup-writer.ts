@@ -87,16 +87,19 @@ interface Held<T extends number[]> {
  */
 interface Route {
   id: string;
-  usage: Cells<Usage>[];
+  /** The combination's columns, in the order of the full cells' key after the bucket. */
+  dims: (string | number)[];
+  /** Per grain, the full cells (none at grains kept by one dimension only). */
+  usage: (Cells<Usage> | null)[];
   /** Per grain, the cells of each `dim` code: the organisation, project, key, model. */
-  dims: Cells<Usage>[][];
+  byDim: Cells<Usage>[][];
   /** Per status class and termination reason, the cells of each grain that has an outcome table. */
   outcomes: Map<string, (Cells<[number]> | null)[]>;
 }
 
 interface GrainTables {
   ms: number;
-  usage: Held<Usage>;
+  usage: Held<Usage> | null;
   dims: Held<Usage>;
   outcome: Held<[number]> | null;
 }
@@ -113,7 +116,7 @@ export class RollupWriter {
     });
     this.grains = GRAINS.map((grain) => ({
       ms: grain.ms,
-      usage: held(grain.usage, USAGE_DIMS, USAGE_MEASURES),
+      usage: grain.usage ? held(grain.usage, USAGE_DIMS, USAGE_MEASURES) : null,
       // The statements take the bucket second (see flush).
       dims: held(grain.dims, 'org_id, bucket, dim, value', USAGE_MEASURES),
       outcome: grain.outcome ? held(grain.outcome, OUTCOME_DIMS, ['requests']) : null,
@@ -137,8 +140,9 @@ export class RollupWriter {
     const outcomes = this.outcomes(route, row);
     for (let g = 0; g < this.grains.length; g++) {
       const bucket = row.ts - (row.ts % this.grains[g]!.ms);
-      this.addUsage(route.usage[g]!, bucket, delta);
-      for (const cells of route.dims[g]!) this.addUsage(cells, bucket, delta);
+      const usage = route.usage[g];
+      if (usage) this.addUsage(usage, bucket, delta);
+      for (const cells of route.byDim[g]!) this.addUsage(cells, bucket, delta);
       const outcome = outcomes[g];
       if (!outcome) continue;
       const count = outcome.get(bucket);
@@ -160,7 +164,7 @@ export class RollupWriter {
       cells.clear();
     };
     for (const tables of this.grains) {
-      write(tables.usage);
+      if (tables.usage) write(tables.usage);
       write(tables.dims);
       if (tables.outcome) write(tables.outcome);
     }
@@ -183,11 +187,13 @@ export class RollupWriter {
     const id = `${row.org_id}\u0000${project}\u0000${key}\u0000${row.model}`;
     let route = this.routes.get(id);
     if (route) return route;
+    const dims = [row.org_id, project, key, row.model];
     const dimValues = ['', project, key, row.model];
     route = {
       id,
-      usage: this.grains.map((tables) => cellsOf(tables.usage, id, [row.org_id, project, key, row.model])),
-      dims: this.grains.map((tables) =>
+      dims,
+      usage: this.grains.map((tables) => tables.usage && cellsOf(tables.usage, id, dims)),
+      byDim: this.grains.map((tables) =>
         dimValues.map((value, dim) =>
           cellsOf(tables.dims, `${row.org_id}\u0000${dim}\u0000${value}`, [row.org_id, dim, value]),
         ),
@@ -203,7 +209,7 @@ export class RollupWriter {
     const id = `${statusClass}\u0000${row.termination_reason}`;
     let cells = route.outcomes.get(id);
     if (!cells) {
-      const dims = [route.usage[0]!.dims, statusClass, row.termination_reason].flat();
+      const dims = [...route.dims, statusClass, row.termination_reason];
       cells = this.grains.map((tables) => tables.outcome && cellsOf(tables.outcome, `${route.id}\u0000${id}`, dims));
       route.outcomes.set(id, cells);
     }
