@@ -71,7 +71,7 @@ function soleDimension(filter: RollupFilter, select: RollupSelect): GroupBy | 'o
   return [...named][0] ?? 'org';
 }
 
-function dimClauses(filter: RollupFilter, dim: GroupBy | 'org'): string[] {
+function oneDimensionClauses(filter: RollupFilter, dim: GroupBy | 'org'): string[] {
   const clauses = [`dim = ${DIM_CODE[dim]}`];
   if (dim !== 'org' && filter[DIM_FILTER[dim]] !== undefined) clauses.push(`value = @${DIM_FILTER[dim]}`);
   return clauses;
@@ -90,7 +90,7 @@ function subSelect(
     `org_id = @orgId`,
     `${time} >= @from${index}`,
     `${time} < @to${index}`,
-    ...(byDim ? dimClauses(filter, dim) : dimensionClauses(filter, !grain)),
+    ...(byDim ? oneDimensionClauses(filter, dim) : dimensionClauses(filter, !grain)),
   ].join(' AND ');
   const groupColumn = select.groupBy ? (byDim ? 'value' : GROUP_COLUMN[select.groupBy]) : null;
   // Rollups store a null project or key as '': give it back as null.

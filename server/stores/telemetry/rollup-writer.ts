@@ -21,6 +21,9 @@ type Usage = [
   costMicro: number,
 ];
 
+/** What one row adds to an outcome cell. */
+const ONE_REQUEST: [number] = [1];
+
 /** Cells held before they are written: bounds memory on a long import. */
 const MAX_CELLS = 200_000;
 
@@ -100,7 +103,7 @@ interface Route {
 interface GrainTables {
   ms: number;
   usage: Held<Usage> | null;
-  dims: Held<Usage>;
+  byDim: Held<Usage>;
   outcome: Held<[number]> | null;
 }
 
@@ -110,16 +113,16 @@ export class RollupWriter {
   private held = 0;
 
   constructor(db: Database) {
-    const held = <T extends number[]>(table: string, dims: string, measures: string[]): Held<T> => ({
-      statement: upsert(db, table, dims, measures),
+    const table = <T extends number[]>(name: string, dims: string, measures: string[]): Held<T> => ({
+      statement: upsert(db, name, dims, measures),
       cells: new Map(),
     });
     this.grains = GRAINS.map((grain) => ({
       ms: grain.ms,
-      usage: grain.usage ? held(grain.usage, USAGE_DIMS, USAGE_MEASURES) : null,
+      usage: grain.usage ? table(grain.usage, USAGE_DIMS, USAGE_MEASURES) : null,
       // The statements take the bucket second (see flush).
-      dims: held(grain.dims, 'org_id, bucket, dim, value', USAGE_MEASURES),
-      outcome: grain.outcome ? held(grain.outcome, OUTCOME_DIMS, ['requests']) : null,
+      byDim: table(grain.dims, 'org_id, bucket, dim, value', USAGE_MEASURES),
+      outcome: grain.outcome ? table(grain.outcome, OUTCOME_DIMS, ['requests']) : null,
     }));
   }
 
@@ -141,16 +144,10 @@ export class RollupWriter {
     for (let g = 0; g < this.grains.length; g++) {
       const bucket = row.ts - (row.ts % this.grains[g]!.ms);
       const usage = route.usage[g];
-      if (usage) this.addUsage(usage, bucket, delta);
-      for (const cells of route.byDim[g]!) this.addUsage(cells, bucket, delta);
+      if (usage) this.addTo(usage, bucket, delta);
+      for (const cells of route.byDim[g]!) this.addTo(cells, bucket, delta);
       const outcome = outcomes[g];
-      if (!outcome) continue;
-      const count = outcome.get(bucket);
-      if (count) count[0] += 1;
-      else {
-        outcome.set(bucket, [1]);
-        this.held++;
-      }
+      if (outcome) this.addTo(outcome, bucket, ONE_REQUEST);
     }
     if (this.held >= MAX_CELLS) this.flush();
   }
@@ -165,18 +162,18 @@ export class RollupWriter {
     };
     for (const tables of this.grains) {
       if (tables.usage) write(tables.usage);
-      write(tables.dims);
+      write(tables.byDim);
       if (tables.outcome) write(tables.outcome);
     }
     this.routes.clear();
     this.held = 0;
   }
 
-  private addUsage(cells: Cells<Usage>, bucket: number, delta: Usage): void {
+  private addTo<T extends number[]>(cells: Cells<T>, bucket: number, delta: T): void {
     const cell = cells.get(bucket);
     if (cell) for (let i = 0; i < delta.length; i++) cell[i]! += delta[i]!;
     else {
-      cells.set(bucket, [...delta]);
+      cells.set(bucket, delta.slice() as T);
       this.held++;
     }
   }
@@ -195,7 +192,7 @@ export class RollupWriter {
       usage: this.grains.map((tables) => tables.usage && cellsOf(tables.usage, id, dims)),
       byDim: this.grains.map((tables) =>
         dimValues.map((value, dim) =>
-          cellsOf(tables.dims, `${row.org_id}\u0000${dim}\u0000${value}`, [row.org_id, dim, value]),
+          cellsOf(tables.byDim, `${row.org_id}\u0000${dim}\u0000${value}`, [row.org_id, dim, value]),
         ),
       ),
       outcomes: new Map(),
