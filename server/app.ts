@@ -37,7 +37,7 @@ export type App = FastifyInstance;
 
 const SESSION_PURGE_INTERVAL_MS = 3600 * 1000;
 /** One per core of the machines this runs on; the event loop stays free for the control plane. */
-const ANALYTICS_WORKERS = 2;
+export const ANALYTICS_WORKERS = 2;
 /** Beyond this many waiting queries, more answer 503 at once rather than piling up. */
 const ANALYTICS_MAX_QUEUED = 32;
 

@@ -79,14 +79,18 @@ export type AnalyticsResult<Q extends AnalyticsQuery> = Q extends { kind: 'summa
       ? RequestPage
       : ThrottlingResult;
 
-/** Sums and counts over rollup cells and raw rows (rollup-sql.ts) as each metric's value. */
-const METRIC_SQL: Record<Metric, string> = {
-  volume: 'SUM(requests)',
-  latency: 'SUM(total_ms) / SUM(requests)',
+/**
+ * Each metric's value from sums and counts over rollup cells and raw rows (rollup-sql.ts):
+ * `sum` wraps a column in SUM() where rows are grouped, or gives it as is for a row that
+ * is already the whole point.
+ */
+const METRIC_SQL: Record<Metric, (sum: (column: string) => string) => string> = {
+  volume: (sum) => sum('requests'),
+  latency: (sum) => `${sum('total_ms')} / ${sum('requests')}`,
   // x / 0 is null in SQLite: a bucket with no first-token time has no mean.
-  ttft: 'SUM(ttft_ms) / SUM(ttft_count)',
-  tok_s: 'SUM(speed_tokens) * 1000.0 / SUM(speed_ms)',
-  token_usage: 'SUM(tokens)',
+  ttft: (sum) => `${sum('ttft_ms')} / ${sum('ttft_count')}`,
+  tok_s: (sum) => `${sum('speed_tokens')} * 1000.0 / ${sum('speed_ms')}`,
+  token_usage: (sum) => sum('tokens'),
 };
 
 /** The largest finite double: values beyond it are infinite. */
@@ -161,17 +165,21 @@ export class AnalyticsQueries {
 
   private timeseries(query: Extract<AnalyticsQuery, { kind: 'timeseries' }>): SeriesJson {
     const source = rollupSource(query.scope, { intervalMs: query.intervalMs, groupBy: query.groupBy });
+    const metric = METRIC_SQL[query.metric];
+    const group = query.groupBy ? 'grp' : 'NULL';
+    const grouped = `SELECT bucket, ${group} AS "group", ${metric((c) => `SUM(${c})`)} AS value
+      FROM (${source.sql}) GROUP BY bucket, "group"`;
+    const points = source.points && `SELECT bucket, ${group}, ${metric((c) => c)} FROM (${source.points})`;
     // The points as JSON from SQLite itself: handing thousands of rows to JavaScript cost
     // more than computing them. Its numbers read back as the same doubles (5.0 for 5). A
-    // value that is not finite is as unknown as null; buckets are UTC without an offset.
+    // value that is not finite is as unknown as null; buckets are UTC without an offset
+    // (datetime() is a third of strftime()'s cost).
     return this.statement(
       `SELECT COUNT(*) AS points, COALESCE(json_group_array(json_object(
-          'bucket', strftime('%Y-%m-%dT%H:%M:%S', bucket / 1000, 'unixepoch'), 'group', "group", 'value', value)
+          'bucket', replace(datetime(bucket / 1000, 'unixepoch'), ' ', 'T'), 'group', "group", 'value', value)
         ORDER BY bucket, "group"), '[]') AS json
-      FROM (
-        SELECT bucket, ${query.groupBy ? 'grp' : 'NULL'} AS "group", ${METRIC_SQL[query.metric]} AS value
-        FROM (${source.sql})
-        GROUP BY bucket, "group" HAVING value BETWEEN -${DOUBLE_MAX} AND ${DOUBLE_MAX})`,
+      FROM (${[grouped, points].filter(Boolean).join('\nUNION ALL\n')})
+      WHERE value BETWEEN -${DOUBLE_MAX} AND ${DOUBLE_MAX}`,
     ).get(source.params) as SeriesJson;
   }
 

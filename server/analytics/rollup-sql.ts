@@ -1,5 +1,5 @@
 import type { GroupBy, RequestFilter, Scope } from './queries.js';
-import { GRAINS, grainsFor, OUTCOME_GRAINS, segments, type Grain, type Segment } from './windows.js';
+import { GRAINS, grainsFor, OUTCOME_GRAINS, segments, type Grain } from './windows.js';
 
 /**
  * SQL that reads a window through the rollups (see windows.ts): one sub-select per
@@ -77,6 +77,18 @@ function oneDimensionClauses(filter: RollupFilter, dim: GroupBy | 'org'): string
   return clauses;
 }
 
+/**
+ * Whether a timeseries segment of `grain` gives each (bucket, group) in one row, in buckets
+ * no other segment reaches: cells as wide as the interval lie inside the window's middle
+ * (windows.ts), and there is one per bucket and value by one dimension, or one per bucket
+ * summed without a group. (Full cells summed by key are one per project and key, and keys
+ * unknown in two projects would share a point.)
+ */
+function onePerPoint(grain: Grain | null, select: RollupSelect, dim: GroupBy | 'org' | null): boolean {
+  if (!grain || select.counts || grain.ms !== select.intervalMs) return false;
+  return dim !== null || !select.groupBy;
+}
+
 function subSelect(
   grain: Grain | null,
   index: number,
@@ -127,6 +139,12 @@ export interface RollupSource {
   /** A sub-query giving rows of (bucket?, grp?, requests, total_ms, ttft_count, ttft_ms, speed_tokens, speed_ms, tokens, cost_micro). */
   sql: string;
   params: Record<string, unknown>;
+  /**
+   * Timeseries only: rows of the same columns, already one per (bucket, grp), in buckets
+   * `sql` has none of (null when no segment qualifies). Most of a chart's points come
+   * from here without being grouped again.
+   */
+  points: string | null;
 }
 
 /** The window `[filter.from, filter.to]` (both edges included) as one UNION ALL of segments. */
@@ -135,22 +153,29 @@ export function rollupSource(filter: RollupFilter, select: RollupSelect = {}): R
   const grains = (
     select.counts ? OUTCOME_GRAINS : select.intervalMs === undefined ? GRAINS : grainsFor(select.intervalMs)
   ).filter((grain) => select.counts || dim !== null || grain.usage !== null);
-  // An empty window still needs a source of the right shape: an empty range of rows.
   const found = segments(filter.from, filter.to + 1, grains);
-  const parts: Segment[] = found.length > 0 ? found : [{ grain: null, from: 0, to: 0 }];
   const params: Record<string, unknown> = { ...filter };
   if (filter.statusClass !== undefined) {
     params.statusFrom = filter.statusClass * 100;
     params.statusTo = filter.statusClass * 100 + 100;
   }
   if (select.intervalMs !== undefined) params.intervalMs = select.intervalMs;
-  const selects = parts.map((part, index) => {
+  const selects = found.map((part, index) => {
     params[`from${index}`] = part.from;
     params[`to${index}`] = part.to;
     return subSelect(part.grain, index, filter, select, dim);
   });
+  const whole = found.findIndex((part) => onePerPoint(part.grain, select, dim));
+  const points = whole < 0 ? null : selects.splice(whole, 1)[0]!;
+  // An empty window (or one the points cover) still needs a source of the right shape: an empty range of rows.
+  if (selects.length === 0) {
+    const index = found.length;
+    params[`from${index}`] = 0;
+    params[`to${index}`] = 0;
+    selects.push(subSelect(null, index, filter, select, dim));
+  }
   for (const name of ['from', 'to']) delete params[name];
-  return { sql: selects.join('\nUNION ALL\n'), params };
+  return { sql: selects.join('\nUNION ALL\n'), params, points };
 }
 
 /** Whether a request-log filter can be counted from the rollups. */
