@@ -60,11 +60,12 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     // short line after the answer says the same for a third of the cost (see onResponse).
     disableRequestLogging: true,
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
       { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request completed',
     );
+    done();
   });
 
   const control = ControlStore.open(join(config.dataDir, 'control.db'), {

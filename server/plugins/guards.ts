@@ -35,18 +35,20 @@ export interface GuardOptions {
 export const guardsPlugin = fp(async (app: FastifyInstance, options: GuardOptions) => {
   const allowed = new Set(options.allowedOrigins.map((origin) => originHost(origin)).filter(Boolean));
 
-  app.addHook('onRequest', async (request: FastifyRequest) => {
+  // Callback style: it runs on every request (see requireSession).
+  app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
     const host = request.headers.host ?? '';
     if (options.loopback && !isLoopbackName(hostName(host))) {
-      throw forbidden('requests to this server must use a loopback host name');
+      return done(forbidden('requests to this server must use a loopback host name'));
     }
     const origin = request.headers.origin;
     if (origin !== undefined && STATE_CHANGING.has(request.method)) {
       const from = originHost(origin);
       if (from === null || (from !== host.toLowerCase() && !allowed.has(from))) {
-        throw forbidden('cross-origin request refused');
+        return done(forbidden('cross-origin request refused'));
       }
     }
+    done();
   });
 });
 

@@ -22,12 +22,15 @@ export const validationPlugin = fp(async (app: FastifyInstance) => {
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict : coercing).compile(schema));
 
   // A blank query parameter (`project_id=`) means the parameter was not given.
-  app.addHook('preValidation', async (request) => {
+  app.addHook('preValidation', (request, _reply, done) => {
     const query = request.query as Record<string, unknown> | undefined;
-    if (!query || typeof query !== 'object') return;
-    for (const [name, value] of Object.entries(query)) {
-      if (value === '' || (Array.isArray(value) && value.every((v) => v === ''))) delete query[name];
+    if (query && typeof query === 'object') {
+      for (const name in query) {
+        const value = query[name];
+        if (value === '' || (Array.isArray(value) && value.every((v) => v === ''))) delete query[name];
+      }
     }
+    done();
   });
 
   // JSON is the only body accepted (anything else is 415); bodiless POSTs such as

@@ -41,6 +41,18 @@ describe('a read cache', () => {
     expect(reads).toBe(3);
   });
 
+  it("reads the other connections' commits once per synchronous run, its own changes at once", async () => {
+    const before = total();
+    other.prepare('INSERT INTO t VALUES (1)').run();
+    // Same run: answers are those of the run's start, as if it ran at that instant.
+    expect(total()).toBe(before);
+    db.prepare('INSERT INTO t VALUES (2)').run();
+    expect(total()).toBe(before + 3);
+    other.prepare('INSERT INTO t VALUES (4)').run();
+    await null;
+    expect(total()).toBe(before + 7);
+  });
+
   it('starts over past its size limit instead of growing', () => {
     const small = new ReadCache<number>(db, 2);
     let loads = 0;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Statement, Transaction } from 'better-sqlite3';
-import { hashSessionToken, newSessionToken } from '../../security/tokens.js';
+import { hashSessionToken, newSessionToken, sessionTokenKey } from '../../security/tokens.js';
 import type { Role } from './accounts.js';
 import { ReadCache } from '../read-cache.js';
 
@@ -95,9 +95,9 @@ export class SessionRepository {
 
   /** The caller behind an access token, or null when it is unknown, expired, revoked or deactivated. */
   authenticate(accessToken: string, now: number): AuthContext | null {
-    const hash = hashSessionToken(accessToken);
+    const key = sessionTokenKey(accessToken);
     // Expiry is checked on every call, on the cached row: only the row is cached.
-    const row = this.sessionCache.get(hash.toString('base64'), () => this.lookup.get(hash) ?? null);
+    const row = this.sessionCache.get(key, () => this.lookup.get(Buffer.from(key, 'base64')) ?? null);
     if (!row || row.kind !== 'access' || !isLive(row, now)) return null;
     return toAuth(row);
   }
