@@ -35,7 +35,8 @@ const otherCommitsOf = new WeakMap<Database, OtherCommits>();
  * use), kept until the database changes: a change by this connection moves
  * `total_changes()` (checked on every read, it costs no lock), a commit by any other
  * connection or process (the admin command, an import) moves `data_version` (see
- * OtherCommits). Any change at all empties the cache, so an answer is never stale.
+ * OtherCommits). Any change at all empties the cache, so no answer is older than the
+ * synchronous run that gives it.
  */
 export class ReadCache<V> {
   private readonly localChanges: Statement<[], number>;

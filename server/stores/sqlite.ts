@@ -5,7 +5,12 @@ import { migrate } from './migrate.js';
 export function openSqlite(
   path: string,
   migrations: URL,
-  options: { fileMustExist?: boolean; functions?: (db: Database) => void } = {},
+  options: {
+    fileMustExist?: boolean;
+    functions?: (db: Database) => void;
+    /** Told of each migration about to run on an existing store (see migrate). */
+    upgrading?: (file: string) => void;
+  } = {},
 ): Database {
   const db = new BetterSqlite3(path, { fileMustExist: options.fileMustExist ?? false });
   try {
@@ -15,7 +20,7 @@ export function openSqlite(
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    migrate(db, migrations);
+    migrate(db, migrations, options.upgrading);
     return db;
   } catch (error) {
     db.close();

@@ -1,8 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
+import { openTelemetry } from '../../server/stores/telemetry/store.js';
 import { importRow, ndjsonFile } from './request-rows.js';
 import { register, startServer, type TestClient, type TestServer } from './harness.js';
 
@@ -119,5 +121,49 @@ describe('an unreachable telemetry store', () => {
       [third]: null,
     });
     expect(server.logs()).toContain('telemetry store reachable again');
+  });
+});
+
+describe('a telemetry store of an earlier version', () => {
+  it('is upgraded at first use, with a log line naming each migration before it runs', async () => {
+    const dataDir = mkdtempSync(join(scratch, 'upgrade-'));
+    const telemetryDbPath = join(dataDir, 'telemetry.db');
+    // A current store taken back to version 5: the minute rollups of 006 are missing.
+    const old = openTelemetry(telemetryDbPath);
+    old.exec('DROP TABLE rollup_dim_1m');
+    old.pragma('user_version = 5');
+    old.close();
+
+    const server = await startServer({ dataDir, telemetryDbPath });
+    try {
+      const { client, projectId, keys } = await setUp(server);
+      // The server's first read of the store upgrades it (before any import could).
+      expect((await lastUsed(client))[keys[0]!]).toBeNull();
+      await importRows(server, [row(keys[0]!, projectId, '2026-11-20T09:45:00Z')]);
+      expect((await lastUsed(client))[keys[0]!]).toBe('2026-11-20T09:45:00.000Z');
+      const upgrades = server
+        .logs()
+        .split('\n')
+        .filter((line) => line.includes('upgrading the telemetry store'));
+      expect(upgrades).toHaveLength(1);
+      expect(JSON.parse(upgrades[0]!)).toMatchObject({ migration: '006_minute_rollups.sql', path: telemetryDbPath });
+    } finally {
+      await server.close();
+    }
+    const db = new BetterSqlite3(telemetryDbPath, { readonly: true });
+    expect(db.pragma('user_version', { simple: true })).toBe(6);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM rollup_dim_1m').get()).toEqual({ n: 4 });
+    db.close();
+  });
+
+  it('says nothing of upgrading when the store is new', async () => {
+    const server = await startServer();
+    try {
+      const { client } = await setUp(server);
+      await lastUsed(client);
+      expect(server.logs()).not.toContain('upgrading the telemetry store');
+    } finally {
+      await server.close();
+    }
   });
 });

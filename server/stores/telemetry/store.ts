@@ -7,8 +7,8 @@ import { registerSearchFunctions, signEpochs } from './search-terms.js';
 export const TELEMETRY_MIGRATIONS = new URL('./migrations/', import.meta.url);
 
 /** Opens the request-log store for writing, bringing its schema and search signatures up to date. */
-export function openTelemetry(path: string): Database {
-  const db = openSqlite(path, TELEMETRY_MIGRATIONS, { functions: registerSearchFunctions });
+export function openTelemetry(path: string, upgrading?: (file: string) => void): Database {
+  const db = openSqlite(path, TELEMETRY_MIGRATIONS, { functions: registerSearchFunctions, upgrading });
   try {
     signEpochs(db);
     return db;
@@ -74,7 +74,11 @@ export class TelemetryStore {
   private connect(): Database | null {
     if (this.db) return this.db;
     try {
-      const db = openTelemetry(this.path);
+      // A migration backfills from every row: minutes on a store of millions, during which
+      // the API waits. Said before it starts, so that the wait has a reason in the log.
+      const db = openTelemetry(this.path, (migration) =>
+        this.log.info({ path: this.path, migration }, 'upgrading the telemetry store (a large store takes minutes)'),
+      );
       this.queries = {
         lastUsed: db.prepare(`SELECT k.value AS key_id,
             (SELECT MAX(ts) FROM requests WHERE key_id = k.value) AS last_used
