@@ -1,12 +1,12 @@
 import { totalmem } from 'node:os';
 import type { ControlStore } from '../stores/control/store.js';
-import { REQUEST_COLUMNS, type RequestRecord } from '../stores/telemetry/request-record.js';
+import { REQUEST_COLUMNS, requestValues, type RequestRecord } from '../stores/telemetry/request-record.js';
 import { RollupWriter } from '../stores/telemetry/rollup-writer.js';
 import { SearchWriter } from '../stores/telemetry/search-writer.js';
 import { openTelemetry } from '../stores/telemetry/store.js';
 
 const INSERT = `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')})
-  VALUES (${REQUEST_COLUMNS.map((c) => '@' + c).join(', ')})`;
+  VALUES (${REQUEST_COLUMNS.map(() => '?').join(', ')})`;
 
 const MAX_IMPORT_CACHE_KIB = 2 * 1024 * 1024;
 
@@ -45,7 +45,7 @@ export function recordRequests(
       .transaction(() => {
         let written = 0;
         for (const record of records(alreadyRecorded)) {
-          search.add(Number(insert.run(record).lastInsertRowid), record);
+          search.add(Number(insert.run(requestValues(record)).lastInsertRowid), record);
           rollups.add(record);
           if (record.key_id) spend.set(record.key_id, (spend.get(record.key_id) ?? 0) + record.cost_micro);
           written++;

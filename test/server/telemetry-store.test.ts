@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
+import { recordRequests } from '../../server/domain/record-requests.js';
+import { ControlStore } from '../../server/stores/control/store.js';
+import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 import { importRow, ndjsonFile } from './request-rows.js';
 import { register, startServer, type TestClient, type TestServer } from './harness.js';
@@ -164,6 +167,83 @@ describe('a telemetry store of an earlier version', () => {
       expect(server.logs()).not.toContain('upgrading the telemetry store');
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('recording requests', () => {
+  it('stores every column of a record as given', () => {
+    const control = ControlStore.open(join(scratch, 'record-control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+    const path = join(scratch, 'record-telemetry.db');
+    // Every column differs from the others of its type, and the 0/1 flags differ between the
+    // two records: a value bound to the wrong column shows.
+    const records: RequestRecord[] = [
+      {
+        req_id: 'req-a',
+        ts: 1_700_000_000_001,
+        org_id: 'org-a',
+        project_id: 'project-a',
+        key_id: 'key-a',
+        model: 'openai/gpt-4o-mini',
+        status: 200,
+        stream: 1,
+        total_ms: 901.5,
+        ttft_ms: 102.25,
+        tpot_ms: 3.125,
+        pre_dispatch_ms: 4.5,
+        prompt_tokens: 11,
+        tokens_generated: 12,
+        cache_creation_input_tokens: 13,
+        cache_read_input_tokens: 14,
+        total_tokens: 15,
+        tokens_estimated: 0,
+        cost_micro: 16_000,
+        is_byok: 0,
+        termination_reason: 'completed',
+        upstream_error: 'upstream said no',
+        upstream_model: 'gpt-4o-mini-2024-07-18',
+        user_agent: 'agent/1.0',
+        metadata: '{"feature":"chat"}',
+      },
+      {
+        req_id: 'req-b',
+        ts: 1_700_000_000_002,
+        org_id: 'org-b',
+        project_id: null,
+        key_id: null,
+        model: 'anthropic/claude-3-5-haiku',
+        status: 503,
+        stream: 0,
+        total_ms: 21.75,
+        ttft_ms: null,
+        tpot_ms: null,
+        pre_dispatch_ms: 22.5,
+        prompt_tokens: null,
+        tokens_generated: 0,
+        cache_creation_input_tokens: null,
+        cache_read_input_tokens: null,
+        total_tokens: 23,
+        tokens_estimated: 1,
+        cost_micro: 0,
+        is_byok: 1,
+        termination_reason: 'upstream_error',
+        upstream_error: null,
+        upstream_model: null,
+        user_agent: 'agent/2.0',
+        metadata: '{}',
+      },
+    ];
+    try {
+      expect(recordRequests(control, path, () => records)).toBe(2);
+    } finally {
+      control.close();
+    }
+    const db = new BetterSqlite3(path, { readonly: true });
+    try {
+      const stored = db.prepare(`SELECT ${REQUEST_COLUMNS.join(', ')} FROM requests ORDER BY req_id`).all();
+      expect(stored).toEqual(records);
+    } finally {
+      db.close();
     }
   });
 });

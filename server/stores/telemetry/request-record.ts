@@ -55,3 +55,38 @@ export const REQUEST_COLUMNS = [
   'user_agent',
   'metadata',
 ] as const satisfies readonly (keyof RequestRecord)[];
+
+/**
+ * A record's values in `REQUEST_COLUMNS` order, for an insert with positional parameters:
+ * binding 25 named ones costs an import ~2 µs a row more. Listed out, not mapped over the
+ * column names: a keyed read per column costs about as much again.
+ */
+export function requestValues(r: RequestRecord): RequestRecord[(typeof REQUEST_COLUMNS)[number]][] {
+  return [
+    r.req_id,
+    r.ts,
+    r.org_id,
+    r.project_id,
+    r.key_id,
+    r.model,
+    r.status,
+    r.stream,
+    r.total_ms,
+    r.ttft_ms,
+    r.tpot_ms,
+    r.pre_dispatch_ms,
+    r.prompt_tokens,
+    r.tokens_generated,
+    r.cache_creation_input_tokens,
+    r.cache_read_input_tokens,
+    r.total_tokens,
+    r.tokens_estimated,
+    r.cost_micro,
+    r.is_byok,
+    r.termination_reason,
+    r.upstream_error,
+    r.upstream_model,
+    r.user_agent,
+    r.metadata,
+  ];
+}
