@@ -85,7 +85,7 @@ async function main(argv: string[]): Promise<void> {
   try {
     const dataDir = join(temp, 'data');
     log(`seeding ${opts.rows} rows over ${opts.days} days into ${dataDir}`);
-    const seeded = await seedStore(dataDir, { rows: opts.rows, days: opts.days });
+    const seeded = await seedStore(dataDir, { rows: opts.rows, days: opts.days }, log);
     log(`seeded in ${seeded.seconds.toFixed(1)} s (${Math.round(seeded.rowsPerSecond)} rows/s)`);
 
     log('loading the same rows into DuckDB');

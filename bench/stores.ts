@@ -13,6 +13,7 @@ import {
   type DuckDBValue,
 } from '@duckdb/node-api';
 import { resolveConfig } from '../server/config.js';
+import { importReport } from '../server/admin/import-report.js';
 import { seedDemo } from '../server/demo/seed.js';
 import { loadOrCreateSecret } from '../server/security/secret-files.js';
 import { ControlStore } from '../server/stores/control/store.js';
@@ -30,7 +31,11 @@ export interface Seeded {
  * Seeds the demo organisation with `rows` request-log rows through the server's own
  * write path (demo generator, `recordRequests`, every index), timing the whole step.
  */
-export async function seedStore(dataDir: string, options: { rows: number; days: number }): Promise<Seeded> {
+export async function seedStore(
+  dataDir: string,
+  options: { rows: number; days: number },
+  log: (line: string) => void,
+): Promise<Seeded> {
   const config = resolveConfig({ dataDir, passwordCost: 10 });
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const control = ControlStore.open(join(config.dataDir, 'control.db'), {
@@ -43,7 +48,14 @@ export async function seedStore(dataDir: string, options: { rows: number; days: 
       keyHashSecret: loadOrCreateSecret(config.dataDir, 'key-hash.secret', undefined),
     };
     const started = performance.now();
-    const seeded = await seedDemo(control, secrets, config, { rows: options.rows, days: options.days, seed: 1 });
+    const seeded = await seedDemo(
+      control,
+      secrets,
+      config,
+      { rows: options.rows, days: options.days, seed: 1 },
+      // A line a minute or so at ten million rows: the seeding is most of the run.
+      { report: importReport(log), every: 1_000_000 },
+    );
     const seconds = (performance.now() - started) / 1000;
     if (!seeded) throw new Error('the data folder already holds the demo organisation');
     const telemetryBytes = fileBytes(config.telemetryDbPath) + fileBytes(config.telemetryDbPath + '-wal');

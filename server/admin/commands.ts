@@ -6,6 +6,7 @@ import { pkrToMicro, formatPkr } from '../domain/money.js';
 import { OPERATOR_SOURCE } from '../stores/control/activity.js';
 import type { Role } from '../stores/control/accounts.js';
 import { ControlStore } from '../stores/control/store.js';
+import { importReport } from './import-report.js';
 import { importRequests } from './import-requests.js';
 import { DEMO_DEFAULTS, DEMO_ORGANIZATION, seedDemo } from '../demo/seed.js';
 import { loadOrCreateSecret } from '../security/secret-files.js';
@@ -90,7 +91,7 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
     refreshSeconds: config.refreshTtlSeconds,
   });
   try {
-    out(await run(command, flags, control, config));
+    out(await run(command, flags, control, config, out));
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
@@ -103,7 +104,13 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
   }
 }
 
-async function run(command: string, flags: Flags, control: ControlStore, config: ServerConfig): Promise<string> {
+async function run(
+  command: string,
+  flags: Flags,
+  control: ControlStore,
+  config: ServerConfig,
+  out: (line: string) => void,
+): Promise<string> {
   const now = config.now();
   const accountOf = (email: string) => {
     const account = control.accounts.findByEmail(email);
@@ -185,7 +192,8 @@ async function run(command: string, flags: Flags, control: ControlStore, config:
       return `model ${id} is ${active === 'true' ? 'active' : 'inactive'}`;
     }
     case 'import-requests': {
-      const result = importRequests(control, config.telemetryDbPath, resolve(required(flags, 'file')));
+      const file = resolve(required(flags, 'file'));
+      const result = importRequests(control, config.telemetryDbPath, file, { report: importReport(out) });
       if (!result.ok) throw new UsageError(result.error);
       return `imported ${result.rows} request(s)`;
     }
@@ -203,7 +211,7 @@ async function run(command: string, flags: Flags, control: ControlStore, config:
       };
       const cost = Number(env.SVC_PASSWORD_COST);
       const demoConfig = { ...config, ...(Number.isInteger(cost) && cost > 0 ? { passwordCost: cost } : {}) };
-      const seeded = await seedDemo(control, secrets, demoConfig, options);
+      const seeded = await seedDemo(control, secrets, demoConfig, options, { report: importReport(out) });
       if (!seeded) return `${DEMO_ORGANIZATION} already exists; nothing seeded`;
       return [
         `seeded ${DEMO_ORGANIZATION}: ${seeded.projects} projects, ${seeded.keys} keys, ${seeded.rows} request(s) over ${options.days} days (seed ${options.seed})`,

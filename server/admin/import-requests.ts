@@ -4,7 +4,7 @@ import { pkrToMicro } from '../domain/money.js';
 import { parseId } from '../ids.js';
 import { ImportedRequest } from '../schemas/request-log.js';
 import type { ControlStore } from '../stores/control/store.js';
-import { recordRequests } from '../domain/record-requests.js';
+import { recordRequests, type ImportProgress } from '../domain/record-requests.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { fileLines } from './ndjson-lines.js';
 
@@ -23,10 +23,18 @@ const checkRow = new Ajv({ allErrors: false, strict: false }).compile<ImportedRe
  * cost into each key's spend. A malformed line, an unknown key or project, or a request
  * id seen before rejects the whole file, naming the line; nothing is half-imported.
  */
-export function importRequests(control: ControlStore, telemetryPath: string, file: string): ImportResult {
+export function importRequests(
+  control: ControlStore,
+  telemetryPath: string,
+  file: string,
+  progress?: ImportProgress,
+): ImportResult {
   try {
-    const rows = recordRequests(control, telemetryPath, (alreadyRecorded) =>
-      readRecords(control, file, alreadyRecorded),
+    const rows = recordRequests(
+      control,
+      telemetryPath,
+      (alreadyRecorded) => readRecords(control, file, alreadyRecorded),
+      progress,
     );
     return { ok: true, rows };
   } catch (error) {

@@ -1,7 +1,7 @@
 import type { ServerSecrets } from '../app.js';
 import type { ServerConfig } from '../config.js';
 import { issueKey, revokeKey } from '../domain/keys.js';
-import { recordRequests } from '../domain/record-requests.js';
+import { recordRequests, type ImportProgress } from '../domain/record-requests.js';
 import { createAccount } from '../domain/sign-up.js';
 import { storeProviderKey } from '../domain/vault.js';
 import { hashPassword } from '../security/passwords.js';
@@ -57,6 +57,7 @@ export async function seedDemo(
   secrets: ServerSecrets,
   config: DemoConfig,
   options: DemoOptions = {},
+  progress?: ImportProgress,
 ): Promise<DemoSeeded | null> {
   const days = positive('days', options.days ?? DEMO_DEFAULTS.days);
   const rows = positive('rows', options.rows ?? DEMO_DEFAULTS.rows);
@@ -77,16 +78,20 @@ export async function seedDemo(
   const deposits = depositsMicro([...limits.values()]);
 
   const org = control.write(() => setUpOrganisation(control, secrets, { now, base, hashes, limits, deposits }));
-  const written = recordRequests(control, config.telemetryDbPath, () =>
-    demoTraffic({
-      seed,
-      orgId: org.id,
-      now,
-      days,
-      rows,
-      keys: org.keys.map(({ traffic }) => traffic),
-      byokProviders: DEMO_VAULT.map((v) => v.provider),
-    }),
+  const written = recordRequests(
+    control,
+    config.telemetryDbPath,
+    () =>
+      demoTraffic({
+        seed,
+        orgId: org.id,
+        now,
+        days,
+        rows,
+        keys: org.keys.map(({ traffic }) => traffic),
+        byokProviders: DEMO_VAULT.map((v) => v.provider),
+      }),
+    progress,
   );
   // Revoked once its requests are in, as it would have been in real life.
   for (const { spec, traffic } of org.keys) {

@@ -14,6 +14,21 @@ function importCacheKib(): number {
   return Math.max(65_536, Math.min(MAX_IMPORT_CACHE_KIB, Math.floor(totalmem() / 8 / 1024)));
 }
 
+/** What a long import tells its operator while it runs. */
+export type ImportEvent =
+  /** A migration is about to run on the existing store (minutes on a large one). */
+  | { kind: 'upgrading'; migration: string }
+  /** Rows written so far, each time another `ImportProgress.every` are, and the milliseconds they took. */
+  | { kind: 'written'; rows: number; ms: number }
+  /** Every row is written; the rollups, the search index's last blocks and the commit remain. */
+  | { kind: 'committing'; rows: number };
+
+export interface ImportProgress {
+  report: (event: ImportEvent) => void;
+  /** Rows between two `written` events; 100,000 by default (a few seconds of import). */
+  every?: number;
+}
+
 /**
  * Writes request-log rows, then settles their cost into each key's spend. The rows commit
  * in one telemetry transaction: if `records` throws part-way (a bad line), nothing is
@@ -28,8 +43,11 @@ export function recordRequests(
   control: ControlStore,
   telemetryPath: string,
   records: (alreadyRecorded: (reqId: string) => boolean) => Iterable<RequestRecord>,
+  progress?: ImportProgress,
 ): number {
-  const telemetry = openTelemetry(telemetryPath);
+  const report = progress?.report;
+  const every = progress?.every ?? 100_000;
+  const telemetry = openTelemetry(telemetryPath, report && ((migration) => report({ kind: 'upgrading', migration })));
   try {
     // A long import touches index pages all over the file (request ids and costs are random
     // keys: at ten million rows those two indexes are ~1 GB): keep them in memory, on this
@@ -44,12 +62,17 @@ export function recordRequests(
     const count = telemetry
       .transaction(() => {
         let written = 0;
+        const started = performance.now();
         for (const record of records(alreadyRecorded)) {
           search.add(Number(insert.run(requestValues(record)).lastInsertRowid), record);
           rollups.add(record);
           if (record.key_id) spend.set(record.key_id, (spend.get(record.key_id) ?? 0) + record.cost_micro);
           written++;
+          if (report && written % every === 0) {
+            report({ kind: 'written', rows: written, ms: performance.now() - started });
+          }
         }
+        report?.({ kind: 'committing', rows: written });
         rollups.flush();
         search.flush();
         return written;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
-import { recordRequests } from '../../server/domain/record-requests.js';
+import { recordRequests, type ImportEvent } from '../../server/domain/record-requests.js';
 import { ControlStore } from '../../server/stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
@@ -245,5 +245,74 @@ describe('recording requests', () => {
     } finally {
       db.close();
     }
+  });
+
+  const someRecord = (i: number): RequestRecord => ({
+    req_id: `req-${i}`,
+    ts: 1_700_000_000_000 + i,
+    org_id: 'org-a',
+    project_id: null,
+    key_id: null,
+    model: 'openai/gpt-4o-mini',
+    status: 200,
+    stream: 0,
+    total_ms: 100,
+    ttft_ms: null,
+    tpot_ms: null,
+    pre_dispatch_ms: 1,
+    prompt_tokens: 10,
+    tokens_generated: 5,
+    cache_creation_input_tokens: null,
+    cache_read_input_tokens: null,
+    total_tokens: 15,
+    tokens_estimated: 0,
+    cost_micro: 1_000,
+    is_byok: 0,
+    termination_reason: 'completed',
+    upstream_error: null,
+    upstream_model: null,
+    user_agent: 'agent/1.0',
+    metadata: '{}',
+  });
+
+  it('reports its progress: every so many rows written, then before the commit', () => {
+    const dataDir = mkdtempSync(join(scratch, 'progress-'));
+    const control = ControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+    const events: ImportEvent[] = [];
+    try {
+      const rows = [1, 2, 3, 4, 5].map(someRecord);
+      recordRequests(control, join(dataDir, 'telemetry.db'), () => rows, { report: (e) => events.push(e), every: 2 });
+    } finally {
+      control.close();
+    }
+    // A new store has nothing to upgrade.
+    expect(events).toEqual([
+      { kind: 'written', rows: 2, ms: expect.any(Number) },
+      { kind: 'written', rows: 4, ms: expect.any(Number) },
+      { kind: 'committing', rows: 5 },
+    ]);
+  });
+
+  it('names each migration it runs on a store of an earlier version before running it', () => {
+    const dataDir = mkdtempSync(join(scratch, 'import-upgrade-'));
+    const telemetryDbPath = join(dataDir, 'telemetry.db');
+    const old = openTelemetry(telemetryDbPath);
+    old.exec('DROP TABLE rollup_dim_1m');
+    old.pragma('user_version = 5');
+    old.close();
+    const control = ControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+    const events: ImportEvent[] = [];
+    try {
+      recordRequests(control, telemetryDbPath, () => [someRecord(1)], { report: (e) => events.push(e) });
+    } finally {
+      control.close();
+    }
+    expect(events).toEqual([
+      { kind: 'upgrading', migration: '006_minute_rollups.sql' },
+      { kind: 'committing', rows: 1 },
+    ]);
+    const db = new BetterSqlite3(telemetryDbPath, { readonly: true });
+    expect(db.prepare('SELECT SUM(requests) AS n FROM rollup_dim_1m WHERE dim = 0').get()).toEqual({ n: 1 });
+    db.close();
   });
 });

@@ -1,0 +1,21 @@
+import type { ImportEvent } from '../domain/record-requests.js';
+
+/**
+ * An import's progress as lines for the operator: a ten-million-row import runs for
+ * minutes, and its commit for most of one, so the command says where it is and how fast.
+ */
+export function importReport(out: (line: string) => void): (event: ImportEvent) => void {
+  return (event) => {
+    switch (event.kind) {
+      case 'upgrading':
+        out(`upgrading the telemetry store: ${event.migration} (a large store takes minutes)`);
+        return;
+      case 'written':
+        out(`${event.rows} request(s) written (${Math.round((event.rows * 1000) / Math.max(event.ms, 1))} a second)`);
+        return;
+      case 'committing':
+        out(`${event.rows} request(s) written; finishing the rollups and search index, then committing`);
+        return;
+    }
+  };
+}
