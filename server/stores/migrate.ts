@@ -1,6 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Database } from 'better-sqlite3';
 
+/** The folder's numbered `NNN_name.sql` files, in order, with their version. */
+function migrations(folder: URL): { name: string; version: number }[] {
+  return readdirSync(folder)
+    .filter((name) => /^\d{3}_[\w-]+\.sql$/.test(name))
+    .sort()
+    .map((name) => ({ name, version: Number(name.slice(0, 3)) }));
+}
+
+const versionOf = (db: Database) => db.pragma('user_version', { simple: true }) as number;
+
 /**
  * Applies the numbered `NNN_name.sql` files of a folder that are newer than the
  * database's `user_version`, each in its own transaction, so a failed migration
@@ -8,18 +18,23 @@ import type { Database } from 'better-sqlite3';
  * file before it runs on a store that already had a schema (a new store's are instant).
  */
 export function migrate(db: Database, folder: URL, upgrading?: (file: string) => void): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  const files = readdirSync(folder)
-    .filter((name) => /^\d{3}_[\w-]+\.sql$/.test(name))
-    .sort();
-  for (const name of files) {
-    const version = Number(name.slice(0, 3));
+  const current = versionOf(db);
+  for (const { name, version } of migrations(folder)) {
     if (version <= current) continue;
     const sql = readFileSync(new URL(name, folder), 'utf8');
     if (current > 0) upgrading?.(name);
     db.transaction(() => {
+      // Another connection may have applied it since `current` was read: the server and
+      // the admin command opening an old store at once, each finding it behind.
+      if (versionOf(db) >= version) return;
       db.exec(sql);
       db.pragma(`user_version = ${version}`);
     }).immediate();
   }
+}
+
+/** Whether a store that already has a schema is older than the folder's migrations (a new one is not). */
+export function isBehind(db: Database, folder: URL): boolean {
+  const current = versionOf(db);
+  return current > 0 && migrations(folder).some(({ version }) => version > current);
 }

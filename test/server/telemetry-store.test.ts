@@ -7,7 +7,9 @@ import { runAdmin } from '../../server/admin/commands.js';
 import { recordRequests, type ImportEvent } from '../../server/domain/record-requests.js';
 import { ControlStore } from '../../server/stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
-import { openTelemetry } from '../../server/stores/telemetry/store.js';
+import { migrate } from '../../server/stores/migrate.js';
+import { registerSearchFunctions } from '../../server/stores/telemetry/search-terms.js';
+import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
 import { importRow, ndjsonFile } from './request-rows.js';
 import { register, startServer, type TestClient, type TestServer } from './harness.js';
 
@@ -157,6 +159,27 @@ describe('a telemetry store of an earlier version', () => {
     expect(db.pragma('user_version', { simple: true })).toBe(6);
     expect(db.prepare('SELECT COUNT(*) AS n FROM rollup_dim_1m').get()).toEqual({ n: 4 });
     db.close();
+  });
+
+  it('is upgraded once when two connections find it behind at the same time', () => {
+    const path = join(mkdtempSync(join(scratch, 'race-')), 'telemetry.db');
+    const old = openTelemetry(path);
+    old.exec('DROP TABLE rollup_dim_1m');
+    old.pragma('user_version = 5');
+    old.close();
+    // Another connection (the admin command, say) applies 006 after this one has read the
+    // version and before its own transaction starts.
+    const first = new BetterSqlite3(path);
+    registerSearchFunctions(first);
+    try {
+      migrate(first, TELEMETRY_MIGRATIONS, () => openTelemetry(path).close());
+      expect(first.pragma('user_version', { simple: true })).toBe(6);
+      expect(first.prepare("SELECT COUNT(*) AS n FROM sqlite_schema WHERE name = 'rollup_dim_1m'").get()).toEqual({
+        n: 1,
+      });
+    } finally {
+      first.close();
+    }
   });
 
   it('says nothing of upgrading when the store is new', async () => {
