@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startWorker, workerUrl } from '../worker-threads.js';
 import type { AnalyticsQuery, AnalyticsResult } from './queries.js';
 import type { WorkerJob, WorkerReply } from './worker.js';
 
@@ -35,7 +34,7 @@ interface Slot {
   deadline: NodeJS.Timeout | null;
 }
 
-const WORKER_URL = new URL(import.meta.url.endsWith('.ts') ? './worker.ts' : './worker.js', import.meta.url);
+const WORKER_URL = workerUrl('worker', import.meta.url);
 
 /**
  * Analytics queries run in worker threads with their own read-only connections, so a
@@ -144,16 +143,4 @@ export class AnalyticsPool {
     worker.unref();
     return slot;
   }
-}
-
-/**
- * Run from source (tsx, Vitest) the worker is TypeScript. On Node 20 tsx registers its
- * loader in the main thread only (privatenumber/tsx#354), so a small bootstrap
- * registers it inside the worker before importing the entry. Built code starts as is.
- */
-function startWorker(url: URL, options: WorkerOptions): Worker {
-  if (!url.pathname.endsWith('.ts')) return new Worker(url, options);
-  const tsxApi = pathToFileURL(createRequire(import.meta.url).resolve('tsx/esm/api')).href.replace(/\.cjs$/, '.mjs');
-  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
-  return new Worker(bootstrap, { ...options, eval: true });
 }

@@ -47,7 +47,9 @@ export function recordRequests(
 ): number {
   const report = progress?.report;
   const every = progress?.every ?? 100_000;
-  const telemetry = openTelemetry(telemetryPath, report && ((migration) => report({ kind: 'upgrading', migration })));
+  const telemetry = openTelemetry(telemetryPath, {
+    upgrading: report && ((migration) => report({ kind: 'upgrading', migration })),
+  });
   try {
     // A long import touches index pages all over the file (request ids and costs are random
     // keys: at ten million rows those two indexes are ~1 GB): keep them in memory, on this

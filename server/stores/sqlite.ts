@@ -10,6 +10,8 @@ export function openSqlite(
     functions?: (db: Database) => void;
     /** Told of each migration about to run on an existing store (see migrate). */
     upgrading?: (file: string) => void;
+    /** How long to wait for another connection's write lock; 5 s by default. */
+    busyTimeoutMs?: number;
   } = {},
 ): Database {
   const db = new BetterSqlite3(path, { fileMustExist: options.fileMustExist ?? false });
@@ -19,7 +21,7 @@ export function openSqlite(
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5_000}`);
     migrate(db, migrations, options.upgrading);
     return db;
   } catch (error) {

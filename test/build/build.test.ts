@@ -76,6 +76,7 @@ describe('npm run build', () => {
       'server/cli.js',
       'server/analytics/pool.js',
       'server/analytics/worker.js',
+      'server/stores/telemetry/upgrade-worker.js',
       'main/electron/main.js',
       'main/web/main.js',
       'main/core/embedded-server.js',

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
 import { recordRequests, type ImportEvent } from '../../server/domain/record-requests.js';
 import { ControlStore } from '../../server/stores/control/store.js';
@@ -130,7 +130,7 @@ describe('an unreachable telemetry store', () => {
 });
 
 describe('a telemetry store of an earlier version', () => {
-  it('is upgraded at first use, with a log line naming each migration before it runs', async () => {
+  it('is upgraded in a worker at first use while the API goes on answering, naming each migration first', async () => {
     const dataDir = mkdtempSync(join(scratch, 'upgrade-'));
     const telemetryDbPath = join(dataDir, 'telemetry.db');
     // A current store taken back to version 5: the minute rollups of 006 are missing.
@@ -138,21 +138,32 @@ describe('a telemetry store of an earlier version', () => {
     old.exec('DROP TABLE rollup_dim_1m');
     old.pragma('user_version = 5');
     old.close();
+    // An import in another process holds the write lock: the upgrade waits for it.
+    const importer = new BetterSqlite3(telemetryDbPath);
+    importer.exec('BEGIN IMMEDIATE');
 
     const server = await startServer({ dataDir, telemetryDbPath });
     try {
       const { client, projectId, keys } = await setUp(server);
-      // The server's first read of the store upgrades it (before any import could).
+      // The first read starts the upgrade; until it is done the store reads as unavailable.
       expect((await lastUsed(client))[keys[0]!]).toBeNull();
+      expect((await client.get('/analytics/summary')).status).toBe(503);
+      expect((await client.get('/projects')).status).toBe(200);
+      expect(server.logs()).not.toContain('telemetry store upgraded');
+
+      importer.exec('COMMIT');
+      await vi.waitFor(() => expect(server.logs()).toContain('telemetry store upgraded'), { timeout: 20_000 });
       await importRows(server, [row(keys[0]!, projectId, '2026-11-20T09:45:00Z')]);
       expect((await lastUsed(client))[keys[0]!]).toBe('2026-11-20T09:45:00.000Z');
-      const upgrades = server
-        .logs()
-        .split('\n')
-        .filter((line) => line.includes('upgrading the telemetry store'));
+      expect((await client.get('/analytics/summary')).status).toBe(200);
+      const lines = server.logs().split('\n');
+      const upgrades = lines.filter((line) => line.includes('upgrading the telemetry store'));
       expect(upgrades).toHaveLength(1);
       expect(JSON.parse(upgrades[0]!)).toMatchObject({ migration: '006_minute_rollups.sql', path: telemetryDbPath });
+      // It waited for the lock instead of failing on it.
+      expect(lines.filter((line) => line.includes('telemetry store unavailable'))).toEqual([]);
     } finally {
+      importer.close();
       await server.close();
     }
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });

@@ -1,5 +1,9 @@
-import type { Database, Statement } from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import type { Worker } from 'node:worker_threads';
+import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import type { FastifyBaseLogger } from 'fastify';
+import { startWorker, workerUrl } from '../../worker-threads.js';
+import { isBehind } from '../migrate.js';
 import { ReadCache } from '../read-cache.js';
 import { openSqlite } from '../sqlite.js';
 import { registerSearchFunctions, signEpochs } from './search-terms.js';
@@ -7,8 +11,11 @@ import { registerSearchFunctions, signEpochs } from './search-terms.js';
 export const TELEMETRY_MIGRATIONS = new URL('./migrations/', import.meta.url);
 
 /** Opens the request-log store for writing, bringing its schema and search signatures up to date. */
-export function openTelemetry(path: string, upgrading?: (file: string) => void): Database {
-  const db = openSqlite(path, TELEMETRY_MIGRATIONS, { functions: registerSearchFunctions, upgrading });
+export function openTelemetry(
+  path: string,
+  options: { upgrading?: (file: string) => void; busyTimeoutMs?: number } = {},
+): Database {
+  const db = openSqlite(path, TELEMETRY_MIGRATIONS, { functions: registerSearchFunctions, ...options });
   try {
     signEpochs(db);
     return db;
@@ -24,15 +31,29 @@ interface Queries {
   lastUsedCache: ReadCache<Map<string, number>>;
 }
 
+/** Whether the file holds a store older than the migrations (a missing or new one is not). */
+function storeIsBehind(path: string): boolean {
+  if (!existsSync(path)) return false;
+  const db = new BetterSqlite3(path, { fileMustExist: true });
+  try {
+    return isBehind(db, TELEMETRY_MIGRATIONS);
+  } finally {
+    db.close();
+  }
+}
+
 /**
  * The request-log store. It may be missing or broken while the control plane is fine,
  * so it is opened lazily, every read is guarded, and after a failure the next read
- * tries to open it again: the server recovers without a restart.
+ * tries to open it again: the server recovers without a restart. An older store is
+ * upgraded in a worker thread (minutes at millions of rows), reading as unavailable
+ * meanwhile, so the rest of the API goes on answering.
  */
 export class TelemetryStore {
   private db: Database | null = null;
   private queries: Queries | null = null;
   private reportedDown = false;
+  private upgrade: Worker | null = null;
 
   constructor(
     readonly path: string,
@@ -51,7 +72,7 @@ export class TelemetryStore {
     }
   }
 
-  /** Whether the store can be opened now (creating and migrating it if new). */
+  /** Whether the store can be read now (creating it if new; not while an older one is upgraded). */
   reachable(): boolean {
     return this.connect() !== null;
   }
@@ -66,6 +87,9 @@ export class TelemetryStore {
   }
 
   close(): void {
+    // A migration cut short rolls back; the next start upgrades again.
+    void this.upgrade?.terminate();
+    this.upgrade = null;
     this.db?.close();
     this.db = null;
     this.queries = null;
@@ -73,12 +97,13 @@ export class TelemetryStore {
 
   private connect(): Database | null {
     if (this.db) return this.db;
+    if (this.upgrade) return null;
     try {
-      // A migration backfills from every row: minutes on a store of millions, during which
-      // the API waits. Said before it starts, so that the wait has a reason in the log.
-      const db = openTelemetry(this.path, (migration) =>
-        this.log.info({ path: this.path, migration }, 'upgrading the telemetry store (a large store takes minutes)'),
-      );
+      if (storeIsBehind(this.path)) {
+        this.startUpgrade();
+        return null;
+      }
+      const db = openTelemetry(this.path);
       this.queries = {
         lastUsed: db.prepare(`SELECT k.value AS key_id,
             (SELECT MAX(ts) FROM requests WHERE key_id = k.value) AS last_used
@@ -93,6 +118,23 @@ export class TelemetryStore {
       this.markDown(error);
       return null;
     }
+  }
+
+  private startUpgrade(): void {
+    const worker = startWorker(workerUrl('upgrade-worker', import.meta.url), { workerData: { path: this.path } });
+    this.upgrade = worker;
+    // A migration backfills from every row: said before it starts, so that the wait for
+    // analytics has a reason in the log.
+    worker.on('message', (migration: string) =>
+      this.log.info({ path: this.path, migration }, 'upgrading the telemetry store (a large store takes minutes)'),
+    );
+    worker.on('error', (error) => this.markDown(error));
+    worker.on('exit', (code) => {
+      if (this.upgrade !== worker) return;
+      this.upgrade = null;
+      if (code === 0) this.log.info({ path: this.path }, 'telemetry store upgraded');
+    });
+    worker.unref();
   }
 
   private markDown(error: unknown): void {
