@@ -901,6 +901,30 @@ describe('figures of a hand-checked example', () => {
   });
 });
 
+describe('searching the request log', () => {
+  // Texts under three characters are looked for in the rows, longer ones in the index: both
+  // fold every letter as JavaScript does, not only ASCII ones.
+  it('finds capitals of any script by a lower-case text, through the rows as through the index', async () => {
+    const org = await freshOrg();
+    const greek = record(org, -MINUTE, { req_id: `REQ-ΩMEGA-${org.orgId}` });
+    const german = record(org, -2 * MINUTE, { metadata: JSON.stringify({ région: 'ÄRGER-STRASSE' }) });
+    const plain = record(org, -3 * MINUTE, { metadata: JSON.stringify({ customer: 'ACME' }) });
+    load([greek, german, plain]);
+    const found = async (text: string) => {
+      const page = await org.client.get(`/analytics/requests?search=${encodeURIComponent(text)}`);
+      expect(page.status, text).toBe(200);
+      return page.body.requests.map((row: { req_id: string }) => row.req_id);
+    };
+    expect(await found('ω')).toEqual([greek.req_id]);
+    expect(await found('ωmega')).toEqual([greek.req_id]);
+    expect(await found('ä')).toEqual([german.req_id]);
+    expect(await found('ärger')).toEqual([german.req_id]);
+    expect(await found('é')).toEqual([german.req_id]);
+    expect(await found('cm')).toEqual([plain.req_id]);
+    expect(await found('acme')).toEqual([plain.req_id]);
+  });
+});
+
 describe('GET /keys and /admin/usage-throttling read the request log', () => {
   it('gives last_used_at as the newest row of each key', async () => {
     const org = await freshOrg();
