@@ -172,6 +172,32 @@ describe('a telemetry store of an earlier version', () => {
     db.close();
   });
 
+  it('says so when an upgrade fails, and does not start another at every read', async () => {
+    const dataDir = mkdtempSync(join(scratch, 'failed-upgrade-'));
+    const telemetryDbPath = join(dataDir, 'telemetry.db');
+    // Version 5 with 006's table already there: 006 cannot create it.
+    const old = openTelemetry(telemetryDbPath);
+    old.pragma('user_version = 5');
+    old.close();
+    const server = await startServer({ dataDir, telemetryDbPath });
+    try {
+      const { client, keys } = await setUp(server);
+      expect((await lastUsed(client))[keys[0]!]).toBeNull();
+      await vi.waitFor(() => expect(server.logs()).toContain('telemetry store unavailable'), { timeout: 20_000 });
+      for (let i = 0; i < 3; i++) {
+        expect((await lastUsed(client))[keys[0]!]).toBeNull();
+        expect((await client.get('/analytics/summary')).status).toBe(503);
+      }
+      const lines = server.logs().split('\n');
+      expect(lines.filter((line) => line.includes('upgrading it in the background'))).toHaveLength(1);
+      expect(JSON.parse(lines.find((line) => line.includes('telemetry store unavailable'))!).err.message).toMatch(
+        /already exists/,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
   it('is upgraded once when two connections find it behind at the same time', () => {
     const path = join(mkdtempSync(join(scratch, 'race-')), 'telemetry.db');
     const old = openTelemetry(path);

@@ -31,6 +31,9 @@ interface Queries {
   lastUsedCache: ReadCache<Map<string, number>>;
 }
 
+/** After a failed upgrade, the next read tries again no sooner than this: each try is a thread. */
+const UPGRADE_RETRY_MS = 30_000;
+
 /** Whether the file holds a store older than the migrations (a missing or new one is not). */
 function storeIsBehind(path: string): boolean {
   if (!existsSync(path)) return false;
@@ -54,6 +57,7 @@ export class TelemetryStore {
   private queries: Queries | null = null;
   private reportedDown = false;
   private upgrade: Worker | null = null;
+  private upgradeFailedAt = -Infinity;
 
   constructor(
     readonly path: string,
@@ -97,7 +101,7 @@ export class TelemetryStore {
 
   private connect(): Database | null {
     if (this.db) return this.db;
-    if (this.upgrade) return null;
+    if (this.upgrade || performance.now() - this.upgradeFailedAt < UPGRADE_RETRY_MS) return null;
     try {
       if (storeIsBehind(this.path)) {
         this.startUpgrade();
@@ -121,6 +125,7 @@ export class TelemetryStore {
   }
 
   private startUpgrade(): void {
+    this.log.info({ path: this.path }, 'telemetry store older than this server: upgrading it in the background');
     const worker = startWorker(workerUrl('upgrade-worker', import.meta.url), { workerData: { path: this.path } });
     this.upgrade = worker;
     // A migration backfills from every row: said before it starts, so that the wait for
@@ -128,7 +133,10 @@ export class TelemetryStore {
     worker.on('message', (migration: string) =>
       this.log.info({ path: this.path, migration }, 'upgrading the telemetry store (a large store takes minutes)'),
     );
-    worker.on('error', (error) => this.markDown(error));
+    worker.on('error', (error) => {
+      this.upgradeFailedAt = performance.now();
+      this.markDown(error);
+    });
     worker.on('exit', (code) => {
       if (this.upgrade !== worker) return;
       this.upgrade = null;

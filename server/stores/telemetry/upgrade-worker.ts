@@ -7,7 +7,12 @@ import { openTelemetry } from './store.js';
  * for as long, so this waits for the lock far longer than a request would.
  */
 const { path } = workerData as { path: string };
-openTelemetry(path, {
-  upgrading: (migration) => parentPort?.postMessage(migration),
-  busyTimeoutMs: 10 * 60_000,
-}).close();
+try {
+  openTelemetry(path, {
+    upgrading: (migration) => parentPort?.postMessage(migration),
+    busyTimeoutMs: 10 * 60_000,
+  }).close();
+} catch (error) {
+  // SqliteError reaches the parent thread without its message: a plain Error keeps it.
+  throw new Error(error instanceof Error ? error.message : String(error));
+}
