@@ -129,15 +129,23 @@ describe('an unreachable telemetry store', () => {
   });
 });
 
+/**
+ * A data folder whose telemetry store is a current one taken back to version 5: 006's minute
+ * rollups are missing, or, with `in006sWay`, still there for 006 to fail on.
+ */
+function storeAtVersion5(name: string, in006sWay = false): { dataDir: string; telemetryDbPath: string } {
+  const dataDir = mkdtempSync(join(scratch, name));
+  const telemetryDbPath = join(dataDir, 'telemetry.db');
+  const old = openTelemetry(telemetryDbPath);
+  if (!in006sWay) old.exec('DROP TABLE rollup_dim_1m');
+  old.pragma('user_version = 5');
+  old.close();
+  return { dataDir, telemetryDbPath };
+}
+
 describe('a telemetry store of an earlier version', () => {
   it('is upgraded in a worker at first use while the API goes on answering, naming each migration first', async () => {
-    const dataDir = mkdtempSync(join(scratch, 'upgrade-'));
-    const telemetryDbPath = join(dataDir, 'telemetry.db');
-    // A current store taken back to version 5: the minute rollups of 006 are missing.
-    const old = openTelemetry(telemetryDbPath);
-    old.exec('DROP TABLE rollup_dim_1m');
-    old.pragma('user_version = 5');
-    old.close();
+    const { dataDir, telemetryDbPath } = storeAtVersion5('upgrade-');
     // An import in another process holds the write lock: the upgrade waits for it.
     const importer = new BetterSqlite3(telemetryDbPath);
     importer.exec('BEGIN IMMEDIATE');
@@ -173,12 +181,7 @@ describe('a telemetry store of an earlier version', () => {
   });
 
   it('says so when an upgrade fails, and does not start another at every read', async () => {
-    const dataDir = mkdtempSync(join(scratch, 'failed-upgrade-'));
-    const telemetryDbPath = join(dataDir, 'telemetry.db');
-    // Version 5 with 006's table already there: 006 cannot create it.
-    const old = openTelemetry(telemetryDbPath);
-    old.pragma('user_version = 5');
-    old.close();
+    const { dataDir, telemetryDbPath } = storeAtVersion5('failed-upgrade-', true);
     const server = await startServer({ dataDir, telemetryDbPath });
     try {
       const { client, keys } = await setUp(server);
@@ -199,11 +202,7 @@ describe('a telemetry store of an earlier version', () => {
   });
 
   it('is upgraded once when two connections find it behind at the same time', () => {
-    const path = join(mkdtempSync(join(scratch, 'race-')), 'telemetry.db');
-    const old = openTelemetry(path);
-    old.exec('DROP TABLE rollup_dim_1m');
-    old.pragma('user_version = 5');
-    old.close();
+    const path = storeAtVersion5('race-').telemetryDbPath;
     // Another connection (the admin command, say) applies 006 after this one has read the
     // version and before its own transaction starts.
     const first = new BetterSqlite3(path);
@@ -354,12 +353,7 @@ describe('recording requests', () => {
   });
 
   it('names each migration it runs on a store of an earlier version before running it', () => {
-    const dataDir = mkdtempSync(join(scratch, 'import-upgrade-'));
-    const telemetryDbPath = join(dataDir, 'telemetry.db');
-    const old = openTelemetry(telemetryDbPath);
-    old.exec('DROP TABLE rollup_dim_1m');
-    old.pragma('user_version = 5');
-    old.close();
+    const { dataDir, telemetryDbPath } = storeAtVersion5('import-upgrade-');
     const control = ControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
     const events: ImportEvent[] = [];
     try {
