@@ -103,10 +103,25 @@ const DOUBLE_MAX = '1.7976931348623157e308';
 const folded = (value: string) =>
   `CASE WHEN length(${value}) = octet_length(${value}) THEN lower(${value}) ELSE casefold(${value}) END`;
 
+/** Whether a row's metadata, key or value, holds the search text. */
+const IN_METADATA = `EXISTS (SELECT 1 FROM json_each(requests.metadata) m
+  WHERE instr(${folded('m.key')}, @search) > 0 OR instr(${folded('m.value')}, @search) > 0)`;
+
 /** The search read from the rows, when the index cannot answer it (search-index.ts). */
-const SEARCH_SQL = `(instr(${folded('req_id')}, @search) > 0 OR EXISTS (
-  SELECT 1 FROM json_each(requests.metadata) m
-  WHERE instr(${folded('m.key')}, @search) > 0 OR instr(${folded('m.value')}, @search) > 0))`;
+const SEARCH_SQL = `(instr(${folded('req_id')}, @search) > 0 OR ${IN_METADATA})`;
+
+/**
+ * The same, first looking for the text in the metadata's JSON as it is stored, which costs a
+ * fraction of taking it apart. Metadata keys and values are strings, and JSON writers keep
+ * letters, digits, spaces and most punctuation as they are (ours escapes only `"`, `\` and
+ * controls; others also `/`, `<`, `>`, `&`, `'` or every non-ASCII character), so a text made
+ * only of those (SAFE_TEXT) is in a key or value only if it is in the stored JSON. Most rows
+ * of a search fail that test.
+ */
+const SAFE_SEARCH_SQL = `(instr(${folded('req_id')}, @search) > 0
+  OR (instr(${folded('requests.metadata')}, @search) > 0 AND ${IN_METADATA}))`;
+
+const SAFE_TEXT = /^[\w .,:;@#+=!?*()[\]{}|~^$%-]*$/;
 
 function where(filter: RequestFilter): string {
   const clauses = ['org_id = @orgId', 'ts >= @from', 'ts <= @to'];
@@ -116,7 +131,7 @@ function where(filter: RequestFilter): string {
   if (filter.statusClass !== undefined) clauses.push('status >= @statusFrom AND status < @statusTo');
   if (filter.terminationReason !== undefined) clauses.push('termination_reason = @terminationReason');
   if (filter.minCostMicro !== undefined) clauses.push('cost_micro >= @minCostMicro');
-  if (filter.search !== undefined) clauses.push(SEARCH_SQL);
+  if (filter.search !== undefined) clauses.push(SAFE_TEXT.test(filter.search) ? SAFE_SEARCH_SQL : SEARCH_SQL);
   return clauses.join(' AND ');
 }
 
