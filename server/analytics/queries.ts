@@ -112,16 +112,18 @@ const SEARCH_SQL = `(instr(${folded('req_id')}, @search) > 0 OR ${IN_METADATA})`
 
 /**
  * The same, first looking for the text in the metadata's JSON as it is stored, which costs a
- * fraction of taking it apart. Metadata keys and values are strings, and JSON writers keep
- * letters, digits, spaces and most punctuation as they are (ours escapes only `"`, `\` and
- * controls; others also `/`, `<`, `>`, `&`, `'` or every non-ASCII character), so a text made
- * only of those (SAFE_TEXT) is in a key or value only if it is in the stored JSON. Most rows
- * of a search fail that test.
+ * fraction of taking it apart. Keys and values are strings; a JSON writer (this one, or another
+ * program writing the request log) keeps every character as it is but for `"`, `\`, `/` and
+ * control characters, which it may write as two-character escapes, and any character at all,
+ * which it may write as `\uXXXX`. So in a row whose JSON has no `\u`, a text of ASCII letters,
+ * digits and other punctuation (SAFE_TEXT; not non-ASCII, whose folding can depend on the
+ * neighbouring characters) is in a key or value only if it is in the stored JSON.
  */
 const SAFE_SEARCH_SQL = `(instr(${folded('req_id')}, @search) > 0
-  OR (instr(${folded('requests.metadata')}, @search) > 0 AND ${IN_METADATA}))`;
+  OR ((instr(requests.metadata, '\\u') > 0 OR instr(${folded('requests.metadata')}, @search) > 0)
+    AND ${IN_METADATA}))`;
 
-const SAFE_TEXT = /^[\w .,:;@#+=!?*()[\]{}|~^$%-]*$/;
+const SAFE_TEXT = /^[\w .,:;@#+=!?*()[\]{}|~^$%<>&'-]*$/;
 
 function where(filter: RequestFilter): string {
   const clauses = ['org_id = @orgId', 'ts >= @from', 'ts <= @to'];

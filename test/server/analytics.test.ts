@@ -934,13 +934,17 @@ describe('a search read from the rows', () => {
   // non-ASCII character, Go < > and &, PHP /): a search still finds the strings, not their escapes.
   it('finds metadata keys and values whatever characters their JSON escaped', async () => {
     const org = await freshOrg();
-    const escaped = record(org, -MINUTE, {
-      metadata: String.raw`{"customer":"\u00c4rger \/ \u003cb\u003e","caf\u00e9":"x"}`,
+    const unicode = record(org, -MINUTE, {
+      metadata: String.raw`{"customer":"\u00c4rger \u003cb\u003e","unit":"\u212aelvin","caf\u00e9":"x"}`,
     });
-    load([escaped, record(org, -2 * MINUTE), ...history(org)]);
+    const slashed = record(org, -2 * MINUTE, { metadata: String.raw`{"route":"v1\/chat"}` });
+    load([unicode, slashed, record(org, -3 * MINUTE), ...history(org)]);
     const found = searcher(org);
-    for (const text of ['ärger', 'rger', '/ <b>', 'café', 'caf'])
-      expect(await found(text), text).toEqual([escaped.req_id]);
+    // The Kelvin sign folds to an ASCII k.
+    for (const text of ['ärger', 'rger <b>', 'kelvin', 'café', 'caf']) {
+      expect(await found(text), text).toEqual([unicode.req_id]);
+    }
+    for (const text of ['v1/chat', 'route']) expect(await found(text), text).toEqual([slashed.req_id]);
   });
 });
 
