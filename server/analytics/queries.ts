@@ -107,8 +107,10 @@ const folded = (value: string) =>
 const IN_METADATA = `EXISTS (SELECT 1 FROM json_each(requests.metadata) m
   WHERE instr(${folded('m.key')}, @search) > 0 OR instr(${folded('m.value')}, @search) > 0)`;
 
+const IN_REQ_ID = `instr(${folded('req_id')}, @search) > 0`;
+
 /** The search read from the rows, when the index cannot answer it (search-index.ts). */
-const SEARCH_SQL = `(instr(${folded('req_id')}, @search) > 0 OR ${IN_METADATA})`;
+const SEARCH_SQL = `(${IN_REQ_ID} OR ${IN_METADATA})`;
 
 /**
  * The same, first looking for the text in the metadata's JSON as it is stored, which costs a
@@ -119,7 +121,7 @@ const SEARCH_SQL = `(instr(${folded('req_id')}, @search) > 0 OR ${IN_METADATA})`
  * digits and other punctuation (SAFE_TEXT; not non-ASCII, whose folding can depend on the
  * neighbouring characters) is in a key or value only if it is in the stored JSON.
  */
-const SAFE_SEARCH_SQL = `(instr(${folded('req_id')}, @search) > 0
+const SAFE_SEARCH_SQL = `(${IN_REQ_ID}
   OR ((instr(requests.metadata, '\\u') > 0 OR instr(${folded('requests.metadata')}, @search) > 0)
     AND ${IN_METADATA}))`;
 
@@ -208,8 +210,13 @@ export class AnalyticsQueries {
   }
 
   private requests(filter: RequestFilter, limit: number, offset: number): RequestPage {
-    const match = filter.search === undefined ? null : this.searchMatch(filter, filter.search);
-    if (match) return this.searchPage(filter, match, limit, offset);
+    if (filter.search !== undefined) {
+      // The window's rows counted as the summary counts them: its rollups reach down to
+      // minutes, the request log's to hours (up to an hour of rows read at each edge).
+      const windowRows = this.summary({ orgId: filter.orgId, from: filter.from, to: filter.to }).requests;
+      const match = this.search.match(filter.orgId, filter.search, windowRows);
+      if (match) return this.searchPage(filter, match, limit, offset, windowRows);
+    }
     const { total } = this.count(filter);
     // Past the last row there is no page to look for (a search that matches nothing would
     // read the whole window a second time).
@@ -233,15 +240,14 @@ export class AnalyticsQueries {
     ).all({ ...params, limit, offset }) as RequestRecord[];
   }
 
-  /** The search's matches from its index, or null when reading the window's rows costs less. */
-  private searchMatch(filter: RequestFilter, text: string): SearchMatch | null {
-    // The summary's count: its rollups reach down to minutes (the request log's to hours).
-    const window = this.summary({ orgId: filter.orgId, from: filter.from, to: filter.to }).requests;
-    return this.search.match(filter.orgId, text, window);
-  }
-
-  /** A search answered from its index. */
-  private searchPage(searched: RequestFilter, match: SearchMatch, limit: number, offset: number): RequestPage {
+  /** A search answered from its index; `windowRows`: the rows of its window, whatever the other filters. */
+  private searchPage(
+    searched: RequestFilter,
+    match: SearchMatch,
+    limit: number,
+    offset: number,
+    windowRows: number,
+  ): RequestPage {
     const { search: _, ...filter } = searched;
     const condition = where(filter);
     const params = { ...bindings(filter), ...matchParams(match) };
@@ -262,7 +268,8 @@ export class AnalyticsQueries {
     if (offset >= total) return { total, rows: [] };
     // Reading rows newest first and checking each costs about (offset + limit) / share of
     // the window's rows; reading the matches from the index and sorting them, about `total`.
-    const share = total / Math.max(total, this.count(filter).total);
+    const filtered = windowOnly ? windowRows : this.count(filter).total;
+    const share = total / Math.max(total, filtered);
     const rows =
       (offset + limit) / share < total
         ? this.page(where(searched), bindings(searched), limit, offset)
