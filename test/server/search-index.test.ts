@@ -133,8 +133,8 @@ const SEARCHES = [
   'ealth', // in a value and in user agents, which do not count
   'gpt', // only in the model: matches nothing
   'zzzz',
-  'hea', // three characters: the shortest the index answers, reading every term
-  'ra', // two: read from the rows
+  'hea', // three characters: no piece of four, every term a candidate
+  'ra', // two: no piece either
   'req', // every request id: read from the rows
 ];
 
