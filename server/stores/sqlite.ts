@@ -12,12 +12,16 @@ export function openSqlite(
     upgrading?: (file: string) => void;
     /** How long to wait for another connection's write lock; 5 s by default. */
     busyTimeoutMs?: number;
+    /** Bytes per page of a new file; an existing file keeps the size it was made with. */
+    pageSize?: number;
   } = {},
 ): Database {
   const db = new BetterSqlite3(path, { fileMustExist: options.fileMustExist ?? false });
   try {
     // Before migrating: a migration's SQL may call them.
     options.functions?.(db);
+    // Before the first write: a page size is fixed once the file has a header.
+    if (options.pageSize !== undefined) db.pragma(`page_size = ${options.pageSize}`);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');

@@ -352,6 +352,34 @@ describe('recording requests', () => {
     ]);
   });
 
+  it('makes a new store with 16 KiB pages and keeps the pages of one made before', () => {
+    const dataDir = mkdtempSync(join(scratch, 'pages-'));
+    const control = ControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+    const newPath = join(dataDir, 'new.db');
+    const oldPath = join(dataDir, 'old.db');
+    // A store from before the change: SQLite's default of 4 KiB, fixed at its first write.
+    const made = new BetterSqlite3(oldPath);
+    made.pragma('page_size = 4096');
+    made.pragma('journal_mode = WAL');
+    made.close();
+    try {
+      recordRequests(control, newPath, () => [1, 2].map(someRecord));
+      recordRequests(control, oldPath, () => [1, 2, 3].map(someRecord));
+    } finally {
+      control.close();
+    }
+    const pages = (path: string) => {
+      const db = new BetterSqlite3(path, { readonly: true });
+      try {
+        return [db.pragma('page_size', { simple: true }), db.prepare('SELECT COUNT(*) FROM requests').pluck().get()];
+      } finally {
+        db.close();
+      }
+    };
+    expect(pages(newPath)).toEqual([16_384, 2]);
+    expect(pages(oldPath)).toEqual([4096, 3]);
+  });
+
   it('names each migration it runs on a store of an earlier version before running it', () => {
     const { dataDir, telemetryDbPath } = storeAtVersion5('import-upgrade-');
     const control = ControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });

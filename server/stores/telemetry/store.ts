@@ -10,12 +10,24 @@ import { registerSearchFunctions, signEpochs } from './search-terms.js';
 
 export const TELEMETRY_MIGRATIONS = new URL('./migrations/', import.meta.url);
 
+/**
+ * Pages of a new request-log store. Imports write gigabytes, every page twice in WAL mode
+ * (log, then checkpoint), a system call each: 16 KiB pages are a quarter of the calls.
+ * Measured: 2M demo rows seeded in 72 s instead of 84, the benchmark's queries unchanged
+ * at 1M rows. Stores made with 4 KiB pages keep them (changing needs a full VACUUM).
+ */
+const TELEMETRY_PAGE_BYTES = 16_384;
+
 /** Opens the request-log store for writing, bringing its schema and search signatures up to date. */
 export function openTelemetry(
   path: string,
   options: { upgrading?: (file: string) => void; busyTimeoutMs?: number } = {},
 ): Database {
-  const db = openSqlite(path, TELEMETRY_MIGRATIONS, { functions: registerSearchFunctions, ...options });
+  const db = openSqlite(path, TELEMETRY_MIGRATIONS, {
+    functions: registerSearchFunctions,
+    pageSize: TELEMETRY_PAGE_BYTES,
+    ...options,
+  });
   try {
     signEpochs(db);
     return db;
