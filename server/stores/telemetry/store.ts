@@ -14,7 +14,8 @@ export const TELEMETRY_MIGRATIONS = new URL('./migrations/', import.meta.url);
  * Pages of a new request-log store. Imports write gigabytes, every page twice in WAL mode
  * (log, then checkpoint), a system call each: 16 KiB pages are a quarter of the calls.
  * Measured: 2M demo rows seeded in 72 s instead of 84, the benchmark's queries unchanged
- * at 1M rows. Stores made with 4 KiB pages keep them (changing needs a full VACUUM).
+ * at 1M rows. Stores made with 4 KiB pages keep them: changing needs a VACUUM, which would
+ * renumber the rowids the search index is keyed by.
  */
 const TELEMETRY_PAGE_BYTES = 16_384;
 
