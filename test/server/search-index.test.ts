@@ -8,7 +8,12 @@ import { candidateRanges, SearchIndex } from '../../server/analytics/search-inde
 import { recordRequests } from '../../server/domain/record-requests.js';
 import { ControlStore } from '../../server/stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
-import { EPOCH_TERMS, pieceBuckets, registerSearchFunctions } from '../../server/stores/telemetry/search-terms.js';
+import {
+  EPOCH_TERMS,
+  pieceBuckets,
+  registerSearchFunctions,
+  signEpochs,
+} from '../../server/stores/telemetry/search-terms.js';
 import { SearchWriter } from '../../server/stores/telemetry/search-writer.js';
 import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
 import * as ref from './analytics-reference.js';
@@ -191,6 +196,68 @@ describe('the request log search index', () => {
     expect(termsRead('no such customer')).toBe(0);
     // Three characters have no piece of four: every signed term is read.
     expect(termsRead('hea')).toBe(signedTerms);
+  });
+});
+
+describe('the search signatures', () => {
+  it('are written as the terms are, bit for bit what the stored terms give', () => {
+    // The imports above sign epochs as they fill them: the first import from its first term,
+    // the next two from a term inside an epoch, whose earlier terms are read back.
+    const signatures = (db: BetterSqlite3.Database) =>
+      db.prepare('SELECT epoch, page, bits FROM search_signatures ORDER BY epoch, page').raw().all() as [
+        number,
+        number,
+        Buffer,
+      ][];
+    const written = signatures(reader);
+    expect(new Set(written.map(([epoch]) => epoch))).toEqual(new Set([0, 1, 2]));
+    const db = new BetterSqlite3(join(scratch, 'telemetry.db'));
+    try {
+      db.exec('BEGIN');
+      db.exec('DELETE FROM search_signatures; DELETE FROM search_epochs');
+      signEpochs(db);
+      expect(signatures(db)).toEqual(written);
+    } finally {
+      db.exec('ROLLBACK');
+      db.close();
+    }
+  });
+
+  it('are read from the store for terms the writer did not see written', () => {
+    const db = openTelemetry(join(scratch, 'signer-gaps.db'));
+    const row = NEWER[0]!;
+    const terms = (from: number, count: number) =>
+      db
+        .prepare(
+          `WITH RECURSIVE n(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+           INSERT INTO search_terms (org_id, text, row) SELECT ?, 'stored term ' || i, 0 FROM n`,
+        )
+        .run(from, from + count - 1, ORG);
+    try {
+      const writeRows = (count: number, between?: () => void) =>
+        db.transaction(() => {
+          const writer = new SearchWriter(db);
+          for (let i = 0; i < count; i++) {
+            if (i === 1_000) between?.();
+            writer.add(i, { ...row, req_id: `req-gap-${i}`, metadata: '{}' });
+          }
+          writer.flush();
+        })();
+      // A full epoch of terms nobody signed, as a migration's backfill leaves them, then a
+      // writer that fills the next epoch: the earlier one must be signed first.
+      db.transaction(() => terms(0, EPOCH_TERMS + 10))();
+      writeRows(EPOCH_TERMS);
+      // A term written between two of the writer's, inside the epoch it is filling.
+      writeRows(EPOCH_TERMS, () => terms(1, 1));
+      const signatures = db.prepare('SELECT epoch, page, bits FROM search_signatures ORDER BY epoch, page').raw();
+      const written = signatures.all() as [number, number, Buffer][];
+      expect(new Set(written.map(([epoch]) => epoch))).toEqual(new Set([0, 1, 2]));
+      db.exec('DELETE FROM search_signatures; DELETE FROM search_epochs');
+      signEpochs(db);
+      expect(signatures.all()).toEqual(written);
+    } finally {
+      db.close();
+    }
   });
 });
 

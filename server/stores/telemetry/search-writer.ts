@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { RequestRecord } from './request-record.js';
-import { BLOCK_ROWS, casefold, signEpochs, termToken } from './search-terms.js';
+import { BLOCK_ROWS, casefold, EpochSigner, signEpochs, termToken } from './search-terms.js';
 
 /** Metadata terms remembered between rows; past this, all are forgotten (shared ones are found again). */
 const MAX_CACHED_TERMS = 100_000;
@@ -39,6 +39,7 @@ export class SearchWriter {
   private readonly blocks = new Map<number, [number, number]>();
   /** Per shared term, per block: the rows written with it. */
   private readonly termBlocks = new Map<number, Map<number, number>>();
+  private readonly signer: EpochSigner;
 
   /** `preloadShared`: at most this many shared terms are read into memory (tests set 0 to take the other path). */
   constructor(
@@ -56,11 +57,12 @@ export class SearchWriter {
       ON CONFLICT (block) DO UPDATE SET min_ts = min(min_ts, excluded.min_ts), max_ts = max(max_ts, excluded.max_ts)`);
     this.upsertTermBlock = db.prepare(`INSERT INTO search_term_blocks (term, block, rows) VALUES (?, ?, ?)
       ON CONFLICT (term, block) DO UPDATE SET rows = rows + excluded.rows`);
+    this.signer = new EpochSigner(db);
   }
 
   /** Indexes a row just inserted as `rowid`. */
   add(rowid: number, row: RequestRecord): void {
-    this.insertTerm.run(row.org_id, casefold(row.req_id), rowid, 0);
+    this.newTerm(row.org_id, casefold(row.req_id), rowid);
     const texts = new Set<string>();
     for (const [key, value] of Object.entries(JSON.parse(row.metadata) as Record<string, unknown>)) {
       texts.add(casefold(key));
@@ -85,7 +87,7 @@ export class SearchWriter {
     }
   }
 
-  /** Writes the blocks' spans and counts and the signatures of filled epochs; call before the transaction commits. */
+  /** Writes the blocks' spans and counts, and signs any filled epoch the signer left; call before the transaction commits. */
   flush(): void {
     for (const [block, [min, max]] of this.blocks) this.upsertBlock.run(block, min, max);
     this.blocks.clear();
@@ -115,12 +117,16 @@ export class SearchWriter {
     const shared = this.sharedTerms();
     const common = shared ? shared.get(key) : this.findCommon.get(orgId, text);
     const term =
-      common === undefined
-        ? { id: Number(this.insertTerm.run(orgId, text, rowid, 0).lastInsertRowid), shared: false }
-        : { id: common, shared: true };
+      common === undefined ? { id: this.newTerm(orgId, text, rowid), shared: false } : { id: common, shared: true };
     if (this.terms.size >= MAX_CACHED_TERMS) this.terms.clear();
     this.terms.set(key, term);
     return term.shared ? term.id : null;
+  }
+
+  private newTerm(orgId: string, text: string, rowid: number): number {
+    const id = Number(this.insertTerm.run(orgId, text, rowid, 0).lastInsertRowid);
+    this.signer.add(id, text);
+    return id;
   }
 
   private sharedTerms(): Map<string, number> | null {
