@@ -60,9 +60,18 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     // short line after the answer says the same for a third of the cost (see onResponse).
     logController: new LogController({ disableRequestLogging: true }),
   });
+  // The line's fields are fixed and none is a secret (no route takes one in its URL), so it
+  // skips the redaction pass: its wildcard paths cost ~4 µs a line, a twentieth of GET /keys.
+  const accessLog = app.log.child({}, { redact: [] });
   app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+    accessLog.info(
+      {
+        reqId: request.id,
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
       'request completed',
     );
     done();

@@ -239,3 +239,25 @@ describe('OpenAPI document', () => {
     expect(Object.keys(keyItem)).toEqual(expect.arrayContaining(['patch', 'delete']));
   });
 });
+
+describe('the access log', () => {
+  it('writes one line per answered request: its id, method, URL, status and time', async () => {
+    const answer = await server.app.inject({ method: 'GET', url: '/api/models?probe=access-line' });
+    expect(answer.statusCode).toBe(401);
+    const lines = server
+      .logs()
+      .split('\n')
+      .filter((entry) => entry.includes('access-line'))
+      .map((entry) => JSON.parse(entry) as Record<string, unknown>);
+    expect(lines).toEqual([
+      expect.objectContaining({
+        msg: 'request completed',
+        reqId: expect.stringMatching(/^req-/),
+        method: 'GET',
+        url: '/api/models?probe=access-line',
+        status: 401,
+        ms: expect.any(Number),
+      }),
+    ]);
+  });
+});

@@ -8,6 +8,8 @@ import { ReadCache } from '../../server/stores/read-cache.js';
 const scratch = mkdtempSync(join(tmpdir(), 'gc-read-cache-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 describe('a read cache', () => {
   const path = join(scratch, 'store.db');
   const db = new BetterSqlite3(path);
@@ -34,22 +36,27 @@ describe('a read cache', () => {
     expect(reads).toBe(2);
   });
 
-  it('reads again after a commit on another connection, as another process would make', () => {
+  it('reads again after a commit on another connection, as another process would make', async () => {
     other.prepare('INSERT INTO t VALUES (7)').run();
+    await nextTurn();
     expect(total()).toBe(12);
     expect(total()).toBe(12);
     expect(reads).toBe(3);
   });
 
-  it("reads the other connections' commits once per synchronous run, its own changes at once", async () => {
+  it("reads the other connections' commits once per turn of the event loop, its own changes at once", async () => {
+    await nextTurn();
     const before = total();
     other.prepare('INSERT INTO t VALUES (1)').run();
-    // Same run: answers are those of the run's start, as if it ran at that instant.
+    // Same turn, even across an await: answers are those of the turn's first read.
+    expect(total()).toBe(before);
+    await null;
     expect(total()).toBe(before);
     db.prepare('INSERT INTO t VALUES (2)').run();
     expect(total()).toBe(before + 3);
     other.prepare('INSERT INTO t VALUES (4)').run();
-    await null;
+    expect(total()).toBe(before + 3);
+    await nextTurn();
     expect(total()).toBe(before + 7);
   });
 

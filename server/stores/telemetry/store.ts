@@ -71,6 +71,7 @@ export class TelemetryStore {
   private reportedDown = false;
   private upgrade: Worker | null = null;
   private upgradeFailedAt = -Infinity;
+  private readonly idLists = new WeakMap<readonly string[], string>();
 
   constructor(
     readonly path: string,
@@ -94,10 +95,14 @@ export class TelemetryStore {
     return this.connect() !== null;
   }
 
-  /** Newest request time per key, for keys with at least one request. */
-  lastUsedByKey(keyIds: string[]): Map<string, number> | null {
+  /**
+   * Newest request time per key, for keys with at least one request. Pass the same array
+   * for the same keys: its JSON, the cache's key, is then made once.
+   */
+  lastUsedByKey(keyIds: readonly string[]): Map<string, number> | null {
     if (keyIds.length === 0) return new Map();
-    const ids = JSON.stringify(keyIds);
+    let ids = this.idLists.get(keyIds);
+    if (ids === undefined) this.idLists.set(keyIds, (ids = JSON.stringify(keyIds)));
     return this.read((_db, q) =>
       q.lastUsedCache.get(ids, () => new Map(q.lastUsed.all(ids).map((r) => [r.key_id, r.last_used]))),
     );
