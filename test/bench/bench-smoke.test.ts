@@ -104,6 +104,7 @@ describe('npm run bench', () => {
       report.memory.peakRssAnonMiB,
     ])
       expect(isNumber(value)).toBe(true);
+    expect(report.keysThroughput.rounds).toHaveLength(3);
     expect(report.memory.peakRssAnonBytes).toBeGreaterThan(0);
     expect(report.figures.map((f: any) => f.figure)).toEqual([
       'GET /keys throughput',
