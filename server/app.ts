@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { DestinationStream } from 'pino';
 import type { ServerConfig } from './config.js';
 import { AnalyticsPool } from './analytics/pool.js';
-import { createLogger } from './log.js';
+import { createLogger, lazyChildLogger } from './log.js';
 import { errorsPlugin } from './plugins/errors.js';
 import { isLoopbackName } from './loopback.js';
 import { guardsPlugin } from './plugins/guards.js';
@@ -59,6 +59,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     // Fastify's own request logging writes two lines per request with every header; one
     // short line after the answer says the same for a third of the cost (see onResponse).
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLogger,
   });
   // The line's fields are fixed and none is a secret (no route takes one in its URL), so it
   // skips the redaction pass: its wildcard paths cost ~4 µs a line, a twentieth of GET /keys.
