@@ -284,7 +284,7 @@ async function throughput(client: ApiClient, bare: Child, seconds: number): Prom
     return result.requests.average;
   };
   const rounds: { bareFastifyRps: number; keysRps: number }[] = [];
-  for (let round = 0; round < THROUGHPUT_ROUNDS; round++) {
+  for (let i = 0; i < THROUGHPUT_ROUNDS; i++) {
     const bareFastifyRps = await run(`${bare.url}/hello`, {});
     const keysRps = await run(`${client.baseUrl}/keys`, { cookie: client.cookie });
     rounds.push({ bareFastifyRps, keysRps });
