@@ -16,7 +16,7 @@ import { ApiClient } from './http.js';
 import { ROOT, RssSampler, startChild, type Child } from './processes.js';
 import { consoleTables, judgeCase, markdown, otherFigures, type CaseResult, type Report } from './report.js';
 import { loadReference, seedStore, type Reference } from './stores.js';
-import { percentile, round, sleep, timeRuns, type LoopLimits } from './stats.js';
+import { percentile, round, sleep, summarise, timeRuns, type LoopLimits } from './stats.js';
 
 interface Options {
   rows: number;
@@ -289,13 +289,8 @@ async function throughput(client: ApiClient, bare: Child, seconds: number): Prom
     const keysRps = await run(`${client.baseUrl}/keys`, { cookie: client.cookie });
     rounds.push({ bareFastifyRps, keysRps });
   }
-  const median = (values: number[]) =>
-    percentile(
-      [...values].sort((a, b) => a - b),
-      50,
-    );
-  const keysRps = median(rounds.map((r) => r.keysRps));
-  const bareFastifyRps = median(rounds.map((r) => r.bareFastifyRps));
+  const keysRps = summarise(rounds.map((r) => r.keysRps)).p50;
+  const bareFastifyRps = summarise(rounds.map((r) => r.bareFastifyRps)).p50;
   return { keysRps, bareFastifyRps, ratio: round(keysRps / bareFastifyRps, 3), seconds, connections, rounds };
 }
 

@@ -58,24 +58,17 @@ export async function keyRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
-  // Per list of key rows (a cached object while the keys are unchanged): their ids, and the
-  // listing as JSON text while their last uses are the same cached map. The hottest read of
-  // the console then costs neither serialisation nor a new lookup key for the last uses.
-  interface Listing {
-    ids: readonly string[];
-    lastUsed?: Map<string, number> | null;
-    json?: string;
-  }
-  const listings = new WeakMap<readonly Readonly<KeyRow>[], Listing>();
+  // The listing as JSON text, kept while the key rows and their last uses are the same
+  // cached objects: the hottest read of the console then costs no serialisation either.
+  const listings = new WeakMap<readonly Readonly<KeyRow>[], { lastUsed: Map<string, number> | null; json: string }>();
   app.get('/keys', { schema: { tags, response: { 200: KeyList, ...errors(401) } } }, async (request, reply) => {
     const keys = control.keys.list(authOf(request).orgId);
-    let listing = listings.get(keys);
-    if (!listing) listings.set(keys, (listing = { ids: keys.map((key) => key.id) }));
     // Null when the telemetry store is unreachable: every last_used_at is then unknown.
-    const lastUsed = telemetry.lastUsedByKey(listing.ids);
-    if (listing.json === undefined || listing.lastUsed !== lastUsed) {
-      listing.lastUsed = lastUsed;
-      listing.json = JSON.stringify(keyList(keys, lastUsed));
+    const lastUsed = telemetry.lastUsedByKey(keys);
+    let listing = listings.get(keys);
+    if (!listing || listing.lastUsed !== lastUsed) {
+      listing = { lastUsed, json: JSON.stringify(keyList(keys, lastUsed)) };
+      listings.set(keys, listing);
     }
     // A string payload skips Fastify's serializer: the schema still documents the shape.
     return reply.type('application/json; charset=utf-8').send(listing.json as unknown as KeyList);

@@ -71,7 +71,7 @@ export class TelemetryStore {
   private reportedDown = false;
   private upgrade: Worker | null = null;
   private upgradeFailedAt = -Infinity;
-  private readonly idLists = new WeakMap<readonly string[], string>();
+  private readonly idLists = new WeakMap<readonly { id: string }[], string>();
 
   constructor(
     readonly path: string,
@@ -96,13 +96,14 @@ export class TelemetryStore {
   }
 
   /**
-   * Newest request time per key, for keys with at least one request. Pass the same array
-   * for the same keys: its JSON, the cache's key, is then made once.
+   * Newest request time per key, for keys with at least one request. Pass the same list
+   * (the key store's cached one) for the same keys: the cache's key, their ids as JSON, is
+   * then made once.
    */
-  lastUsedByKey(keyIds: readonly string[]): Map<string, number> | null {
-    if (keyIds.length === 0) return new Map();
-    let ids = this.idLists.get(keyIds);
-    if (ids === undefined) this.idLists.set(keyIds, (ids = JSON.stringify(keyIds)));
+  lastUsedByKey(keys: readonly { id: string }[]): Map<string, number> | null {
+    if (keys.length === 0) return new Map();
+    let ids = this.idLists.get(keys);
+    if (ids === undefined) this.idLists.set(keys, (ids = JSON.stringify(keys.map((key) => key.id))));
     return this.read((_db, q) =>
       q.lastUsedCache.get(ids, () => new Map(q.lastUsed.all(ids).map((r) => [r.key_id, r.last_used]))),
     );
