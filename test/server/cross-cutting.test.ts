@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { register, startServer, TestClient, type TestServer } from './harness.js';
 
 let server: TestServer;
@@ -244,6 +244,8 @@ describe('the access log', () => {
   it('writes one line per answered request: its id, method, URL, status and time', async () => {
     const answer = await server.app.inject({ method: 'GET', url: '/api/models?probe=access-line' });
     expect(answer.statusCode).toBe(401);
+    // Lines are written at the end of the turn that answered.
+    await vi.waitFor(() => expect(server.logs()).toContain('access-line'));
     const lines = server
       .logs()
       .split('\n')
