@@ -35,10 +35,21 @@ export interface GuardOptions {
 export const guardsPlugin = fp(async (app: FastifyInstance, options: GuardOptions) => {
   const allowed = new Set(options.allowedOrigins.map((origin) => originHost(origin)).filter(Boolean));
 
+  // Clients send the same Host on every request: its verdict is kept for the next one.
+  let lastHost: string | null = null;
+  let lastHostIsLoopback = false;
+  const loopbackHost = (host: string): boolean => {
+    if (host !== lastHost) {
+      lastHostIsLoopback = isLoopbackName(hostName(host));
+      lastHost = host;
+    }
+    return lastHostIsLoopback;
+  };
+
   // Callback style: it runs on every request (see requireSession).
   app.addHook('onRequest', (request: FastifyRequest, _reply, done) => {
     const host = request.headers.host ?? '';
-    if (options.loopback && !isLoopbackName(hostName(host))) {
+    if (options.loopback && !loopbackHost(host)) {
       return done(forbidden('requests to this server must use a loopback host name'));
     }
     const origin = request.headers.origin;

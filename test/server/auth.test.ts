@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   PASSWORD,
@@ -411,6 +412,37 @@ describe('POST /auth/logout', () => {
     const answer = await new TestClient(server.baseUrl).post('/auth/logout');
     expect(answer.status).toBe(401);
     expect(answer.body).toEqual(UNAUTHORIZED);
+  });
+});
+
+describe('one kept-alive connection carrying several sessions', () => {
+  it("answers each request as its own cookie's caller, and a session ended elsewhere at once", async () => {
+    const first = await register(server);
+    const second = await register(server);
+    const a = await tokensOf(first.client);
+    const b = await tokensOf(second.client);
+    // One socket: undici's Client holds a single connection.
+    const connection = new Client(new URL(server.baseUrl).origin);
+    const me = async (access: string) => {
+      const answer = await connection.request({
+        method: 'GET',
+        path: '/api/auth/me',
+        headers: { cookie: `${ACCESS}=${access}` },
+      });
+      const body = (await answer.body.json()) as { email?: string };
+      return answer.statusCode === 200 ? body.email : answer.statusCode;
+    };
+    try {
+      const callers = [];
+      for (const access of [a.access, b.access, a.access, `${a.access}x`, b.access, b.access])
+        callers.push(await me(access));
+      expect(callers).toEqual([first.email, second.email, first.email, 401, second.email, second.email]);
+      expect((await first.client.post('/auth/logout')).status).toBe(200);
+      expect(await me(a.access)).toBe(401);
+      expect(await me(b.access)).toBe(second.email);
+    } finally {
+      await connection.close();
+    }
   });
 });
 

@@ -109,6 +109,24 @@ describe('DNS rebinding: Host must be a loopback name', () => {
   );
 });
 
+describe('Host checked on every request', () => {
+  it('answers each by its own Host when loopback and foreign names alternate', async () => {
+    const statuses = [];
+    for (const host of [
+      'localhost',
+      'evil.example',
+      'localhost',
+      '127.0.0.1',
+      'evil.example',
+      'evil.example',
+      '[::1]',
+    ]) {
+      statuses.push((await client.get('/keys', { host: `${host}:${port}` })).status);
+    }
+    expect(statuses).toEqual([200, 403, 200, 200, 403, 403, 200]);
+  });
+});
+
 describe('validation and defaults', () => {
   it('malformed JSON answers 422 with the detail list', async () => {
     const answer = await client.post('/keys', '{"project_id": "x", name', {});

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Statement, Transaction } from 'better-sqlite3';
-import { hashSessionToken, newSessionToken, sessionTokenKey } from '../../security/tokens.js';
+import { hashSessionToken, newSessionToken } from '../../security/tokens.js';
 import type { Role } from './accounts.js';
 import { ReadCache } from '../read-cache.js';
 
@@ -93,9 +93,11 @@ export class SessionRepository {
     return this.issue(sessionId, now, end);
   }
 
-  /** The caller behind an access token, or null when it is unknown, expired, revoked or deactivated. */
-  authenticate(accessToken: string, now: number): AuthContext | null {
-    const key = sessionTokenKey(accessToken);
+  /**
+   * The caller behind an access token, given as its key (`sessionTokenKey`), or null when it is
+   * unknown, expired, revoked or deactivated.
+   */
+  authenticate(key: string, now: number): AuthContext | null {
     // Expiry is checked on every call, on the cached row: only the row is cached.
     const row = this.sessionCache.get(key, () => this.lookup.get(Buffer.from(key, 'base64')) ?? null);
     if (!row || row.kind !== 'access' || !isLive(row, now)) return null;
