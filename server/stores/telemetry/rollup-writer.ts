@@ -3,10 +3,13 @@ import { GRAINS } from '../../analytics/windows.js';
 import type { RequestRecord } from './request-record.js';
 
 /**
- * Keeps the rollup tables (migrations/002_rollups.sql, 004_dimension_rollups.sql) in step
- * with the rows being written: cells are summed in memory and added to the tables with one
- * upsert per cell, inside the writer's transaction. (A trigger did the same per row and
- * cost the import four fifths of its speed.)
+ * Keeps the rollup tables (migrations/002_rollups.sql, 004_dimension_rollups.sql,
+ * 006_minute_rollups.sql) in step with the rows being written, inside the writer's
+ * transaction. Each row is added to the finest cell of each kind of table only (usage by
+ * five minutes, one dimension by the minute, outcomes by the hour); when written, the
+ * coarser grains are summed from those cells, and each cell goes to its table with one
+ * upsert. A row then costs 6 cell additions instead of 21. (A trigger did the same per row
+ * and cost the import four fifths of its speed.)
  */
 
 /** Measures of a usage cell, in the tables' column order after the dimensions. */
@@ -24,7 +27,7 @@ type Usage = [
 /** What one row adds to an outcome cell. */
 const ONE_REQUEST: [number] = [1];
 
-/** Cells held before they are written: bounds memory on a long import. */
+/** Finest cells held before they are written: bounds memory on a long import. */
 const MAX_CELLS = 200_000;
 
 const USAGE_DIMS = 'org_id, bucket, project_id, key_id, model';
@@ -51,7 +54,7 @@ function upsert(db: Database, table: string, dims: string, measures: string[]): 
   );
 }
 
-/** The cells of one table row's dimensions (all but the bucket), by bucket. */
+/** The finest cells of one table row's dimensions (all but the bucket), by bucket. */
 class Cells<T extends number[]> {
   readonly byBucket = new Map<number, T>();
   // Rows mostly come in time order: the last cell used is usually the next one.
@@ -60,70 +63,95 @@ class Cells<T extends number[]> {
 
   constructor(readonly dims: readonly (string | number)[]) {}
 
-  get(bucket: number): T | undefined {
-    if (bucket === this.lastBucket) return this.last;
-    const cell = this.byBucket.get(bucket);
-    if (cell) this.remember(bucket, cell);
-    return cell;
-  }
-
-  set(bucket: number, cell: T): void {
-    this.byBucket.set(bucket, cell);
-    this.remember(bucket, cell);
-  }
-
-  private remember(bucket: number, cell: T): void {
+  /** Adds `delta` to the cell of `bucket`; true when the cell is new. */
+  add(bucket: number, delta: T): boolean {
+    let cell = bucket === this.lastBucket ? this.last : this.byBucket.get(bucket);
+    const made = cell === undefined;
+    if (cell === undefined) this.byBucket.set(bucket, (cell = delta.slice() as T));
+    else for (let i = 0; i < delta.length; i++) cell[i]! += delta[i]!;
     this.lastBucket = bucket;
     this.last = cell;
+    return made;
   }
 }
 
-/** A table's cells held in memory, by an id of their dimensions, and its upsert. */
-interface Held<T extends number[]> {
-  statement: Statement;
-  cells: Map<string, Cells<T>>;
+/** One kind of table: its grains, finest last, and the finest cells held for it. */
+class Family<T extends number[]> {
+  readonly finestMs: number;
+  readonly cells = new Map<string, Cells<T>>();
+
+  constructor(private readonly tables: readonly { ms: number; statement: Statement }[]) {
+    this.finestMs = tables.at(-1)!.ms;
+  }
+
+  cellsOf(id: string, dims: (string | number)[]): Cells<T> {
+    let cells = this.cells.get(id);
+    if (!cells) this.cells.set(id, (cells = new Cells<T>(dims)));
+    return cells;
+  }
+
+  /** Writes every grain's cells, each coarser one summed from the finest, and forgets them. */
+  write(): void {
+    for (const { dims, byBucket } of this.cells.values()) {
+      for (const { ms, statement } of this.tables) {
+        const cells = ms === this.finestMs ? byBucket : coarser(byBucket, ms);
+        // The statements take the bucket second, after the organisation.
+        for (const [bucket, measures] of cells) statement.run(dims[0], bucket, ...dims.slice(1), ...measures);
+      }
+    }
+    this.cells.clear();
+  }
+}
+
+/** Finer cells summed into cells of `ms` (a multiple of their grain). */
+function coarser<T extends number[]>(byBucket: Map<number, T>, ms: number): Map<number, T> {
+  const sums = new Map<number, T>();
+  for (const [bucket, measures] of byBucket) {
+    const at = bucket - (bucket % ms);
+    const sum = sums.get(at);
+    if (!sum) sums.set(at, measures.slice() as T);
+    else for (let i = 0; i < measures.length; i++) sum[i]! += measures[i]!;
+  }
+  return sums;
 }
 
 /**
- * The cells one combination of organisation, project, key and model adds to, per grain:
- * looked up once per combination and batch instead of once per row.
+ * The cells one combination of organisation, project, key and model adds to: looked up
+ * once per combination and batch instead of once per row.
  */
 interface Route {
   id: string;
   /** The combination's columns, in the order of the full cells' key after the bucket. */
   dims: (string | number)[];
-  /** Per grain, the full cells (none at grains kept by one dimension only). */
-  usage: (Cells<Usage> | null)[];
-  /** Per grain, the cells of each `dim` code: the organisation, project, key, model. */
-  byDim: Cells<Usage>[][];
-  /** Per status class and termination reason, the cells of each grain that has an outcome table. */
-  outcomes: Map<string, (Cells<[number]> | null)[]>;
-}
-
-interface GrainTables {
-  ms: number;
-  usage: Held<Usage> | null;
-  byDim: Held<Usage>;
-  outcome: Held<[number]> | null;
+  usage: Cells<Usage>;
+  /** The cells of each `dim` code: the organisation, project, key, model. */
+  byDim: Cells<Usage>[];
+  /** Per status class and termination reason. */
+  outcomes: Map<string, Cells<[number]>>;
 }
 
 export class RollupWriter {
-  private readonly grains: GrainTables[];
+  private readonly usage: Family<Usage>;
+  private readonly byDim: Family<Usage>;
+  private readonly outcome: Family<[number]>;
   private readonly routes = new Map<string, Route>();
   private held = 0;
 
   constructor(db: Database) {
-    const table = <T extends number[]>(name: string, dims: string, measures: string[]): Held<T> => ({
-      statement: upsert(db, name, dims, measures),
-      cells: new Map(),
-    });
-    this.grains = GRAINS.map((grain) => ({
-      ms: grain.ms,
-      usage: grain.usage ? table(grain.usage, USAGE_DIMS, USAGE_MEASURES) : null,
-      // The statements take the bucket second (see flush).
-      byDim: table(grain.dims, 'org_id, bucket, dim, value', USAGE_MEASURES),
-      outcome: grain.outcome ? table(grain.outcome, OUTCOME_DIMS, ['requests']) : null,
-    }));
+    const family = <T extends number[]>(
+      table: (grain: (typeof GRAINS)[number]) => string | null,
+      dims: string,
+      measures: string[],
+    ) =>
+      new Family<T>(
+        GRAINS.flatMap((grain) => {
+          const name = table(grain);
+          return name ? [{ ms: grain.ms, statement: upsert(db, name, dims, measures) }] : [];
+        }),
+      );
+    this.usage = family((grain) => grain.usage, USAGE_DIMS, USAGE_MEASURES);
+    this.byDim = family((grain) => grain.dims, 'org_id, bucket, dim, value', USAGE_MEASURES);
+    this.outcome = family((grain) => grain.outcome, OUTCOME_DIMS, ['requests']);
   }
 
   add(row: RequestRecord): void {
@@ -139,43 +167,24 @@ export class RollupWriter {
       row.total_tokens,
       row.cost_micro,
     ];
+    const ts = row.ts;
     const route = this.route(row);
-    const outcomes = this.outcomes(route, row);
-    for (let g = 0; g < this.grains.length; g++) {
-      const bucket = row.ts - (row.ts % this.grains[g]!.ms);
-      const usage = route.usage[g];
-      if (usage) this.addTo(usage, bucket, delta);
-      for (const cells of route.byDim[g]!) this.addTo(cells, bucket, delta);
-      const outcome = outcomes[g];
-      if (outcome) this.addTo(outcome, bucket, ONE_REQUEST);
-    }
+    let made = 0;
+    if (route.usage.add(ts - (ts % this.usage.finestMs), delta)) made++;
+    const minute = ts - (ts % this.byDim.finestMs);
+    for (const cells of route.byDim) if (cells.add(minute, delta)) made++;
+    if (this.outcomeCells(route, row).add(ts - (ts % this.outcome.finestMs), ONE_REQUEST)) made++;
+    this.held += made;
     if (this.held >= MAX_CELLS) this.flush();
   }
 
   /** Adds the cells summed so far to the tables; call before the transaction commits. */
   flush(): void {
-    const write = <T extends number[]>({ statement, cells }: Held<T>) => {
-      for (const { dims, byBucket } of cells.values()) {
-        for (const [bucket, measures] of byBucket) statement.run(dims[0], bucket, ...dims.slice(1), ...measures);
-      }
-      cells.clear();
-    };
-    for (const tables of this.grains) {
-      if (tables.usage) write(tables.usage);
-      write(tables.byDim);
-      if (tables.outcome) write(tables.outcome);
-    }
+    this.usage.write();
+    this.byDim.write();
+    this.outcome.write();
     this.routes.clear();
     this.held = 0;
-  }
-
-  private addTo<T extends number[]>(cells: Cells<T>, bucket: number, delta: T): void {
-    const cell = cells.get(bucket);
-    if (cell) for (let i = 0; i < delta.length; i++) cell[i]! += delta[i]!;
-    else {
-      cells.set(bucket, delta.slice() as T);
-      this.held++;
-    }
   }
 
   private route(row: RequestRecord): Route {
@@ -185,15 +194,12 @@ export class RollupWriter {
     let route = this.routes.get(id);
     if (route) return route;
     const dims = [row.org_id, project, key, row.model];
-    const dimValues = ['', project, key, row.model];
     route = {
       id,
       dims,
-      usage: this.grains.map((tables) => tables.usage && cellsOf(tables.usage, id, dims)),
-      byDim: this.grains.map((tables) =>
-        dimValues.map((value, dim) =>
-          cellsOf(tables.byDim, `${row.org_id}\u0000${dim}\u0000${value}`, [row.org_id, dim, value]),
-        ),
+      usage: this.usage.cellsOf(id, dims),
+      byDim: ['', project, key, row.model].map((value, dim) =>
+        this.byDim.cellsOf(`${row.org_id}\u0000${dim}\u0000${value}`, [row.org_id, dim, value]),
       ),
       outcomes: new Map(),
     };
@@ -201,24 +207,14 @@ export class RollupWriter {
     return route;
   }
 
-  private outcomes(route: Route, row: RequestRecord): (Cells<[number]> | null)[] {
+  private outcomeCells(route: Route, row: RequestRecord): Cells<[number]> {
     const statusClass = Math.trunc(row.status / 100);
     const id = `${statusClass}\u0000${row.termination_reason}`;
     let cells = route.outcomes.get(id);
     if (!cells) {
-      const dims = [...route.dims, statusClass, row.termination_reason];
-      cells = this.grains.map((tables) => tables.outcome && cellsOf(tables.outcome, `${route.id}\u0000${id}`, dims));
+      cells = this.outcome.cellsOf(`${route.id}\u0000${id}`, [...route.dims, statusClass, row.termination_reason]);
       route.outcomes.set(id, cells);
     }
     return cells;
   }
-}
-
-function cellsOf<T extends number[]>(held: Held<T>, id: string, dims: (string | number)[]): Cells<T> {
-  let cells = held.cells.get(id);
-  if (!cells) {
-    cells = new Cells<T>(dims);
-    held.cells.set(id, cells);
-  }
-  return cells;
 }
