@@ -1,4 +1,5 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { AnalyticsQueries, type AnalyticsQuery } from './queries.js';
 
@@ -15,7 +16,13 @@ export type WorkerReply =
   /** `unavailable`: the store could not be opened or read; anything else is a bug. */
   | { id: number; ok: false; unavailable: boolean; message: string };
 
-const path = (workerData as { path: string }).path;
+/** What the pool gives each worker: its store, and the nice value to run at (see pool.ts). */
+export interface WorkerData {
+  path: string;
+  nice: number;
+}
+
+const { path, nice } = workerData as WorkerData;
 let db: Database | null = null;
 let queries: AnalyticsQueries | null = null;
 
@@ -39,6 +46,16 @@ function reset(): void {
   queries = null;
 }
 
+// On Linux a thread has a nice value of its own, and thread 0 is the calling one (elsewhere
+// it would be the whole process's).
+if (process.platform === 'linux') {
+  try {
+    setPriority(0, nice);
+  } catch {
+    // Lowering a thread's own priority is always allowed on Linux; a sandbox that refuses it
+    // leaves the worker at the process's, as before.
+  }
+}
 parentPort?.postMessage(WORKER_READY);
 parentPort?.on('message', (job: WorkerJob) => {
   let reply: WorkerReply;

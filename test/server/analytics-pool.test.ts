@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AnalyticsPool, AnalyticsUnavailable } from '../../server/analytics/pool.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ANALYTICS_NICE, AnalyticsPool, AnalyticsUnavailable } from '../../server/analytics/pool.js';
 import type { AnalyticsQuery } from '../../server/analytics/queries.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 
@@ -52,6 +52,22 @@ describe('the analytics pool', () => {
     const summary = await pool({ size: 1, timeoutMs: 30_000, maxQueued: 4 }).run(quickSummary);
     expect(summary.requests).toBe(10);
   });
+
+  it.runIf(process.platform === 'linux')(
+    'runs its workers below the priority of the thread that serves requests',
+    async () => {
+      const analytics = pool({ size: 2, timeoutMs: 30_000, maxQueued: 4 });
+      await Promise.all([analytics.run(quickSummary), analytics.run(quickSummary)]);
+      const nice = (task: string) =>
+        Number(readFileSync(`/proc/self/task/${task}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+      // Both were started for the two jobs; the second may still be loading when they end.
+      await vi.waitFor(() =>
+        expect(readdirSync('/proc/self/task').filter((task) => nice(task) === ANALYTICS_NICE)).toHaveLength(2),
+      );
+      expect(nice(String(process.pid))).toBe(0);
+      expect(getPriority()).toBe(0);
+    },
+  );
 
   it('gives up on a query past its deadline and serves the next one from a fresh worker', async () => {
     const analytics = pool({ size: 1, timeoutMs: 150, maxQueued: 4 });
