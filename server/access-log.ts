@@ -17,7 +17,8 @@ export interface AccessEntry {
  * went to the line made and written by pino (~13k of them in pino), ~9k this way. Nothing
  * in it is secret (no route takes one in its URL), so it needs no redaction either.
  * A line keeps the time its answer was sent; it reaches the log by the end of that turn,
- * or when the server closes.
+ * or when the server closes. So within a turn another line (an error) may come before the
+ * access lines of requests answered earlier in it, and a crash mid-turn loses that turn's.
  */
 export class AccessLog {
   private readonly enabled: boolean;
@@ -29,6 +30,7 @@ export class AccessLog {
     logger: Logger,
     private readonly destination: DestinationStream,
   ) {
+    // The server's level is set when it starts, never changed while it runs.
     this.enabled = logger.isLevelEnabled('info');
     this.head = `{"level":${logger.levels.values.info},"time":`;
     // The logger's bindings as pino writes them (`,"pid":…,"hostname":…`, or '').

@@ -37,8 +37,8 @@ interface Slot {
 const WORKER_URL = workerUrl('worker', import.meta.url);
 
 /**
- * The nice value of the analytics threads. When the event loop's thread and a worker want
- * the same core, the loop gets ~70 % of it: under four summaries at a time (1M rows),
+ * How many nice steps the analytics threads run below the server. When the event loop's
+ * thread and a worker want the same core, the loop gets ~70 % of it: under four summaries at a time (1M rows),
  * GET /keys p99 went from 1.7-2.0× its idle p99 to 1.4-1.6×, and the summaries' throughput
  * down by ~40 % while the load generator ran on the same two cores. Linux only.
  */

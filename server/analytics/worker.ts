@@ -1,5 +1,5 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { AnalyticsQueries, type AnalyticsQuery } from './queries.js';
 
@@ -16,7 +16,7 @@ export type WorkerReply =
   /** `unavailable`: the store could not be opened or read; anything else is a bug. */
   | { id: number; ok: false; unavailable: boolean; message: string };
 
-/** What the pool gives each worker: its store, and the nice value to run at (see pool.ts). */
+/** What the pool gives each worker: its store, and how far below the server to run (see pool.ts). */
 export interface WorkerData {
   path: string;
   nice: number;
@@ -47,13 +47,14 @@ function reset(): void {
 }
 
 // On Linux a thread has a nice value of its own, and thread 0 is the calling one (elsewhere
-// it would be the whole process's).
+// it would be the whole process's). Relative to the value the thread started with, the
+// server's: an absolute one could raise a server started at a higher nice value above itself.
 if (process.platform === 'linux') {
   try {
-    setPriority(0, nice);
+    setPriority(0, Math.min(19, getPriority(0) + nice));
   } catch {
-    // Lowering a thread's own priority is always allowed on Linux; a sandbox that refuses it
-    // leaves the worker at the process's, as before.
+    // Lowering a thread's own priority is allowed; a sandbox that refuses it leaves the
+    // worker at the server's, as before.
   }
 }
 parentPort?.postMessage(WORKER_READY);

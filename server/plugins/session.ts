@@ -48,7 +48,8 @@ export function authOf(request: FastifyRequest): AuthContext {
  * Per connection, the last access token it sent and that token's key. A client sends the
  * same cookie on each request of a kept-alive connection, and hashing it cost ~4k of the
  * ~118k instructions of a GET /keys under load (OpenSSL's set-up more than the hash). The
- * raw token is then held as long as its connection, which holds its requests anyway.
+ * raw token is then held as long as its connection, which holds its requests anyway. One
+ * map serves every app of the process because the key is a plain hash, with no secret.
  */
 const lastTokenKey = new WeakMap<object, { token: string; key: string }>();
 

@@ -138,12 +138,12 @@ describe('session refresh', () => {
     const { host } = newHost(consoleFolder(), { refreshAheadMs: (ACCESS_TTL_SECONDS + 60) * 1000 });
     const { profileId, email } = await signedInProfile(host);
     const before = accessTokensIssued(email);
-    const unauthorizedBefore = server.logs().split('"statusCode":401').length;
+    const unauthorizedBefore = server.logs().split('"status":401').length;
 
     await call(host, 'api.listKeys', { profileId });
 
     expect(accessTokensIssued(email)).toBe(before + 1);
-    expect(server.logs().split('"statusCode":401').length).toBe(unauthorizedBefore);
+    expect(server.logs().split('"status":401').length).toBe(unauthorizedBefore);
   });
 
   it('does not refresh while the access cookie is fresh', async () => {

@@ -56,16 +56,19 @@ describe('the analytics pool', () => {
   it.runIf(process.platform === 'linux')(
     'runs its workers below the priority of the thread that serves requests',
     async () => {
+      const serving = getPriority();
       const analytics = pool({ size: 2, timeoutMs: 30_000, maxQueued: 4 });
       await Promise.all([analytics.run(quickSummary), analytics.run(quickSummary)]);
       const nice = (task: string) =>
         Number(readFileSync(`/proc/self/task/${task}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
       // Both were started for the two jobs; the second may still be loading when they end.
-      await vi.waitFor(() =>
-        expect(readdirSync('/proc/self/task').filter((task) => nice(task) === ANALYTICS_NICE)).toHaveLength(2),
+      const below = Math.min(19, serving + ANALYTICS_NICE);
+      await vi.waitFor(
+        () => expect(readdirSync('/proc/self/task').filter((task) => nice(task) === below)).toHaveLength(2),
+        { timeout: 10_000 },
       );
-      expect(nice(String(process.pid))).toBe(0);
-      expect(getPriority()).toBe(0);
+      expect(nice(String(process.pid))).toBe(serving);
+      expect(getPriority()).toBe(serving);
     },
   );
 

@@ -59,7 +59,9 @@ describe('the rollups', () => {
   const TABLES = GRAINS.flatMap((g) => [g.usage, g.dims, g.outcome].filter((table) => table !== null));
   const record = (i: number): RequestRecord => ({
     req_id: `req-${i}`,
-    ts: 1_763_000_000_000 + i * 7_919_000,
+    // Then a burst 37 s apart across several hours: many rows to a finest cell, many finest
+    // cells to an hour, cells straddling the writer's flushes.
+    ts: i < 400 ? 1_763_000_000_000 + i * 7_919_000 : 1_764_000_000_000 + i * 37_000,
     org_id: i % 11 === 0 ? 'other-org' : 'org',
     project_id: i % 3 === 0 ? null : `p${i % 2}`,
     key_id: i % 5 === 0 ? null : `k${i % 4}`,
@@ -85,6 +87,7 @@ describe('the rollups', () => {
     metadata: '{}',
   });
   const INSERT = `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}) VALUES (${REQUEST_COLUMNS.map((c) => '@' + c).join(', ')})`;
+  const ROWS = 700;
   const rollups = (db: BetterSqlite3.Database) =>
     Object.fromEntries(TABLES.map((t) => [t, db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2, 3, 4, 5`).all()]));
 
@@ -94,7 +97,7 @@ describe('the rollups', () => {
     old.exec(readFileSync(new URL('001_request_log.sql', TELEMETRY_MIGRATIONS), 'utf8'));
     old.pragma('user_version = 1');
     const insertOld = old.prepare(INSERT);
-    for (let i = 0; i < 400; i++) insertOld.run(record(i));
+    for (let i = 0; i < ROWS; i++) insertOld.run(record(i));
     old.close();
     const migrated = openTelemetry(join(scratch, 'old.db'));
 
@@ -102,10 +105,10 @@ describe('the rollups', () => {
     const fresh = openTelemetry(join(scratch, 'new.db'));
     const writer = new RollupWriter(fresh);
     const insertFresh = fresh.prepare(INSERT);
-    for (let i = 0; i < 400; i++) {
+    for (let i = 0; i < ROWS; i++) {
       insertFresh.run(record(i));
       writer.add(record(i));
-      if (i === 150) writer.flush();
+      if (i === 150 || i === 550) writer.flush();
     }
     writer.flush();
 
