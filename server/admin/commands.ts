@@ -193,7 +193,7 @@ async function run(
     }
     case 'import-requests': {
       const file = resolve(required(flags, 'file'));
-      const result = importRequests(control, config.telemetryDbPath, file, { report: importReport(out) });
+      const result = await importRequests(control, config.telemetryDbPath, file, { report: importReport(out) });
       if (!result.ok) throw new UsageError(result.error);
       return `imported ${result.rows} request(s)`;
     }

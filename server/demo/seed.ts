@@ -1,7 +1,7 @@
 import type { ServerSecrets } from '../app.js';
 import type { ServerConfig } from '../config.js';
 import { issueKey, revokeKey } from '../domain/keys.js';
-import { recordRequests, type ImportProgress } from '../domain/record-requests.js';
+import { recordRequestsFrom, type ImportProgress } from '../domain/record-requests.js';
 import { createAccount } from '../domain/sign-up.js';
 import { storeProviderKey } from '../domain/vault.js';
 import { hashPassword } from '../security/passwords.js';
@@ -17,7 +17,7 @@ import {
   type DemoKeySpec,
 } from './organisation.js';
 import { DAY_MS, HOUR_MS, trafficWindows } from './rhythm.js';
-import { demoTraffic, type TrafficKey } from './traffic.js';
+import type { TrafficKey } from './traffic.js';
 
 export { DEMO_ACCOUNTS, DEMO_ORGANIZATION } from './organisation.js';
 
@@ -78,21 +78,16 @@ export async function seedDemo(
   const deposits = depositsMicro([...limits.values()]);
 
   const org = control.write(() => setUpOrganisation(control, secrets, { now, base, hashes, limits, deposits }));
-  const written = recordRequests(
-    control,
-    config.telemetryDbPath,
-    () =>
-      demoTraffic({
-        seed,
-        orgId: org.id,
-        now,
-        days,
-        rows,
-        keys: org.keys.map(({ traffic }) => traffic),
-        byokProviders: DEMO_VAULT.map((v) => v.provider),
-      }),
-    progress,
-  );
+  const plan = {
+    seed,
+    orgId: org.id,
+    now,
+    days,
+    rows,
+    keys: org.keys.map(({ traffic }) => traffic),
+    byokProviders: DEMO_VAULT.map((v) => v.provider),
+  };
+  const written = await recordRequestsFrom(control, config.telemetryDbPath, { kind: 'demo', plan }, progress);
   // Revoked once its requests are in, as it would have been in real life.
   for (const { spec, traffic } of org.keys) {
     if (spec.lifecycle.kind !== 'revoked') continue;

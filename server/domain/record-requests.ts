@@ -1,9 +1,14 @@
+import { on } from 'node:events';
 import { totalmem } from 'node:os';
+import { startWorker, workerUrl } from '../worker-threads.js';
+import type { Database, Statement } from 'better-sqlite3';
 import type { ControlStore } from '../stores/control/store.js';
-import { REQUEST_COLUMNS, requestValues, type RequestRecord } from '../stores/telemetry/request-record.js';
+import { REQUEST_COLUMNS, type RequestRecord } from '../stores/telemetry/request-record.js';
 import { RollupWriter } from '../stores/telemetry/rollup-writer.js';
 import { SearchWriter } from '../stores/telemetry/search-writer.js';
 import { openTelemetry } from '../stores/telemetry/store.js';
+import { importBatches, type ImportBatch } from './import-batches.js';
+import { FLOW, type ImportMessage, type ImportSource, type ImportWorkerData } from './import-source.js';
 
 const INSERT = `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')})
   VALUES (${REQUEST_COLUMNS.map(() => '?').join(', ')})`;
@@ -29,62 +34,172 @@ export interface ImportProgress {
   every?: number;
 }
 
+/** The import's reader failed (a bad NDJSON line, a missing file): nothing was written. */
+export class ImportSourceError extends Error {
+  constructor(
+    message: string,
+    /** `LINE` for a line that cannot be imported, else the system error's code, if any. */
+    readonly code: string | null,
+  ) {
+    super(message);
+  }
+}
+
+/** A request id seen twice within one import: nothing was written. */
+export class RepeatedRequest extends Error {
+  constructor(
+    readonly reqId: string,
+    /** Its second row's line, when the source has lines. */
+    readonly line: number | null,
+  ) {
+    super(`request id ${reqId} was already imported`);
+  }
+}
+
 /**
- * Writes request-log rows, then settles their cost into each key's spend. The rows commit
- * in one telemetry transaction: if `records` throws part-way (a bad line), nothing is
- * written and nothing settled. The spend then settles in one short control transaction,
- * so a long import never holds the control store's write lock while a server runs on it.
- * A crash between the two commits would leave rows unsettled: the one window left, and
- * the reason spend is not recomputed from the rows elsewhere.
- * `alreadyRecorded` lets the caller refuse a request id seen before, in the store or
- * earlier in the same batch.
+ * Writes request-log rows held in memory (a few: tests, the gateway's own), prepared on
+ * this thread, then settles their cost into each key's spend. See `ImportWriter`.
  */
 export function recordRequests(
   control: ControlStore,
   telemetryPath: string,
-  records: (alreadyRecorded: (reqId: string) => boolean) => Iterable<RequestRecord>,
+  records: Iterable<RequestRecord>,
   progress?: ImportProgress,
 ): number {
-  const report = progress?.report;
-  const every = progress?.every ?? 100_000;
-  const telemetry = openTelemetry(telemetryPath, {
-    upgrading: report && ((migration) => report({ kind: 'upgrading', migration })),
-  });
+  const writer = new ImportWriter(telemetryPath, progress);
   try {
-    // A long import touches index pages all over the file (request ids and costs are random
-    // keys: at ten million rows those two indexes are ~1 GB): keep them in memory, on this
-    // connection only, within an eighth of the machine's memory.
-    telemetry.pragma(`cache_size = -${importCacheKib()}`);
-    const insert = telemetry.prepare(INSERT);
-    const seen = telemetry.prepare<[string], { one: number }>('SELECT 1 AS one FROM requests WHERE req_id = ?');
-    const alreadyRecorded = (reqId: string) => seen.get(reqId) !== undefined;
-    const rollups = new RollupWriter(telemetry);
-    const search = new SearchWriter(telemetry);
-    const spend = new Map<string, number>();
-    const count = telemetry
-      .transaction(() => {
-        let written = 0;
-        const started = performance.now();
-        for (const record of records(alreadyRecorded)) {
-          search.add(Number(insert.run(requestValues(record)).lastInsertRowid), record);
-          rollups.add(record);
-          if (record.key_id) spend.set(record.key_id, (spend.get(record.key_id) ?? 0) + record.cost_micro);
-          written++;
-          if (report && written % every === 0) {
-            report({ kind: 'written', rows: written, ms: performance.now() - started });
-          }
-        }
-        report?.({ kind: 'committing', rows: written });
-        rollups.flush();
-        search.flush();
-        return written;
-      })
-      .immediate();
-    control.write(() => {
-      for (const [keyId, cost] of spend) control.keys.settle(keyId, cost);
-    });
-    return count;
+    for (const batch of importBatches(records)) writer.write(batch);
+    writer.commit(control);
   } finally {
-    telemetry.close();
+    writer.close();
+  }
+  return writer.written;
+}
+
+/**
+ * Writes the rows of a file or of generated traffic, read and prepared on a thread of their
+ * own while this one writes them, then settles their cost into each key's spend. See
+ * `ImportWriter`. The transaction stays open across the awaits for the reader's batches:
+ * the connection is the import's alone, and the write lock keeps other writers out.
+ */
+export async function recordRequestsFrom(
+  control: ControlStore,
+  telemetryPath: string,
+  source: ImportSource,
+  progress?: ImportProgress,
+): Promise<number> {
+  const writer = new ImportWriter(telemetryPath, progress);
+  try {
+    for await (const batch of readInWorker(source)) writer.write(batch);
+    writer.commit(control);
+  } finally {
+    writer.close();
+  }
+  return writer.written;
+}
+
+/**
+ * The writing half of an import. The rows commit in one telemetry transaction: if the
+ * source fails part-way (a bad line), nothing is written and nothing settled. The spend
+ * then settles in one short control transaction, so a long import never holds the control
+ * store's write lock while a server runs on it. A crash between the two commits would
+ * leave rows unsettled: the one window left, and the reason spend is not recomputed from
+ * the rows elsewhere.
+ */
+class ImportWriter {
+  written = 0;
+  private readonly telemetry: Database;
+  private readonly insert: Statement;
+  private readonly rollups: RollupWriter;
+  private readonly search: SearchWriter;
+  private readonly spend = new Map<string, number>();
+  private readonly started = performance.now();
+
+  constructor(
+    telemetryPath: string,
+    private readonly progress: ImportProgress | undefined,
+  ) {
+    const report = progress?.report;
+    this.telemetry = openTelemetry(telemetryPath, {
+      upgrading: report && ((migration) => report({ kind: 'upgrading', migration })),
+    });
+    try {
+      // A long import touches index pages all over the file (request ids and costs are random
+      // keys: at ten million rows those two indexes are ~1 GB): keep them in memory, on this
+      // connection only, within an eighth of the machine's memory.
+      this.telemetry.pragma(`cache_size = -${importCacheKib()}`);
+      this.insert = this.telemetry.prepare(INSERT);
+      this.rollups = new RollupWriter(this.telemetry);
+      this.search = new SearchWriter(this.telemetry);
+      this.telemetry.exec('BEGIN IMMEDIATE');
+    } catch (error) {
+      this.telemetry.close();
+      throw error;
+    }
+  }
+
+  write(batch: ImportBatch): void {
+    const { values, texts, lines } = batch;
+    const report = this.progress?.report;
+    const every = this.progress?.every ?? 100_000;
+    for (let i = 0; i < values.length; i++) {
+      const row = values[i]!;
+      const rowid = Number(this.insertRow(row, lines?.[i] ?? null).lastInsertRowid);
+      // Columns 1 and 2 (REQUEST_COLUMNS): ts and org_id.
+      this.search.add(rowid, row[2] as string, row[1] as number, texts[i]!);
+      this.written++;
+      if (report && this.written % every === 0) {
+        report({ kind: 'written', rows: this.written, ms: performance.now() - this.started });
+      }
+    }
+    for (const [keyId, cost] of batch.spend) this.spend.set(keyId, (this.spend.get(keyId) ?? 0) + cost);
+    if (batch.rollups) this.rollups.write(batch.rollups);
+  }
+
+  commit(control: ControlStore): void {
+    this.progress?.report({ kind: 'committing', rows: this.written });
+    this.search.flush();
+    this.telemetry.exec('COMMIT');
+    control.write(() => {
+      for (const [keyId, cost] of this.spend) control.keys.settle(keyId, cost);
+    });
+  }
+
+  /** Rolls back what is not committed. */
+  close(): void {
+    if (this.telemetry.inTransaction) this.telemetry.exec('ROLLBACK');
+    this.telemetry.close();
+  }
+
+  private insertRow(row: unknown[], line: number | null) {
+    try {
+      return this.insert.run(row);
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+        throw new RepeatedRequest(row[0] as string, line);
+      }
+      throw error;
+    }
+  }
+}
+
+/** The batches of `source`, read and prepared by a worker thread, at most a few ahead of the writer. */
+async function* readInWorker(source: ImportSource): AsyncGenerator<ImportBatch> {
+  const flow = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
+  const workerData: ImportWorkerData = { source, flow };
+  const worker = startWorker(workerUrl('import-worker', import.meta.url), { workerData });
+  try {
+    for await (const [message] of on(worker, 'message', { close: ['exit'] }) as AsyncIterable<[ImportMessage]>) {
+      if (message.kind === 'failed') throw new ImportSourceError(message.message, message.code);
+      if (message.kind === 'done') return;
+      yield message.batch;
+      Atomics.add(flow, FLOW.written, 1);
+      Atomics.notify(flow, FLOW.written);
+    }
+    throw new Error('the import reader stopped before its last row');
+  } finally {
+    Atomics.store(flow, FLOW.stop, 1);
+    Atomics.notify(flow, FLOW.written);
+    await worker.terminate();
   }
 }

@@ -117,7 +117,7 @@ describe('while the telemetry store cannot be opened', () => {
     expect(empty.status).toBe(200);
     expect(empty.body).toMatchObject({ total_requests: 0, avg_e2e_latency_ms: null, total_token_usage: 0 });
 
-    recordRequests(server.app.control, telemetryDbPath, () => [
+    recordRequests(server.app.control, telemetryDbPath, [
       row(setup, 'req-recovered-1', FIXED_NOW - 30_000),
       row(setup, 'req-recovered-2', FIXED_NOW - 2 * 3_600_000, {
         status: 429,
@@ -178,17 +178,21 @@ describe('a slow analytics query', () => {
   beforeAll(async () => {
     server = await startServer({ now: () => FIXED_NOW });
     setup = await setUp(server);
-    recordRequests(server.app.control, server.config.telemetryDbPath, function* () {
-      for (let i = 0; i < ROWS; i++) {
-        yield row(setup, `req-bulk-${i}`, FIXED_NOW - Math.floor((i * 300 * 86_400_000) / ROWS), {
-          metadata: JSON.stringify({
-            customer: `customer-${i % 97}`,
-            feature: 'chat',
-            trace_id: `trace-${i}`,
-          }),
-        });
-      }
-    });
+    recordRequests(
+      server.app.control,
+      server.config.telemetryDbPath,
+      (function* () {
+        for (let i = 0; i < ROWS; i++) {
+          yield row(setup, `req-bulk-${i}`, FIXED_NOW - Math.floor((i * 300 * 86_400_000) / ROWS), {
+            metadata: JSON.stringify({
+              customer: `customer-${i % 97}`,
+              feature: 'chat',
+              trace_id: `trace-${i}`,
+            }),
+          });
+        }
+      })(),
+    );
   }, 120_000);
   afterAll(() => server?.close());
 

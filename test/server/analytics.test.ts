@@ -78,7 +78,7 @@ async function freshOrg(): Promise<Org> {
 }
 
 function load(records: RequestRecord[]): void {
-  recordRequests(server.app.control, server.config.telemetryDbPath, () => records);
+  recordRequests(server.app.control, server.config.telemetryDbPath, records);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnalyticsQueries, type RequestFilter } from '../../server/analytics/queries.js';
 import { candidateRanges, SearchIndex } from '../../server/analytics/search-index.js';
 import { recordRequests } from '../../server/domain/record-requests.js';
+import { searchTexts } from '../../server/domain/import-batches.js';
 import { ControlStore } from '../../server/stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import {
@@ -97,9 +98,9 @@ let reader: BetterSqlite3.Database;
 beforeAll(() => {
   const path = join(scratch, 'telemetry.db');
   control = ControlStore.open(join(scratch, 'control.db'), { accessSeconds: 900, refreshSeconds: 3600 });
-  recordRequests(control, path, () => NEWER.slice(0, 70_000));
-  recordRequests(control, path, () => NEWER.slice(70_000));
-  recordRequests(control, path, () => OLDER);
+  recordRequests(control, path, NEWER.slice(0, 70_000));
+  recordRequests(control, path, NEWER.slice(70_000));
+  recordRequests(control, path, OLDER);
   reader = new BetterSqlite3(path, { readonly: true });
   queries = new AnalyticsQueries(reader);
 }, 120_000);
@@ -247,7 +248,7 @@ describe('the search signatures', () => {
           const writer = new SearchWriter(db);
           for (let i = 0; i < count; i++) {
             if (i === 1_000) between?.();
-            writer.add(i, { ...row, req_id: `req-gap-${i}`, metadata: '{}' });
+            writer.add(i, row.org_id, row.ts, [`req-gap-${i}`]);
           }
           writer.flush();
         })();
@@ -281,7 +282,7 @@ describe('the search index writer', () => {
       db.transaction(() => {
         const writer = new SearchWriter(db, preloadShared);
         for (const row of some.slice(batch * 1_000, (batch + 1) * 1_000)) {
-          writer.add(Number(insert.run(row).lastInsertRowid), row);
+          writer.add(Number(insert.run(row).lastInsertRowid), row.org_id, row.ts, searchTexts(row));
         }
         writer.flush();
       })();

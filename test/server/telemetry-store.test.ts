@@ -293,7 +293,7 @@ describe('recording requests', () => {
       },
     ];
     try {
-      expect(recordRequests(control, path, () => records)).toBe(2);
+      expect(recordRequests(control, path, records)).toBe(2);
     } finally {
       control.close();
     }
@@ -340,7 +340,7 @@ describe('recording requests', () => {
     const events: ImportEvent[] = [];
     try {
       const rows = [1, 2, 3, 4, 5].map(someRecord);
-      recordRequests(control, join(dataDir, 'telemetry.db'), () => rows, { report: (e) => events.push(e), every: 2 });
+      recordRequests(control, join(dataDir, 'telemetry.db'), rows, { report: (e) => events.push(e), every: 2 });
     } finally {
       control.close();
     }
@@ -363,8 +363,8 @@ describe('recording requests', () => {
     made.pragma('journal_mode = WAL');
     made.close();
     try {
-      recordRequests(control, newPath, () => [1, 2].map(someRecord));
-      recordRequests(control, oldPath, () => [1, 2, 3].map(someRecord));
+      recordRequests(control, newPath, [1, 2].map(someRecord));
+      recordRequests(control, oldPath, [1, 2, 3].map(someRecord));
     } finally {
       control.close();
     }
@@ -385,7 +385,7 @@ describe('recording requests', () => {
     const control = ControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
     const events: ImportEvent[] = [];
     try {
-      recordRequests(control, telemetryDbPath, () => [someRecord(1)], { report: (e) => events.push(e) });
+      recordRequests(control, telemetryDbPath, [someRecord(1)], { report: (e) => events.push(e) });
     } finally {
       control.close();
     }

@@ -18,6 +18,12 @@ export interface KeyRow {
   created_at: number;
 }
 
+export interface KeyOwner {
+  id: string;
+  org_id: string;
+  project_id: string;
+}
+
 export interface NewKey {
   id: string;
   orgId: string;
@@ -53,6 +59,7 @@ export class KeyRepository {
   private readonly otherLimits: Statement<[string, string], { total: number }>;
   private readonly addSpend: Statement<[number, string]>;
   private readonly listCache: ReadCache<readonly Readonly<KeyRow>[]>;
+  private readonly everyOwner: Statement<[], KeyOwner>;
 
   constructor(db: Database) {
     this.listActive = db.prepare(
@@ -73,6 +80,12 @@ export class KeyRepository {
       WHERE org_id = ? AND id != ? AND revoked_at IS NULL`);
     this.addSpend = db.prepare('UPDATE api_keys SET spent_micro = spent_micro + ? WHERE id = ?');
     this.listCache = new ReadCache(db, 1_000);
+    this.everyOwner = db.prepare('SELECT id, org_id, project_id FROM api_keys');
+  }
+
+  /** Every key's organisation and project, revoked keys included: for the operator's import only. */
+  owners(): KeyOwner[] {
+    return this.everyOwner.all();
   }
 
   /** Shared with later callers until the store changes: read it, never modify it. */

@@ -28,6 +28,8 @@ export class OrganizationRepository {
   private readonly insertProject: Statement<[string, string, string, number]>;
   private readonly insertDeposit: Statement<[string, number, number]>;
   private readonly budgetOf: Statement<[string], { total: number }>;
+  private readonly everyProject: Statement<[], { id: string; org_id: string }>;
+  private readonly everyNameKey: Statement<[], { name_key: string; id: string }>;
 
   constructor(db: Database) {
     this.byId = db.prepare('SELECT id, name FROM organizations WHERE id = ?');
@@ -42,6 +44,18 @@ export class OrganizationRepository {
     this.insertProject = db.prepare('INSERT INTO projects (id, org_id, name, created_at) VALUES (?, ?, ?, ?)');
     this.insertDeposit = db.prepare('INSERT INTO deposits (org_id, amount_micro, created_at) VALUES (?, ?, ?)');
     this.budgetOf = db.prepare('SELECT COALESCE(SUM(amount_micro), 0) AS total FROM deposits WHERE org_id = ?');
+    this.everyProject = db.prepare('SELECT id, org_id FROM projects');
+    this.everyNameKey = db.prepare('SELECT name_key, id FROM organizations');
+  }
+
+  /** Every project's organisation: for the operator's import only. */
+  projectOwners(): { id: string; org_id: string }[] {
+    return this.everyProject.all();
+  }
+
+  /** Every organisation by the key its name is matched with (`organizationNameKey`): for the operator's import only. */
+  nameKeys(): { name_key: string; id: string }[] {
+    return this.everyNameKey.all();
   }
 
   get(id: string): OrganizationRow | undefined {

@@ -1,6 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { RequestRecord } from './request-record.js';
-import { BLOCK_ROWS, casefold, EpochSigner, signEpochs, termToken } from './search-terms.js';
+import { BLOCK_ROWS, EpochSigner, signEpochs, termToken } from './search-terms.js';
 
 /** Metadata terms remembered between rows; past this, all are forgotten (shared ones are found again). */
 const MAX_CACHED_TERMS = 100_000;
@@ -60,18 +59,16 @@ export class SearchWriter {
     this.signer = new EpochSigner(db);
   }
 
-  /** Indexes a row just inserted as `rowid`. */
-  add(rowid: number, row: RequestRecord): void {
-    this.newTerm(row.org_id, casefold(row.req_id), rowid);
-    const texts = new Set<string>();
-    for (const [key, value] of Object.entries(JSON.parse(row.metadata) as Record<string, unknown>)) {
-      texts.add(casefold(key));
-      if (typeof value === 'string') texts.add(casefold(value));
-    }
+  /**
+   * Indexes a row just inserted as `rowid`, from its search texts (`searchTexts` in
+   * domain/import-batches.ts): the request id first, then its metadata's strings.
+   */
+  add(rowid: number, orgId: string, ts: number, texts: readonly string[]): void {
+    this.newTerm(orgId, texts[0]!, rowid);
     const block = Math.floor(rowid / BLOCK_ROWS);
     const tokens: string[] = [];
-    for (const text of texts) {
-      const shared = this.metadataTerm(row.org_id, text, rowid);
+    for (let i = 1; i < texts.length; i++) {
+      const shared = this.metadataTerm(orgId, texts[i]!, rowid);
       if (shared === null) continue;
       tokens.push(termToken(shared));
       let counts = this.termBlocks.get(shared);
@@ -80,10 +77,10 @@ export class SearchWriter {
     }
     if (tokens.length > 0) this.insertRow.run(rowid, tokens.join(' '));
     const span = this.blocks.get(block);
-    if (!span) this.blocks.set(block, [row.ts, row.ts]);
+    if (!span) this.blocks.set(block, [ts, ts]);
     else {
-      span[0] = Math.min(span[0], row.ts);
-      span[1] = Math.max(span[1], row.ts);
+      span[0] = Math.min(span[0], ts);
+      span[1] = Math.max(span[1], ts);
     }
   }
 

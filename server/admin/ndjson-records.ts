@@ -1,0 +1,144 @@
+import { Ajv } from 'ajv';
+import { pkrToMicro } from '../domain/money.js';
+import { parseIsoTimestamp } from '../domain/time.js';
+import { parseId } from '../ids.js';
+import { ImportedRequest } from '../schemas/request-log.js';
+import { organizationNameKey } from '../stores/control/organizations.js';
+import type { ControlStore } from '../stores/control/store.js';
+import type { RequestRecord } from '../stores/telemetry/request-record.js';
+import { fileLines } from './ndjson-lines.js';
+
+/** An NDJSON line that cannot be imported; its message names the line. */
+export class LineError extends Error {
+  constructor(
+    readonly line: number,
+    message: string,
+  ) {
+    super(`line ${line}: ${message}`);
+  }
+}
+
+/**
+ * Who may own imported rows, read from the control store before an import starts: the
+ * import's reader runs on a thread of its own, without the control store.
+ */
+export interface Owners {
+  /** Key id → its organisation and project. */
+  keys: Map<string, { orgId: string; projectId: string }>;
+  /** Project id → its organisation. */
+  projects: Map<string, string>;
+  /** Organisation name key (`organizationNameKey`) → id. */
+  organizations: Map<string, string>;
+}
+
+export function ownersOf(control: ControlStore): Owners {
+  return {
+    keys: new Map(control.keys.owners().map((k) => [k.id, { orgId: k.org_id, projectId: k.project_id }])),
+    projects: new Map(control.organizations.projectOwners().map((p) => [p.id, p.org_id])),
+    organizations: new Map(control.organizations.nameKeys().map((o) => [o.name_key, o.id])),
+  };
+}
+
+const checkRow = new Ajv({ allErrors: false, strict: false }).compile<ImportedRequest>(ImportedRequest);
+
+/**
+ * The rows of an NDJSON file of request-log rows. A malformed line, an unknown key or
+ * project, or a request id `alreadyRecorded` throws a `LineError`. `at.line` is the line
+ * of the row last yielded.
+ */
+export function* ndjsonRecords(
+  file: string,
+  owners: Owners,
+  alreadyRecorded: (reqId: string) => boolean,
+  at: { line: number },
+): Generator<RequestRecord> {
+  let lineNumber = 0;
+  for (const line of fileLines(file)) {
+    lineNumber++;
+    if (line.trim() === '') continue;
+    const row = parseLine(line, lineNumber);
+    const ts = parseIsoTimestamp(row.timestamp);
+    if (ts === null) throw new LineError(lineNumber, 'timestamp must be an ISO 8601 date-time');
+    const owner = resolveOwner(owners, row, lineNumber);
+    if (alreadyRecorded(row.req_id)) {
+      throw new LineError(lineNumber, `request id ${row.req_id} was already imported`);
+    }
+    const m = row.metrics;
+    at.line = lineNumber;
+    yield {
+      req_id: row.req_id,
+      ts,
+      org_id: owner.orgId,
+      project_id: owner.projectId,
+      key_id: owner.keyId,
+      model: row.model,
+      status: row.status,
+      stream: row.stream ? 1 : 0,
+      total_ms: m.total_ms,
+      ttft_ms: m.ttft_ms,
+      tpot_ms: m.tpot_ms,
+      pre_dispatch_ms: m.pre_dispatch_ms,
+      prompt_tokens: m.prompt_tokens,
+      tokens_generated: m.tokens_generated,
+      cache_creation_input_tokens: m.cache_creation_input_tokens,
+      cache_read_input_tokens: m.cache_read_input_tokens,
+      total_tokens: m.total_tokens,
+      tokens_estimated: m.tokens_estimated ? 1 : 0,
+      cost_micro: pkrToMicro(row.financials.cost_pkr),
+      is_byok: row.financials.is_byok,
+      termination_reason: row.status_detail.termination_reason,
+      upstream_error: row.status_detail.upstream_error,
+      upstream_model: row.upstream?.model ?? null,
+      user_agent: row.user_agent,
+      metadata: JSON.stringify(lowercaseKeys(row.metadata)),
+    };
+  }
+}
+
+function parseLine(line: string, lineNumber: number): ImportedRequest {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    throw new LineError(lineNumber, 'not valid JSON');
+  }
+  if (!checkRow(value)) {
+    const issue = checkRow.errors?.[0];
+    const field = issue?.instancePath || '/';
+    const missing = issue?.keyword === 'required' ? ` (${String(issue.params.missingProperty)})` : '';
+    throw new LineError(lineNumber, `${field} ${issue?.message ?? 'is invalid'}${missing}`);
+  }
+  return value;
+}
+
+interface Owner {
+  orgId: string;
+  keyId: string | null;
+  projectId: string | null;
+}
+
+function resolveOwner(owners: Owners, row: ImportedRequest, lineNumber: number): Owner {
+  const keyId = row.key ? parseId(row.key.id) : null;
+  const projectId = row.project ? parseId(row.project.id) : null;
+  const key = keyId ? owners.keys.get(keyId) : undefined;
+  const projectOrg = projectId ? owners.projects.get(projectId) : undefined;
+  if (row.key && !key) throw new LineError(lineNumber, `unknown key ${row.key.id}`);
+  if (row.project && !projectOrg) throw new LineError(lineNumber, `unknown project ${row.project.id}`);
+  if (key && projectOrg && key.projectId !== projectId) {
+    throw new LineError(lineNumber, `key ${keyId} does not belong to project ${projectId}`);
+  }
+  const orgId = key?.orgId ?? projectOrg ?? organizationByName(owners, row, lineNumber);
+  return { orgId, keyId: key ? keyId : null, projectId: projectOrg ? projectId : null };
+}
+
+function organizationByName(owners: Owners, row: ImportedRequest, lineNumber: number): string {
+  const name = row.organization_name;
+  if (name === undefined) throw new LineError(lineNumber, 'a row without key and project needs organization_name');
+  const id = owners.organizations.get(organizationNameKey(name));
+  if (!id) throw new LineError(lineNumber, `unknown organization ${name}`);
+  return id;
+}
+
+function lowercaseKeys(metadata: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(metadata).map(([name, value]) => [name.toLowerCase(), value]));
+}

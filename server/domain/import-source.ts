@@ -1,0 +1,26 @@
+import type { Owners } from '../admin/ndjson-records.js';
+import type { TrafficPlan } from '../demo/traffic.js';
+import type { ImportBatch } from './import-batches.js';
+
+/**
+ * Where the rows of an import read on a thread of its own come from (import-worker.ts):
+ * plain data, passed to that thread as is.
+ */
+export type ImportSource =
+  /** The demo organisation's generated traffic. */
+  | { kind: 'demo'; plan: TrafficPlan }
+  /** An NDJSON file; a request id already in the store at `telemetryPath` is refused. */
+  | { kind: 'ndjson'; file: string; owners: Owners; telemetryPath: string };
+
+/** The worker's messages, in order: batches, then `done` or `failed`. */
+export type ImportMessage =
+  { kind: 'batch'; batch: ImportBatch } | { kind: 'done' } | { kind: 'failed'; message: string; code: string | null };
+
+/** Slots of the flow-control array shared with the worker. */
+export const FLOW = { sent: 0, written: 1, stop: 2 } as const;
+
+export interface ImportWorkerData {
+  source: ImportSource;
+  /** Int32Array over a SharedArrayBuffer, indexed by `FLOW`. */
+  flow: Int32Array;
+}

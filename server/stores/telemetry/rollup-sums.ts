@@ -1,0 +1,182 @@
+import { GRAINS } from '../../analytics/windows.js';
+import type { RequestRecord } from './request-record.js';
+
+/**
+ * The sums the rollup tables (migrations/002_rollups.sql, 004_dimension_rollups.sql,
+ * 006_minute_rollups.sql) gain from rows being imported, kept in memory as plain data so
+ * that they can be summed on the import's preparing thread and written on its writing one
+ * (rollup-writer.ts). Each row is added to the finest cell of each kind of table only
+ * (usage by five minutes, one dimension by the minute, outcomes by the hour); the writer
+ * sums the coarser grains from those cells. A row then costs 6 cell additions instead of 21.
+ */
+
+/** Measures of a usage cell, in the tables' column order after the dimensions. */
+export type Usage = [
+  requests: number,
+  totalMs: number,
+  ttftCount: number,
+  ttftMs: number,
+  speedTokens: number,
+  speedMs: number,
+  tokens: number,
+  costMicro: number,
+];
+
+/** The finest cells of one table row's dimensions (all but the bucket), by bucket. */
+export interface Cells<T extends number[]> {
+  /** The dimensions in the tables' key order, the bucket left out (it comes second). */
+  dims: (string | number)[];
+  byBucket: Map<number, T>;
+}
+
+/** Finest cells of each kind of table. */
+export interface RollupCells {
+  usage: Cells<Usage>[];
+  byDim: Cells<Usage>[];
+  outcome: Cells<[number]>[];
+}
+
+export type Family = keyof RollupCells;
+
+const finest = (table: 'usage' | 'dims' | 'outcome') => GRAINS.filter((grain) => grain[table] !== null).at(-1)!.ms;
+
+/** The grain of each kind's finest cells. */
+export const FINEST_MS: Record<Family, number> = {
+  usage: finest('usage'),
+  byDim: finest('dims'),
+  outcome: finest('outcome'),
+};
+
+/** Finest cells held before they go to the writer: bounds memory on a long import. */
+const MAX_CELLS = 200_000;
+
+/** What one row adds to an outcome cell. */
+const ONE_REQUEST: [number] = [1];
+
+class Sums<T extends number[]> implements Cells<T> {
+  readonly byBucket = new Map<number, T>();
+  // Rows mostly come in time order: the last cell used is usually the next one.
+  private lastBucket = NaN;
+  private last: T | undefined;
+
+  constructor(readonly dims: (string | number)[]) {}
+
+  /** Adds `delta` to the cell of `bucket`; true when the cell is new. */
+  add(bucket: number, delta: T): boolean {
+    let cell = bucket === this.lastBucket ? this.last : this.byBucket.get(bucket);
+    const made = cell === undefined;
+    if (cell === undefined) this.byBucket.set(bucket, (cell = delta.slice() as T));
+    else for (let i = 0; i < delta.length; i++) cell[i]! += delta[i]!;
+    this.lastBucket = bucket;
+    this.last = cell;
+    return made;
+  }
+
+  /** Plain data for the writer (a class instance would lose its prototype across threads). */
+  cells(): Cells<T> {
+    return { dims: this.dims, byBucket: this.byBucket };
+  }
+}
+
+/**
+ * The cells one combination of organisation, project, key and model adds to: looked up
+ * once per combination instead of once per row.
+ */
+interface Route {
+  id: string;
+  dims: (string | number)[];
+  usage: Sums<Usage>;
+  /** The cells of each `dim` code: the organisation, project, key, model. */
+  byDim: Sums<Usage>[];
+  /** Per status class and termination reason. */
+  outcomes: Map<string, Sums<[number]>>;
+}
+
+export class RollupSums {
+  private usage = new Map<string, Sums<Usage>>();
+  private byDim = new Map<string, Sums<Usage>>();
+  private outcome = new Map<string, Sums<[number]>>();
+  private routes = new Map<string, Route>();
+  private held = 0;
+
+  add(row: RequestRecord): void {
+    const generationMs = row.total_ms - (row.ttft_ms ?? row.pre_dispatch_ms);
+    const countsForSpeed = row.tokens_generated > 0 && generationMs > 0;
+    const delta: Usage = [
+      1,
+      row.total_ms,
+      row.ttft_ms === null ? 0 : 1,
+      row.ttft_ms ?? 0,
+      countsForSpeed ? row.tokens_generated : 0,
+      countsForSpeed ? generationMs : 0,
+      row.total_tokens,
+      row.cost_micro,
+    ];
+    const ts = row.ts;
+    const route = this.route(row);
+    let made = 0;
+    if (route.usage.add(ts - (ts % FINEST_MS.usage), delta)) made++;
+    const minute = ts - (ts % FINEST_MS.byDim);
+    for (const cells of route.byDim) if (cells.add(minute, delta)) made++;
+    if (this.outcomeSums(route, row).add(ts - (ts % FINEST_MS.outcome), ONE_REQUEST)) made++;
+    this.held += made;
+  }
+
+  /** Whether enough cells are held that they should go to the writer now. */
+  full(): boolean {
+    return this.held >= MAX_CELLS;
+  }
+
+  /** The cells summed so far, forgotten here; null when there are none. */
+  take(): RollupCells | null {
+    if (this.held === 0) return null;
+    const cells = {
+      usage: [...this.usage.values()].map((sums) => sums.cells()),
+      byDim: [...this.byDim.values()].map((sums) => sums.cells()),
+      outcome: [...this.outcome.values()].map((sums) => sums.cells()),
+    };
+    this.usage = new Map();
+    this.byDim = new Map();
+    this.outcome = new Map();
+    this.routes = new Map();
+    this.held = 0;
+    return cells;
+  }
+
+  private route(row: RequestRecord): Route {
+    const project = row.project_id ?? '';
+    const key = row.key_id ?? '';
+    const id = `${row.org_id}\u0000${project}\u0000${key}\u0000${row.model}`;
+    let route = this.routes.get(id);
+    if (route) return route;
+    const dims = [row.org_id, project, key, row.model];
+    route = {
+      id,
+      dims,
+      usage: sumsOf(this.usage, id, dims),
+      byDim: ['', project, key, row.model].map((value, dim) =>
+        sumsOf(this.byDim, `${row.org_id}\u0000${dim}\u0000${value}`, [row.org_id, dim, value]),
+      ),
+      outcomes: new Map(),
+    };
+    this.routes.set(id, route);
+    return route;
+  }
+
+  private outcomeSums(route: Route, row: RequestRecord): Sums<[number]> {
+    const statusClass = Math.trunc(row.status / 100);
+    const id = `${statusClass}\u0000${row.termination_reason}`;
+    let sums = route.outcomes.get(id);
+    if (!sums) {
+      sums = sumsOf(this.outcome, `${route.id}\u0000${id}`, [...route.dims, statusClass, row.termination_reason]);
+      route.outcomes.set(id, sums);
+    }
+    return sums;
+  }
+}
+
+function sumsOf<T extends number[]>(family: Map<string, Sums<T>>, id: string, dims: (string | number)[]): Sums<T> {
+  let sums = family.get(id);
+  if (!sums) family.set(id, (sums = new Sums<T>(dims)));
+  return sums;
+}
