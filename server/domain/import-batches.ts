@@ -1,32 +1,48 @@
 import { requestValues, type RequestRecord } from '../stores/telemetry/request-record.js';
 import { RollupSums, type RollupCells } from '../stores/telemetry/rollup-sums.js';
-import { casefold } from '../stores/telemetry/search-terms.js';
+import {
+  SearchPlanner,
+  type BlockCounts,
+  type PlannedRow,
+  type SearchLookups,
+  type Share,
+} from '../stores/telemetry/search-planner.js';
+import { casefold, type FilledEpoch } from '../stores/telemetry/search-terms.js';
 
 /** Rows per batch: large enough that passing a batch between threads costs little per row. */
 export const BATCH_ROWS = 2_048;
 
 /**
- * Rows of an import, ready for the writer: everything that needs no database is done here,
- * on the thread that reads the rows (import-worker.ts), so the writer's thread spends its
- * time in SQLite.
+ * Rows of an import, ready for the writer: everything that needs no write is done here, on
+ * the thread that reads the rows (import-worker.ts), so the writer's thread spends its time
+ * in SQLite. Rows and terms are numbered here, on from the store's last ones.
  */
 export interface ImportBatch {
-  /** Each row's values in `REQUEST_COLUMNS` order. */
-  values: ReturnType<typeof requestValues>[];
-  /**
-   * Each row's search texts, casefolded: its request id first, then each metadata key and
-   * string value once.
-   */
-  texts: string[][];
+  /** Each row's values in `REQUEST_COLUMNS` order, then its rowid. */
+  values: RowValues[];
   /** Each row's line in its source, when the source has lines. */
   lines: number[] | null;
+  /** The id of the batch's first new term; the others follow in row order. */
+  firstTerm: number;
+  /** Each row's search index entries. */
+  planned: PlannedRow[];
+  /** Terms become shared, epochs filled: written after the batch's rows. */
+  shares: Share[];
+  filled: FilledEpoch[];
   /** Cost of the batch's rows per key. */
   spend: Map<string, number>;
   /** Rollup cells to add: when enough are held, and with the last batch. */
   rollups: RollupCells | null;
+  /** The search index's block spans and counts: with the last batch. */
+  counts: BlockCounts | null;
 }
 
-/** The search texts of a row: its request id, then its metadata's keys and string values, each once. */
+export type RowValues = [...ReturnType<typeof requestValues>, number];
+
+/** Where the rowid is in `RowValues`, and the columns the writer reads (REQUEST_COLUMNS). */
+export const ROW = { reqId: 0, ts: 1, orgId: 2, rowid: 25 } as const;
+
+/** The search texts of a row: its request id, then its metadata's keys and string values, each once, casefolded. */
 export function searchTexts(row: RequestRecord): string[] {
   const texts = new Set<string>([casefold(row.req_id)]);
   for (const [key, value] of Object.entries(JSON.parse(row.metadata) as Record<string, unknown>)) {
@@ -37,31 +53,46 @@ export function searchTexts(row: RequestRecord): string[] {
 }
 
 /**
- * Cuts `records` into batches. `line`, when given, says the source line of the record just
- * read. The last batch carries the rollup cells still held (an empty one when no row is left).
+ * Cuts `records` into batches, numbering rows and terms from `lookups` (the store as the
+ * writer found it when it took the write lock). `line`, when given, says the source line of
+ * the record just read. The last batch carries what is still held (it has no rows when the
+ * records ran out at a batch's end).
  */
-export function* importBatches(records: Iterable<RequestRecord>, line?: () => number): Generator<ImportBatch> {
+export function* importBatches(
+  records: Iterable<RequestRecord>,
+  lookups: SearchLookups,
+  line?: () => number,
+): Generator<ImportBatch> {
   const sums = new RollupSums();
-  const empty = (): ImportBatch => ({
+  const search = new SearchPlanner(lookups);
+  const start = (): ImportBatch => ({
     values: [],
-    texts: [],
     lines: line ? [] : null,
+    firstTerm: search.term,
+    planned: [],
+    shares: [],
+    filled: [],
     spend: new Map(),
     rollups: null,
+    counts: null,
   });
-  let batch = empty();
+  const end = (batch: ImportBatch) => Object.assign(batch, search.takeChanges());
+  let batch = start();
   for (const record of records) {
-    batch.values.push(requestValues(record));
-    batch.texts.push(searchTexts(record));
+    const values = requestValues(record) as RowValues;
+    values.push(search.rowid);
+    batch.values.push(values);
+    batch.planned.push(search.plan(record.org_id, record.ts, searchTexts(record)));
     batch.lines?.push(line!());
     if (record.key_id) batch.spend.set(record.key_id, (batch.spend.get(record.key_id) ?? 0) + record.cost_micro);
     sums.add(record);
     if (sums.full()) batch.rollups = sums.take();
     if (batch.values.length === BATCH_ROWS || batch.rollups) {
-      yield batch;
-      batch = empty();
+      yield end(batch);
+      batch = start();
     }
   }
   batch.rollups = sums.take();
-  yield batch;
+  batch.counts = search.takeCounts();
+  yield end(batch);
 }

@@ -9,8 +9,8 @@ import type { ImportBatch } from './import-batches.js';
 export type ImportSource =
   /** The demo organisation's generated traffic. */
   | { kind: 'demo'; plan: TrafficPlan }
-  /** An NDJSON file; a request id already in the store at `telemetryPath` is refused. */
-  | { kind: 'ndjson'; file: string; owners: Owners; telemetryPath: string };
+  /** An NDJSON file; a request id already in the store is refused. */
+  | { kind: 'ndjson'; file: string; owners: Owners };
 
 /** The worker's messages, in order: batches, then `done` or `failed`. */
 export type ImportMessage =
@@ -21,6 +21,8 @@ export const FLOW = { sent: 0, written: 1, stop: 2 } as const;
 
 export interface ImportWorkerData {
   source: ImportSource;
+  /** The store the writer holds the write lock of: read for the numbering and for request ids seen before. */
+  telemetryPath: string;
   /** Int32Array over a SharedArrayBuffer, indexed by `FLOW`. */
   flow: Int32Array;
 }

@@ -1,8 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import BetterSqlite3 from 'better-sqlite3';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { LineError, ndjsonRecords } from '../admin/ndjson-records.js';
 import { demoTraffic } from '../demo/traffic.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
+import { searchLookups } from '../stores/telemetry/search-planner.js';
 import { importBatches } from './import-batches.js';
 import { FLOW, type ImportMessage, type ImportSource, type ImportWorkerData } from './import-source.js';
 
@@ -13,7 +14,7 @@ import { FLOW, type ImportMessage, type ImportSource, type ImportWorkerData } fr
  */
 const AHEAD = 4;
 
-const { source, flow } = workerData as ImportWorkerData;
+const { source, telemetryPath, flow } = workerData as ImportWorkerData;
 const post = (message: ImportMessage) => parentPort!.postMessage(message);
 
 /** Waits until the writer is at most `AHEAD - 1` batches behind; false when it asks to stop. */
@@ -26,29 +27,29 @@ function room(): boolean {
   }
 }
 
-function read(source: ImportSource): { records: Iterable<RequestRecord>; line?: () => number; close(): void } {
-  if (source.kind === 'demo') return { records: demoTraffic(source.plan), close: () => {} };
+function read(source: ImportSource, store: Database): { records: Iterable<RequestRecord>; line?: () => number } {
+  if (source.kind === 'demo') return { records: demoTraffic(source.plan) };
   // Rows committed before this import; the writer refuses a repeat within it.
-  const store = new BetterSqlite3(source.telemetryPath, { readonly: true, fileMustExist: true });
   const seen = store.prepare<[string], { one: number }>('SELECT 1 AS one FROM requests WHERE req_id = ?');
   const at = { line: 0 };
   return {
     records: ndjsonRecords(source.file, source.owners, (reqId) => seen.get(reqId) !== undefined, at),
     line: () => at.line,
-    close: () => store.close(),
   };
 }
 
 try {
-  const { records, line, close } = read(source);
+  // Sees the store as the writer found it: the writer holds the write lock and commits at the end.
+  const store = new BetterSqlite3(telemetryPath, { readonly: true, fileMustExist: true });
   try {
-    for (const batch of importBatches(records, line)) {
+    const { records, line } = read(source, store);
+    for (const batch of importBatches(records, searchLookups(store), line)) {
       if (!room()) break;
       post({ kind: 'batch', batch });
       Atomics.add(flow, FLOW.sent, 1);
     }
   } finally {
-    close();
+    store.close();
   }
   post({ kind: 'done' });
 } catch (error) {

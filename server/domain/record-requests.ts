@@ -7,11 +7,13 @@ import { REQUEST_COLUMNS, type RequestRecord } from '../stores/telemetry/request
 import { RollupWriter } from '../stores/telemetry/rollup-writer.js';
 import { SearchWriter } from '../stores/telemetry/search-writer.js';
 import { openTelemetry } from '../stores/telemetry/store.js';
-import { importBatches, type ImportBatch } from './import-batches.js';
+import { importBatches, ROW, type ImportBatch, type RowValues } from './import-batches.js';
+import { searchLookups } from '../stores/telemetry/search-planner.js';
 import { FLOW, type ImportMessage, type ImportSource, type ImportWorkerData } from './import-source.js';
 
-const INSERT = `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')})
-  VALUES (${REQUEST_COLUMNS.map(() => '?').join(', ')})`;
+/** Rowid last: `RowValues`. */
+const INSERT = `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}, rowid)
+  VALUES (${REQUEST_COLUMNS.map(() => '?').join(', ')}, ?)`;
 
 const MAX_IMPORT_CACHE_KIB = 2 * 1024 * 1024;
 
@@ -68,7 +70,7 @@ export function recordRequests(
 ): number {
   const writer = new ImportWriter(telemetryPath, progress);
   try {
-    for (const batch of importBatches(records)) writer.write(batch);
+    for (const batch of importBatches(records, searchLookups(writer.telemetry))) writer.write(batch);
     writer.commit(control);
   } finally {
     writer.close();
@@ -90,7 +92,7 @@ export async function recordRequestsFrom(
 ): Promise<number> {
   const writer = new ImportWriter(telemetryPath, progress);
   try {
-    for await (const batch of readInWorker(source)) writer.write(batch);
+    for await (const batch of readInWorker(source, telemetryPath)) writer.write(batch);
     writer.commit(control);
   } finally {
     writer.close();
@@ -108,7 +110,7 @@ export async function recordRequestsFrom(
  */
 class ImportWriter {
   written = 0;
-  private readonly telemetry: Database;
+  readonly telemetry: Database;
   private readonly insert: Statement;
   private readonly rollups: RollupWriter;
   private readonly search: SearchWriter;
@@ -139,26 +141,27 @@ class ImportWriter {
   }
 
   write(batch: ImportBatch): void {
-    const { values, texts, lines } = batch;
+    const { values, planned, lines } = batch;
     const report = this.progress?.report;
     const every = this.progress?.every ?? 100_000;
+    let term = batch.firstTerm;
     for (let i = 0; i < values.length; i++) {
       const row = values[i]!;
-      const rowid = Number(this.insertRow(row, lines?.[i] ?? null).lastInsertRowid);
-      // Columns 1 and 2 (REQUEST_COLUMNS): ts and org_id.
-      this.search.add(rowid, row[2] as string, row[1] as number, texts[i]!);
+      this.insertRow(row, lines?.[i] ?? null);
+      term = this.search.writeRow(row[ROW.rowid] as number, row[ROW.orgId] as string, planned[i]!, term);
       this.written++;
       if (report && this.written % every === 0) {
         report({ kind: 'written', rows: this.written, ms: performance.now() - this.started });
       }
     }
     for (const [keyId, cost] of batch.spend) this.spend.set(keyId, (this.spend.get(keyId) ?? 0) + cost);
+    this.search.writeChanges(batch.shares, batch.filled);
     if (batch.rollups) this.rollups.write(batch.rollups);
+    if (batch.counts) this.search.finish(batch.counts);
   }
 
   commit(control: ControlStore): void {
     this.progress?.report({ kind: 'committing', rows: this.written });
-    this.search.flush();
     this.telemetry.exec('COMMIT');
     control.write(() => {
       for (const [keyId, cost] of this.spend) control.keys.settle(keyId, cost);
@@ -171,12 +174,12 @@ class ImportWriter {
     this.telemetry.close();
   }
 
-  private insertRow(row: unknown[], line: number | null) {
+  private insertRow(row: RowValues, line: number | null): void {
     try {
-      return this.insert.run(row);
+      this.insert.run(row);
     } catch (error) {
-      if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-        throw new RepeatedRequest(row[0] as string, line);
+      if (error instanceof Error && error.message.endsWith('requests.req_id')) {
+        throw new RepeatedRequest(row[ROW.reqId] as string, line);
       }
       throw error;
     }
@@ -184,9 +187,9 @@ class ImportWriter {
 }
 
 /** The batches of `source`, read and prepared by a worker thread, at most a few ahead of the writer. */
-async function* readInWorker(source: ImportSource): AsyncGenerator<ImportBatch> {
+async function* readInWorker(source: ImportSource, telemetryPath: string): AsyncGenerator<ImportBatch> {
   const flow = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
-  const workerData: ImportWorkerData = { source, flow };
+  const workerData: ImportWorkerData = { source, telemetryPath, flow };
   const worker = startWorker(workerUrl('import-worker', import.meta.url), { workerData });
   try {
     for await (const [message] of on(worker, 'message', { close: ['exit'] }) as AsyncIterable<[ImportMessage]>) {

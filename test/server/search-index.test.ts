@@ -15,6 +15,7 @@ import {
   registerSearchFunctions,
   signEpochs,
 } from '../../server/stores/telemetry/search-terms.js';
+import { SearchPlanner, searchLookups } from '../../server/stores/telemetry/search-planner.js';
 import { SearchWriter } from '../../server/stores/telemetry/search-writer.js';
 import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
 import * as ref from './analytics-reference.js';
@@ -244,23 +245,25 @@ describe('the search signatures', () => {
         .run(from, from + count - 1, ORG);
     try {
       const writeRows = (count: number, between?: () => void) =>
-        db.transaction(() => {
-          const writer = new SearchWriter(db);
-          for (let i = 0; i < count; i++) {
-            if (i === 1_000) between?.();
-            writer.add(i, row.org_id, row.ts, [`req-gap-${i}`]);
-          }
-          writer.flush();
-        })();
+        indexRows(
+          db,
+          Array.from({ length: count }, (_, i) => ({ ...row, req_id: `req-gap-${i}`, metadata: '{}' })),
+          { between: (i) => (i === 1_000 ? between?.() : undefined) },
+        );
       // A full epoch of terms nobody signed, as a migration's backfill leaves them, then a
       // writer that fills the next epoch: the earlier one must be signed first.
       db.transaction(() => terms(0, EPOCH_TERMS + 10))();
       writeRows(EPOCH_TERMS);
-      // A term written between two of the writer's, inside the epoch it is filling.
-      writeRows(EPOCH_TERMS, () => terms(1, 1));
       const written = signatures(db);
-      expect(new Set(written.map(([epoch]) => epoch))).toEqual(new Set([0, 1, 2]));
-      expect(signedFromTerms(db)).toEqual(written);
+      expect(new Set(written.map(([epoch]) => epoch))).toEqual(new Set([0, 1]));
+      // A term written by something else under a number the planner gave: the import fails
+      // and rolls back rather than signing bits that miss a term.
+      expect(() => writeRows(EPOCH_TERMS, () => terms(1, 1))).toThrow(/search_terms\.id/);
+      expect(signatures(db)).toEqual(written);
+      writeRows(EPOCH_TERMS);
+      const rewritten = signatures(db);
+      expect(new Set(rewritten.map(([epoch]) => epoch))).toEqual(new Set([0, 1, 2]));
+      expect(signedFromTerms(db)).toEqual(rewritten);
     } finally {
       db.close();
     }
@@ -279,13 +282,10 @@ describe('the search index writer', () => {
     );
     const some = NEWER.slice(0, 3_000);
     for (let batch = 0; batch < 3; batch++) {
-      db.transaction(() => {
-        const writer = new SearchWriter(db, preloadShared);
-        for (const row of some.slice(batch * 1_000, (batch + 1) * 1_000)) {
-          writer.add(Number(insert.run(row).lastInsertRowid), row.org_id, row.ts, searchTexts(row));
-        }
-        writer.flush();
-      })();
+      indexRows(db, some.slice(batch * 1_000, (batch + 1) * 1_000), {
+        preloadShared,
+        insert: (row, rowid) => expect(Number(insert.run(row).lastInsertRowid)).toBe(rowid),
+      });
     }
     const terms = db.prepare(`SELECT COUNT(*) FROM search_terms WHERE org_id = ? AND text = ?`).pluck();
     expect(terms.get(ORG, 'lahore-health')).toBe(1);
@@ -375,3 +375,33 @@ describe('the signature layout migration', () => {
     migrated.close();
   });
 });
+
+/**
+ * Plans and writes the search index's entries of `rows` in one transaction, as an import
+ * does; `insert` writes each row itself under the rowid planned for it.
+ */
+function indexRows(
+  db: BetterSqlite3.Database,
+  rows: RequestRecord[],
+  options: {
+    preloadShared?: number;
+    between?: (i: number) => void;
+    insert?: (row: RequestRecord, rowid: number) => void;
+  } = {},
+): void {
+  db.transaction(() => {
+    const planner = new SearchPlanner(searchLookups(db), options.preloadShared);
+    const writer = new SearchWriter(db);
+    let term = planner.term;
+    rows.forEach((row, i) => {
+      options.between?.(i);
+      const rowid = planner.rowid;
+      const planned = planner.plan(row.org_id, row.ts, searchTexts(row));
+      options.insert?.(row, rowid);
+      term = writer.writeRow(rowid, row.org_id, planned, term);
+      const { shares, filled } = planner.takeChanges();
+      writer.writeChanges(shares, filled);
+    });
+    writer.finish(planner.takeCounts());
+  })();
+}

@@ -96,41 +96,50 @@ function signEpoch(db: Database, epoch: number, held?: { bits: Buffer; from: num
   db.prepare('INSERT INTO search_epochs (epoch) VALUES (?)').run(epoch);
 }
 
+/** An epoch whose last term was just planned: the bits of its terms from id `from` on. */
+export interface FilledEpoch {
+  epoch: number;
+  from: number;
+  bits: Uint8Array;
+}
+
 /**
- * Signs each epoch as a writer adds its last term, from bits set as the terms were added:
- * reading ten million terms back at the end cost an import ~1 µs a term. Inside the writer's
- * transaction; an epoch it does not finish is left to `signEpochs`.
+ * The signature bits of each epoch, set as an import plans its terms (in id order, with no
+ * gap: it numbers them itself): reading ten million terms back at the end cost an import
+ * ~1 µs a term. Pure, so it runs on the import's preparing thread; `signFilled` writes.
  */
-export class EpochSigner {
+export class EpochBits {
   private epoch = -1;
-  /** The first term of `epoch` this signer saw; null once a gap means it cannot hold the epoch. */
-  private from: number | null = null;
-  private next = -1;
+  private from = -1;
   private readonly bits = emptySignature();
 
-  constructor(private readonly db: Database) {}
-
-  /** Term `id` was just written with `text`. */
-  add(id: number, text: string): void {
+  /** Term `id` is planned with `text`; the epoch's bits when `id` is its last term. */
+  add(id: number, text: string): FilledEpoch | null {
     const epoch = Math.floor(id / EPOCH_TERMS);
     if (epoch !== this.epoch) {
       this.epoch = epoch;
       this.from = id;
       this.bits.fill(0);
-    } else if (id !== this.next) {
-      // Not the next id: something else wrote terms too, so the bits miss some.
-      this.from = null;
     }
-    this.next = id + 1;
-    if (this.from === null) return;
     addToSignature(this.bits, epoch * EPOCH_TERMS, id, text);
-    if (this.next % EPOCH_TERMS !== 0) return;
-    // Readers take every epoch up to the newest signed one as signed: an earlier one left
-    // unsigned (a gap above) must be signed first, from the store.
-    const signed = this.db.prepare('SELECT MAX(epoch) FROM search_epochs').pluck().get() as number | null;
-    if ((signed ?? -1) === epoch - 1) signEpoch(this.db, epoch, { bits: this.bits, from: this.from });
-    else signEpochs(this.db);
+    if ((id + 1) % EPOCH_TERMS !== 0) return null;
+    return { epoch, from: this.from, bits: Uint8Array.from(this.bits) };
   }
+}
+
+/**
+ * Writes the signature of an epoch an import filled, inside its transaction, once its terms
+ * are written. Readers take every epoch up to the newest signed one as signed: an earlier
+ * one left unsigned (a migration's backfill) is signed first, from the store.
+ */
+export function signFilled(db: Database, filled: FilledEpoch): void {
+  const signed = db.prepare('SELECT MAX(epoch) FROM search_epochs').pluck().get() as number | null;
+  if ((signed ?? -1) === filled.epoch - 1) {
+    signEpoch(db, filled.epoch, {
+      bits: Buffer.from(filled.bits.buffer, filled.bits.byteOffset, filled.bits.length),
+      from: filled.from,
+    });
+  } else signEpochs(db);
 }
 
 /** The function the search index's SQL uses: on every connection that reads or migrates it. */

@@ -1,0 +1,181 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { BLOCK_ROWS, EpochBits, termToken, type FilledEpoch } from './search-terms.js';
+
+/**
+ * Plans the search index's entries (migrations/003_search.sql) for rows being imported:
+ * which of a row's strings are new terms, which are shared ones (and become its tokens in
+ * `search_rows`), the blocks' spans and counts, and the signatures of filled epochs. It
+ * numbers the rows and terms itself, from the store's last ones, so that it can run on the
+ * import's preparing thread with a read-only connection, while the writer holds the write
+ * lock; the writer (search-writer.ts) writes rows and terms under those numbers.
+ */
+
+/** Metadata terms remembered between rows; past this, all are forgotten (shared ones are found again). */
+const MAX_CACHED_TERMS = 100_000;
+/** Shared terms read into memory at the first row, when there are no more than this. */
+const MAX_PRELOADED_SHARED = 100_000;
+
+const cacheKey = (orgId: string, text: string) => `${orgId}\u0000${text}`;
+
+interface Term {
+  id: number;
+  shared: boolean;
+}
+
+/** What the planner reads from the store, as it stood when the import took the write lock. */
+export interface SearchLookups {
+  /** The last request rowid and term id in the store (0 when none). */
+  lastRowid: number;
+  lastTerm: number;
+  countShared(): number;
+  allShared(): [orgId: string, text: string, term: number][];
+  findShared(orgId: string, text: string): number | undefined;
+}
+
+export function searchLookups(db: Database): SearchLookups {
+  const findCommon: Statement<[string, string], number> = db
+    .prepare<[string, string], number>('SELECT term FROM search_common WHERE org_id = ? AND text = ?')
+    .pluck();
+  const max = (sql: string) => (db.prepare(sql).pluck().get() as number | null) ?? 0;
+  return {
+    lastRowid: max('SELECT MAX(rowid) FROM requests'),
+    lastTerm: max('SELECT MAX(id) FROM search_terms'),
+    countShared: () => max('SELECT COUNT(*) FROM search_common'),
+    allShared: () =>
+      db.prepare('SELECT org_id, text, term FROM search_common').raw().all() as [string, string, number][],
+    findShared: (orgId, text) => findCommon.get(orgId, text),
+  };
+}
+
+/** A term first seen earlier in the import, seen again: it becomes shared. */
+export type Share = [term: number, orgId: string, text: string];
+
+/** Per block, the smallest and largest time; per shared term, per block, its rows. */
+export interface BlockCounts {
+  blocks: Map<number, [number, number]>;
+  termBlocks: Map<number, Map<number, number>>;
+}
+
+/** What the writer does for one planned row. */
+export interface PlannedRow {
+  /** The texts of the row's new terms, numbered on from the last: its request id first. */
+  newTerms: string[];
+  /** Its shared terms' tokens for `search_rows`, or null for none. */
+  tokens: string | null;
+}
+
+export class SearchPlanner {
+  private nextRowid: number;
+  private nextTerm: number;
+  /** Metadata terms of this import by organisation and text. */
+  private readonly terms = new Map<string, Term>();
+  /** Every shared term by organisation and text, when few enough to read at the first row; null to ask the store. */
+  private shared: Map<string, number> | null | undefined;
+  /** Terms this import made shared, when the store is asked for the others (it cannot see them). */
+  private readonly sharedHere = new Map<string, number>();
+  private counts: BlockCounts = { blocks: new Map(), termBlocks: new Map() };
+  private readonly epochBits = new EpochBits();
+  /** Made since last taken. */
+  private shares: Share[] = [];
+  private filled: FilledEpoch[] = [];
+
+  /** `preloadShared`: at most this many shared terms are read into memory (tests set 0 to take the other path). */
+  constructor(
+    private readonly lookups: SearchLookups,
+    private readonly preloadShared = MAX_PRELOADED_SHARED,
+  ) {
+    this.nextRowid = lookups.lastRowid + 1;
+    this.nextTerm = lookups.lastTerm + 1;
+  }
+
+  /** The rowid the next row will be written as. */
+  get rowid(): number {
+    return this.nextRowid;
+  }
+
+  /** The id the next new term will be written as. */
+  get term(): number {
+    return this.nextTerm;
+  }
+
+  /** Plans the next row from its search texts (`searchTexts`: its request id, then its metadata's strings). */
+  plan(orgId: string, ts: number, texts: readonly string[]): PlannedRow {
+    const rowid = this.nextRowid++;
+    const newTerms = [texts[0]!];
+    this.newTerm(texts[0]!);
+    const block = Math.floor(rowid / BLOCK_ROWS);
+    const tokens: string[] = [];
+    for (let i = 1; i < texts.length; i++) {
+      const text = texts[i]!;
+      const shared = this.metadataTerm(orgId, text);
+      if (shared === null) {
+        newTerms.push(text);
+        continue;
+      }
+      tokens.push(termToken(shared));
+      let counts = this.counts.termBlocks.get(shared);
+      if (!counts) this.counts.termBlocks.set(shared, (counts = new Map()));
+      counts.set(block, (counts.get(block) ?? 0) + 1);
+    }
+    const span = this.counts.blocks.get(block);
+    if (!span) this.counts.blocks.set(block, [ts, ts]);
+    else {
+      span[0] = Math.min(span[0], ts);
+      span[1] = Math.max(span[1], ts);
+    }
+    return { newTerms, tokens: tokens.length > 0 ? tokens.join(' ') : null };
+  }
+
+  /** Terms become shared and epochs filled since the last call. */
+  takeChanges(): { shares: Share[]; filled: FilledEpoch[] } {
+    const changes = { shares: this.shares, filled: this.filled };
+    this.shares = [];
+    this.filled = [];
+    return changes;
+  }
+
+  /** The blocks' spans and counts so far, forgotten here. */
+  takeCounts(): BlockCounts {
+    const counts = this.counts;
+    this.counts = { blocks: new Map(), termBlocks: new Map() };
+    return counts;
+  }
+
+  /**
+   * The id of a metadata string when the row holds it as a shared term; null when the row
+   * is the term's first (a new term, found through its row).
+   */
+  private metadataTerm(orgId: string, text: string): number | null {
+    const key = cacheKey(orgId, text);
+    const cached = this.terms.get(key);
+    if (cached) {
+      if (!cached.shared) {
+        this.shares.push([cached.id, orgId, text]);
+        (this.shared ?? this.sharedHere).set(key, cached.id);
+        cached.shared = true;
+      }
+      return cached.id;
+    }
+    const shared = this.sharedTerms();
+    const common = shared ? shared.get(key) : (this.sharedHere.get(key) ?? this.lookups.findShared(orgId, text));
+    const term = common === undefined ? { id: this.newTerm(text), shared: false } : { id: common, shared: true };
+    if (this.terms.size >= MAX_CACHED_TERMS) this.terms.clear();
+    this.terms.set(key, term);
+    return term.shared ? term.id : null;
+  }
+
+  private newTerm(text: string): number {
+    const id = this.nextTerm++;
+    const filled = this.epochBits.add(id, text);
+    if (filled) this.filled.push(filled);
+    return id;
+  }
+
+  private sharedTerms(): Map<string, number> | null {
+    if (this.shared !== undefined) return this.shared;
+    this.shared = null;
+    if (this.lookups.countShared() > this.preloadShared) return null;
+    this.shared = new Map(this.lookups.allShared().map(([orgId, text, term]) => [cacheKey(orgId, text), term]));
+    return this.shared;
+  }
+}
