@@ -1,12 +1,6 @@
 import { requestValues, type RequestRecord } from '../stores/telemetry/request-record.js';
 import { RollupSums, type RollupCells } from '../stores/telemetry/rollup-sums.js';
-import {
-  SearchPlanner,
-  type BlockCounts,
-  type PlannedRow,
-  type SearchLookups,
-  type Share,
-} from '../stores/telemetry/search-planner.js';
+import { SearchPlanner, type BlockCounts, type SearchLookups, type Share } from '../stores/telemetry/search-planner.js';
 import { casefold, type FilledEpoch } from '../stores/telemetry/search-terms.js';
 
 /** Rows per batch: large enough that passing a batch between threads costs little per row. */
@@ -24,8 +18,10 @@ export interface ImportBatch {
   lines: number[] | null;
   /** The id of the batch's first new term; the others follow in row order. */
   firstTerm: number;
-  /** Each row's search index entries. */
-  planned: PlannedRow[];
+  /** Each row's new search terms (`PlannedRow` in search-planner.ts; columns, not objects: cheaper to pass between threads). */
+  newTerms: string[][];
+  /** Each row's shared terms' tokens, or null. */
+  tokens: (string | null)[];
   /** Terms become shared, epochs filled: written after the batch's rows. */
   shares: Share[];
   filled: FilledEpoch[];
@@ -44,12 +40,19 @@ export const ROW = { reqId: 0, ts: 1, orgId: 2, rowid: 25 } as const;
 
 /** The search texts of a row: its request id, then its metadata's keys and string values, each once, casefolded. */
 export function searchTexts(row: RequestRecord): string[] {
-  const texts = new Set<string>([casefold(row.req_id)]);
-  for (const [key, value] of Object.entries(JSON.parse(row.metadata) as Record<string, unknown>)) {
-    texts.add(casefold(key));
-    if (typeof value === 'string') texts.add(casefold(value));
+  const texts = [casefold(row.req_id)];
+  if (row.metadata === '{}') return texts;
+  const metadata = JSON.parse(row.metadata) as Record<string, unknown>;
+  // A row holds a handful of strings: a scan of the list is cheaper than a Set.
+  for (const key in metadata) {
+    const text = casefold(key);
+    if (!texts.includes(text)) texts.push(text);
+    const value = metadata[key];
+    if (typeof value !== 'string') continue;
+    const folded = casefold(value);
+    if (!texts.includes(folded)) texts.push(folded);
   }
-  return [...texts];
+  return texts;
 }
 
 /**
@@ -69,7 +72,8 @@ export function* importBatches(
     values: [],
     lines: line ? [] : null,
     firstTerm: search.term,
-    planned: [],
+    newTerms: [],
+    tokens: [],
     shares: [],
     filled: [],
     spend: new Map(),
@@ -82,7 +86,9 @@ export function* importBatches(
     const values = requestValues(record) as RowValues;
     values.push(search.rowid);
     batch.values.push(values);
-    batch.planned.push(search.plan(record.org_id, record.ts, searchTexts(record)));
+    const planned = search.plan(record.org_id, record.ts, searchTexts(record));
+    batch.newTerms.push(planned.newTerms);
+    batch.tokens.push(planned.tokens);
     batch.lines?.push(line!());
     if (record.key_id) batch.spend.set(record.key_id, (batch.spend.get(record.key_id) ?? 0) + record.cost_micro);
     sums.add(record);

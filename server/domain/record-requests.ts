@@ -141,14 +141,14 @@ class ImportWriter {
   }
 
   write(batch: ImportBatch): void {
-    const { values, planned, lines } = batch;
+    const { values, newTerms, tokens, lines } = batch;
     const report = this.progress?.report;
     const every = this.progress?.every ?? 100_000;
     let term = batch.firstTerm;
     for (let i = 0; i < values.length; i++) {
       const row = values[i]!;
       this.insertRow(row, lines?.[i] ?? null);
-      term = this.search.writeRow(row[ROW.rowid] as number, row[ROW.orgId] as string, planned[i]!, term);
+      term = this.search.writeRow(row[ROW.rowid] as number, row[ROW.orgId] as string, newTerms[i]!, tokens[i]!, term);
       this.written++;
       if (report && this.written % every === 0) {
         report({ kind: 'written', rows: this.written, ms: performance.now() - this.started });

@@ -271,6 +271,13 @@ describe('the search signatures', () => {
 });
 
 describe('the search index writer', () => {
+  it("takes a row's request id, then each metadata key and string value once, casefolded", () => {
+    const row = { ...NEWER[0]!, req_id: 'Req-1' };
+    const metadata = '{"customer":"ACME","team":"acme","n":3,"req-1":"X","Tag":"req-1"}';
+    expect(searchTexts({ ...row, metadata })).toEqual(['req-1', 'customer', 'acme', 'team', 'n', 'x', 'tag']);
+    expect(searchTexts({ ...row, metadata: '{}' })).toEqual(['req-1']);
+  });
+
   // With the shared terms read into memory at a batch's start, and asked of the store instead.
   it.each([
     ['read into memory', undefined],
@@ -398,7 +405,7 @@ function indexRows(
       const rowid = planner.rowid;
       const planned = planner.plan(row.org_id, row.ts, searchTexts(row));
       options.insert?.(row, rowid);
-      term = writer.writeRow(rowid, row.org_id, planned, term);
+      term = writer.writeRow(rowid, row.org_id, planned.newTerms, planned.tokens, term);
       const { shares, filled } = planner.takeChanges();
       writer.writeChanges(shares, filled);
     });

@@ -88,15 +88,24 @@ interface Route {
   usage: Sums<Usage>;
   /** The cells of each `dim` code: the organisation, project, key, model. */
   byDim: Sums<Usage>[];
-  /** Per status class and termination reason. */
-  outcomes: Map<string, Sums<[number]>>;
+  /** Per status class, then termination reason. */
+  outcomes: Map<number, Map<string, Sums<[number]>>>;
+}
+
+/** By organisation, project, key, then model: lookups of strings whose hashes are kept, no key built per row. */
+type Routes = Map<string, Map<string, Map<string, Map<string, Route>>>>;
+
+function within<V>(map: Map<string | number, Map<string, V>>, key: string | number): Map<string, V> {
+  let inner = map.get(key);
+  if (!inner) map.set(key, (inner = new Map()));
+  return inner;
 }
 
 export class RollupSums {
   private usage = new Map<string, Sums<Usage>>();
   private byDim = new Map<string, Sums<Usage>>();
   private outcome = new Map<string, Sums<[number]>>();
-  private routes = new Map<string, Route>();
+  private routes: Routes = new Map();
   private held = 0;
 
   add(row: RequestRecord): void {
@@ -146,9 +155,10 @@ export class RollupSums {
   private route(row: RequestRecord): Route {
     const project = row.project_id ?? '';
     const key = row.key_id ?? '';
-    const id = `${row.org_id}\u0000${project}\u0000${key}\u0000${row.model}`;
-    let route = this.routes.get(id);
+    const byModel = within(within(within(this.routes, row.org_id), project), key);
+    let route = byModel.get(row.model);
     if (route) return route;
+    const id = `${row.org_id}\u0000${project}\u0000${key}\u0000${row.model}`;
     const dims = [row.org_id, project, key, row.model];
     route = {
       id,
@@ -159,17 +169,18 @@ export class RollupSums {
       ),
       outcomes: new Map(),
     };
-    this.routes.set(id, route);
+    byModel.set(row.model, route);
     return route;
   }
 
   private outcomeSums(route: Route, row: RequestRecord): Sums<[number]> {
     const statusClass = Math.trunc(row.status / 100);
-    const id = `${statusClass}\u0000${row.termination_reason}`;
-    let sums = route.outcomes.get(id);
+    const byReason = within(route.outcomes, statusClass);
+    let sums = byReason.get(row.termination_reason);
     if (!sums) {
-      sums = sumsOf(this.outcome, `${route.id}\u0000${id}`, [...route.dims, statusClass, row.termination_reason]);
-      route.outcomes.set(id, sums);
+      const id = `${route.id}\u0000${statusClass}\u0000${row.termination_reason}`;
+      sums = sumsOf(this.outcome, id, [...route.dims, statusClass, row.termination_reason]);
+      byReason.set(row.termination_reason, sums);
     }
     return sums;
   }

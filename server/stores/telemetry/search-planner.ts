@@ -15,7 +15,27 @@ const MAX_CACHED_TERMS = 100_000;
 /** Shared terms read into memory at the first row, when there are no more than this. */
 const MAX_PRELOADED_SHARED = 100_000;
 
-const cacheKey = (orgId: string, text: string) => `${orgId}\u0000${text}`;
+/** Values by organisation, then text: no key to build for each lookup. */
+class ByOrg<T> {
+  private readonly orgs = new Map<string, Map<string, T>>();
+  size = 0;
+
+  get(orgId: string, text: string): T | undefined {
+    return this.orgs.get(orgId)?.get(text);
+  }
+
+  set(orgId: string, text: string, value: T): void {
+    let texts = this.orgs.get(orgId);
+    if (!texts) this.orgs.set(orgId, (texts = new Map()));
+    if (!texts.has(text)) this.size++;
+    texts.set(text, value);
+  }
+
+  clear(): void {
+    this.orgs.clear();
+    this.size = 0;
+  }
+}
 
 interface Term {
   id: number;
@@ -68,11 +88,11 @@ export class SearchPlanner {
   private nextRowid: number;
   private nextTerm: number;
   /** Metadata terms of this import by organisation and text. */
-  private readonly terms = new Map<string, Term>();
+  private readonly terms = new ByOrg<Term>();
   /** Every shared term by organisation and text, when few enough to read at the first row; null to ask the store. */
-  private shared: Map<string, number> | null | undefined;
+  private shared: ByOrg<number> | null | undefined;
   /** Terms this import made shared, when the store is asked for the others (it cannot see them). */
-  private readonly sharedHere = new Map<string, number>();
+  private readonly sharedHere = new ByOrg<number>();
   private counts: BlockCounts = { blocks: new Map(), termBlocks: new Map() };
   private readonly epochBits = new EpochBits();
   /** Made since last taken. */
@@ -146,21 +166,22 @@ export class SearchPlanner {
    * is the term's first (a new term, found through its row).
    */
   private metadataTerm(orgId: string, text: string): number | null {
-    const key = cacheKey(orgId, text);
-    const cached = this.terms.get(key);
+    const cached = this.terms.get(orgId, text);
     if (cached) {
       if (!cached.shared) {
         this.shares.push([cached.id, orgId, text]);
-        (this.shared ?? this.sharedHere).set(key, cached.id);
+        (this.shared ?? this.sharedHere).set(orgId, text, cached.id);
         cached.shared = true;
       }
       return cached.id;
     }
     const shared = this.sharedTerms();
-    const common = shared ? shared.get(key) : (this.sharedHere.get(key) ?? this.lookups.findShared(orgId, text));
+    const common = shared
+      ? shared.get(orgId, text)
+      : (this.sharedHere.get(orgId, text) ?? this.lookups.findShared(orgId, text));
     const term = common === undefined ? { id: this.newTerm(text), shared: false } : { id: common, shared: true };
     if (this.terms.size >= MAX_CACHED_TERMS) this.terms.clear();
-    this.terms.set(key, term);
+    this.terms.set(orgId, text, term);
     return term.shared ? term.id : null;
   }
 
@@ -171,11 +192,12 @@ export class SearchPlanner {
     return id;
   }
 
-  private sharedTerms(): Map<string, number> | null {
+  private sharedTerms(): ByOrg<number> | null {
     if (this.shared !== undefined) return this.shared;
     this.shared = null;
     if (this.lookups.countShared() > this.preloadShared) return null;
-    this.shared = new Map(this.lookups.allShared().map(([orgId, text, term]) => [cacheKey(orgId, text), term]));
-    return this.shared;
+    const shared = new ByOrg<number>();
+    for (const [orgId, text, term] of this.lookups.allShared()) shared.set(orgId, text, term);
+    return (this.shared = shared);
   }
 }

@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { BlockCounts, PlannedRow, Share } from './search-planner.js';
+import type { BlockCounts, Share } from './search-planner.js';
 import { signEpochs, signFilled, type FilledEpoch } from './search-terms.js';
 
 /**
@@ -25,11 +25,17 @@ export class SearchWriter {
       ON CONFLICT (term, block) DO UPDATE SET rows = rows + excluded.rows`);
   }
 
-  /** Writes row `rowid`'s planned entries, its new terms numbered from `firstTerm`; returns the next term's id. */
-  writeRow(rowid: number, orgId: string, planned: PlannedRow, firstTerm: number): number {
+  /** Writes row `rowid`'s planned entries (`PlannedRow`), its new terms numbered from `firstTerm`; returns the next term's id. */
+  writeRow(
+    rowid: number,
+    orgId: string,
+    newTerms: readonly string[],
+    tokens: string | null,
+    firstTerm: number,
+  ): number {
     let term = firstTerm;
-    for (const text of planned.newTerms) this.insertTerm.run(term++, orgId, text, rowid);
-    if (planned.tokens !== null) this.insertRow.run(rowid, planned.tokens);
+    for (const text of newTerms) this.insertTerm.run(term++, orgId, text, rowid);
+    if (tokens !== null) this.insertRow.run(rowid, tokens);
     return term;
   }
 
