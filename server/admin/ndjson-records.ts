@@ -10,10 +10,7 @@ import { fileLines } from './ndjson-lines.js';
 
 /** An NDJSON line that cannot be imported; its message names the line. */
 export class LineError extends Error {
-  constructor(
-    readonly line: number,
-    message: string,
-  ) {
+  constructor(line: number, message: string) {
     super(`line ${line}: ${message}`);
   }
 }

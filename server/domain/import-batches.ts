@@ -36,21 +36,22 @@ export interface ImportBatch {
 export type RowValues = [...ReturnType<typeof requestValues>, number];
 
 /** Where the rowid is in `RowValues`, and the columns the writer reads (REQUEST_COLUMNS). */
-export const ROW = { reqId: 0, ts: 1, orgId: 2, rowid: 25 } as const;
+export const ROW = { reqId: 0, orgId: 2, rowid: 25 } as const;
 
-/** The search texts of a row: its request id, then its metadata's keys and string values, each once, casefolded. */
+/** The search texts of a row, casefolded: its request id, then its metadata's keys and string values, each once. */
 export function searchTexts(row: RequestRecord): string[] {
   const texts = [casefold(row.req_id)];
   if (row.metadata === '{}') return texts;
   const metadata = JSON.parse(row.metadata) as Record<string, unknown>;
-  // A row holds a handful of strings: a scan of the list is cheaper than a Set.
+  // A row holds a handful of strings: a scan of the list is cheaper than a Set. The request
+  // id is a term of its own: a metadata string equal to it is still a metadata term.
   for (const key in metadata) {
     const text = casefold(key);
-    if (!texts.includes(text)) texts.push(text);
+    if (!texts.includes(text, 1)) texts.push(text);
     const value = metadata[key];
     if (typeof value !== 'string') continue;
     const folded = casefold(value);
-    if (!texts.includes(folded)) texts.push(folded);
+    if (!texts.includes(folded, 1)) texts.push(folded);
   }
   return texts;
 }
@@ -59,7 +60,8 @@ export function searchTexts(row: RequestRecord): string[] {
  * Cuts `records` into batches, numbering rows and terms from `lookups` (the store as the
  * writer found it when it took the write lock). `line`, when given, says the source line of
  * the record just read. The last batch carries what is still held (it has no rows when the
- * records ran out at a batch's end).
+ * records ran out at a batch's end). When reading a record throws, the rows read before it
+ * come as a batch first.
  */
 export function* importBatches(
   records: Iterable<RequestRecord>,
@@ -82,7 +84,19 @@ export function* importBatches(
   });
   const end = (batch: ImportBatch) => Object.assign(batch, search.takeChanges());
   let batch = start();
-  for (const record of records) {
+  const iterator = records[Symbol.iterator]();
+  for (;;) {
+    let next: IteratorResult<RequestRecord>;
+    try {
+      next = iterator.next();
+    } catch (error) {
+      // The rows before a bad one go to the writer first, so that a fault among them (a
+      // repeated request id) is the one reported: the first in the source.
+      yield end(batch);
+      throw error;
+    }
+    if (next.done) break;
+    const record = next.value;
     const values = requestValues(record) as RowValues;
     values.push(search.rowid);
     batch.values.push(values);

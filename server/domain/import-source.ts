@@ -14,7 +14,9 @@ export type ImportSource =
 
 /** The worker's messages, in order: batches, then `done` or `failed`. */
 export type ImportMessage =
-  { kind: 'batch'; batch: ImportBatch } | { kind: 'done' } | { kind: 'failed'; message: string; code: string | null };
+  | { kind: 'batch'; batch: ImportBatch }
+  | { kind: 'done'; batches: number }
+  | { kind: 'failed'; message: string; code: string | null };
 
 /** Slots of the flow-control array shared with the worker. */
 export const FLOW = { sent: 0, written: 1, stop: 2 } as const;

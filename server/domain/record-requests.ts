@@ -47,7 +47,10 @@ export class ImportSourceError extends Error {
   }
 }
 
-/** A request id seen twice within one import: nothing was written. */
+/**
+ * A request id already in the store or earlier in the import: nothing was written. (An
+ * NDJSON file's reader checks the store itself, so that its message names the line.)
+ */
 export class RepeatedRequest extends Error {
   constructor(
     readonly reqId: string,
@@ -59,8 +62,8 @@ export class RepeatedRequest extends Error {
 }
 
 /**
- * Writes request-log rows held in memory (a few: tests, the gateway's own), prepared on
- * this thread, then settles their cost into each key's spend. See `ImportWriter`.
+ * Writes request-log rows held in memory (tests, a few rows), prepared on this thread,
+ * then settles their cost into each key's spend. See `ImportWriter`.
  */
 export function recordRequests(
   control: ControlStore,
@@ -115,7 +118,8 @@ class ImportWriter {
   private readonly rollups: RollupWriter;
   private readonly search: SearchWriter;
   private readonly spend = new Map<string, number>();
-  private readonly started = performance.now();
+  /** From the write lock on: the rate reported leaves out migrations. */
+  private started = 0;
 
   constructor(
     telemetryPath: string,
@@ -134,6 +138,7 @@ class ImportWriter {
       this.rollups = new RollupWriter(this.telemetry);
       this.search = new SearchWriter(this.telemetry);
       this.telemetry.exec('BEGIN IMMEDIATE');
+      this.started = performance.now();
     } catch (error) {
       this.telemetry.close();
       throw error;
@@ -156,12 +161,13 @@ class ImportWriter {
     }
     for (const [keyId, cost] of batch.spend) this.spend.set(keyId, (this.spend.get(keyId) ?? 0) + cost);
     this.search.writeChanges(batch.shares, batch.filled);
+    // The last batch: every row is written, what was held for the end remains.
+    if (batch.counts) report?.({ kind: 'committing', rows: this.written });
     if (batch.rollups) this.rollups.write(batch.rollups);
     if (batch.counts) this.search.finish(batch.counts);
   }
 
   commit(control: ControlStore): void {
-    this.progress?.report({ kind: 'committing', rows: this.written });
     this.telemetry.exec('COMMIT');
     control.write(() => {
       for (const [keyId, cost] of this.spend) control.keys.settle(keyId, cost);
@@ -192,9 +198,15 @@ async function* readInWorker(source: ImportSource, telemetryPath: string): Async
   const workerData: ImportWorkerData = { source, telemetryPath, flow };
   const worker = startWorker(workerUrl('import-worker', import.meta.url), { workerData });
   try {
+    let received = 0;
     for await (const [message] of on(worker, 'message', { close: ['exit'] }) as AsyncIterable<[ImportMessage]>) {
       if (message.kind === 'failed') throw new ImportSourceError(message.message, message.code);
-      if (message.kind === 'done') return;
+      if (message.kind === 'done') {
+        // A message that could not be read is dropped with a 'messageerror' only.
+        if (message.batches !== received) throw new Error('the import reader sent batches that did not arrive');
+        return;
+      }
+      received++;
       yield message.batch;
       Atomics.add(flow, FLOW.written, 1);
       Atomics.notify(flow, FLOW.written);

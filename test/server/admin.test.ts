@@ -340,6 +340,15 @@ describe('import-requests', () => {
       /line 3\b.*already imported/,
     ],
     [
+      // Reported at the first fault, the repeat, though the reader reaches the bad line first.
+      'a repeated request id before a malformed line',
+      () => {
+        const first = row(1);
+        return [first, { ...first }, '{'];
+      },
+      /line 2\b.*already imported/,
+    ],
+    [
       'a row without key, project or organization_name',
       () => [row(1), row(1), row(1, { key: null, project: null })],
       /line 3\b.*organization_name/,

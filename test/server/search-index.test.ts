@@ -271,10 +271,37 @@ describe('the search signatures', () => {
 });
 
 describe('the search index writer', () => {
-  it("takes a row's request id, then each metadata key and string value once, casefolded", () => {
+  it.each([
+    ['read into memory', undefined],
+    ['looked up', 0],
+  ])('finds a value shared earlier in the same import after forgetting it (%s)', (_, preloadShared) => {
+    const db = openTelemetry(join(scratch, `forget-${preloadShared ?? 'preload'}.db`));
+    const row = (i: number, metadata: Record<string, string>) => ({
+      ...NEWER[0]!,
+      req_id: `req-forget-${i}`,
+      metadata: JSON.stringify(metadata),
+    });
+    try {
+      // A shared term in the store, so that "looked up" asks the store for the others.
+      indexRows(db, [row(100, { b: 'w' }), row(101, { b: 'w' })]);
+      // "v" is shared by the second row, then forgotten among unique values, then seen again.
+      const rows = [row(0, { a: 'v' }), row(1, { a: 'v' })];
+      for (let i = 2; i < 12; i++) rows.push(row(i, { [`k${i}`]: `unique ${i}` }));
+      rows.push(row(12, { a: 'v' }));
+      indexRows(db, rows, { preloadShared, cachedTerms: 3 });
+      const terms = db.prepare('SELECT id, shared FROM search_terms WHERE text = ?').all('v');
+      expect(terms).toEqual([{ id: expect.any(Number), shared: 1 }]);
+      const tokens = db.prepare('SELECT COUNT(*) FROM search_rows WHERE search_rows MATCH ?').pluck();
+      expect(tokens.get(`t${(terms[0] as { id: number }).id}`)).toBe(2);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("takes a row's request id, then each metadata key and string value once (one equal to the id too), casefolded", () => {
     const row = { ...NEWER[0]!, req_id: 'Req-1' };
     const metadata = '{"customer":"ACME","team":"acme","n":3,"req-1":"X","Tag":"req-1"}';
-    expect(searchTexts({ ...row, metadata })).toEqual(['req-1', 'customer', 'acme', 'team', 'n', 'x', 'tag']);
+    expect(searchTexts({ ...row, metadata })).toEqual(['req-1', 'customer', 'acme', 'team', 'n', 'req-1', 'x', 'tag']);
     expect(searchTexts({ ...row, metadata: '{}' })).toEqual(['req-1']);
   });
 
@@ -384,31 +411,34 @@ describe('the signature layout migration', () => {
 });
 
 /**
- * Plans and writes the search index's entries of `rows` in one transaction, as an import
- * does; `insert` writes each row itself under the rowid planned for it.
+ * Plans the search index's entries of `rows`, then writes them, in one transaction, as an
+ * import does with a batch; `insert` writes each row itself under the rowid planned for it.
  */
 function indexRows(
   db: BetterSqlite3.Database,
   rows: RequestRecord[],
   options: {
     preloadShared?: number;
+    cachedTerms?: number;
     between?: (i: number) => void;
     insert?: (row: RequestRecord, rowid: number) => void;
   } = {},
 ): void {
   db.transaction(() => {
-    const planner = new SearchPlanner(searchLookups(db), options.preloadShared);
-    const writer = new SearchWriter(db);
+    const planner = new SearchPlanner(searchLookups(db), options);
     let term = planner.term;
-    rows.forEach((row, i) => {
-      options.between?.(i);
+    const planned = rows.map((row) => {
       const rowid = planner.rowid;
-      const planned = planner.plan(row.org_id, row.ts, searchTexts(row));
-      options.insert?.(row, rowid);
-      term = writer.writeRow(rowid, row.org_id, planned.newTerms, planned.tokens, term);
-      const { shares, filled } = planner.takeChanges();
-      writer.writeChanges(shares, filled);
+      return { row, rowid, entries: planner.plan(row.org_id, row.ts, searchTexts(row)) };
     });
+    const writer = new SearchWriter(db);
+    planned.forEach(({ row, rowid, entries }, i) => {
+      options.between?.(i);
+      options.insert?.(row, rowid);
+      term = writer.writeRow(rowid, row.org_id, entries.newTerms, entries.tokens, term);
+    });
+    const { shares, filled } = planner.takeChanges();
+    writer.writeChanges(shares, filled);
     writer.finish(planner.takeCounts());
   })();
 }

@@ -98,12 +98,19 @@ export class SearchPlanner {
   /** Made since last taken. */
   private shares: Share[] = [];
   private filled: FilledEpoch[] = [];
+  private readonly preloadShared: number;
+  private readonly cachedTerms: number;
 
-  /** `preloadShared`: at most this many shared terms are read into memory (tests set 0 to take the other path). */
+  /**
+   * `preloadShared`: at most this many shared terms are read into memory; `cachedTerms`: at
+   * most this many metadata terms are remembered (tests set them low to take the other paths).
+   */
   constructor(
     private readonly lookups: SearchLookups,
-    private readonly preloadShared = MAX_PRELOADED_SHARED,
+    { preloadShared = MAX_PRELOADED_SHARED, cachedTerms = MAX_CACHED_TERMS } = {},
   ) {
+    this.preloadShared = preloadShared;
+    this.cachedTerms = cachedTerms;
     this.nextRowid = lookups.lastRowid + 1;
     this.nextTerm = lookups.lastTerm + 1;
   }
@@ -180,7 +187,7 @@ export class SearchPlanner {
       ? shared.get(orgId, text)
       : (this.sharedHere.get(orgId, text) ?? this.lookups.findShared(orgId, text));
     const term = common === undefined ? { id: this.newTerm(text), shared: false } : { id: common, shared: true };
-    if (this.terms.size >= MAX_CACHED_TERMS) this.terms.clear();
+    if (this.terms.size >= this.cachedTerms) this.terms.clear();
     this.terms.set(orgId, text, term);
     return term.shared ? term.id : null;
   }
