@@ -1,14 +1,14 @@
 import { on } from 'node:events';
 import { totalmem } from 'node:os';
-import { startWorker, workerUrl } from '../worker-threads.js';
 import type { Database, Statement } from 'better-sqlite3';
 import type { ControlStore } from '../stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../stores/telemetry/request-record.js';
 import { RollupWriter } from '../stores/telemetry/rollup-writer.js';
+import { searchLookups, type SearchLookups } from '../stores/telemetry/search-planner.js';
 import { SearchWriter } from '../stores/telemetry/search-writer.js';
 import { openTelemetry } from '../stores/telemetry/store.js';
+import { startWorker, workerUrl } from '../worker-threads.js';
 import { importBatches, ROW, type ImportBatch, type RowValues } from './import-batches.js';
-import { searchLookups } from '../stores/telemetry/search-planner.js';
 import { FLOW, type ImportMessage, type ImportSource, type ImportWorkerData } from './import-source.js';
 
 /** Rowid last: `RowValues`. */
@@ -73,7 +73,7 @@ export function recordRequests(
 ): number {
   const writer = new ImportWriter(telemetryPath, progress);
   try {
-    for (const batch of importBatches(records, searchLookups(writer.telemetry))) writer.write(batch);
+    for (const batch of importBatches(records, writer.lookups())) writer.write(batch);
     writer.commit(control);
   } finally {
     writer.close();
@@ -113,7 +113,7 @@ export async function recordRequestsFrom(
  */
 class ImportWriter {
   written = 0;
-  readonly telemetry: Database;
+  private readonly telemetry: Database;
   private readonly insert: Statement;
   private readonly rollups: RollupWriter;
   private readonly search: SearchWriter;
@@ -165,6 +165,11 @@ class ImportWriter {
     if (batch.counts) report?.({ kind: 'committing', rows: this.written });
     if (batch.rollups) this.rollups.write(batch.rollups);
     if (batch.counts) this.search.finish(batch.counts);
+  }
+
+  /** The store as this import found it, for numbering rows and terms on this thread. */
+  lookups(): SearchLookups {
+    return searchLookups(this.telemetry);
   }
 
   commit(control: ControlStore): void {
