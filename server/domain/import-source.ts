@@ -23,8 +23,11 @@ export const FLOW = { sent: 0, written: 1, stop: 2 } as const;
 
 export interface ImportWorkerData {
   source: ImportSource;
-  /** The store the writer holds the write lock of: read for the numbering and for request ids seen before. */
-  telemetryPath: string;
+  /**
+   * The store the writer holds the write lock of: read for the numbering and for request ids
+   * seen before. Null when it had no rows (and may be shut to other connections: import-transaction.ts).
+   */
+  store: string | null;
   /** Int32Array over a SharedArrayBuffer, indexed by `FLOW`. */
   flow: Int32Array;
 }

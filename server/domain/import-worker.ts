@@ -3,7 +3,7 @@ import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { LineError, ndjsonRecords } from '../admin/ndjson-records.js';
 import { demoTraffic } from '../demo/traffic.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
-import { searchLookups } from '../stores/telemetry/search-planner.js';
+import { NO_ROWS, searchLookups } from '../stores/telemetry/search-planner.js';
 import { importBatches } from './import-batches.js';
 import { FLOW, type ImportMessage, type ImportSource, type ImportWorkerData } from './import-source.js';
 
@@ -14,7 +14,7 @@ import { FLOW, type ImportMessage, type ImportSource, type ImportWorkerData } fr
  */
 const AHEAD = 4;
 
-const { source, telemetryPath, flow } = workerData as ImportWorkerData;
+const { source, store, flow } = workerData as ImportWorkerData;
 const post = (message: ImportMessage) => parentPort!.postMessage(message);
 
 /** Waits until the writer is at most `AHEAD - 1` batches behind; false when it asks to stop. */
@@ -27,31 +27,36 @@ function room(): boolean {
   }
 }
 
-function read(source: ImportSource, store: Database): { records: Iterable<RequestRecord>; line?: () => number } {
+function read(source: ImportSource, store: Database | null): { records: Iterable<RequestRecord>; line?: () => number } {
   if (source.kind === 'demo') return { records: demoTraffic(source.plan) };
-  // Rows committed before this import; the writer refuses a repeat within it.
-  const seen = store.prepare<[string], { one: number }>('SELECT 1 AS one FROM requests WHERE req_id = ?');
-  // Each lookup descends the request-id index, ~0.5 GB at ten million rows: keep most of it.
-  store.pragma('cache_size = -262144');
   const at = { line: 0 };
   return {
-    records: ndjsonRecords(source.file, source.owners, (reqId) => seen.get(reqId) !== undefined, at),
+    records: ndjsonRecords(source.file, source.owners, seenBefore(store), at),
     line: () => at.line,
   };
 }
 
+/** Whether a request id was committed before this import; the writer refuses a repeat within it. */
+function seenBefore(store: Database | null): (reqId: string) => boolean {
+  if (store === null) return () => false;
+  const seen = store.prepare<[string], { one: number }>('SELECT 1 AS one FROM requests WHERE req_id = ?');
+  // Each lookup descends the request-id index, ~0.5 GB at ten million rows: keep most of it.
+  store.pragma('cache_size = -262144');
+  return (reqId) => seen.get(reqId) !== undefined;
+}
+
 try {
   // Sees the store as the writer found it: the writer holds the write lock and commits at the end.
-  const store = new BetterSqlite3(telemetryPath, { readonly: true, fileMustExist: true });
+  const db = store === null ? null : new BetterSqlite3(store, { readonly: true, fileMustExist: true });
   try {
-    const { records, line } = read(source, store);
-    for (const batch of importBatches(records, searchLookups(store), line)) {
+    const { records, line } = read(source, db);
+    for (const batch of importBatches(records, db ? searchLookups(db) : NO_ROWS, line)) {
       if (!room()) break;
       post({ kind: 'batch', batch });
       Atomics.add(flow, FLOW.sent, 1);
     }
   } finally {
-    store.close();
+    db?.close();
   }
   post({ kind: 'done', batches: Atomics.load(flow, FLOW.sent) });
 } catch (error) {

@@ -6,6 +6,7 @@ import { REQUEST_COLUMNS, type RequestRecord } from '../stores/telemetry/request
 import { RollupWriter } from '../stores/telemetry/rollup-writer.js';
 import { searchLookups, type SearchLookups } from '../stores/telemetry/search-planner.js';
 import { SearchWriter } from '../stores/telemetry/search-writer.js';
+import { beginImport, endImport, type ImportTransaction } from '../stores/telemetry/import-transaction.js';
 import { openTelemetry } from '../stores/telemetry/store.js';
 import { startWorker, workerUrl } from '../worker-threads.js';
 import { importBatches, ROW, type ImportBatch, type RowValues } from './import-batches.js';
@@ -95,7 +96,7 @@ export async function recordRequestsFrom(
 ): Promise<number> {
   const writer = new ImportWriter(telemetryPath, progress);
   try {
-    for await (const batch of readInWorker(source, telemetryPath)) writer.write(batch);
+    for await (const batch of readInWorker(source, telemetryPath, writer.storeWasEmpty)) writer.write(batch);
     writer.commit(control);
   } finally {
     writer.close();
@@ -118,6 +119,7 @@ class ImportWriter {
   private readonly rollups: RollupWriter;
   private readonly search: SearchWriter;
   private readonly spend = new Map<string, number>();
+  private readonly transaction: ImportTransaction;
   /** From the write lock on: the rate reported leaves out migrations. */
   private started = 0;
 
@@ -137,7 +139,7 @@ class ImportWriter {
       this.insert = this.telemetry.prepare(INSERT);
       this.rollups = new RollupWriter(this.telemetry);
       this.search = new SearchWriter(this.telemetry);
-      this.telemetry.exec('BEGIN IMMEDIATE');
+      this.transaction = beginImport(this.telemetry);
       this.started = performance.now();
     } catch (error) {
       this.telemetry.close();
@@ -179,10 +181,18 @@ class ImportWriter {
     });
   }
 
+  /** The store had no rows when this import took the write lock: the reading thread need not open it. */
+  get storeWasEmpty(): boolean {
+    return this.transaction.empty;
+  }
+
   /** Rolls back what is not committed. */
   close(): void {
-    if (this.telemetry.inTransaction) this.telemetry.exec('ROLLBACK');
-    this.telemetry.close();
+    try {
+      endImport(this.telemetry, this.transaction);
+    } finally {
+      this.telemetry.close();
+    }
   }
 
   private insertRow(row: RowValues, line: number | null): void {
@@ -198,9 +208,13 @@ class ImportWriter {
 }
 
 /** The batches of `source`, read and prepared by a worker thread, at most a few ahead of the writer. */
-async function* readInWorker(source: ImportSource, telemetryPath: string): AsyncGenerator<ImportBatch> {
+async function* readInWorker(
+  source: ImportSource,
+  telemetryPath: string,
+  storeEmpty: boolean,
+): AsyncGenerator<ImportBatch> {
   const flow = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
-  const workerData: ImportWorkerData = { source, telemetryPath, flow };
+  const workerData: ImportWorkerData = { source, store: storeEmpty ? null : telemetryPath, flow };
   const worker = startWorker(workerUrl('import-worker', import.meta.url), { workerData });
   try {
     let received = 0;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 
 /**
  * A request-log row in the `import-requests` shape: a successful streamed call a minute
@@ -43,3 +44,32 @@ export function ndjsonFile(folder: string, lines: (object | string)[]): string {
   writeFileSync(path, lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n');
   return path;
 }
+
+/** A stored request-log row, numbered `i`: its request id and time follow from the number. */
+export const requestRecord = (i: number): RequestRecord => ({
+  req_id: `req-${i}`,
+  ts: 1_700_000_000_000 + i,
+  org_id: 'org-a',
+  project_id: null,
+  key_id: null,
+  model: 'openai/gpt-4o-mini',
+  status: 200,
+  stream: 0,
+  total_ms: 100,
+  ttft_ms: null,
+  tpot_ms: null,
+  pre_dispatch_ms: 1,
+  prompt_tokens: 10,
+  tokens_generated: 5,
+  cache_creation_input_tokens: null,
+  cache_read_input_tokens: null,
+  total_tokens: 15,
+  tokens_estimated: 0,
+  cost_micro: 1_000,
+  is_byok: 0,
+  termination_reason: 'completed',
+  upstream_error: null,
+  upstream_model: null,
+  user_agent: 'agent/1.0',
+  metadata: '{}',
+});

@@ -10,7 +10,7 @@ import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemet
 import { migrate } from '../../server/stores/migrate.js';
 import { registerSearchFunctions } from '../../server/stores/telemetry/search-terms.js';
 import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
-import { importRow, ndjsonFile } from './request-rows.js';
+import { importRow, ndjsonFile, requestRecord } from './request-rows.js';
 import { register, startServer, type TestClient, type TestServer } from './harness.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-telemetry-test-'));
@@ -306,40 +306,12 @@ describe('recording requests', () => {
     }
   });
 
-  const someRecord = (i: number): RequestRecord => ({
-    req_id: `req-${i}`,
-    ts: 1_700_000_000_000 + i,
-    org_id: 'org-a',
-    project_id: null,
-    key_id: null,
-    model: 'openai/gpt-4o-mini',
-    status: 200,
-    stream: 0,
-    total_ms: 100,
-    ttft_ms: null,
-    tpot_ms: null,
-    pre_dispatch_ms: 1,
-    prompt_tokens: 10,
-    tokens_generated: 5,
-    cache_creation_input_tokens: null,
-    cache_read_input_tokens: null,
-    total_tokens: 15,
-    tokens_estimated: 0,
-    cost_micro: 1_000,
-    is_byok: 0,
-    termination_reason: 'completed',
-    upstream_error: null,
-    upstream_model: null,
-    user_agent: 'agent/1.0',
-    metadata: '{}',
-  });
-
   it('reports its progress: every so many rows written, then before the commit', () => {
     const dataDir = mkdtempSync(join(scratch, 'progress-'));
     const control = ControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
     const events: ImportEvent[] = [];
     try {
-      const rows = [1, 2, 3, 4, 5].map(someRecord);
+      const rows = [1, 2, 3, 4, 5].map(requestRecord);
       recordRequests(control, join(dataDir, 'telemetry.db'), rows, { report: (e) => events.push(e), every: 2 });
     } finally {
       control.close();
@@ -363,8 +335,8 @@ describe('recording requests', () => {
     made.pragma('journal_mode = WAL');
     made.close();
     try {
-      recordRequests(control, newPath, [1, 2].map(someRecord));
-      recordRequests(control, oldPath, [1, 2, 3].map(someRecord));
+      recordRequests(control, newPath, [1, 2].map(requestRecord));
+      recordRequests(control, oldPath, [1, 2, 3].map(requestRecord));
     } finally {
       control.close();
     }
@@ -385,7 +357,7 @@ describe('recording requests', () => {
     const control = ControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
     const events: ImportEvent[] = [];
     try {
-      recordRequests(control, telemetryDbPath, [someRecord(1)], { report: (e) => events.push(e) });
+      recordRequests(control, telemetryDbPath, [requestRecord(1)], { report: (e) => events.push(e) });
     } finally {
       control.close();
     }

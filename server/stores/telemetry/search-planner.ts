@@ -52,6 +52,15 @@ export interface SearchLookups {
   findShared(orgId: string, text: string): number | undefined;
 }
 
+/** A store without rows: nothing to look up. */
+export const NO_ROWS: SearchLookups = {
+  lastRowid: 0,
+  lastTerm: 0,
+  countShared: () => 0,
+  allShared: () => [],
+  findShared: () => undefined,
+};
+
 export function searchLookups(db: Database): SearchLookups {
   const findCommon: Statement<[string, string], number> = db
     .prepare<[string, string], number>('SELECT term FROM search_common WHERE org_id = ? AND text = ?')

@@ -1,0 +1,113 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { recordRequests } from '../../server/domain/record-requests.js';
+import { ControlStore } from '../../server/stores/control/store.js';
+import { openTelemetry } from '../../server/stores/telemetry/store.js';
+import { requestRecord } from './request-rows.js';
+
+const root = resolve(import.meta.dirname, '../..');
+const scratch = mkdtempSync(join(tmpdir(), 'gc-import-tx-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+interface Seen {
+  wal: boolean;
+  journal: boolean;
+}
+
+/** Imports rows `from`..`to` into a store in a new folder, noting at each progress report which files the store had. */
+function importNoting(path: string, from: number, to: number, during?: () => void): Seen[] {
+  const control = ControlStore.open(join(path, '..', 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+  const seen: Seen[] = [];
+  try {
+    const rows = Array.from({ length: to - from + 1 }, (_, i) => requestRecord(from + i));
+    const report = () => {
+      seen.push({ wal: existsSync(`${path}-wal`), journal: existsSync(`${path}-journal`) });
+      during?.();
+    };
+    recordRequests(control, path, rows, { report, every: 1_000 });
+  } finally {
+    control.close();
+  }
+  return seen;
+}
+
+function storeIn(name: string): string {
+  return join(mkdtempSync(join(scratch, `${name}-`)), 'telemetry.db');
+}
+
+function read<T>(path: string, sql: string): T {
+  const db = new BetterSqlite3(path, { readonly: true });
+  try {
+    return db.prepare(sql).pluck().get() as T;
+  } finally {
+    db.close();
+  }
+}
+
+describe('an import', () => {
+  it('writes an empty store nothing else has open without a WAL log, then leaves it in WAL mode', () => {
+    const path = storeIn('alone');
+    const seen = importNoting(path, 1, 5_000);
+    // Pages go straight into the file: no log to write them to first and copy them from after.
+    expect(seen.length).toBeGreaterThan(0);
+    expect(seen.every((s) => !s.wal && s.journal)).toBe(true);
+    expect(read(path, 'PRAGMA journal_mode')).toBe('wal');
+    expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(5_000);
+  });
+
+  it('shares an empty store another connection has open, which reads on meanwhile', () => {
+    const path = storeIn('shared');
+    openTelemetry(path).close();
+    const other = new BetterSqlite3(path, { readonly: true });
+    try {
+      const count = other.prepare('SELECT COUNT(*) FROM requests').pluck();
+      expect(count.get()).toBe(0);
+      const counted: unknown[] = [];
+      const seen = importNoting(path, 1, 5_000, () => counted.push(count.get()));
+      expect(seen.every((s) => s.wal && !s.journal)).toBe(true);
+      // The rows appear at the commit, not before.
+      expect(counted.every((n) => n === 0)).toBe(true);
+      expect(count.get()).toBe(5_000);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('keeps a store that has rows in WAL mode', () => {
+    const path = storeIn('rows');
+    importNoting(path, 1, 10);
+    const seen = importNoting(path, 11, 5_010);
+    expect(seen.every((s) => s.wal && !s.journal)).toBe(true);
+    expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(5_010);
+  });
+
+  it('killed after writing into an empty store alone leaves it empty, and the next import works', () => {
+    const path = storeIn('killed');
+    openTelemetry(path).close();
+    const bytesBefore = statSync(path).size;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', 'test/server/fixtures/killed-import.ts', path], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    expect(child.stderr).toBe('');
+    expect(child.signal).toBe('SIGKILL');
+    // It died with rows in the file and the pages they overwrote in the journal.
+    expect(statSync(path).size).toBeGreaterThan(bytesBefore);
+    expect(existsSync(`${path}-journal`)).toBe(true);
+
+    const db = openTelemetry(path);
+    try {
+      expect(db.prepare('SELECT COUNT(*) FROM requests').pluck().get()).toBe(0);
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      db.close();
+    }
+    importNoting(path, 1, 3);
+    expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(3);
+  });
+});
