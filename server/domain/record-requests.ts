@@ -1,20 +1,17 @@
 import { on } from 'node:events';
 import { totalmem } from 'node:os';
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
 import type { ControlStore } from '../stores/control/store.js';
-import { REQUEST_COLUMNS, type RequestRecord } from '../stores/telemetry/request-record.js';
+import type { RequestRecord } from '../stores/telemetry/request-record.js';
+import { beginImport, endImport, type ImportTransaction } from '../stores/telemetry/import-transaction.js';
 import { RollupWriter } from '../stores/telemetry/rollup-writer.js';
 import { searchLookups, type SearchLookups } from '../stores/telemetry/search-planner.js';
 import { SearchWriter } from '../stores/telemetry/search-writer.js';
-import { beginImport, endImport, type ImportTransaction } from '../stores/telemetry/import-transaction.js';
 import { openTelemetry } from '../stores/telemetry/store.js';
 import { startWorker, workerUrl } from '../worker-threads.js';
-import { importBatches, ROW, type ImportBatch, type RowValues } from './import-batches.js';
+import { importBatches, ROW, type ImportBatch } from './import-batches.js';
 import { FLOW, type ImportMessage, type ImportSource, type ImportWorkerData } from './import-source.js';
-
-/** Rowid last: `RowValues`. */
-const INSERT = `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}, rowid)
-  VALUES (${REQUEST_COLUMNS.map(() => '?').join(', ')}, ?)`;
+import { RequestInserts } from './request-inserts.js';
 
 const MAX_IMPORT_CACHE_KIB = 2 * 1024 * 1024;
 
@@ -115,7 +112,7 @@ export async function recordRequestsFrom(
 class ImportWriter {
   written = 0;
   private readonly telemetry: Database;
-  private readonly insert: Statement;
+  private readonly requests: RequestInserts;
   private readonly rollups: RollupWriter;
   private readonly search: SearchWriter;
   private readonly spend = new Map<string, number>();
@@ -136,7 +133,7 @@ class ImportWriter {
       // keys: at ten million rows those two indexes are ~1 GB): keep them in memory, on this
       // connection only, within an eighth of the machine's memory.
       this.telemetry.pragma(`cache_size = -${importCacheKib()}`);
-      this.insert = this.telemetry.prepare(INSERT);
+      this.requests = new RequestInserts(this.telemetry);
       this.rollups = new RollupWriter(this.telemetry);
       this.search = new SearchWriter(this.telemetry);
       this.transaction = beginImport(this.telemetry);
@@ -149,17 +146,19 @@ class ImportWriter {
 
   write(batch: ImportBatch): void {
     const { values, newTerms, tokens, lines } = batch;
-    const report = this.progress?.report;
-    const every = this.progress?.every ?? 100_000;
+    const repeat = this.requests.write(values);
+    if (repeat >= 0) throw new RepeatedRequest(values[repeat]![ROW.reqId] as string, lines?.[repeat] ?? null);
     let term = batch.firstTerm;
     for (let i = 0; i < values.length; i++) {
       const row = values[i]!;
-      this.insertRow(row, lines?.[i] ?? null);
       term = this.search.writeRow(row[ROW.rowid] as number, row[ROW.orgId] as string, newTerms[i]!, tokens[i]!, term);
-      this.written++;
-      if (report && this.written % every === 0) {
-        report({ kind: 'written', rows: this.written, ms: performance.now() - this.started });
-      }
+    }
+    const report = this.progress?.report;
+    const every = this.progress?.every ?? 100_000;
+    const before = this.written;
+    this.written += values.length;
+    for (let rows = before - (before % every) + every; report && rows <= this.written; rows += every) {
+      report({ kind: 'written', rows, ms: performance.now() - this.started });
     }
     for (const [keyId, cost] of batch.spend) this.spend.set(keyId, (this.spend.get(keyId) ?? 0) + cost);
     this.search.writeChanges(batch.shares, batch.filled);
@@ -192,17 +191,6 @@ class ImportWriter {
       endImport(this.telemetry, this.transaction);
     } finally {
       this.telemetry.close();
-    }
-  }
-
-  private insertRow(row: RowValues, line: number | null): void {
-    try {
-      this.insert.run(row);
-    } catch (error) {
-      if (error instanceof Error && error.message.endsWith('requests.req_id')) {
-        throw new RepeatedRequest(row[ROW.reqId] as string, line);
-      }
-      throw error;
     }
   }
 }

@@ -339,6 +339,9 @@ describe('import-requests', () => {
       },
       /line 3\b.*already imported/,
     ],
+    // Rows are written 16 to a statement, the last few of a batch one by one.
+    ['a request id repeated within a statement of many rows', () => repeatAt(40, 2, 20), /line 21\b.*already imported/],
+    ['a request id repeated among the last rows', () => repeatAt(40, 2, 35), /line 36\b.*already imported/],
     [
       // Reported at the first fault, the repeat, though the reader reaches the bad line first.
       'a repeated request id before a malformed line',
@@ -361,6 +364,12 @@ describe('import-requests', () => {
     ['a bad line after a blank one, counted', () => [row(1), '', '[]', row(1)], /line 3\b/],
     ['a bad line at the end of a long file', () => [...Array.from({ length: 40 }, () => row(0.5)), '{'], /line 41\b/],
   ];
+
+  /** `count` rows, where the one at `repeat` has the request id of the one at `original`. */
+  function repeatAt(count: number, original: number, repeat: number): object[] {
+    const rows = Array.from({ length: count }, () => row(0.5));
+    return rows.map((r, i) => (i === repeat ? { ...r, req_id: rows[original]!.req_id } : r));
+  }
 
   let importedReqId: string;
   beforeAll(async () => {

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { BufferedInsert } from './buffered-insert.js';
 import type { BlockCounts, Share } from './search-planner.js';
 import { signEpochs, signFilled, type FilledEpoch } from './search-terms.js';
 
@@ -7,18 +8,18 @@ import { signEpochs, signFilled, type FilledEpoch } from './search-terms.js';
  * planned, inside the import's transaction, under the row and term numbers it gave.
  */
 export class SearchWriter {
-  private readonly insertTerm: Statement;
+  private readonly insertTerm: BufferedInsert;
   private readonly share: Statement;
   private readonly insertCommon: Statement;
-  private readonly insertRow: Statement;
+  private readonly insertRow: BufferedInsert;
   private readonly upsertBlock: Statement;
   private readonly upsertTermBlock: Statement;
 
   constructor(private readonly db: Database) {
-    this.insertTerm = db.prepare('INSERT INTO search_terms (id, org_id, text, row, shared) VALUES (?, ?, ?, ?, 0)');
+    this.insertTerm = new BufferedInsert(db, 'search_terms (id, org_id, text, row)', 4);
     this.share = db.prepare('UPDATE search_terms SET shared = 1 WHERE id = ?');
     this.insertCommon = db.prepare('INSERT OR IGNORE INTO search_common (org_id, text, term) VALUES (?, ?, ?)');
-    this.insertRow = db.prepare('INSERT INTO search_rows (rowid, terms) VALUES (?, ?)');
+    this.insertRow = new BufferedInsert(db, 'search_rows (rowid, terms)', 2);
     this.upsertBlock = db.prepare(`INSERT INTO search_blocks (block, min_ts, max_ts) VALUES (?, ?, ?)
       ON CONFLICT (block) DO UPDATE SET min_ts = min(min_ts, excluded.min_ts), max_ts = max(max_ts, excluded.max_ts)`);
     this.upsertTermBlock = db.prepare(`INSERT INTO search_term_blocks (term, block, rows) VALUES (?, ?, ?)
@@ -34,13 +35,14 @@ export class SearchWriter {
     firstTerm: number,
   ): number {
     let term = firstTerm;
-    for (const text of newTerms) this.insertTerm.run(term++, orgId, text, rowid);
-    if (tokens !== null) this.insertRow.run(rowid, tokens);
+    for (const text of newTerms) this.insertTerm.add([term++, orgId, text, rowid]);
+    if (tokens !== null) this.insertRow.add([rowid, tokens]);
     return term;
   }
 
-  /** Terms become shared and epochs filled: after the rows they were planned in are written. */
+  /** Writes the rows' entries still held; then terms become shared and epochs filled, which the rows were planned before. */
   writeChanges(shares: readonly Share[], filled: readonly FilledEpoch[]): void {
+    this.flush();
     for (const [term, orgId, text] of shares) {
       this.share.run(term);
       this.insertCommon.run(orgId, text, term);
@@ -50,10 +52,16 @@ export class SearchWriter {
 
   /** Writes the blocks' spans and counts, and signs any complete epoch left unsigned; call before the transaction commits. */
   finish(counts: BlockCounts): void {
+    this.flush();
     for (const [block, [min, max]] of counts.blocks) this.upsertBlock.run(block, min, max);
     for (const [term, rows] of counts.termBlocks) {
       for (const [block, n] of rows) this.upsertTermBlock.run(term, block, n);
     }
     signEpochs(this.db);
+  }
+
+  private flush(): void {
+    this.insertTerm.flush();
+    this.insertRow.flush();
   }
 }
