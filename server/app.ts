@@ -85,6 +85,9 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   app.decorate('secrets', secrets);
   app.decorate('control', control);
   app.decorate('telemetry', new TelemetryStore(config.telemetryDbPath, app.log));
+  // Opened now, not at the first read: an import beside this server then finds the store open
+  // and writes it in WAL mode, without shutting this server out (import-transaction.ts).
+  app.telemetry.reachable();
   app.decorate(
     'analytics',
     new AnalyticsPool(config.telemetryDbPath, {

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { recordRequests } from '../../server/domain/record-requests.js';
 import { ControlStore } from '../../server/stores/control/store.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
+import { startServer } from './harness.js';
 import { requestRecord } from './request-rows.js';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -74,6 +75,19 @@ describe('an import', () => {
       expect(count.get()).toBe(5_000);
     } finally {
       other.close();
+    }
+  });
+
+  it('beside a running server, even one not asked anything yet, shares the empty store the server reads', async () => {
+    const server = await startServer();
+    try {
+      const path = server.app.config.telemetryDbPath;
+      const seen = importNoting(path, 1, 5_000);
+      expect(seen.every((s) => s.wal && !s.journal)).toBe(true);
+      expect(server.app.telemetry.lastUsedByKey([{ id: 'key-a' }])).toEqual(new Map());
+      expect(server.logs()).not.toContain('telemetry store unavailable');
+    } finally {
+      await server.close();
     }
   });
 
