@@ -27,7 +27,7 @@ export interface ImportWorkerData {
    * The store the writer holds the write lock of: read for the numbering and for request ids
    * seen before. Null when it had no rows (and may be shut to other connections: import-transaction.ts).
    */
-  store: string | null;
+  storePath: string | null;
   /** Int32Array over a SharedArrayBuffer, indexed by `FLOW`. */
   flow: Int32Array;
 }

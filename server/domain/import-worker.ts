@@ -14,7 +14,7 @@ import { FLOW, type ImportMessage, type ImportSource, type ImportWorkerData } fr
  */
 const AHEAD = 4;
 
-const { source, store, flow } = workerData as ImportWorkerData;
+const { source, storePath, flow } = workerData as ImportWorkerData;
 const post = (message: ImportMessage) => parentPort!.postMessage(message);
 
 /** Waits until the writer is at most `AHEAD - 1` batches behind; false when it asks to stop. */
@@ -47,7 +47,7 @@ function seenBefore(store: Database | null): (reqId: string) => boolean {
 
 try {
   // Sees the store as the writer found it: the writer holds the write lock and commits at the end.
-  const db = store === null ? null : new BetterSqlite3(store, { readonly: true, fileMustExist: true });
+  const db = storePath === null ? null : new BetterSqlite3(storePath, { readonly: true, fileMustExist: true });
   try {
     const { records, line } = read(source, db);
     for (const batch of importBatches(records, db ? searchLookups(db) : NO_ROWS, line)) {

@@ -202,7 +202,7 @@ async function* readInWorker(
   storeEmpty: boolean,
 ): AsyncGenerator<ImportBatch> {
   const flow = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
-  const workerData: ImportWorkerData = { source, store: storeEmpty ? null : telemetryPath, flow };
+  const workerData: ImportWorkerData = { source, storePath: storeEmpty ? null : telemetryPath, flow };
   const worker = startWorker(workerUrl('import-worker', import.meta.url), { workerData });
   try {
     let received = 0;

@@ -16,17 +16,28 @@ export class RequestInserts {
       .pluck();
   }
 
-  /** Writes `rows`, whose rowids follow one another; returns the index of the first whose request id is already stored, or -1. */
+  /**
+   * Writes `rows`, whose rowids follow one another; returns the index of the first whose
+   * request id is already stored, or -1.
+   */
   write(rows: readonly RowValues[]): number {
     try {
       for (const row of rows) this.insert.add(row);
       this.insert.flush();
       return -1;
     } catch (error) {
-      if (!(error instanceof Error && error.message.endsWith('requests.req_id'))) throw error;
+      if (!isRepeatedRequestId(error)) throw error;
       // Every row before the repeat was written, in order: it is the first missing.
       const first = rows[0]![ROW.rowid] as number;
       return this.countRowids.get(first, first + rows.length - 1)!;
     }
   }
+}
+
+function isRepeatedRequestId(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    (error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY' &&
+    error.message.endsWith('requests.req_id')
+  );
 }

@@ -1,6 +1,9 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { migrate } from './migrate.js';
 
+/** How long a connection waits for another's lock by default. */
+export const BUSY_TIMEOUT_MS = 5_000;
+
 /** Opens a store file with the settings every store shares, then brings its schema up to date. */
 export function openSqlite(
   path: string,
@@ -22,10 +25,11 @@ export function openSqlite(
     options.functions?.(db);
     // Before the first write: a page size is fixed once the file has a header.
     if (options.pageSize !== undefined) db.pragma(`page_size = ${options.pageSize}`);
+    // Before the switch to WAL mode, which waits for the lock of a store in rollback mode.
+    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? BUSY_TIMEOUT_MS}`);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
-    db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5_000}`);
     migrate(db, migrations, options.upgrading);
     return db;
   } catch (error) {

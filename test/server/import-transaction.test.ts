@@ -4,11 +4,14 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { importRequests } from '../../server/admin/import-requests.js';
 import { recordRequests } from '../../server/domain/record-requests.js';
 import { ControlStore } from '../../server/stores/control/store.js';
+import { BUSY_TIMEOUT_MS } from '../../server/stores/sqlite.js';
+import { endImport } from '../../server/stores/telemetry/import-transaction.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
-import { startServer } from './harness.js';
-import { requestRecord } from './request-rows.js';
+import { register, startServer, type TestServer } from './harness.js';
+import { importRow, ndjsonFile, requestRecord, spillRowsAlone } from './request-rows.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'gc-import-tx-'));
@@ -82,12 +85,63 @@ describe('an import', () => {
     const server = await startServer();
     try {
       const path = server.app.config.telemetryDbPath;
-      const seen = importNoting(path, 1, 5_000);
+      const read: unknown[] = [];
+      const seen = importNoting(path, 1, 5_000, () => read.push(server.app.telemetry.lastUsedByKey([{ id: 'key-a' }])));
       expect(seen.every((s) => s.wal && !s.journal)).toBe(true);
-      expect(server.app.telemetry.lastUsedByKey([{ id: 'key-a' }])).toEqual(new Map());
+      expect(read).toEqual(seen.map(() => new Map()));
       expect(server.logs()).not.toContain('telemetry store unavailable');
     } finally {
       await server.close();
+    }
+  });
+
+  it('started beside an import that has the store to itself does not wait for it, and reads it after', async () => {
+    const path = storeIn('server-after');
+    const importer = openTelemetry(path);
+    let server: TestServer | undefined;
+    try {
+      spillRowsAlone(importer);
+      const started = performance.now();
+      server = await startServer({ dataDir: join(path, '..'), telemetryDbPath: path });
+      const { client } = await register(server);
+      expect((await client.get('/analytics/summary')).status).toBe(503);
+      expect((await client.get('/keys')).status).toBe(200);
+      // A wait for the lock would be the busy timeout, 5 s, at start and at each read.
+      expect(performance.now() - started).toBeLessThan(BUSY_TIMEOUT_MS);
+      importer.exec('COMMIT');
+      endImport(importer, { empty: true, alone: true });
+      expect((await client.get('/analytics/summary')).status).toBe(200);
+      expect(server.logs()).toContain('telemetry store reachable again');
+    } finally {
+      importer.close();
+      await server?.close();
+    }
+  });
+
+  it('of a file into an empty store alone names a repeated request id, writes nothing, and leaves WAL mode', async () => {
+    const path = storeIn('ndjson');
+    const dir = join(path, '..');
+    // The organisation is made through a server on another telemetry store, closed after.
+    const server = await startServer({ dataDir: dir, telemetryDbPath: join(dir, 'other-telemetry.db') });
+    const { org } = await register(server);
+    await server.close();
+    const control = ControlStore.open(join(dir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+    try {
+      const row = () => importRow(null, null, { organization_name: org });
+      const first = row();
+      const repeated = await importRequests(control, path, ndjsonFile(dir, [first, row(), { ...first }]));
+      expect(repeated).toEqual({ ok: false, error: `line 3: request id ${first.req_id} was already imported` });
+      expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(0);
+      expect(read(path, 'PRAGMA journal_mode')).toBe('wal');
+      expect(existsSync(`${path}-journal`)).toBe(false);
+
+      expect(await importRequests(control, path, ndjsonFile(dir, [first, row()]))).toEqual({ ok: true, rows: 2 });
+      // The store has rows now: the reader finds the id among them.
+      const again = await importRequests(control, path, ndjsonFile(dir, [row(), first]));
+      expect(again).toEqual({ ok: false, error: expect.stringMatching(/^line 2\b.*already imported/) });
+      expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(2);
+    } finally {
+      control.close();
     }
   });
 
@@ -107,8 +161,7 @@ describe('an import', () => {
       cwd: root,
       encoding: 'utf8',
     });
-    expect(child.stderr).toBe('');
-    expect(child.signal).toBe('SIGKILL');
+    expect(child.signal, child.stderr).toBe('SIGKILL');
     // It died with rows in the file and the pages they overwrote in the journal.
     expect(statSync(path).size).toBeGreaterThan(bytesBefore);
     expect(existsSync(`${path}-journal`)).toBe(true);

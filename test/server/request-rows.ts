@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Database } from 'better-sqlite3';
+import { beginImport } from '../../server/stores/telemetry/import-transaction.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 
 /**
@@ -73,3 +75,18 @@ export const requestRecord = (i: number): RequestRecord => ({
   user_agent: 'agent/1.0',
   metadata: '{}',
 });
+
+/**
+ * Takes the empty store `db` as an import does, alone, and writes 20,000 rows through a cache
+ * of a few pages: they spill into the file, as a large import's do, and the import holds the
+ * store's exclusive lock. Returns without committing.
+ */
+export function spillRowsAlone(db: Database): void {
+  db.pragma('cache_size = 16');
+  if (!beginImport(db).alone) throw new Error('the import did not have the store to itself');
+  db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+    INSERT INTO requests (req_id, ts, org_id, model, status, stream, total_ms, pre_dispatch_ms, tokens_generated,
+      total_tokens, tokens_estimated, cost_micro, is_byok, termination_reason, user_agent, metadata)
+    SELECT 'req-' || i, 1700000000000 + i, 'org-a', 'openai/gpt-4o-mini', 200, 0, 100, 1, 5, 15, 0, 1000, 0,
+      'completed', 'agent/1.0', '{}' FROM n`);
+}

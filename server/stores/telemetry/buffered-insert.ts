@@ -10,8 +10,9 @@ const ROWS_PER_STATEMENT = 16;
 /**
  * An INSERT that writes rows 16 to a statement as they are added, and the rest one by one
  * at `flush`. OR FAIL, not SQLite's default ABORT: a statement of several rows that may
- * abort keeps a journal of its own, a copy of each page it changes. A failed statement
- * keeps the rows it wrote before the one that failed: callers roll the transaction back.
+ * abort keeps a journal of its own (a copy of each page it changes that existed before it).
+ * A failed statement keeps the rows it wrote before the one that failed: callers roll the
+ * transaction back. Not for virtual tables, whose inserts always keep that journal.
  */
 export class BufferedInsert {
   private readonly one: Statement;

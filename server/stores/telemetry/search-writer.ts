@@ -11,7 +11,7 @@ export class SearchWriter {
   private readonly insertTerm: BufferedInsert;
   private readonly share: Statement;
   private readonly insertCommon: Statement;
-  private readonly insertRow: BufferedInsert;
+  private readonly insertRow: Statement;
   private readonly upsertBlock: Statement;
   private readonly upsertTermBlock: Statement;
 
@@ -19,7 +19,9 @@ export class SearchWriter {
     this.insertTerm = new BufferedInsert(db, 'search_terms (id, org_id, text, row)', 4);
     this.share = db.prepare('UPDATE search_terms SET shared = 1 WHERE id = ?');
     this.insertCommon = db.prepare('INSERT OR IGNORE INTO search_common (org_id, text, term) VALUES (?, ?, ?)');
-    this.insertRow = new BufferedInsert(db, 'search_rows (rowid, terms)', 2);
+    // One row to a statement: SQLite keeps a statement journal for an INSERT of several rows
+    // into a virtual table, and opening it makes FTS5 write out the terms it holds each time.
+    this.insertRow = db.prepare('INSERT INTO search_rows (rowid, terms) VALUES (?, ?)');
     this.upsertBlock = db.prepare(`INSERT INTO search_blocks (block, min_ts, max_ts) VALUES (?, ?, ?)
       ON CONFLICT (block) DO UPDATE SET min_ts = min(min_ts, excluded.min_ts), max_ts = max(max_ts, excluded.max_ts)`);
     this.upsertTermBlock = db.prepare(`INSERT INTO search_term_blocks (term, block, rows) VALUES (?, ?, ?)
@@ -36,13 +38,13 @@ export class SearchWriter {
   ): number {
     let term = firstTerm;
     for (const text of newTerms) this.insertTerm.add([term++, orgId, text, rowid]);
-    if (tokens !== null) this.insertRow.add([rowid, tokens]);
+    if (tokens !== null) this.insertRow.run(rowid, tokens);
     return term;
   }
 
   /** Writes the rows' entries still held; then terms become shared and epochs filled, which the rows were planned before. */
   writeChanges(shares: readonly Share[], filled: readonly FilledEpoch[]): void {
-    this.flush();
+    this.insertTerm.flush();
     for (const [term, orgId, text] of shares) {
       this.share.run(term);
       this.insertCommon.run(orgId, text, term);
@@ -52,16 +54,11 @@ export class SearchWriter {
 
   /** Writes the blocks' spans and counts, and signs any complete epoch left unsigned; call before the transaction commits. */
   finish(counts: BlockCounts): void {
-    this.flush();
+    this.insertTerm.flush();
     for (const [block, [min, max]] of counts.blocks) this.upsertBlock.run(block, min, max);
     for (const [term, rows] of counts.termBlocks) {
       for (const [block, n] of rows) this.upsertTermBlock.run(term, block, n);
     }
     signEpochs(this.db);
-  }
-
-  private flush(): void {
-    this.insertTerm.flush();
-    this.insertRow.flush();
   }
 }

@@ -5,7 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { startWorker, workerUrl } from '../../worker-threads.js';
 import { isBehind } from '../migrate.js';
 import { ReadCache } from '../read-cache.js';
-import { openSqlite } from '../sqlite.js';
+import { BUSY_TIMEOUT_MS, openSqlite } from '../sqlite.js';
 import { registerSearchFunctions, signEpochs } from './search-terms.js';
 
 export const TELEMETRY_MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -50,7 +50,7 @@ const UPGRADE_RETRY_MS = 30_000;
 /** Whether the file holds a store older than the migrations (a missing or new one is not). */
 function storeIsBehind(path: string): boolean {
   if (!existsSync(path)) return false;
-  const db = new BetterSqlite3(path, { fileMustExist: true });
+  const db = new BetterSqlite3(path, { fileMustExist: true, timeout: 0 });
   try {
     return isBehind(db, TELEMETRY_MIGRATIONS);
   } finally {
@@ -126,7 +126,10 @@ export class TelemetryStore {
         this.startUpgrade();
         return null;
       }
-      const db = openTelemetry(this.path);
+      // Without waiting: a store an import has to itself (import-transaction.ts) stays locked
+      // for minutes, and each read would hold the server up for the busy timeout.
+      const db = openTelemetry(this.path, { busyTimeoutMs: 0 });
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       this.queries = {
         lastUsed: db.prepare(`SELECT k.value AS key_id,
             (SELECT MAX(ts) FROM requests WHERE key_id = k.value) AS last_used
