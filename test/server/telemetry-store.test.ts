@@ -144,7 +144,7 @@ function storeAtVersion5(name: string, in006sWay = false): { dataDir: string; te
 }
 
 describe('a telemetry store of an earlier version', () => {
-  it('is upgraded in a worker at first use while the API goes on answering, naming each migration first', async () => {
+  it('is upgraded in a worker from the start of the server while the API goes on answering, naming each migration first', async () => {
     const { dataDir, telemetryDbPath } = storeAtVersion5('upgrade-');
     // An import in another process holds the write lock: the upgrade waits for it.
     const importer = new BetterSqlite3(telemetryDbPath);
@@ -153,7 +153,7 @@ describe('a telemetry store of an earlier version', () => {
     const server = await startServer({ dataDir, telemetryDbPath });
     try {
       const { client, projectId, keys } = await setUp(server);
-      // The first read starts the upgrade; until it is done the store reads as unavailable.
+      // The server started the upgrade; until it is done the store reads as unavailable.
       expect((await lastUsed(client))[keys[0]!]).toBeNull();
       expect((await client.get('/analytics/summary')).status).toBe(503);
       expect((await client.get('/projects')).status).toBe(200);
