@@ -85,10 +85,12 @@ describe('an import', () => {
     const server = await startServer();
     try {
       const path = server.app.config.telemetryDbPath;
-      const read: unknown[] = [];
-      const seen = importNoting(path, 1, 5_000, () => read.push(server.app.telemetry.lastUsedByKey([{ id: 'key-a' }])));
+      const answers: unknown[] = [];
+      const seen = importNoting(path, 1, 5_000, () =>
+        answers.push(server.app.telemetry.lastUsedByKey([{ id: 'key-a' }])),
+      );
       expect(seen.every((s) => s.wal && !s.journal)).toBe(true);
-      expect(read).toEqual(seen.map(() => new Map()));
+      expect(answers).toEqual(seen.map(() => new Map()));
       expect(server.logs()).not.toContain('telemetry store unavailable');
     } finally {
       await server.close();

@@ -42,7 +42,10 @@ export class SearchWriter {
     return term;
   }
 
-  /** Writes the rows' entries still held; then terms become shared and epochs filled, which the rows were planned before. */
+  /**
+   * Writes the rows' entries still held, then makes terms shared and epochs filled, which
+   * needs the rows they were planned in written first.
+   */
   writeChanges(shares: readonly Share[], filled: readonly FilledEpoch[]): void {
     this.insertTerm.flush();
     for (const [term, orgId, text] of shares) {
