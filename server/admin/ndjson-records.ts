@@ -39,16 +39,11 @@ export function ownersOf(control: ControlStore): Owners {
 const checkRow = new Ajv({ allErrors: false, strict: false }).compile<ImportedRequest>(ImportedRequest);
 
 /**
- * The rows of an NDJSON file of request-log rows. A malformed line, an unknown key or
- * project, or a request id `alreadyRecorded` throws a `LineError`. `at.line` is the line
- * of the row last yielded.
+ * The rows of an NDJSON file of request-log rows. A malformed line or an unknown key or
+ * project throws a `LineError`. `at.line` is the line of the row last yielded. (A request
+ * id seen before is the writer's to find: the store's key refuses it.)
  */
-export function* ndjsonRecords(
-  file: string,
-  owners: Owners,
-  alreadyRecorded: (reqId: string) => boolean,
-  at: { line: number },
-): Generator<RequestRecord> {
+export function* ndjsonRecords(file: string, owners: Owners, at: { line: number }): Generator<RequestRecord> {
   let lineNumber = 0;
   for (const line of fileLines(file)) {
     lineNumber++;
@@ -57,9 +52,6 @@ export function* ndjsonRecords(
     const ts = parseIsoTimestamp(row.timestamp);
     if (ts === null) throw new LineError(lineNumber, 'timestamp must be an ISO 8601 date-time');
     const owner = resolveOwner(owners, row, lineNumber);
-    if (alreadyRecorded(row.req_id)) {
-      throw new LineError(lineNumber, `request id ${row.req_id} was already imported`);
-    }
     const m = row.metrics;
     at.line = lineNumber;
     yield {

@@ -24,8 +24,8 @@ export const FLOW = { sent: 0, written: 1, stop: 2 } as const;
 export interface ImportWorkerData {
   source: ImportSource;
   /**
-   * The store the writer holds the write lock of: read for the numbering and for request ids
-   * seen before. Null when it had no rows (and may be shut to other connections: import-transaction.ts).
+   * The store the writer holds the write lock of: read for the numbering and the shared search
+   * terms. Null when it had no rows (and may be shut to other connections: import-transaction.ts).
    */
   storePath: string | null;
   /** Int32Array over a SharedArrayBuffer, indexed by `FLOW`. */

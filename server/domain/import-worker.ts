@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import BetterSqlite3, { type Database } from 'better-sqlite3';
+import BetterSqlite3 from 'better-sqlite3';
 import { LineError, ndjsonRecords } from '../admin/ndjson-records.js';
 import { demoTraffic } from '../demo/traffic.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
@@ -27,29 +27,17 @@ function room(): boolean {
   }
 }
 
-function read(source: ImportSource, store: Database | null): { records: Iterable<RequestRecord>; line?: () => number } {
+function read(source: ImportSource): { records: Iterable<RequestRecord>; line?: () => number } {
   if (source.kind === 'demo') return { records: demoTraffic(source.plan) };
   const at = { line: 0 };
-  return {
-    records: ndjsonRecords(source.file, source.owners, seenBefore(store), at),
-    line: () => at.line,
-  };
-}
-
-/** Whether a request id was committed before this import; the writer refuses a repeat within it. */
-function seenBefore(store: Database | null): (reqId: string) => boolean {
-  if (store === null) return () => false;
-  const seen = store.prepare<[string], { one: number }>('SELECT 1 AS one FROM requests WHERE req_id = ?');
-  // Each lookup descends the request-id index, ~0.5 GB at ten million rows: keep most of it.
-  store.pragma('cache_size = -262144');
-  return (reqId) => seen.get(reqId) !== undefined;
+  return { records: ndjsonRecords(source.file, source.owners, at), line: () => at.line };
 }
 
 try {
   // Sees the store as the writer found it: the writer holds the write lock and commits at the end.
   const db = storePath === null ? null : new BetterSqlite3(storePath, { readonly: true, fileMustExist: true });
   try {
-    const { records, line } = read(source, db);
+    const { records, line } = read(source);
     for (const batch of importBatches(records, db ? searchLookups(db) : NO_ROWS, line)) {
       if (!room()) break;
       post({ kind: 'batch', batch });

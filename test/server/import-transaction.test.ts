@@ -138,7 +138,7 @@ describe('an import', () => {
       expect(existsSync(`${path}-journal`)).toBe(false);
 
       expect(await importRequests(control, path, ndjsonFile(dir, [first, row()]))).toEqual({ ok: true, rows: 2 });
-      // The store has rows now: the reader finds the id among them.
+      // The store has rows now: its key refuses the id, and the message names the line.
       const again = await importRequests(control, path, ndjsonFile(dir, [row(), first]));
       expect(again).toEqual({ ok: false, error: expect.stringMatching(/^line 2\b.*already imported/) });
       expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(2);
