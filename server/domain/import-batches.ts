@@ -1,7 +1,8 @@
-import { requestValues, type RequestRecord } from '../stores/telemetry/request-record.js';
+import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { RollupSums, type RollupCells } from '../stores/telemetry/rollup-sums.js';
 import { SearchPlanner, type BlockCounts, type SearchLookups, type Share } from '../stores/telemetry/search-planner.js';
 import { casefold, type FilledEpoch } from '../stores/telemetry/search-terms.js';
+import { RequestColumnsBuilder, type RequestColumns } from './request-columns.js';
 
 /** Rows per batch: large enough that passing a batch between threads costs little per row. */
 export const BATCH_ROWS = 2_048;
@@ -12,8 +13,8 @@ export const BATCH_ROWS = 2_048;
  * in SQLite. Rows and terms are numbered here, on from the store's last ones.
  */
 export interface ImportBatch {
-  /** Each row's values in `REQUEST_COLUMNS` order, then its rowid. */
-  values: RowValues[];
+  /** The rows, with the rowids they are written under. */
+  rows: RequestColumns;
   /** Each row's line in its source, when the source has lines. */
   lines: number[] | null;
   /** The id of the batch's first new term; the others follow in row order. */
@@ -32,11 +33,6 @@ export interface ImportBatch {
   /** The search index's block spans and counts: with the last batch. */
   counts: BlockCounts | null;
 }
-
-export type RowValues = [...ReturnType<typeof requestValues>, number];
-
-/** Where the rowid is in `RowValues`, and the columns the writer reads (REQUEST_COLUMNS). */
-export const ROW = { reqId: 0, orgId: 2, rowid: 25 } as const;
 
 /** The search texts of a row, casefolded: its request id, then its metadata's keys and string values, each once. */
 export function searchTexts(row: RequestRecord): string[] {
@@ -70,19 +66,22 @@ export function* importBatches(
 ): Generator<ImportBatch> {
   const sums = new RollupSums();
   const search = new SearchPlanner(lookups);
-  const start = (): ImportBatch => ({
-    values: [],
+  const rows = new RequestColumnsBuilder(BATCH_ROWS);
+  // The rows, search changes and the rest collected apart, put together at the batch's end.
+  const start = (): Omit<ImportBatch, 'rows' | 'shares' | 'filled'> => ({
     lines: line ? [] : null,
     firstTerm: search.term,
     newTerms: [],
     tokens: [],
-    shares: [],
-    filled: [],
     spend: new Map(),
     rollups: null,
     counts: null,
   });
-  const end = (batch: ImportBatch) => Object.assign(batch, search.takeChanges());
+  const end = (batch: ReturnType<typeof start>): ImportBatch => ({
+    ...batch,
+    rows: rows.take(),
+    ...search.takeChanges(),
+  });
   let batch = start();
   const iterator = records[Symbol.iterator]();
   for (;;) {
@@ -97,9 +96,7 @@ export function* importBatches(
     }
     if (next.done) break;
     const record = next.value;
-    const values = requestValues(record) as RowValues;
-    values.push(search.rowid);
-    batch.values.push(values);
+    rows.add(record, search.rowid);
     const planned = search.plan(record.org_id, record.ts, searchTexts(record));
     batch.newTerms.push(planned.newTerms);
     batch.tokens.push(planned.tokens);
@@ -107,7 +104,7 @@ export function* importBatches(
     if (record.key_id) batch.spend.set(record.key_id, (batch.spend.get(record.key_id) ?? 0) + record.cost_micro);
     sums.add(record);
     if (sums.full()) batch.rollups = sums.take();
-    if (batch.values.length === BATCH_ROWS || batch.rollups) {
+    if (rows.length === BATCH_ROWS || batch.rollups) {
       yield end(batch);
       batch = start();
     }

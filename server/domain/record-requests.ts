@@ -9,8 +9,9 @@ import { searchLookups, type SearchLookups } from '../stores/telemetry/search-pl
 import { SearchWriter } from '../stores/telemetry/search-writer.js';
 import { openTelemetry } from '../stores/telemetry/store.js';
 import { startWorker, workerUrl } from '../worker-threads.js';
-import { importBatches, ROW, type ImportBatch } from './import-batches.js';
+import { importBatches, type ImportBatch } from './import-batches.js';
 import { FLOW, type ImportMessage, type ImportSource, type ImportWorkerData } from './import-source.js';
+import { orgIdAt, reqIdAt, rowidAt } from './request-columns.js';
 import { RequestInserts } from './request-inserts.js';
 
 const MAX_IMPORT_CACHE_KIB = 2 * 1024 * 1024;
@@ -150,18 +151,17 @@ class ImportWriter {
   }
 
   write(batch: ImportBatch): void {
-    const { values, newTerms, tokens, lines } = batch;
-    const repeat = this.requests.write(values);
-    if (repeat >= 0) throw new RepeatedRequest(values[repeat]![ROW.reqId] as string, lines?.[repeat] ?? null);
+    const { rows, newTerms, tokens, lines } = batch;
+    const repeat = this.requests.write(rows);
+    if (repeat >= 0) throw new RepeatedRequest(reqIdAt(rows, repeat), lines?.[repeat] ?? null);
     let term = batch.firstTerm;
-    for (let i = 0; i < values.length; i++) {
-      const row = values[i]!;
-      term = this.search.writeRow(row[ROW.rowid] as number, row[ROW.orgId] as string, newTerms[i]!, tokens[i]!, term);
+    for (let i = 0; i < rows.length; i++) {
+      term = this.search.writeRow(rowidAt(rows, i), orgIdAt(rows, i), newTerms[i]!, tokens[i]!, term);
     }
     const report = this.progress?.report;
     const every = this.progress?.every ?? 100_000;
     const before = this.written;
-    this.written += values.length;
+    this.written += rows.length;
     for (let rows = before - (before % every) + every; report && rows <= this.written; rows += every) {
       report({ kind: 'written', rows, ms: performance.now() - this.started });
     }

@@ -1,16 +1,15 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { BufferedInsert } from '../stores/telemetry/buffered-insert.js';
-import { REQUEST_COLUMNS } from '../stores/telemetry/request-record.js';
-import { ROW, type RowValues } from './import-batches.js';
+import { INSERT_COLUMNS, rowidAt, valuesAt, type RequestColumns } from './request-columns.js';
 
 /** Writes an import's request rows, several to a statement, and finds a repeated request id among them. */
 export class RequestInserts {
   private readonly insert: BufferedInsert;
   private readonly countRowids: Statement<[number, number], number>;
+  private readonly row = new Array<unknown>(INSERT_COLUMNS.length);
 
   constructor(db: Database) {
-    // Rowid last: `RowValues`.
-    this.insert = new BufferedInsert(db, `requests (${REQUEST_COLUMNS.join(', ')}, rowid)`, REQUEST_COLUMNS.length + 1);
+    this.insert = new BufferedInsert(db, `requests (${INSERT_COLUMNS.join(', ')})`, INSERT_COLUMNS.length);
     this.countRowids = db
       .prepare<[number, number], number>('SELECT COUNT(*) FROM requests WHERE rowid BETWEEN ? AND ?')
       .pluck();
@@ -20,15 +19,18 @@ export class RequestInserts {
    * Writes `rows`, whose rowids follow one another; returns the index of the first whose
    * request id is already stored, or -1.
    */
-  write(rows: readonly RowValues[]): number {
+  write(rows: RequestColumns): number {
     try {
-      for (const row of rows) this.insert.add(row);
+      for (let i = 0; i < rows.length; i++) {
+        valuesAt(rows, i, this.row, 0);
+        this.insert.add(this.row);
+      }
       this.insert.flush();
       return -1;
     } catch (error) {
       if (!isRepeatedRequestId(error)) throw error;
       // Every row before the repeat was written, in order: it is the first missing.
-      const first = rows[0]![ROW.rowid] as number;
+      const first = rowidAt(rows, 0);
       return this.countRowids.get(first, first + rows.length - 1)!;
     }
   }
