@@ -162,8 +162,8 @@ class ImportWriter {
     const every = this.progress?.every ?? 100_000;
     const before = this.written;
     this.written += rows.length;
-    for (let rows = before - (before % every) + every; report && rows <= this.written; rows += every) {
-      report({ kind: 'written', rows, ms: performance.now() - this.started });
+    for (let mark = before - (before % every) + every; report && mark <= this.written; mark += every) {
+      report({ kind: 'written', rows: mark, ms: performance.now() - this.started });
     }
     for (const [keyId, cost] of batch.spend) this.spend.set(keyId, (this.spend.get(keyId) ?? 0) + cost);
     this.search.writeChanges(batch.shares, batch.filled);
