@@ -66,7 +66,7 @@ export function* importBatches(
 ): Generator<ImportBatch> {
   const sums = new RollupSums();
   const search = new SearchPlanner(lookups);
-  const rows = new RequestColumnsBuilder(BATCH_ROWS);
+  const columns = new RequestColumnsBuilder(BATCH_ROWS);
   // The rows, search changes and the rest collected apart, put together at the batch's end.
   const start = (): Omit<ImportBatch, 'rows' | 'shares' | 'filled'> => ({
     lines: line ? [] : null,
@@ -79,7 +79,7 @@ export function* importBatches(
   });
   const end = (batch: ReturnType<typeof start>): ImportBatch => ({
     ...batch,
-    rows: rows.take(),
+    rows: columns.take(),
     ...search.takeChanges(),
   });
   let batch = start();
@@ -96,7 +96,7 @@ export function* importBatches(
     }
     if (next.done) break;
     const record = next.value;
-    rows.add(record, search.rowid);
+    columns.add(record, search.rowid);
     const planned = search.plan(record.org_id, record.ts, searchTexts(record));
     batch.newTerms.push(planned.newTerms);
     batch.tokens.push(planned.tokens);
@@ -104,7 +104,7 @@ export function* importBatches(
     if (record.key_id) batch.spend.set(record.key_id, (batch.spend.get(record.key_id) ?? 0) + record.cost_micro);
     sums.add(record);
     if (sums.full()) batch.rollups = sums.take();
-    if (rows.length === BATCH_ROWS || batch.rollups) {
+    if (columns.length === BATCH_ROWS || batch.rollups) {
       yield end(batch);
       batch = start();
     }

@@ -58,7 +58,7 @@ export class ImportSourceError extends Error {
 export class RepeatedRequest extends Error {
   constructor(
     readonly reqId: string,
-    /** Its second row's line, when the source has lines. */
+    /** The line of the row that repeats an id stored or earlier in the source, when it has lines. */
     readonly line: number | null,
   ) {
     super(`request id ${reqId} was already imported`);

@@ -12,7 +12,7 @@ import { REQUEST_COLUMNS, requestValues, type RequestRecord } from '../stores/te
 export interface RequestColumns {
   /** Rows in the batch: the arrays may be longer. */
   length: number;
-  /** Number columns, NaN for null (no column holds NaN: rows come from JSON or the demo). */
+  /** Number columns, NaN for null (SQLite stores a NaN bound to it as NULL anyway). */
   numbers: Float64Array[];
   /** Columns of strings mostly seen once: the request id, the metadata. */
   texts: string[][];
@@ -29,21 +29,45 @@ const TEXT = 1;
 const CODED = 2;
 type Kind = typeof NUMBER | typeof TEXT | typeof CODED;
 
-const TEXT_COLUMNS: readonly string[] = ['req_id', 'metadata'];
-const CODED_COLUMNS: readonly string[] = [
-  'org_id',
-  'project_id',
-  'key_id',
-  'model',
-  'termination_reason',
-  'upstream_error',
-  'upstream_model',
-  'user_agent',
-];
+type InsertColumn = (typeof INSERT_COLUMNS)[number];
+type StringColumn = {
+  [C in InsertColumn]: C extends keyof RequestRecord ? (RequestRecord[C] extends number | null ? never : C) : never;
+}[InsertColumn];
 
-const KINDS: Kind[] = INSERT_COLUMNS.map((c) =>
-  TEXT_COLUMNS.includes(c) ? TEXT : CODED_COLUMNS.includes(c) ? CODED : NUMBER,
-);
+/**
+ * How each column travels. Typed so that a new column must be given its way and a string
+ * column cannot travel as a number (it would arrive as NaN and be stored as NULL).
+ */
+const KIND: { [C in InsertColumn]: C extends StringColumn ? typeof TEXT | typeof CODED : typeof NUMBER } = {
+  req_id: TEXT,
+  ts: NUMBER,
+  org_id: CODED,
+  project_id: CODED,
+  key_id: CODED,
+  model: CODED,
+  status: NUMBER,
+  stream: NUMBER,
+  total_ms: NUMBER,
+  ttft_ms: NUMBER,
+  tpot_ms: NUMBER,
+  pre_dispatch_ms: NUMBER,
+  prompt_tokens: NUMBER,
+  tokens_generated: NUMBER,
+  cache_creation_input_tokens: NUMBER,
+  cache_read_input_tokens: NUMBER,
+  total_tokens: NUMBER,
+  tokens_estimated: NUMBER,
+  cost_micro: NUMBER,
+  is_byok: NUMBER,
+  termination_reason: CODED,
+  upstream_error: CODED,
+  upstream_model: CODED,
+  user_agent: CODED,
+  metadata: TEXT,
+  rowid: NUMBER,
+};
+
+const KINDS: Kind[] = INSERT_COLUMNS.map((c) => KIND[c]);
 /** Each column's index among the columns of its kind. */
 const SLOTS: number[] = KINDS.map((kind, c) => KINDS.slice(0, c).filter((k) => k === kind).length);
 const count = (kind: Kind) => KINDS.filter((k) => k === kind).length;
@@ -57,17 +81,17 @@ export const orgIdAt = (columns: RequestColumns, row: number): string =>
   columns.dictionaries[ORG_ID]![columns.codes[ORG_ID]![row]!]!;
 export const rowidAt = (columns: RequestColumns, row: number): number => columns.numbers[ROWID]![row]!;
 
-/** Writes row `row`'s values, in `INSERT_COLUMNS` order, into `out` from `at` on. */
-export function valuesAt(columns: RequestColumns, row: number, out: unknown[], at: number): void {
+/** Writes row `row`'s values, in `INSERT_COLUMNS` order, into `out`. */
+export function valuesAt(columns: RequestColumns, row: number, out: unknown[]): void {
   const { numbers, texts, codes, dictionaries } = columns;
   for (let c = 0; c < KINDS.length; c++) {
     const slot = SLOTS[c]!;
     const kind = KINDS[c];
     if (kind === NUMBER) {
       const value = numbers[slot]![row]!;
-      out[at + c] = Number.isNaN(value) ? null : value;
-    } else if (kind === TEXT) out[at + c] = texts[slot]![row];
-    else out[at + c] = dictionaries[slot]![codes[slot]![row]!];
+      out[c] = Number.isNaN(value) ? null : value;
+    } else if (kind === TEXT) out[c] = texts[slot]![row];
+    else out[c] = dictionaries[slot]![codes[slot]![row]!];
   }
 }
 
@@ -86,6 +110,8 @@ export class RequestColumnsBuilder {
   }
 
   add(record: RequestRecord, rowid: number): void {
+    // Past the capacity, typed arrays would drop the row's numbers while its texts were kept.
+    if (this.columns.length === this.capacity) throw new RangeError('the batch of request columns is full');
     const values = requestValues(record);
     const { numbers, texts, codes, dictionaries } = this.columns;
     const row = this.columns.length++;
@@ -121,7 +147,7 @@ export class RequestColumnsBuilder {
       length: 0,
       numbers: slots(NUMBER).map(() => new Float64Array(this.capacity)),
       texts: slots(TEXT).map(() => []),
-      // A batch's rows are fewer than 65,536: so are a column's distinct values.
+      // At most 65,536 rows, so a column's distinct values are coded 0 to 65,535.
       codes: slots(CODED).map(() => new Uint16Array(this.capacity)),
       dictionaries: slots(CODED).map(() => []),
     };

@@ -22,7 +22,7 @@ export class RequestInserts {
   write(rows: RequestColumns): number {
     try {
       for (let i = 0; i < rows.length; i++) {
-        valuesAt(rows, i, this.row, 0);
+        valuesAt(rows, i, this.row);
         this.insert.add(this.row);
       }
       this.insert.flush();

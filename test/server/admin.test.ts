@@ -343,6 +343,12 @@ describe('import-requests', () => {
     ['a request id repeated within a statement of many rows', () => repeatAt(40, 2, 20), /line 21\b.*already imported/],
     ['a request id repeated among the last rows', () => repeatAt(40, 2, 35), /line 36\b.*already imported/],
     [
+      // Batches hold 2,048 rows: the line is counted across them.
+      'a request id imported before, in a later batch of rows',
+      () => Array.from({ length: 2_100 }, (_, i) => (i === 2_099 ? row(0.5, { req_id: importedReqId }) : row(0.5))),
+      /line 2100\b.*already imported/,
+    ],
+    [
       // Reported at the first fault, the repeat, though the reader reaches the bad line first.
       'a repeated request id before a malformed line',
       () => {

@@ -45,7 +45,7 @@ describe('request columns', () => {
     expect(columns.length).toBe(3);
     const out = new Array<unknown>(INSERT_COLUMNS.length);
     rows.forEach((record, i) => {
-      valuesAt(columns, i, out, 0);
+      valuesAt(columns, i, out);
       expect(out).toEqual([...requestValues(record), 100 + i]);
       expect([reqIdAt(columns, i), orgIdAt(columns, i), rowidAt(columns, i)]).toEqual([
         record.req_id,
@@ -70,7 +70,14 @@ describe('request columns', () => {
     expect(columns.dictionaries.every((values) => values.length === 1)).toBe(true);
   });
 
-  it('refuse a batch too large for their codes', () => {
+  it('refuse a batch too large for their codes, and a row past their capacity', () => {
     expect(() => new RequestColumnsBuilder(65_537)).toThrow(RangeError);
+    const builder = new RequestColumnsBuilder(2);
+    builder.add(requestRecord(1), 1);
+    builder.add(requestRecord(2), 2);
+    expect(() => builder.add(requestRecord(3), 3)).toThrow(RangeError);
+    const columns = builder.take();
+    expect(columns.length).toBe(2);
+    expect([reqIdAt(columns, 1), rowidAt(columns, 1)]).toEqual([requestRecord(2).req_id, 2]);
   });
 });
