@@ -8,10 +8,10 @@ import { importRequests } from '../../server/admin/import-requests.js';
 import { recordRequests } from '../../server/domain/record-requests.js';
 import { ControlStore } from '../../server/stores/control/store.js';
 import { BUSY_TIMEOUT_MS } from '../../server/stores/sqlite.js';
-import { endImport } from '../../server/stores/telemetry/import-transaction.js';
+import { beginImport, endImport } from '../../server/stores/telemetry/import-transaction.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 import { register, startServer, type TestServer } from './harness.js';
-import { importRow, ndjsonFile, requestRecord, spillRowsAlone } from './request-rows.js';
+import { importRow, insertRows, ndjsonFile, requestRecord, spillRowsAlone } from './request-rows.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const scratch = mkdtempSync(join(tmpdir(), 'gc-import-tx-'));
@@ -41,6 +41,29 @@ function importNoting(path: string, from: number, to: number, during?: () => voi
 
 function storeIn(name: string): string {
   return join(mkdtempSync(join(scratch, `${name}-`)), 'telemetry.db');
+}
+
+/**
+ * The importer's connection, with `stepIn` run just before its first BEGIN IMMEDIATE: the
+ * moment, after leaving WAL mode, when another connection can still take the store back.
+ */
+function withStepIn(db: BetterSqlite3.Database, stepIn: () => void): BetterSqlite3.Database {
+  let pending = true;
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'exec') {
+        return (sql: string) => {
+          if (pending && sql === 'BEGIN IMMEDIATE') {
+            pending = false;
+            stepIn();
+          }
+          return target.exec(sql);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 function read<T>(path: string, sql: string): T {
@@ -178,5 +201,47 @@ describe('an import', () => {
     }
     importNoting(path, 1, 3);
     expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(3);
+  });
+
+  describe('whose store another connection takes between the switch out of WAL mode and the lock', () => {
+    it('shares it with a connection that opened it, which reads on', () => {
+      const path = storeIn('race-open');
+      const importer = openTelemetry(path);
+      let other: BetterSqlite3.Database | undefined;
+      try {
+        const transaction = beginImport(withStepIn(importer, () => (other = openTelemetry(path))));
+        expect(transaction).toEqual({ empty: true, alone: false });
+        expect(importer.pragma('journal_mode', { simple: true })).toBe('wal');
+        insertRows(importer, 3);
+        expect(other?.prepare('SELECT COUNT(*) FROM requests').pluck().get()).toBe(0);
+        importer.exec('COMMIT');
+        endImport(importer, transaction);
+        expect(other?.prepare('SELECT COUNT(*) FROM requests').pluck().get()).toBe(3);
+      } finally {
+        other?.close();
+        importer.close();
+      }
+    });
+
+    it('shares it, not empty, with a connection that wrote rows into it', () => {
+      const path = storeIn('race-rows');
+      const importer = openTelemetry(path);
+      try {
+        const transaction = beginImport(
+          withStepIn(importer, () => {
+            // A plain connection, which leaves the journal mode as it finds it.
+            const other = new BetterSqlite3(path);
+            insertRows(other, 1);
+            other.close();
+          }),
+        );
+        expect(transaction).toEqual({ empty: false, alone: false });
+        expect(importer.pragma('journal_mode', { simple: true })).toBe('wal');
+        endImport(importer, transaction);
+      } finally {
+        importer.close();
+      }
+      expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(1);
+    });
   });
 });

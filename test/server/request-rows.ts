@@ -84,9 +84,16 @@ export const requestRecord = (i: number): RequestRecord => ({
 export function spillRowsAlone(db: Database): void {
   db.pragma('cache_size = 16');
   if (!beginImport(db).alone) throw new Error('the import did not have the store to itself');
-  db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000)
+  insertRows(db, 20_000);
+}
+
+/** Writes `count` request rows straight into the store, req-1 to req-`count`, with no rollups or search terms. */
+export function insertRows(db: Database, count: number): void {
+  db.prepare(
+    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
     INSERT INTO requests (req_id, ts, org_id, model, status, stream, total_ms, pre_dispatch_ms, tokens_generated,
       total_tokens, tokens_estimated, cost_micro, is_byok, termination_reason, user_agent, metadata)
     SELECT 'req-' || i, 1700000000000 + i, 'org-a', 'openai/gpt-4o-mini', 200, 0, 100, 1, 5, 15, 0, 1000, 0,
-      'completed', 'agent/1.0', '{}' FROM n`);
+      'completed', 'agent/1.0', '{}' FROM n`,
+  ).run(count);
 }
