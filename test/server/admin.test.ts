@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
+import { BATCH_ROWS } from '../../server/domain/import-batches.js';
 import { importRow, ndjsonFile } from './request-rows.js';
 import { PASSWORD, register, TestClient, type TestServer, startServer } from './harness.js';
 
@@ -275,6 +276,9 @@ describe('import-requests', () => {
   const row = (cost: number, overrides: Record<string, unknown> = {}) =>
     importRow(keyId, projectId, { financials: { cost_pkr: cost, is_byok: 0 }, ...overrides });
 
+  /** A line in the import's second batch of rows. */
+  const LATER_LINE = BATCH_ROWS + 52;
+
   const file = (lines: (object | string)[]) => ndjsonFile(scratch, lines);
 
   const limit = (pkr: number) => client.patch(`/keys/${keyId}`, { rate_limit_rpm: 60, credit_limit_pkr: pkr });
@@ -343,10 +347,11 @@ describe('import-requests', () => {
     ['a request id repeated within a statement of many rows', () => repeatAt(40, 2, 20), /line 21\b.*already imported/],
     ['a request id repeated among the last rows', () => repeatAt(40, 2, 35), /line 36\b.*already imported/],
     [
-      // Batches hold 2,048 rows: the line is counted across them.
+      // The line is counted across batches, not within one.
       'a request id imported before, in a later batch of rows',
-      () => Array.from({ length: 2_100 }, (_, i) => (i === 2_099 ? row(0.5, { req_id: importedReqId }) : row(0.5))),
-      /line 2100\b.*already imported/,
+      () =>
+        Array.from({ length: LATER_LINE }, (_, i) => row(0.5, i === LATER_LINE - 1 ? { req_id: importedReqId } : {})),
+      new RegExp(`line ${LATER_LINE}\\b.*already imported`),
     ],
     [
       // Reported at the first fault, the repeat, though the reader reaches the bad line first.

@@ -59,8 +59,8 @@ export const REQUEST_COLUMNS = [
 /**
  * A record's values in `REQUEST_COLUMNS` order, as an import's batches collect them
  * (request-columns.ts) for an insert with positional parameters: binding 25 named ones
- * costs an import ~2 µs a row more. Listed out, not mapped over the
- * column names: a keyed read per column costs about as much again.
+ * costs an import ~2 µs a row more. Listed out, not mapped over the column names: a keyed
+ * read per column costs about as much again.
  */
 export function requestValues(r: RequestRecord): RequestRecord[(typeof REQUEST_COLUMNS)[number]][] {
   return [
