@@ -3,6 +3,8 @@ export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
     readonly body: { error: string } | { detail: unknown },
+    /** The request field this refusal concerns, sent as the `x-error-field` header. */
+    readonly field?: string,
   ) {
     super('error' in body ? body.error : 'validation failed');
   }
@@ -14,9 +16,17 @@ export interface ValidationIssue {
   type: string;
 }
 
-export const badRequest = (message: string) => new ApiError(400, { error: message });
+export interface RefusalOptions {
+  /** The one request field (body field, query or path parameter) the refusal concerns. */
+  field?: string;
+}
+
+export const badRequest = (message: string, options: RefusalOptions = {}) =>
+  new ApiError(400, { error: message }, options.field);
 export const unauthorized = () => new ApiError(401, { detail: 'Unauthorized' });
 export const forbidden = (message: string) => new ApiError(403, { error: message });
-export const notFound = (message: string) => new ApiError(404, { error: message });
-export const conflict = (message: string) => new ApiError(409, { error: message });
+export const notFound = (message: string, options: RefusalOptions = {}) =>
+  new ApiError(404, { error: message }, options.field);
+export const conflict = (message: string, options: RefusalOptions = {}) =>
+  new ApiError(409, { error: message }, options.field);
 export const invalid = (...issues: ValidationIssue[]) => new ApiError(422, { detail: issues });

@@ -1,4 +1,4 @@
-import type { ImportEvent } from '../domain/record-requests.js';
+import type { ImportEvent } from '../ingest/record-requests.js';
 
 /**
  * An import's progress as lines for the operator: a ten-million-row import runs for

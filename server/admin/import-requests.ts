@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import type { ControlStore } from '../stores/control/store.js';
+import { ndjsonSource, ownersOf } from '../ingest/ndjson-records.js';
 import {
   ImportSourceError,
   recordRequestsFrom,
   RepeatedRequest,
   type ImportProgress,
-} from '../domain/record-requests.js';
-import { ownersOf } from './ndjson-records.js';
+} from '../ingest/record-requests.js';
+import type { ControlStore } from '../stores/control/store.js';
 
 export type ImportResult = { ok: true; rows: number } | { ok: false; error: string };
 
@@ -23,7 +23,7 @@ export async function importRequests(
 ): Promise<ImportResult> {
   if (!existsSync(file)) return { ok: false, error: `no such file: ${file}` };
   try {
-    const source = { kind: 'ndjson' as const, file, owners: ownersOf(control) };
+    const source = ndjsonSource(file, ownersOf(control));
     const rows = await recordRequestsFrom(control, telemetryPath, source, progress);
     return { ok: true, rows };
   } catch (error) {

@@ -9,17 +9,19 @@ export const MAX_TIME_RANGE_MS = 400 * UNIT_MS.d;
 /** Milliseconds of a `<int><unit>` duration; 400 naming the parameter when malformed. */
 export function parseDuration(parameter: string, text: string): number {
   if (!DURATION.test(text)) {
-    throw badRequest(`${parameter} must be a whole number followed by s, m, h or d, for example 24h`);
+    throw badRequest(`${parameter} must be a whole number followed by s, m, h or d, for example 24h`, {
+      field: parameter,
+    });
   }
   const ms = Number(text.slice(0, -1)) * UNIT_MS[text.slice(-1) as keyof typeof UNIT_MS];
-  if (!Number.isSafeInteger(ms)) throw badRequest(`${parameter} is too long`);
+  if (!Number.isSafeInteger(ms)) throw badRequest(`${parameter} is too long`, { field: parameter });
   return ms;
 }
 
 export function parseTimeRange(text: string | undefined): { text: string; ms: number } {
   const applied = text ?? DEFAULT_TIME_RANGE;
   const ms = parseDuration('time_range', applied);
-  if (ms > MAX_TIME_RANGE_MS) throw badRequest('time_range must be at most 400d');
+  if (ms > MAX_TIME_RANGE_MS) throw badRequest('time_range must be at most 400d', { field: 'time_range' });
   return { text: applied, ms };
 }
 

@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker, workerUrl } from '../worker-threads.js';
-import type { AnalyticsQuery, AnalyticsResult } from './queries.js';
+import type { AnalyticsQuery, AnalyticsResult } from './query-types.js';
 import type { WorkerData, WorkerJob, WorkerReply } from './worker.js';
 
 /** Mirrors worker.ts's WORKER_READY without importing the worker module (and its side effects) here. */

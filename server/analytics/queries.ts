@@ -1,6 +1,17 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { registerSearchFunctions } from '../stores/telemetry/search-terms.js';
+import type {
+  AnalyticsQuery,
+  AnalyticsResult,
+  Metric,
+  RequestFilter,
+  RequestPage,
+  Scope,
+  SeriesJson,
+  SummaryResult,
+  ThrottlingResult,
+} from './query-types.js';
 import { countableFromRollups, rollupSource } from './rollup-sql.js';
 import {
   BY_FIRST_ROW,
@@ -12,72 +23,6 @@ import {
   SearchIndex,
   type SearchMatch,
 } from './search-index.js';
-
-/** Rows of one organisation in `[from, to]` (epoch ms, both edges included), optionally narrowed. */
-export interface Scope {
-  orgId: string;
-  from: number;
-  to: number;
-  projectId?: string;
-  keyId?: string;
-  model?: string;
-}
-
-export interface RequestFilter extends Scope {
-  /** 2, 3, 4 or 5: the status class. */
-  statusClass?: number;
-  terminationReason?: string;
-  /** Smallest cost in micro-PKR whose PKR value is at least the asked minimum. */
-  minCostMicro?: number;
-  /** Lowercased search text. */
-  search?: string;
-}
-
-export type Metric = 'volume' | 'latency' | 'ttft' | 'tok_s' | 'token_usage';
-export type GroupBy = 'project' | 'key' | 'model';
-
-export type AnalyticsQuery =
-  | { kind: 'summary'; scope: Scope }
-  | { kind: 'timeseries'; scope: Scope; metric: Metric; intervalMs: number; groupBy: GroupBy | null }
-  | { kind: 'requests'; filter: RequestFilter; limit: number; offset: number }
-  | { kind: 'throttling'; orgId: string; keyIds: string[]; from: number; to: number };
-
-export interface SummaryResult {
-  requests: number;
-  avgTotalMs: number | null;
-  avgTtftMs: number | null;
-  tokensPerSecond: number | null;
-  totalTokens: number;
-  costMicro: number;
-}
-
-/**
- * The timeseries `data` array as JSON text, buckets already formatted: a fine interval
- * over a long window can give millions of points, and formatting them here keeps that
- * work off the event loop that serves the rest of the API.
- */
-export interface SeriesJson {
-  points: number;
-  json: string;
-}
-
-export interface RequestPage {
-  total: number;
-  rows: RequestRecord[];
-}
-
-export interface ThrottlingResult {
-  lastMinute: Record<string, number>;
-  throttled: Record<string, number>;
-}
-
-export type AnalyticsResult<Q extends AnalyticsQuery> = Q extends { kind: 'summary' }
-  ? SummaryResult
-  : Q extends { kind: 'timeseries' }
-    ? SeriesJson
-    : Q extends { kind: 'requests' }
-      ? RequestPage
-      : ThrottlingResult;
 
 /**
  * Each metric's value from sums and counts over rollup cells and raw rows (rollup-sql.ts):

@@ -1,5 +1,6 @@
-import type { GroupBy, RequestFilter, Scope } from './queries.js';
-import { GRAINS, grainsFor, OUTCOME_GRAINS, segments, type Grain } from './windows.js';
+import { GRAINS, OUTCOME_GRAINS, type Grain } from '../stores/telemetry/rollup-grains.js';
+import type { GroupBy, RequestFilter, Scope } from './query-types.js';
+import { grainsFor, segments } from './windows.js';
 
 /**
  * SQL that reads a window through the rollups (see windows.ts): one sub-select per

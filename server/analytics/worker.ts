@@ -1,7 +1,8 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { AnalyticsQueries, type AnalyticsQuery } from './queries.js';
+import { AnalyticsQueries } from './queries.js';
+import type { AnalyticsQuery } from './query-types.js';
 
 export interface WorkerJob {
   id: number;

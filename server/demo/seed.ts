@@ -1,9 +1,9 @@
 import type { ServerSecrets } from '../app.js';
 import type { ServerConfig } from '../config.js';
 import { issueKey, revokeKey } from '../domain/keys.js';
-import { recordRequestsFrom, type ImportProgress } from '../domain/record-requests.js';
 import { createAccount } from '../domain/sign-up.js';
 import { storeProviderKey } from '../domain/vault.js';
+import { recordRequestsFrom, type ImportProgress } from '../ingest/record-requests.js';
 import { hashPassword } from '../security/passwords.js';
 import { OPERATOR_SOURCE } from '../stores/control/activity.js';
 import type { ControlStore } from '../stores/control/store.js';
@@ -17,7 +17,7 @@ import {
   type DemoKeySpec,
 } from './organisation.js';
 import { DAY_MS, HOUR_MS, trafficWindows } from './rhythm.js';
-import type { TrafficKey } from './traffic.js';
+import { trafficSource, type TrafficKey } from './traffic.js';
 
 export { DEMO_ACCOUNTS, DEMO_ORGANIZATION } from './organisation.js';
 
@@ -87,7 +87,7 @@ export async function seedDemo(
     keys: org.keys.map(({ traffic }) => traffic),
     byokProviders: DEMO_VAULT.map((v) => v.provider),
   };
-  const written = await recordRequestsFrom(control, config.telemetryDbPath, { kind: 'demo', plan }, progress);
+  const written = await recordRequestsFrom(control, config.telemetryDbPath, trafficSource(plan), progress);
   // Revoked once its requests are in, as it would have been in real life.
   for (const { spec, traffic } of org.keys) {
     if (spec.lifecycle.kind !== 'revoked') continue;

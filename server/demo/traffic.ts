@@ -1,3 +1,4 @@
+import { importSource, type ImportSource, type SourceReader } from '../ingest/import-source.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { type CallerKind, requestMetadata, USER_AGENTS } from './callers.js';
 import {
@@ -57,6 +58,14 @@ interface KeyState {
   userAgent: string;
   spent: number;
 }
+
+/** The demo organisation's traffic as an import's source, generated on the import's own thread. */
+export function trafficSource(plan: TrafficPlan): ImportSource<TrafficPlan> {
+  return importSource(import.meta.url, plan);
+}
+
+/** The rows of a `trafficSource`, on the import's thread (server/ingest/import-worker.ts). */
+export const readRows: SourceReader<TrafficPlan> = (plan) => ({ records: demoTraffic(plan) });
 
 /**
  * The demo organisation's request log, generated one row at a time in time order.

@@ -32,12 +32,20 @@ export function issueKey(control: ControlStore, keyHashSecret: Buffer, input: Is
   const id = randomUUID();
   const keyPrefix = apiKeyPrefix(secret);
   control.write(() => {
-    if (!control.organizations.project(input.orgId, input.projectId)) throw notFound('project not found');
-    if (input.expiresAt !== null && input.expiresAt <= input.now) throw badRequest('expires_at must be in the future');
+    if (!control.organizations.project(input.orgId, input.projectId))
+      throw notFound('project not found', { field: 'project_id' });
+    if (input.expiresAt !== null && input.expiresAt <= input.now) {
+      throw badRequest('expires_at must be in the future', { field: 'expires_at' });
+    }
     if (input.allowedModels !== null) {
-      if (input.allowedModels.length === 0) throw badRequest('allowed_models must not be empty');
+      if (input.allowedModels.length === 0)
+        throw badRequest('allowed_models must not be empty', { field: 'allowed_models' });
       const unknown = control.models.unknownOrInactive(input.allowedModels);
-      if (unknown.length > 0) throw badRequest(`unknown or inactive model in allowed_models: ${unknown.join(', ')}`);
+      if (unknown.length > 0) {
+        throw badRequest(`unknown or inactive model in allowed_models: ${unknown.join(', ')}`, {
+          field: 'allowed_models',
+        });
+      }
     }
     control.keys.create({
       id,
@@ -101,13 +109,16 @@ export function updateKeyLimits(control: ControlStore, input: KeyLimitsInput): U
   const expiresAt = input.expiresAtSeconds ? input.expiresAtSeconds * 1000 : null;
   return control.write(() => {
     const key = control.keys.get(input.orgId, input.keyId);
-    if (!key) throw notFound('key not found');
+    if (!key) throw notFound('key not found', { field: 'key_id' });
     if (input.rateLimitRpm > input.rateLimitCeiling) {
       throw badRequest(
         `rate limit ${input.rateLimitRpm} rpm is above the platform ceiling of ${input.rateLimitCeiling} rpm`,
+        { field: 'rate_limit_rpm' },
       );
     }
-    if (expiresAt !== null && expiresAt <= input.now) throw badRequest('expires_at must be in the future');
+    if (expiresAt !== null && expiresAt <= input.now) {
+      throw badRequest('expires_at must be in the future', { field: 'expires_at' });
+    }
     if (creditLimitMicro !== null) checkCreditLimit(control, key, creditLimitMicro);
     control.keys.setLimits(key.id, { rateLimitRpm: input.rateLimitRpm, expiresAt, creditLimitMicro });
     control.activity.record({
@@ -128,11 +139,15 @@ export function updateKeyLimits(control: ControlStore, input: KeyLimitsInput): U
   });
 }
 
+/** Every refusal here concerns the PATCH body's `credit_limit_pkr`, including the organisation's headroom. */
+const CREDIT_FIELD = { field: 'credit_limit_pkr' };
+
 function checkCreditLimit(control: ControlStore, key: KeyRow, limitMicro: number): void {
-  if (limitMicro === 0) throw badRequest('credit limit must be at least 0.000001 PKR');
+  if (limitMicro === 0) throw badRequest('credit limit must be at least 0.000001 PKR', CREDIT_FIELD);
   if (limitMicro < key.spent_micro) {
     throw badRequest(
       `credit limit ${formatPkr(limitMicro)} PKR is below this key's spend so far of ${formatPkr(key.spent_micro)} PKR`,
+      CREDIT_FIELD,
     );
   }
   const total = limitMicro + control.keys.otherLimitsMicro(key.org_id, key.id);
@@ -140,6 +155,7 @@ function checkCreditLimit(control: ControlStore, key: KeyRow, limitMicro: number
   if (total > budget) {
     throw badRequest(
       `credit limits would total ${formatPkr(total)} PKR, above the organisation budget of ${formatPkr(budget)} PKR`,
+      CREDIT_FIELD,
     );
   }
 }
@@ -150,7 +166,9 @@ export function revokeKey(
 ): void {
   control.write(() => {
     const key = control.keys.get(input.orgId, input.keyId);
-    if (!key || !control.keys.revoke(input.orgId, key.id, input.now)) throw notFound('key not found');
+    if (!key || !control.keys.revoke(input.orgId, key.id, input.now)) {
+      throw notFound('key not found', { field: 'key_id' });
+    }
     control.activity.record({
       orgId: input.orgId,
       actorId: input.actorId,

@@ -2,13 +2,17 @@ import { badRequest } from '../http-errors.js';
 
 export const ORGANIZATION_NAME_MAX = 255;
 
-/** Trims and checks an organisation name against the rules of the contract; throws 400 when it breaks one. */
-export function checkOrganizationName(raw: string): string {
+/**
+ * Trims and checks an organisation name against the rules of the contract; throws 400 when it
+ * breaks one, naming `field`, the request field that carried the name (`organization_name` at
+ * sign-up, `name` for a rename).
+ */
+export function checkOrganizationName(raw: string, field: string): string {
   const name = raw.trim();
-  if (name.length === 0) throw badRequest('organization name must not be blank');
+  if (name.length === 0) throw badRequest('organization name must not be blank', { field });
   if ([...name].length > ORGANIZATION_NAME_MAX) {
-    throw badRequest(`organization name must be at most ${ORGANIZATION_NAME_MAX} characters`);
+    throw badRequest(`organization name must be at most ${ORGANIZATION_NAME_MAX} characters`, { field });
   }
-  if (/[<>]/.test(name)) throw badRequest('organization name must not contain < or >');
+  if (/[<>]/.test(name)) throw badRequest('organization name must not contain < or >', { field });
   return name;
 }

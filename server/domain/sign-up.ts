@@ -28,7 +28,9 @@ export interface NewAccount {
  * and records `member.joined`. Call inside a transaction.
  */
 export function createAccount(control: ControlStore, input: NewAccount): Omit<SignedInSession, 'tokens'> {
-  if (control.accounts.findByEmail(input.email)) throw conflict('an account with this email already exists');
+  if (control.accounts.findByEmail(input.email)) {
+    throw conflict('an account with this email already exists', { field: 'email' });
+  }
   let organization = control.organizations.findByName(input.organizationName);
   let role: Role = 'member';
   if (!organization) {

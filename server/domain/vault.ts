@@ -43,7 +43,9 @@ export function storeProviderKey(
 
 export function removeProviderKey(control: ControlStore, input: Actor & { provider: string }): void {
   control.write(() => {
-    if (!control.vault.delete(input.orgId, input.provider)) throw notFound('no key is stored for this provider');
+    if (!control.vault.delete(input.orgId, input.provider)) {
+      throw notFound('no key is stored for this provider', { field: 'provider' });
+    }
     control.activity.record({
       orgId: input.orgId,
       actorId: input.actorId,

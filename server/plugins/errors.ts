@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, type ValidationIssue } from '../http-errors.js';
+import { ERROR_FIELD_HEADER } from '../schemas/common.js';
 
 const LOCATION: Record<string, string> = { body: 'body', querystring: 'query', params: 'path', headers: 'header' };
 
@@ -24,11 +25,15 @@ function toIssue(context: string, issue: AjvIssue): ValidationIssue {
 /**
  * Every error leaves in the contract's shape: `{"detail": [...]}` with 422 for schema
  * validation, `{"error": ...}` otherwise, and a bare "internal error" for anything
- * unexpected, whose cause goes to the log only.
+ * unexpected, whose cause goes to the log only. A refusal that concerns one request field
+ * names it in the `x-error-field` header (see http-errors.ts); the body never changes.
  */
 export const errorsPlugin = fp(async (app: FastifyInstance) => {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
-    if (error instanceof ApiError) return reply.code(error.statusCode).send(error.body);
+    if (error instanceof ApiError) {
+      if (error.field !== undefined) reply.header(ERROR_FIELD_HEADER, error.field);
+      return reply.code(error.statusCode).send(error.body);
+    }
     if (error.validation) {
       const context = error.validationContext ?? 'body';
       return reply.code(422).send({ detail: error.validation.map((issue) => toIssue(context, issue as AjvIssue)) });

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { defaultInterval, parseDuration, parseTimeRange } from '../analytics/durations.js';
 import { AnalyticsUnavailable } from '../analytics/pool.js';
-import type { AnalyticsQuery, AnalyticsResult, GroupBy, Metric, Scope } from '../analytics/queries.js';
+import type { AnalyticsQuery, AnalyticsResult, GroupBy, Metric, Scope } from '../analytics/query-types.js';
 import { toRequestLogRow } from '../analytics/request-row.js';
 import { microAtLeast, microToPkr } from '../domain/money.js';
 import { ApiError, badRequest, notFound } from '../http-errors.js';
@@ -39,12 +39,14 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     const scope: Scope = { orgId, from: now - range.ms, to: now };
     if (query.project_id !== undefined) {
       const projectId = parseId(query.project_id);
-      if (!projectId || !control.organizations.project(orgId, projectId)) throw notFound('project not found');
+      if (!projectId || !control.organizations.project(orgId, projectId)) {
+        throw notFound('project not found', { field: 'project_id' });
+      }
       scope.projectId = projectId;
     }
     if (query.key_id !== undefined) {
       const keyId = parseId(query.key_id);
-      if (!keyId || !control.keys.get(orgId, keyId)) throw notFound('key not found');
+      if (!keyId || !control.keys.get(orgId, keyId)) throw notFound('key not found', { field: 'key_id' });
       scope.keyId = keyId;
     }
     return { scope, range };
@@ -94,10 +96,13 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const query = request.query;
       const metric = (query.metric ?? 'volume') as Metric;
-      if (!METRICS.includes(metric)) throw badRequest(`metric must be one of ${METRICS.join(', ')}`);
+      if (!METRICS.includes(metric)) {
+        throw badRequest(`metric must be one of ${METRICS.join(', ')}`, { field: 'metric' });
+      }
       const groupBy = (query.group_by ?? null) as GroupBy | null;
-      if (groupBy !== null && !GROUPS.includes(groupBy))
-        throw badRequest(`group_by must be one of ${GROUPS.join(', ')}`);
+      if (groupBy !== null && !GROUPS.includes(groupBy)) {
+        throw badRequest(`group_by must be one of ${GROUPS.join(', ')}`, { field: 'group_by' });
+      }
       const { scope, range } = scopeOf(request, query);
       if (query.model_alias !== undefined) scope.model = query.model_alias;
       const interval =
@@ -122,7 +127,9 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
       const query = request.query;
       const category = query.status_category;
       if (category !== undefined && !STATUS_CATEGORIES.includes(category)) {
-        throw badRequest(`status_category must be one of ${STATUS_CATEGORIES.join(', ')}`);
+        throw badRequest(`status_category must be one of ${STATUS_CATEGORIES.join(', ')}`, {
+          field: 'status_category',
+        });
       }
       const { scope } = scopeOf(request, query);
       const limit = Math.min(query.limit ?? 50, PAGE_SIZE_CLAMP);

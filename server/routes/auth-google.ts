@@ -45,12 +45,12 @@ export async function googleRoutes(fastify: FastifyInstance): Promise<void> {
         return reply.code(200).send(signedInBody(session));
       }
       if (request.body.organization_name === undefined) {
-        throw badRequest('organization_name is required to create an account');
+        throw badRequest('organization_name is required to create an account', { field: 'organization_name' });
       }
       const session = signUp(control, {
         email,
         passwordHash: null,
-        organizationName: checkOrganizationName(request.body.organization_name),
+        organizationName: checkOrganizationName(request.body.organization_name, 'organization_name'),
         sourceIp: ip,
         now,
       });

@@ -23,7 +23,7 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
     '/auth/register',
     { schema: { tags, security: [], body: RegisterBody, response: { 201: SignedIn, ...errors(400, 409, 415, 422) } } },
     async (request, reply) => {
-      const organizationName = checkOrganizationName(request.body.organization_name);
+      const organizationName = checkOrganizationName(request.body.organization_name, 'organization_name');
       const passwordHash = await hashPassword(request.body.password, config.passwordCost);
       const now = config.now();
       const session = signUp(control, {

@@ -40,7 +40,7 @@ export async function keyRoutes(fastify: FastifyInstance): Promise<void> {
         });
       }
       const projectId = parseId(body.project_id);
-      if (!projectId) throw notFound('project not found');
+      if (!projectId) throw notFound('project not found', { field: 'project_id' });
       const created = issueKey(control, app.secrets.keyHashSecret, {
         orgId: auth.orgId,
         actorId: auth.accountId,
@@ -87,7 +87,7 @@ export async function keyRoutes(fastify: FastifyInstance): Promise<void> {
     async (request) => {
       const auth = authOf(request);
       const keyId = parseId(request.params.key_id);
-      if (!keyId) throw notFound('key not found');
+      if (!keyId) throw notFound('key not found', { field: 'key_id' });
       return updateKeyLimits(control, {
         orgId: auth.orgId,
         actorId: auth.accountId,
@@ -108,7 +108,7 @@ export async function keyRoutes(fastify: FastifyInstance): Promise<void> {
     async (request) => {
       const auth = authOf(request);
       const keyId = parseId(request.params.key_id);
-      if (!keyId) throw notFound('key not found');
+      if (!keyId) throw notFound('key not found', { field: 'key_id' });
       revokeKey(control, {
         orgId: auth.orgId,
         actorId: auth.accountId,

@@ -21,11 +21,13 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
     },
     async (request) => {
       const auth = authOf(request);
-      const name = checkOrganizationName(request.body.name);
+      const name = checkOrganizationName(request.body.name, 'name');
       const now = config.now();
       control.write(() => {
         const holder = control.organizations.findByName(name);
-        if (holder && holder.id !== auth.orgId) throw conflict('another organization already uses this name');
+        if (holder && holder.id !== auth.orgId) {
+          throw conflict('another organization already uses this name', { field: 'name' });
+        }
         control.organizations.setName(auth.orgId, name);
         control.activity.record({
           orgId: auth.orgId,

@@ -49,7 +49,7 @@ export async function vaultRoutes(fastify: FastifyInstance): Promise<void> {
     async (request) => {
       const auth = authOf(request);
       const { provider } = request.params;
-      if (!providerName.test(provider)) throw notFound('no key is stored for this provider');
+      if (!providerName.test(provider)) throw notFound('no key is stored for this provider', { field: 'provider' });
       removeProviderKey(control, {
         orgId: auth.orgId,
         actorId: auth.accountId,

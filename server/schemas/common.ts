@@ -5,6 +5,16 @@ export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Ty
 /** RFC 3339 in UTC, for example `2026-11-22T07:49:19.123Z`. */
 export const Timestamp = Type.String({ format: 'date-time', description: 'RFC 3339 timestamp in UTC' });
 
+/**
+ * The response header naming the request field a refusal concerns (`x-error-field: expires_at`):
+ * the name of a body field, query parameter or path parameter, without its location. The body
+ * keeps the contract's shape (`{"error": "<sentence>"}`), so the field travels beside it and a
+ * client can place the error without reading the sentence. A 422's `detail[].loc` names its
+ * field already and carries no header. The server sets no CORS headers, so no
+ * `Access-Control-Expose-Headers` is needed; add this name there if it ever does.
+ */
+export const ERROR_FIELD_HEADER = 'x-error-field';
+
 export const ErrorBody = Type.Object({ error: Type.String() });
 export type ErrorBody = Static<typeof ErrorBody>;
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
-import { BATCH_ROWS } from '../../server/domain/import-batches.js';
+import { BATCH_ROWS } from '../../server/ingest/import-batches.js';
 import { importRow, ndjsonFile } from './request-rows.js';
 import { PASSWORD, register, TestClient, type TestServer, startServer } from './harness.js';
 

@@ -3,7 +3,7 @@ import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ANALYTICS_NICE, AnalyticsPool, AnalyticsUnavailable } from '../../server/analytics/pool.js';
-import type { AnalyticsQuery } from '../../server/analytics/queries.js';
+import type { AnalyticsQuery } from '../../server/analytics/query-types.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 
 const ORG = 'org-1';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordRequests } from '../../server/domain/record-requests.js';
+import { recordRequests } from '../../server/ingest/record-requests.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import * as ref from './analytics-reference.js';
 import { register, startServer, TestClient, type TestServer } from './harness.js';

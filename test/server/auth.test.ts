@@ -155,6 +155,7 @@ describe('POST /auth/register', () => {
     });
     expect(again.status).toBe(409);
     expect(again.body).toEqual({ error: expect.any(String) });
+    expect(again.headers['x-error-field']).toBe('email');
     expect(setCookies(again).size).toBe(0);
   });
 
@@ -204,6 +205,7 @@ describe('POST /auth/register', () => {
       const answer = await client.post('/auth/register', { email, password: PASSWORD, organization_name: name });
       expect(answer.status, JSON.stringify(name)).toBe(400);
       expect(answer.body).toEqual({ error: expect.any(String) });
+      expect(answer.headers['x-error-field']).toBe('organization_name');
       expect(setCookies(answer).size).toBe(0);
     }
     expect((await client.get('/auth/me')).status).toBe(401);

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fileLines } from '../../server/admin/ndjson-lines.js';
 import { formatPkr, microAtLeast, pkrToMicro } from '../../server/domain/money.js';
 import { parseIsoTimestamp } from '../../server/domain/time.js';
 import { keyHint } from '../../server/domain/vault.js';
+import { fileLines } from '../../server/ingest/ndjson-lines.js';
 
 describe('PKR figures in messages', () => {
   it.each([

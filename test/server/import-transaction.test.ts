@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importRequests } from '../../server/admin/import-requests.js';
-import { recordRequests } from '../../server/domain/record-requests.js';
+import { recordRequests } from '../../server/ingest/record-requests.js';
 import { ControlStore } from '../../server/stores/control/store.js';
 import { BUSY_TIMEOUT_MS } from '../../server/stores/sqlite.js';
 import { beginImport, endImport } from '../../server/stores/telemetry/import-transaction.js';

@@ -531,6 +531,59 @@ describe('PATCH /keys/{id}', () => {
   });
 });
 
+describe('a refusal names the request field it concerns in x-error-field, beside the unchanged body', () => {
+  it('for a refused key edit: over the budget, over the ceiling, expired, and an unknown key', async () => {
+    const { client, projectId } = await freshOrg();
+    const key = await createKey(client, projectId);
+    const over = await client.patch(`/keys/${key.id}`, { rate_limit_rpm: 60, credit_limit_pkr: 1 });
+    expect(over.status).toBe(400);
+    expect(over.headers['x-error-field']).toBe('credit_limit_pkr');
+    expect(over.body).toEqual({
+      error: 'credit limits would total 1.00 PKR, above the organisation budget of 0.00 PKR',
+    });
+    const cases: [Record<string, unknown>, string][] = [
+      [{ rate_limit_rpm: CEILING + 1 }, 'rate_limit_rpm'],
+      [{ rate_limit_rpm: 60, expires_at: 1 }, 'expires_at'],
+    ];
+    for (const [body, field] of cases) {
+      const answer = await client.patch(`/keys/${key.id}`, body);
+      expect(answer.status, field).toBe(400);
+      expect(answer.headers['x-error-field']).toBe(field);
+      expect(Object.keys(answer.body)).toEqual(['error']);
+    }
+    for (const id of [randomUUID(), 'nope']) {
+      const missing = await client.patch(`/keys/${id}`, { rate_limit_rpm: 60 });
+      expect(missing.status).toBe(404);
+      expect(missing.headers['x-error-field']).toBe('key_id');
+      expect(missing.body).toEqual({ error: 'key not found' });
+    }
+  });
+
+  it('for a refused key creation, and never on a 422 (its loc names the field) or a success', async () => {
+    const { client, projectId } = await freshOrg();
+    const cases: [Record<string, unknown>, string, number][] = [
+      [{ project_id: randomUUID() }, 'project_id', 404],
+      [{ project_id: 'nope' }, 'project_id', 404],
+      [{ expires_at: '2001-01-01T00:00:00Z' }, 'expires_at', 400],
+      [{ allowed_models: [] }, 'allowed_models', 400],
+      [{ allowed_models: ['no/such-model'] }, 'allowed_models', 400],
+    ];
+    for (const [extra, field, status] of cases) {
+      const answer = await client.post('/keys', { project_id: projectId, name: 'k', ...extra });
+      expect(answer.status, JSON.stringify(extra)).toBe(status);
+      expect(answer.headers['x-error-field'], JSON.stringify(extra)).toBe(field);
+      expect(Object.keys(answer.body)).toEqual(['error']);
+    }
+    const invalid = await client.post('/keys', { project_id: projectId, name: '   ' });
+    expect(invalid.status).toBe(422);
+    expect(invalid.headers['x-error-field']).toBeUndefined();
+    expect(invalid.body.detail[0].loc).toEqual(['body', 'name']);
+    const created = await client.post('/keys', { project_id: projectId, name: 'k' });
+    expect(created.status).toBe(201);
+    expect(created.headers['x-error-field']).toBeUndefined();
+  });
+});
+
 describe('DELETE /keys/{id}', () => {
   it('revokes once; the key is then gone from every key endpoint', async () => {
     const { client, projectId } = await freshOrg();

@@ -48,6 +48,7 @@ describe('PATCH /organization', () => {
       const answer = await owner.client.patch('/organization', { name });
       expect(answer.status, JSON.stringify(name).slice(0, 40)).toBe(400);
       expect(Object.keys(answer.body)).toEqual(['error']);
+      expect(answer.headers['x-error-field']).toBe('name');
       expect(typeof answer.body.error).toBe('string');
     }
     expect((await owner.client.get('/auth/me')).body.organization).toEqual({ name: owner.org });
@@ -73,6 +74,7 @@ describe('PATCH /organization', () => {
       const answer = await owner.client.patch('/organization', { name });
       expect(answer.status, name).toBe(409);
       expect(typeof answer.body.error).toBe('string');
+      expect(answer.headers['x-error-field']).toBe('name');
     }
     expect((await owner.client.get('/auth/me')).body.organization).toEqual({ name: owner.org });
     expect((await taken.client.get('/auth/me')).body.organization).toEqual({ name: taken.org });

@@ -8,7 +8,7 @@ import {
   rowidAt,
   valuesAt,
   type RequestColumns,
-} from '../../server/domain/request-columns.js';
+} from '../../server/ingest/request-columns.js';
 import { requestValues, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { requestRecord } from './request-rows.js';
 

@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AnalyticsQueries, type RequestFilter } from '../../server/analytics/queries.js';
+import { AnalyticsQueries } from '../../server/analytics/queries.js';
+import type { RequestFilter } from '../../server/analytics/query-types.js';
 import { candidateRanges, SearchIndex } from '../../server/analytics/search-index.js';
-import { recordRequests } from '../../server/domain/record-requests.js';
-import { searchTexts } from '../../server/domain/import-batches.js';
+import { searchTexts } from '../../server/ingest/import-batches.js';
+import { recordRequests } from '../../server/ingest/record-requests.js';
 import { ControlStore } from '../../server/stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import {

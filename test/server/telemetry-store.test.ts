@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
-import { recordRequests, type ImportEvent } from '../../server/domain/record-requests.js';
+import { recordRequests, type ImportEvent } from '../../server/ingest/record-requests.js';
 import { ControlStore } from '../../server/stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { migrate } from '../../server/stores/migrate.js';

@@ -136,6 +136,7 @@ describe('GET and DELETE /vault/keys', () => {
       const answer = await client.delete(`/vault/keys/${provider}`);
       expect(answer.status, provider).toBe(404);
       expect(typeof answer.body.error).toBe('string');
+      expect(answer.headers['x-error-field'], provider).toBe('provider');
     }
   });
 

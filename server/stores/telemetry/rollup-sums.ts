@@ -1,4 +1,4 @@
-import { GRAINS } from '../../analytics/windows.js';
+import { GRAINS } from './rollup-grains.js';
 import type { RequestRecord } from './request-record.js';
 
 /**

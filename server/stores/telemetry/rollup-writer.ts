@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { GRAINS } from '../../analytics/windows.js';
+import { GRAINS } from './rollup-grains.js';
 import { FINEST_MS, type Cells, type Family, type RollupCells } from './rollup-sums.js';
 
 /**

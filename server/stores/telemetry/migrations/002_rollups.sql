@@ -11,7 +11,7 @@
 -- A null project or key is stored as '' because a primary key cannot hold null; ids are
 -- uuids, never ''. bucket is epoch ms, a multiple of the grain; status_class is status / 100;
 -- speed_tokens and speed_ms are the tokens and generation time of the rows that count for
--- tokens per second. The request log's writer (server/domain/record-requests.ts) keeps them
+-- tokens per second. The request log's writer (server/ingest/record-requests.ts) keeps them
 -- in step in the same transaction as the rows; request rows are never updated or deleted.
 
 CREATE TABLE rollup_5m (

@@ -6,14 +6,24 @@ import { ImportedRequest } from '../schemas/request-log.js';
 import { organizationNameKey } from '../stores/control/organizations.js';
 import type { ControlStore } from '../stores/control/store.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
+import { importSource, LineError, type ImportSource, type SourceReader } from './import-source.js';
 import { fileLines } from './ndjson-lines.js';
 
-/** An NDJSON line that cannot be imported; its message names the line. */
-export class LineError extends Error {
-  constructor(line: number, message: string) {
-    super(`line ${line}: ${message}`);
-  }
+interface NdjsonArgs {
+  file: string;
+  owners: Owners;
 }
+
+/** An NDJSON file as an import's source; a request id already in the store is refused. */
+export function ndjsonSource(file: string, owners: Owners): ImportSource<NdjsonArgs> {
+  return importSource(import.meta.url, { file, owners });
+}
+
+/** The rows of an `ndjsonSource`, read on the import's thread (import-worker.ts), with their lines. */
+export const readRows: SourceReader<NdjsonArgs> = ({ file, owners }) => {
+  const at = { line: 0 };
+  return { records: ndjsonRecords(file, owners, at), line: () => at.line };
+};
 
 /**
  * Who may own imported rows, read from the control store before an import starts: the

@@ -1,11 +1,16 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import { LineError, ndjsonRecords } from '../admin/ndjson-records.js';
-import { demoTraffic } from '../demo/traffic.js';
-import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { NO_ROWS, searchLookups } from '../stores/telemetry/search-planner.js';
 import { importBatches } from './import-batches.js';
-import { FLOW, type ImportMessage, type ImportSource, type ImportWorkerData } from './import-source.js';
+import {
+  FLOW,
+  LineError,
+  type ImportMessage,
+  type ImportSource,
+  type ImportWorkerData,
+  type SourceReader,
+  type SourceRows,
+} from './import-source.js';
 
 /**
  * Reads an import's rows and prepares them (import-batches.ts) beside the writer's thread,
@@ -27,17 +32,18 @@ function room(): boolean {
   }
 }
 
-function read(source: ImportSource): { records: Iterable<RequestRecord>; line?: () => number } {
-  if (source.kind === 'demo') return { records: demoTraffic(source.plan) };
-  const at = { line: 0 };
-  return { records: ndjsonRecords(source.file, source.owners, at), line: () => at.line };
+/** The source's rows: its module loaded on this thread, once, and asked for them. */
+async function read(source: ImportSource): Promise<SourceRows> {
+  const { readRows } = (await import(source.reader)) as { readRows?: SourceReader<unknown> };
+  if (typeof readRows !== 'function') throw new Error(`the import source ${source.reader} exports no readRows`);
+  return readRows(source.args);
 }
 
 try {
   // Sees the store as the writer found it: the writer holds the write lock and commits at the end.
   const db = storePath === null ? null : new BetterSqlite3(storePath, { readonly: true, fileMustExist: true });
   try {
-    const { records, line } = read(source);
+    const { records, line } = await read(source);
     for (const batch of importBatches(records, db ? searchLookups(db) : NO_ROWS, line)) {
       if (!room()) break;
       post({ kind: 'batch', batch });

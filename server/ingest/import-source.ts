@@ -1,0 +1,62 @@
+import type { RequestRecord } from '../stores/telemetry/request-record.js';
+import type { ImportBatch } from './import-batches.js';
+
+/**
+ * Where the rows of an import read on a thread of its own come from (import-worker.ts): the
+ * module that reads them and its arguments, plain data passed to that thread as is. The
+ * pipeline knows no source: each names itself (`importSource(import.meta.url, ...)`), and
+ * the reading thread loads it there and calls its `readRows`.
+ */
+export interface ImportSource<Args = unknown> {
+  /**
+   * The URL of a module that exports `readRows: SourceReader<Args>`: its own `import.meta.url`,
+   * a `.ts` file run from source, a `.js` one once built, as the thread that names it runs.
+   */
+  reader: string;
+  /** Copied to the reading thread (structured clone): no functions, no class instances. */
+  args: Args;
+}
+
+/** A source's rows, read on the import's thread; `line`, when given, is the source line of the row last read. */
+export interface SourceRows {
+  records: Iterable<RequestRecord>;
+  line?: () => number;
+}
+
+/** What a source module exports as `readRows`: its arguments made into rows. */
+export type SourceReader<Args> = (args: Args) => SourceRows;
+
+/** `reader`, a source module's `import.meta.url`, with the arguments its `readRows` takes. */
+export function importSource<Args>(reader: string, args: Args): ImportSource<Args> {
+  return { reader, args };
+}
+
+/**
+ * A row of a source that cannot be imported; its message names the line. The writer sees it
+ * as an `ImportSourceError` with the code `LINE`.
+ */
+export class LineError extends Error {
+  constructor(line: number, message: string) {
+    super(`line ${line}: ${message}`);
+  }
+}
+
+/** The worker's messages, in order: batches, then `done` or `failed`. */
+export type ImportMessage =
+  | { kind: 'batch'; batch: ImportBatch }
+  | { kind: 'done'; batches: number }
+  | { kind: 'failed'; message: string; code: string | null };
+
+/** Slots of the flow-control array shared with the worker. */
+export const FLOW = { sent: 0, written: 1, stop: 2 } as const;
+
+export interface ImportWorkerData {
+  source: ImportSource;
+  /**
+   * The store the writer holds the write lock of: read for the numbering and the shared search
+   * terms. Null when it had no rows (and may be shut to other connections: import-transaction.ts).
+   */
+  storePath: string | null;
+  /** Int32Array over a SharedArrayBuffer, indexed by `FLOW`. */
+  flow: Int32Array;
+}
