@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -15,6 +15,8 @@ import { build as esbuild } from 'esbuild';
  *   dist/server/**\/migrations/*.sql  the stores' migrations, read at run time next to their modules
  *   dist/main/electron/preload.cjs the Electron preload bundled into one CommonJS file (a sandboxed
  *                                  preload cannot load modules of its own)
+ *   dist/package.json              the nearest package.json of the compiled code: ES modules, and
+ *                                  the package's `imports` aliases (#server/…) aimed at dist/
  *
  * package.json "main" is dist/main/electron/main.js, so `electron .` runs the built shell.
  *
@@ -67,11 +69,25 @@ function filesUnder(dir: string, keep: (name: string, path: string) => boolean):
   return found;
 }
 
+/**
+ * The compiled tree's own package.json. Node reads a module's type and its `#…` imports from the
+ * nearest package.json; the root one maps `#server/*` to the TypeScript sources, this one maps
+ * the same names into the compiled tree beside it (the same relative paths, now under dist/).
+ */
+function compiledPackage(): { type: 'module'; imports: Record<string, string> } {
+  const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { imports: Record<string, string> };
+  const imports: Record<string, string> = {};
+  for (const [name, target] of Object.entries(root.imports)) imports[name] = target.replace(/\.ts$/, '.js');
+  return { type: 'module', imports };
+}
+
 export async function buildCode(outDir: string, stdio: 'inherit' | 'pipe' = 'inherit'): Promise<void> {
   // Compiled files of removed sources must not linger.
   for (const folder of ['server', 'main']) rmSync(join(outDir, folder), { recursive: true, force: true });
 
   runTool(toolBin('typescript', 'bin/tsc'), ['-p', join(ROOT, 'tsconfig.build.json'), '--outDir', outDir], stdio);
+
+  writeFileSync(join(outDir, 'package.json'), `${JSON.stringify(compiledPackage(), null, 2)}\n`);
 
   // server/**/migrations/*.sql next to the compiled stores.
   const server = join(ROOT, 'server');

@@ -3,7 +3,10 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
 import { resolveConfig, type ServerConfigInput } from './config.js';
+import { offeredDemoAccount } from './demo/organisation.js';
 import { DEMO_ORGANIZATION, seedDemo } from './demo/seed.js';
+import type { ControlStore } from './stores/control/store.js';
+import { ANNOUNCE_FLAG, type EmbeddedReady } from './schemas/embedded.js';
 
 const FLAGS = {
   host: { type: 'string' },
@@ -11,6 +14,7 @@ const FLAGS = {
   'data-dir': { type: 'string' },
   'telemetry-db': { type: 'string' },
   demo: { type: 'boolean' },
+  announce: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const;
 
@@ -55,22 +59,73 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
   return input;
 }
 
+/** Where an embedded server's announcements go: its parent process's channel. */
+type Announce = (message: EmbeddedReady) => void;
+
+interface ParentPort {
+  postMessage(message: unknown): void;
+}
+
+/**
+ * The channel to the parent process, for `--announce`: an Electron utility process's
+ * `process.parentPort`, else Node's IPC channel (`process.send`), unreferenced so that it
+ * never keeps the server alive. Null when the process has neither.
+ */
+function parentChannel(): Announce | null {
+  const port: unknown = Reflect.get(process, 'parentPort');
+  if (typeof port === 'object' && port !== null && typeof Reflect.get(port, 'postMessage') === 'function') {
+    const parent = port as ParentPort;
+    return (message) => parent.postMessage(message);
+  }
+  const send = process.send?.bind(process);
+  if (!send || !process.channel) return null;
+  process.channel.unref();
+  return (message) => {
+    send(message, undefined, undefined, () => {
+      // The host went away; it learns nothing more, and the server runs on (or ends with it).
+    });
+  };
+}
+
+/** The demo sign-in account, while the folder holds it in the demo organisation. */
+function demoAccountIn(control: ControlStore): EmbeddedReady['demo']['account'] {
+  const offered = offeredDemoAccount();
+  const organization = control.organizations.findByName(DEMO_ORGANIZATION);
+  const account = offered && control.accounts.findByEmail(offered.email);
+  return organization && account?.org_id === organization.id ? offered : null;
+}
+
 export async function serve(args: string[]): Promise<number> {
   if (args.includes('--help')) {
     console.log('usage: npm run server -- [--host H] [--port P] [--data-dir D] [--telemetry-db PATH] [--demo]');
     return 0;
   }
   const config = resolveConfig(configFromArgs(args, process.env));
+  // Embedded in the console's host, which hears the address and the demo account over the
+  // process's channel: its console then carries no password.
+  let announce: Announce | null = null;
+  if (args.includes(ANNOUNCE_FLAG)) {
+    announce = parentChannel();
+    if (!announce) throw new Error(`${ANNOUNCE_FLAG} needs a parent process to tell: an IPC channel or a parent port`);
+  }
   // Demo data goes into a new data folder only: a stray --demo or SVC_DEMO=1 must never add
   // an organisation with published passwords to a folder that holds real data.
   const newDataFolder = !existsSync(join(config.dataDir, 'control.db'));
   const app = await buildApp(config);
+  const seeding: EmbeddedReady['demo'] = { seeded: false, account: null };
   if (config.demo && !newDataFolder) {
-    console.log('The data folder is not new: demo data not seeded.');
+    // The host passes --demo until it has seen a seeding; the refusal is news to a person only.
+    if (!announce) console.log('The data folder is not new: demo data not seeded.');
+    // The host offers it only for a folder it recorded seeding (one seeded by an older console).
+    else seeding.account = demoAccountIn(app.control);
   } else if (config.demo) {
     const demo = await seedDemo(app.control, app.secrets, config);
     if (!demo) console.log(`${DEMO_ORGANIZATION} already exists; demo data not re-seeded.`);
-    else {
+    else if (announce) {
+      console.log(`Demo data seeded: ${demo.keys} keys, ${demo.rows} request-log rows.`);
+      seeding.seeded = true;
+      seeding.account = demoAccountIn(app.control);
+    } else {
       console.log(`Demo data seeded: ${demo.keys} keys, ${demo.rows} request-log rows. Sign in with:`);
       for (const account of demo.accounts)
         console.log(`  ${account.role.padEnd(6)} ${account.email}  ${account.password}`);
@@ -89,9 +144,12 @@ export async function serve(args: string[]): Promise<number> {
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
   await app.listen({ host: config.host, port: config.port });
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
+  const bound = app.server.address();
+  const port = typeof bound === 'object' && bound ? bound.port : config.port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  console.log(`Control plane listening at http://${host}:${port}/api`);
+  const address = `http://${host}:${port}/api`;
+  // Read by people and by bench/run.ts; the console's host hears the announcement instead.
+  console.log(`Control plane listening at ${address}`);
+  announce?.({ kind: 'ready', address, demo: seeding });
   return 0;
 }

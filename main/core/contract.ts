@@ -1,6 +1,6 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
-import { Me, SignedIn } from '../../server/schemas/auth.js';
-import { Nullable } from '../../server/schemas/common.js';
+import { Me, SignedIn } from '#server/schemas/auth.js';
+import { Nullable } from '#server/schemas/common.js';
 import { endpoints, type EndpointInput, type EndpointName, type EndpointOutput } from './endpoints.js';
 
 /**
@@ -120,6 +120,19 @@ export const bridgeSchemas = allCalls as Record<CallName, { args: TObject; resul
 
 export const callNames = Object.keys(bridgeSchemas) as CallName[];
 
+/**
+ * How an error crosses the bridge: the server's status and sentence, or status 0 for a network
+ * failure. `field` names the request field the error concerns (`expires_at`, without its
+ * body/query/path location): from the server's `x-error-field` header, a 422's `detail[0].loc`,
+ * or the host's own argument check. The renderer places errors by it, never by their words.
+ * The one definition: the host, both shells and the renderer all use this type.
+ */
+export interface BridgeErrorBody {
+  status: number;
+  message: string;
+  field?: string;
+  detail?: unknown;
+}
+
 /** What crosses the bridge: a result, or an error with the status and message the user should see. */
-export type BridgeEnvelope<T> =
-  { ok: true; result: T } | { ok: false; error: { status: number; message: string; detail?: unknown } };
+export type BridgeEnvelope<T> = { ok: true; result: T } | { ok: false; error: BridgeErrorBody };

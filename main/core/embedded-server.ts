@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { get } from 'node:http';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-// The accounts' module, not seed.ts: seed.ts pulls in the stores and with them better-sqlite3.
-import { DEMO_ACCOUNTS } from '../../server/demo/organisation.js';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { ANNOUNCE_FLAG, EmbeddedReady } from '#server/schemas/embedded.js';
 import type { EmbeddedStatus } from './contract.js';
 import { ConsoleError } from './errors.js';
 import type { EmbeddedServerControl } from './host.js';
@@ -15,14 +15,17 @@ import { spawnWithNode, type ServerExit, type ServerProcess, type SpawnServer } 
  * The embedded control plane: `server/cli.ts serve` in a child process on a free port
  * of 127.0.0.1, never in the host's own process (better-sqlite3 is synchronous).
  *
- * - Port: `--port 0`; the address is read from the line the server prints, then the
- *   server is "ready when it answers": GET {base}/openapi.json is polled until 200.
- * - Demo data: a data folder without `control.db` is new; the server is started with
- *   `--demo` and a marker file (`console-demo.json`) records that the console seeded it,
- *   so the demo admin's credentials are offered on every later launch. A folder the
- *   console did not seed offers none.
+ * - Port: `--port 0`; with `--announce` the server sends its address over the process's
+ *   channel once it listens ({@link EmbeddedReady}: Node's IPC, or a utility process's
+ *   parent port), checked here on arrival; then the server is "ready when it answers":
+ *   GET {base}/openapi.json is polled until 200. Its console is for people: only kept.
+ * - Demo data: until the console has seen it seed a folder, the server is started with
+ *   `--demo`, and seeds only a new folder (its rule, not repeated here). When it says it
+ *   seeded, a marker file (`console-demo.json`, 0600) keeps the demo admin's credentials
+ *   from its message, so they are offered on every later launch. A folder the console did
+ *   not see seeded offers none.
  * - Log: the last lines of stdout and stderr are kept for `status().lastLog`, minus any
- *   line that carries a password (the server prints the demo passwords when it seeds).
+ *   line that carries a password (the announcing server prints none; the filter stays).
  * - A crash (any exit not asked for) turns the state to `crashed` and tells the
  *   listeners; `start()` then refuses until `restart()`, so the crash is seen, not hidden.
  * - Dying with the host: the shell calls `stop()` on exit. For a host killed outright,
@@ -62,17 +65,16 @@ function tsxLoader(): string {
   return pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 }
 
-/** Written into the data folder when the console asked the server to seed the demo data there. */
+/**
+ * Written into the data folder when the server said it seeded the demo data there:
+ * `{"demo":"seeded","account":{"email":…,"password":…}}`, readable by its owner only.
+ */
 export const DEMO_MARKER = 'console-demo.json';
 
-const LISTENING = /Control plane listening at (http:\/\/127\.0\.0\.1:\d{1,5}\/api)\s*$/;
 const POLL_MS = 100;
+const READY = TypeCompiler.Compile(EmbeddedReady);
 
-/** The demo admin, else the owner: the account offered for one-click sign-in. */
-function demoAdmin(): { email: string; password: string } | null {
-  const account = DEMO_ACCOUNTS.find((a) => a.role === 'admin') ?? DEMO_ACCOUNTS.find((a) => a.role === 'owner');
-  return account ? { email: account.email, password: account.password } : null;
-}
+type Credentials = { email: string; password: string };
 
 interface Run {
   child: ServerProcess;
@@ -80,8 +82,8 @@ interface Run {
   exit: ServerExit | null;
   /** The exit was asked for (stop, or a start that gave up), so it is no crash. */
   expected: boolean;
-  address: string | null;
-  addressSeen: () => void;
+  /** The server's first message: its announcement, or 'malformed' when it failed the check. */
+  ready: EmbeddedReady | 'malformed' | null;
 }
 
 type Listener = (status: EmbeddedStatus) => void;
@@ -103,7 +105,8 @@ export class EmbeddedServer implements EmbeddedServerControl {
   private stopping: Promise<void> | null = null;
   /** Counts stop() calls, so a start queued behind a stop gives way to a later stop. */
   private stops = 0;
-  private demoSeeded: boolean;
+  /** The demo admin's credentials, once the server has said it seeded this folder. */
+  private demoAccount: Credentials | null = null;
 
   constructor(private readonly options: EmbeddedServerOptions) {
     this.dataDir = resolve(options.dataDir);
@@ -113,7 +116,7 @@ export class EmbeddedServer implements EmbeddedServerControl {
     this.readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
     this.stopGraceMs = options.stopGraceMs ?? 5_000;
     this.log = new LogRing(options.logLines ?? 200, options.onLog);
-    this.demoSeeded = this.readMarker() === 'seeded';
+    this.adoptDemo(this.readMarker()?.account ?? null);
   }
 
   /** The server process's id while one runs (tests use it to simulate a crash). */
@@ -122,8 +125,8 @@ export class EmbeddedServer implements EmbeddedServerControl {
   }
 
   /** The demo admin's credentials while the demo data we seeded is in place: for the host's sign-in only. */
-  demoCredentials(): { email: string; password: string } | null {
-    return this.demoSeeded ? demoAdmin() : null;
+  demoCredentials(): Credentials | null {
+    return this.demoAccount ? { ...this.demoAccount } : null;
   }
 
   status(): EmbeddedStatus {
@@ -192,17 +195,21 @@ export class EmbeddedServer implements EmbeddedServerControl {
 
   private async launch(): Promise<string> {
     this.log.clear();
-    let demo: boolean;
     try {
       mkdirSync(this.dataDir, { recursive: true });
-      demo = this.demoFlag();
     } catch (error) {
       this.crash(`could not prepare the data folder ${this.dataDir}: ${errorMessage(error)}`);
       throw this.crashedError();
     }
+    // Asking for the demo data is safe: the server seeds a new folder only, and says whether it did.
+    const marker = this.readMarker();
+    this.adoptDemo(marker?.account ?? null);
+    // Written before asking, so that a start cut off between seeding and announcing (the host
+    // quit, the deadline) still finds the folder marked as the console's at the next start.
+    const pending = !this.demoAccount && marker === null && this.writeMarker({ demo: 'pending' });
     this.baseUrl = null;
-    const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', this.dataDir];
-    if (demo) args.push('--demo');
+    const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', this.dataDir, ANNOUNCE_FLAG];
+    if (!this.demoAccount) args.push('--demo');
     const env: NodeJS.ProcessEnv = {};
     for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('SVC_')) env[name] = value;
     Object.assign(env, this.options.env);
@@ -216,27 +223,25 @@ export class EmbeddedServer implements EmbeddedServerControl {
       this.crash(`could not start the embedded server: ${errorMessage(error)}`);
       throw this.crashedError();
     }
-    let addressSeen = () => {};
-    const addressed = new Promise<void>((resolve) => (addressSeen = resolve));
+    let readySeen = () => {};
+    const announced = new Promise<void>((resolve) => (readySeen = resolve));
     let exitSeen: (exit: ServerExit) => void = () => {};
     const run: Run = {
       child,
       exited: new Promise<ServerExit>((resolve) => (exitSeen = resolve)),
       exit: null,
       expected: false,
-      address: null,
-      addressSeen,
+      ready: null,
     };
     this.run = run;
-    const onLine = (line: string) => {
-      const match = run.address === null ? LISTENING.exec(line) : null;
-      if (match?.[1]) {
-        run.address = match[1];
-        run.addressSeen();
-      }
-    };
-    this.log.follow(child.stdout, onLine);
-    this.log.follow(child.stderr, () => {});
+    // The boundary: a message is the server's word only once it passes the schema.
+    child.onMessage((message) => {
+      if (run.ready !== null) return;
+      run.ready = READY.Check(message) ? message : 'malformed';
+      readySeen();
+    });
+    this.log.follow(child.stdout);
+    this.log.follow(child.stderr);
     child.onExit((exit) => {
       run.exit = exit;
       exitSeen(exit);
@@ -246,10 +251,17 @@ export class EmbeddedServer implements EmbeddedServerControl {
     });
 
     // The address first, then an answer; a stop, an exit or the deadline ends the wait.
-    await raceUntil([addressed, run.exited], deadline);
+    await raceUntil([announced, run.exited], deadline);
     this.checkStillStarting(run);
-    if (run.address === null) return this.giveUp(run, `printed no address within ${seconds(this.readyTimeoutMs)}`);
-    const probe = `${run.address}/openapi.json`;
+    if (run.ready === null) return this.giveUp(run, `printed no address within ${seconds(this.readyTimeoutMs)}`);
+    if (run.ready === 'malformed') return this.giveUp(run, 'announced itself in a message the console cannot read');
+    const { address, demo } = run.ready;
+    // Seeded before it listened: recorded now, however the start goes on. A folder marked
+    // before this start (seeded by an older console, or a start cut off) gets the account the
+    // server names; a folder it did not seed loses the marker written for this start.
+    if (demo.account && (demo.seeded || marker !== null)) this.recordDemo(demo.account);
+    else if (pending && !demo.seeded) this.removeMarker();
+    const probe = `${address}/openapi.json`;
     for (;;) {
       if (await answers(probe, Math.max(1, Math.min(2_000, deadline - Date.now())))) break;
       this.checkStillStarting(run);
@@ -260,10 +272,9 @@ export class EmbeddedServer implements EmbeddedServerControl {
     }
     this.checkStillStarting(run);
 
-    if (demo) this.markDemoSeeded();
-    this.baseUrl = run.address;
+    this.baseUrl = address;
     this.setState('running');
-    return run.address;
+    return address;
   }
 
   /** Throws when the run ended while starting: stopped by the host, or exited (a crash, already recorded). */
@@ -315,36 +326,60 @@ export class EmbeddedServer implements EmbeddedServerControl {
     }
   }
 
-  /** Whether to pass --demo: a new data folder, or one whose seeding the console began but never saw finish. */
-  private demoFlag(): boolean {
-    const marker = this.readMarker();
-    if (marker === 'seeded') {
-      this.demoSeeded = true;
+  /** Offers `account` for the demo sign-in, and keeps its password out of the log. */
+  private adoptDemo(account: Credentials | null): void {
+    if (!account) return;
+    this.demoAccount = account;
+    this.log.hide(account.password);
+  }
+
+  /** The server said it seeded the demo data: its admin is offered now and on every later launch. */
+  private recordDemo(account: Credentials | null): void {
+    this.adoptDemo(account);
+    // Offered for this run of the host only when it fails; a later one asks again.
+    this.writeMarker({ demo: 'seeded', account });
+  }
+
+  /** Writes the marker for its owner alone (chmod too: an existing file keeps its mode on write). */
+  private writeMarker(content: { demo: 'pending' } | { demo: 'seeded'; account: Credentials | null }): boolean {
+    const path = join(this.dataDir, DEMO_MARKER);
+    try {
+      writeFileSync(path, `${JSON.stringify(content)}\n`, { mode: 0o600 });
+      chmodSync(path, 0o600);
+      return true;
+    } catch (error) {
+      this.log.push(`[console] could not write ${DEMO_MARKER}: ${errorMessage(error)}`);
       return false;
     }
-    if (marker === 'pending') return true;
-    if (existsSync(join(this.dataDir, 'control.db'))) return false;
-    this.writeMarker('pending');
-    return true;
   }
 
-  /** Reaching "running" with --demo means seeded: the server seeds before it listens. */
-  private markDemoSeeded(): void {
-    this.writeMarker('seeded');
-    this.demoSeeded = true;
+  private removeMarker(): void {
+    rmSync(join(this.dataDir, DEMO_MARKER), { force: true });
   }
 
-  private readMarker(): 'pending' | 'seeded' | null {
+  /**
+   * The marker, null when there is none: the console seeded this folder (or began to), and the
+   * demo admin it recorded. Older consoles wrote `pending` or `seeded` without the account; such
+   * a folder is asked for --demo again, and the server names the account it holds.
+   */
+  private readMarker(): { account: Credentials | null } | null {
     try {
-      const content = JSON.parse(readFileSync(join(this.dataDir, DEMO_MARKER), 'utf8')) as { demo?: unknown };
-      return content.demo === 'seeded' || content.demo === 'pending' ? content.demo : null;
+      const content = JSON.parse(readFileSync(join(this.dataDir, DEMO_MARKER), 'utf8')) as {
+        demo?: unknown;
+        account?: { email?: unknown; password?: unknown } | null;
+      };
+      const email = content.account?.email;
+      const password = content.account?.password;
+      if (content.demo !== 'seeded' && content.demo !== 'pending') return null;
+      return {
+        account:
+          content.demo === 'seeded' && typeof email === 'string' && typeof password === 'string'
+            ? { email, password }
+            : null,
+      };
     } catch {
       return null;
     }
-  }
-
-  private writeMarker(demo: 'pending' | 'seeded'): void {
-    writeFileSync(join(this.dataDir, DEMO_MARKER), `${JSON.stringify({ demo })}\n`, { mode: 0o600 });
   }
 }
 

@@ -1,12 +1,12 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import * as analytics from '../../server/schemas/analytics.js';
-import * as auth from '../../server/schemas/auth.js';
-import * as activity from '../../server/schemas/activity.js';
-import { MessageBody } from '../../server/schemas/common.js';
-import * as keys from '../../server/schemas/keys.js';
-import * as models from '../../server/schemas/models.js';
-import * as organization from '../../server/schemas/organization.js';
-import * as vault from '../../server/schemas/vault.js';
+import * as analytics from '#server/schemas/analytics.js';
+import * as auth from '#server/schemas/auth.js';
+import * as activity from '#server/schemas/activity.js';
+import { MessageBody } from '#server/schemas/common.js';
+import * as keys from '#server/schemas/keys.js';
+import * as models from '#server/schemas/models.js';
+import * as organization from '#server/schemas/organization.js';
+import * as vault from '#server/schemas/vault.js';
 
 /**
  * Every endpoint of the control plane, described by the server's own schemas: a change

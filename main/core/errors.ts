@@ -1,35 +1,66 @@
-/** How an error crosses the bridge: the server's status and sentence, or status 0 for a network failure. */
-export interface BridgeErrorBody {
-  status: number;
-  message: string;
+import type { BridgeErrorBody } from './contract.js';
+
+export type { BridgeErrorBody };
+
+export interface ConsoleErrorOptions {
+  /** The request field the error concerns, without its body/query/path location. */
+  field?: string;
+  /** A 422's validation `detail`, as the server sent it. */
   detail?: unknown;
 }
 
 export class ConsoleError extends Error {
+  readonly field?: string;
+  readonly detail?: unknown;
+
   constructor(
     readonly status: number,
     message: string,
-    readonly detail?: unknown,
+    options: ConsoleErrorOptions = {},
   ) {
     super(message);
+    if (options.field !== undefined) this.field = options.field;
+    if (options.detail !== undefined) this.detail = options.detail;
   }
 
   toBody(): BridgeErrorBody {
-    return this.detail === undefined
-      ? { status: this.status, message: this.message }
-      : { status: this.status, message: this.message, detail: this.detail };
+    const body: BridgeErrorBody = { status: this.status, message: this.message };
+    if (this.field !== undefined) body.field = this.field;
+    if (this.detail !== undefined) body.detail = this.detail;
+    return body;
   }
 }
 
-/** The server's own words for a failed call: `error`, else the validation `detail`. */
-export function errorFromResponse(status: number, body: unknown): ConsoleError {
+/** Locations a field name may follow in a 422's `loc`, or in the host's argument paths (`/body/name`). */
+const LOCATIONS = new Set(['body', 'query', 'path', 'params', 'header']);
+
+/**
+ * The request field named by a location: `["body", "credit_limit_cents"]` or the argument path
+ * `/body/credit_limit_cents/0` both give `credit_limit_cents`; a bare location names none.
+ */
+export function fieldOf(loc: readonly unknown[]): string | undefined {
+  const name = typeof loc[0] === 'string' && LOCATIONS.has(loc[0]) ? loc[1] : loc[0];
+  return typeof name === 'string' && name !== '' ? name : undefined;
+}
+
+/**
+ * The server's own words for a failed call: `error`, else the validation `detail`. The field it
+ * concerns comes from the `x-error-field` header (`fieldHeader`) for an `{"error"}` answer, and
+ * from the first issue's `loc` for a 422.
+ */
+export function errorFromResponse(status: number, body: unknown, fieldHeader?: string): ConsoleError {
   const record = (typeof body === 'object' && body !== null ? body : {}) as { error?: unknown; detail?: unknown };
-  if (typeof record.error === 'string') return new ConsoleError(status, record.error);
+  const field = fieldHeader || undefined;
+  if (typeof record.error === 'string') return new ConsoleError(status, record.error, { field });
   if (record.detail === 'Unauthorized') return new ConsoleError(status, 'signed out: sign in again');
   if (Array.isArray(record.detail)) {
     const first = record.detail[0] as { loc?: unknown[]; msg?: string } | undefined;
-    const where = first?.loc?.slice(1).join('.') ?? '';
-    return new ConsoleError(status, `${where ? where + ': ' : ''}${first?.msg ?? 'invalid request'}`, record.detail);
+    const loc = Array.isArray(first?.loc) ? first.loc : [];
+    const where = loc.slice(1).join('.');
+    return new ConsoleError(status, `${where ? where + ': ' : ''}${first?.msg ?? 'invalid request'}`, {
+      field: fieldOf(loc),
+      detail: record.detail,
+    });
   }
   return new ConsoleError(status, `the control plane answered ${status}`);
 }

@@ -13,7 +13,7 @@ import {
   type ProfileView,
 } from './contract.js';
 import type { EndpointInput, EndpointName } from './endpoints.js';
-import { ConsoleError } from './errors.js';
+import { ConsoleError, fieldOf } from './errors.js';
 import { HttpSession } from './http-session.js';
 import type { Profile, ProfileStore } from './profiles.js';
 
@@ -64,13 +64,10 @@ export class ConsoleHost {
     if (!check) return { ok: false, error: { status: 404, message: `unknown bridge call ${name}` } };
     if (!check.Check(args)) {
       const first = check.Errors(args).First();
-      return {
-        ok: false,
-        error: {
-          status: 422,
-          message: `invalid arguments for ${name}: ${first?.path || '(arguments)'} ${first?.message ?? ''}`.trim(),
-        },
-      };
+      const message = `invalid arguments for ${name}: ${first?.path || '(arguments)'} ${first?.message ?? ''}`.trim();
+      // The failing argument's path, `/body/credit_limit_cents`, names the field the renderer shows it at.
+      const field = fieldOf(first?.path.split('/').slice(1) ?? []);
+      return { ok: false, error: field === undefined ? { status: 422, message } : { status: 422, message, field } };
     }
     try {
       const handler = this.handlers[name as CallName] as (args: unknown) => Promise<unknown>;

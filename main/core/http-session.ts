@@ -1,5 +1,6 @@
 import type { CookieJar } from 'tough-cookie';
 import { request, type Dispatcher } from 'undici';
+import { ERROR_FIELD_HEADER } from '#server/schemas/common.js';
 import { ConsoleError, errorFromResponse } from './errors.js';
 
 const ACCESS_COOKIE = 'svc_access_token';
@@ -8,6 +9,8 @@ const REFRESH_COOKIE = 'svc_refresh_token';
 export interface HttpAnswer {
   status: number;
   body: unknown;
+  /** The request field a refusal concerns, from the server's `x-error-field` header. */
+  errorField?: string;
 }
 
 export interface SendOptions {
@@ -84,7 +87,7 @@ export class HttpSession {
       return true;
     }
     // Only the server's 401 ends the session; a 502 from a proxy or a restarting server must not.
-    if (answer.status !== 401) throw errorFromResponse(answer.status, answer.body);
+    if (answer.status !== 401) throw errorFromResponse(answer.status, answer.body, answer.errorField);
     await this.clear();
     this.options.onSignedOut?.();
     return false;
@@ -138,6 +141,9 @@ export class HttpSession {
         );
       }
     }
-    return { status: response.statusCode, body };
+    const errorField = response.headers[ERROR_FIELD_HEADER];
+    return typeof errorField === 'string' && errorField !== ''
+      ? { status: response.statusCode, body, errorField }
+      : { status: response.statusCode, body };
   }
 }

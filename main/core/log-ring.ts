@@ -1,21 +1,23 @@
 import type { Readable } from 'node:stream';
-import { DEMO_ACCOUNTS } from '../../server/demo/organisation.js';
 
 /** Longest line kept; longer ones are cut, so one runaway line cannot fill the memory. */
 const MAX_LINE = 2000;
 
-/** Keeps the last lines of output, dropping any that carries a password. */
+/**
+ * Keeps the last lines of output, dropping any that carries a password: one that looks like
+ * it, an account listing after "Sign in with:", or one of the secrets the host was told of.
+ */
 export class LogRing {
   private readonly lines: string[] = [];
-  private readonly secrets = DEMO_ACCOUNTS.map((a) => a.password).filter((p) => p.length > 0);
+  private readonly secrets = new Set<string>();
 
   constructor(
     private readonly capacity: number,
     private readonly onLog?: (line: string) => void,
   ) {}
 
-  /** Reads a stream line by line; `onLine` sees every line, the ring only the safe ones. */
-  follow(stream: Readable | null, onLine: (line: string) => void): void {
+  /** Reads a stream line by line into the ring, the safe lines only. */
+  follow(stream: Readable | null): void {
     if (!stream) return;
     stream.setEncoding('utf8');
     let partial = '';
@@ -23,7 +25,6 @@ export class LogRing {
     let inCredentials = false;
     const take = (raw: string) => {
       const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-      onLine(line);
       if (inCredentials && /^\s/.test(line)) return;
       inCredentials = /sign in with:\s*$/i.test(line);
       if (this.isSecret(line)) return;
@@ -49,8 +50,13 @@ export class LogRing {
     stream.on('error', () => {});
   }
 
+  /** From now on, drops every line that contains `secret` (a password the host learned). */
+  hide(secret: string): void {
+    if (secret.length > 0) this.secrets.add(secret);
+  }
+
   isSecret(line: string): boolean {
-    if (this.secrets.some((secret) => line.includes(secret))) return true;
+    for (const secret of this.secrets) if (line.includes(secret)) return true;
     // `"password":"…"`, `password=…`, `password: …` in whatever a log line holds.
     return /pass(word|wd|phrase)["']?\s*[:=]/i.test(line);
   }

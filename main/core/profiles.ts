@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CookieJar } from 'tough-cookie';
-import { isLoopbackName } from '../../server/loopback.js';
+import { isLoopbackName } from '#server/loopback.js';
 import { ConsoleError } from './errors.js';
 
 export type ProfileKind = 'remote' | 'embedded';
@@ -26,21 +26,27 @@ export interface SecretBox {
 
 export const ownerOnlyFile: SecretBox = { seal: (plain) => plain, open: (sealed) => sealed };
 
-/** A remote base address: ends in /api, https unless the host is loopback. Throws 400 otherwise. */
+const BASE_URL = { field: 'baseUrl' };
+
+/** A remote base address: ends in /api, https unless the host is loopback. Throws 400 (field `baseUrl`) otherwise. */
 export function checkBaseUrl(text: string): string {
   let url: URL;
   try {
     url = new URL(text.trim());
   } catch {
-    throw new ConsoleError(400, 'the address must be a full URL such as https://console.example.com/api');
+    throw new ConsoleError(400, 'the address must be a full URL such as https://console.example.com/api', BASE_URL);
   }
   const path = url.pathname.replace(/\/+$/, '');
-  if (!path.endsWith('/api')) throw new ConsoleError(400, 'the address must end in /api');
+  if (!path.endsWith('/api')) throw new ConsoleError(400, 'the address must end in /api', BASE_URL);
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackName(url.hostname))) {
-    throw new ConsoleError(400, 'a remote control plane must use https (plain http is allowed on this machine only)');
+    throw new ConsoleError(
+      400,
+      'a remote control plane must use https (plain http is allowed on this machine only)',
+      BASE_URL,
+    );
   }
   if (url.search || url.hash || url.username || url.password) {
-    throw new ConsoleError(400, 'the address must not carry credentials, a query or a fragment');
+    throw new ConsoleError(400, 'the address must not carry credentials, a query or a fragment', BASE_URL);
   }
   return `${url.protocol}//${url.host}${path}`;
 }
@@ -73,9 +79,9 @@ export class ProfileStore {
 
   add(input: { name: string; kind: ProfileKind; baseUrl?: string | null }): Profile {
     const name = input.name.trim();
-    if (!name) throw new ConsoleError(400, 'a profile needs a name');
+    if (!name) throw new ConsoleError(400, 'a profile needs a name', { field: 'name' });
     if (input.kind === 'embedded' && this.profiles.some((p) => p.kind === 'embedded')) {
-      throw new ConsoleError(409, 'there is already a profile for the embedded server');
+      throw new ConsoleError(409, 'there is already a profile for the embedded server', { field: 'kind' });
     }
     const baseUrl = input.kind === 'remote' ? checkBaseUrl(input.baseUrl ?? '') : null;
     const profile: Profile = { id: randomUUID(), name, kind: input.kind, baseUrl };

@@ -24,13 +24,16 @@ export interface ServerProcess {
   kill(signal: 'SIGTERM' | 'SIGKILL'): void;
   /** Called once, when the process has ended (after its output, where the runtime can tell) or failed to start. */
   onExit(listener: (exit: ServerExit) => void): void;
+  /** Called with each message the server sends its parent (Node's IPC, a utility process's parent port), unchecked. */
+  onMessage(listener: (message: unknown) => void): void;
 }
 
 /**
  * Starts the server process. The web shell uses the default ({@link spawnWithNode}); the
  * Electron shell adapts `utilityProcess.fork(launch.entry, launch.args, { execArgv:
- * launch.execArgv, env: launch.env, stdio: 'pipe' })`: `kill()` ignores the signal, and
- * `onExit` listens for its `exit` event.
+ * launch.execArgv, env: launch.env, stdio: 'pipe' })`: `kill()` ignores the signal,
+ * `onExit` listens for its `exit` event and `onMessage` for its `message` event (what the
+ * server posts to `process.parentPort`).
  */
 export type SpawnServer = (launch: ServerLaunch) => ServerProcess;
 
@@ -46,14 +49,15 @@ const PARENT_WATCH =
 
 /**
  * A spawner running the server as a child process of a Node binary (a path, or a name looked
- * up on PATH), watching its stdin to die with the host. The Electron shell passes the system
- * Node in development, where its own process.execPath is the Electron binary.
+ * up on PATH), watching its stdin to die with the host, with an IPC channel for the server's
+ * messages. The Electron shell passes the system Node in development, where its own
+ * process.execPath is the Electron binary.
  */
 export function nodeSpawner(node: string = process.execPath): SpawnServer {
   return (launch) => {
     const child = spawn(node, [...launch.execArgv, '--import', PARENT_WATCH, launch.entry, ...launch.args], {
       env: launch.env,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe', 'ipc'],
       windowsHide: true,
     });
     // Never written to; kept open so that only the host's death closes it.
@@ -79,6 +83,9 @@ export function nodeSpawner(node: string = process.execPath): SpawnServer {
         child.once('error', (error) => {
           if (child.pid === undefined) tell({ code: null, signal: null, error });
         });
+      },
+      onMessage: (listener) => {
+        child.on('message', (message: unknown) => listener(message));
       },
     };
   };

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, isAbsolute, relative, resolve } from 'node:path';
 import { protocol } from 'electron';
-import { CONTENT_SECURITY_POLICY } from './content-security-policy.js';
+import { CONTENT_SECURITY_POLICY } from '../core/content-security-policy.js';
 
 /**
  * The renderer is served from its own origin, app://console, instead of file://.

@@ -1,6 +1,6 @@
 import { shell, type Session, type WebContents, type WebPreferences } from 'electron';
 import { isAppUrl } from './app-protocol.js';
-import { CONTENT_SECURITY_POLICY } from './content-security-policy.js';
+import { CONTENT_SECURITY_POLICY } from '../core/content-security-policy.js';
 
 /**
  * The Electron shell's security restrictions, each citing the item of Electron's security

@@ -66,6 +66,10 @@ export function utilityProcessSpawner(serviceName = 'Gateway Console embedded se
         };
         child.once('exit', (code) => tell({ code, signal: null }));
       },
+      onMessage(listener) {
+        // What the server posts to process.parentPort, structured-cloned; checked by the lifecycle.
+        child.on('message', (message: unknown) => listener(message));
+      },
     };
     return process;
   };

@@ -1,4 +1,4 @@
-import type { BridgeEnvelope, CallArgs, CallName, CallResult } from '../../main/core/contract.js';
+import type { BridgeEnvelope, BridgeErrorBody, CallArgs, CallName, CallResult } from '#contract';
 
 /**
  * The renderer's one way out: named calls of the bridge contract (types only: the
@@ -9,21 +9,23 @@ import type { BridgeEnvelope, CallArgs, CallName, CallResult } from '../../main/
  * from its address once (#token=... or ?token=...) and keeps for the tab's life.
  */
 
-export interface BridgeErrorBody {
-  status: number;
-  message: string;
-  detail?: unknown;
-}
+export type { BridgeErrorBody };
 
-/** A refused or failed call, with the status and message the user should see. */
+/**
+ * A refused or failed call, with the status and message the user should see, and the request
+ * field it concerns when there is one (`expires_at`): forms place errors by `field`, never by
+ * the words of `message`.
+ */
 export class BridgeError extends Error implements BridgeErrorBody {
   readonly status: number;
+  readonly field?: string;
   readonly detail?: unknown;
 
   constructor(body: BridgeErrorBody) {
     super(body.message);
     this.name = 'BridgeError';
     this.status = body.status;
+    if (typeof body.field === 'string' && body.field !== '') this.field = body.field;
     this.detail = body.detail;
   }
 }

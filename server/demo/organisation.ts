@@ -242,3 +242,9 @@ export const DEMO_KEYS: readonly DemoKeySpec[] = [
     tagged: 0.8,
   },
 ];
+
+/** The account the console offers for one-click sign-in: the demo admin, else the owner. */
+export function offeredDemoAccount(): { email: string; password: string } | null {
+  const account = DEMO_ACCOUNTS.find((a) => a.role === 'admin') ?? DEMO_ACCOUNTS.find((a) => a.role === 'owner');
+  return account ? { email: account.email, password: account.password } : null;
+}

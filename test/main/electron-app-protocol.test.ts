@@ -10,7 +10,7 @@ import {
   rendererFile,
   serveRendererRequest,
 } from '../../main/electron/app-protocol.js';
-import { CONTENT_SECURITY_POLICY } from '../../main/electron/content-security-policy.js';
+import { CONTENT_SECURITY_POLICY } from '../../main/core/content-security-policy.js';
 
 vi.mock('electron', () => import('./fakes/electron.js'));
 

@@ -93,6 +93,21 @@ describe('the bridge IPC handler', () => {
     });
   });
 
+  it('returns the host’s refusal whole, with the field it concerns', async () => {
+    const contents = t.window.webContents;
+    const refusal = {
+      ok: false as const,
+      error: {
+        status: 422,
+        message: 'invalid arguments for api.updateKey: /body/rate_limit_rpm',
+        field: 'rate_limit_rpm',
+      },
+    };
+    t.dispatch.mockResolvedValueOnce(refusal as never);
+    const answer = await t.invoke({ sender: contents, senderFrame: contents.mainFrame }, 'api.updateKey', {});
+    expect(answer).toEqual(refusal);
+  });
+
   it('is one channel, removed by the function registerBridge returns', () => {
     expect([...electron.ipcMain.handlers.keys()]).toEqual(['bridge:call']);
     t.unregister();

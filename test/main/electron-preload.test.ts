@@ -33,6 +33,16 @@ describe('the preload', () => {
     expect(electron.ipcRenderer.invoke).toHaveBeenCalledExactlyOnceWith('bridge:call', 'profiles.list', {});
   });
 
+  it('returns a refusal’s envelope whole, with the field it concerns', async () => {
+    const refusal = {
+      ok: false,
+      error: { status: 400, message: 'expires_at must be in the future', field: 'expires_at' },
+    };
+    // IPC delivers a structured clone of what the main process answered.
+    electron.ipcRenderer.invoke.mockResolvedValueOnce(structuredClone(refusal));
+    expect(await bridge.call('api.listKeys', { profileId: 'p' })).toEqual(refusal);
+  });
+
   it('sends an empty object when a call has no arguments', async () => {
     electron.ipcRenderer.invoke.mockResolvedValueOnce({ ok: true, result: {} });
     await bridge.call('app.info');

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Session, WebContents } from 'electron';
 import * as electron from './fakes/electron.js';
-import { CONTENT_SECURITY_POLICY } from '../../main/electron/content-security-policy.js';
+import { CONTENT_SECURITY_POLICY } from '../../main/core/content-security-policy.js';
 import {
   applyContentSecurityPolicy,
   denyAllPermissions,
@@ -151,10 +151,11 @@ describe('permissions', () => {
 });
 
 describe('content security policy', () => {
-  it('is the strict policy of the brief', () => {
+  it('is the strict policy of the brief, the one the web shell sends too', () => {
     expect(CONTENT_SECURITY_POLICY).toBe(
-      "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
-        "frame-ancestors 'none'; object-src 'none'; base-uri 'none'",
+      "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
+        "font-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; " +
+        "frame-ancestors 'none'",
     );
   });
 

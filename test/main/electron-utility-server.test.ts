@@ -47,6 +47,15 @@ describe('the utility-process spawner of the embedded server', () => {
     expect(onExit).toHaveBeenCalledExactlyOnceWith({ code: 134, signal: null });
   });
 
+  it('passes on what the server posts to its parent port', () => {
+    const server = utilityProcessSpawner()(launch);
+    const onMessage = vi.fn();
+    server.onMessage(onMessage);
+    const ready = { kind: 'ready', address: 'http://127.0.0.1:8787/api', demo: { seeded: false, account: null } };
+    electron.utilityProcess.forked[0]!.emit('message', ready);
+    expect(onMessage).toHaveBeenCalledExactlyOnceWith(ready);
+  });
+
   it("stops with the utility process's graceful kill for SIGTERM", () => {
     const server = utilityProcessSpawner()(launch);
     server.kill('SIGTERM');
@@ -106,6 +115,17 @@ describe('the system-node spawner of the embedded server (development)', () => {
     expect(seen.env).toBe('passed');
     expect(stderr()).toBe('to stderr\n');
     expect(electron.utilityProcess.forked).toHaveLength(0);
+  });
+
+  it("hears the server's messages over the IPC channel, which does not keep the server alive", async () => {
+    const entry = script(
+      'announce.mjs',
+      "process.channel.unref();\nprocess.send({ kind: 'ready', pid: process.pid });\n",
+    );
+    const server = nodeSpawner(process.execPath)({ entry, args: [], execArgv: [], env: {} });
+    const message = new Promise<unknown>((resolve) => server.onMessage(resolve));
+    expect(await message).toEqual({ kind: 'ready', pid: server.pid });
+    expect(await exited(server)).toMatchObject({ code: 0, signal: null });
   });
 
   it('stops the server with the signal asked for', async () => {

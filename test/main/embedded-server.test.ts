@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -180,13 +180,44 @@ describe('the real control plane, embedded', () => {
     await server.stop();
     expect(server.status().state).toBe('stopped');
   }, 30_000);
+
+  it('offers the demo admin for a folder an older console seeded, and none for one seeded elsewhere', async () => {
+    const admin = DEMO_ACCOUNTS.find((account) => account.role === 'admin') ?? DEMO_ACCOUNTS[0]!;
+    // Older consoles recorded the seeding without the account.
+    writeFileSync(join(dataDir, DEMO_MARKER), '{"demo":"seeded"}\n');
+    const older = new EmbeddedServer({ dataDir, env: ENV });
+    expect(older.demoCredentials()).toBeNull();
+    try {
+      await older.start();
+      expect(older.status().demoAccount).toEqual({ email: admin.email });
+      noPasswordIn(older.status().lastLog);
+    } finally {
+      await older.stop();
+    }
+    const marker = JSON.parse(readFileSync(join(dataDir, DEMO_MARKER), 'utf8')) as { account?: unknown };
+    expect(marker.account).toEqual({ email: admin.email, password: admin.password });
+
+    // The same demo data without the console's marker: someone else seeded it, nothing is offered.
+    rmSync(join(dataDir, DEMO_MARKER));
+    const stranger = new EmbeddedServer({ dataDir, env: ENV });
+    try {
+      await stranger.start();
+      expect(stranger.status().demoAccount).toBeNull();
+    } finally {
+      await stranger.stop();
+    }
+    expect(existsSync(join(dataDir, DEMO_MARKER))).toBe(false);
+  }, 120_000);
 });
 
 describe('a stand-in server for the failures', () => {
   const servers: EmbeddedServer[] = [];
   const hosts: ChildProcess[] = [];
 
-  function fake(mode: 'serve' | 'fail' | 'hang', options: Partial<EmbeddedServerOptions> = {}): EmbeddedServer {
+  function fake(
+    mode: 'serve' | 'fail' | 'hang' | 'garble',
+    options: Partial<EmbeddedServerOptions> = {},
+  ): EmbeddedServer {
     const server = new EmbeddedServer({
       dataDir: dataFolder(),
       entry: FAKE_SERVER,
@@ -232,6 +263,19 @@ describe('a stand-in server for the failures', () => {
     expect(alive(pid)).toBe(false);
   }, 30_000);
 
+  it('gives up at once on a server whose announcement fails the check', async () => {
+    const server = fake('garble');
+    const start = server.start();
+    const pid = await waitFor('the process', () => server.pid);
+
+    await expect(start).rejects.toBeInstanceOf(ConsoleError);
+    expect(server.status().state).toBe('crashed');
+    expect(server.status().lastLog.at(-1)).toBe(
+      '[console] the embedded server announced itself in a message the console cannot read; stopped it',
+    );
+    expect(alive(pid)).toBe(false);
+  }, 30_000);
+
   it('a stop during the start ends it as stopped, not crashed', async () => {
     const server = fake('hang');
     const start = server.start();
@@ -244,7 +288,8 @@ describe('a stand-in server for the failures', () => {
   }, 30_000);
 
   it('seeds only a new folder, and offers the demo account only where it seeded', async () => {
-    const fresh = fake('serve');
+    const freshDir = dataFolder();
+    const fresh = fake('serve', { dataDir: freshDir });
     await fresh.start();
     expect(fresh.status().lastLog.find((line) => line.startsWith('fake server args:'))).toMatch(/--demo$/);
     expect(fresh.status().demoAccount).not.toBeNull();
@@ -252,14 +297,34 @@ describe('a stand-in server for the failures', () => {
     expect(fresh.status().lastLog.find((line) => line.startsWith('fake server args:'))).not.toMatch(/--demo/);
     expect(fresh.status().demoAccount).not.toBeNull();
 
-    // A folder with data the console did not seed.
+    // The credentials came in the server's announcement and are kept, for the owner only, for later hosts.
+    const credentials = { email: 'admin@demo.example', password: 'fake-admin-password' };
+    expect(fresh.demoCredentials()).toEqual(credentials);
+    if (process.platform !== 'win32') expect(statSync(join(freshDir, DEMO_MARKER)).mode & 0o777).toBe(0o600);
+    expect(new EmbeddedServer({ dataDir: freshDir, entry: FAKE_SERVER }).demoCredentials()).toEqual(credentials);
+
+    // A folder with data the console did not seed: the server, whose rule it is, seeds nothing.
     const theirs = dataFolder();
     writeFileSync(join(theirs, 'control.db'), '');
     const other = fake('serve', { dataDir: theirs });
     await other.start();
-    expect(other.status().lastLog.find((line) => line.startsWith('fake server args:'))).not.toMatch(/--demo/);
+    expect(other.status().lastLog).not.toContain('fake server: demo data seeded');
     expect(other.status().demoAccount).toBeNull();
     expect(existsSync(join(theirs, DEMO_MARKER))).toBe(false);
+  }, 30_000);
+
+  it('offers the demo account after a first start cut off between seeding and announcing', async () => {
+    const dataDir = dataFolder();
+    const cut = fake('hang', { dataDir, readyTimeoutMs: 1_500 });
+    await expect(cut.start()).rejects.toBeInstanceOf(ConsoleError);
+    expect(existsSync(join(dataDir, 'control.db'))).toBe(true);
+    expect(cut.status().demoAccount).toBeNull();
+
+    // The folder is no longer new, and the console had marked it before asking for the seed.
+    const next = fake('serve', { dataDir });
+    await next.start();
+    expect(next.status().demoAccount).toEqual({ email: 'admin@demo.example' });
+    expect(JSON.parse(readFileSync(join(dataDir, DEMO_MARKER), 'utf8'))).toMatchObject({ demo: 'seeded' });
   }, 30_000);
 
   it('does not outlive a host that is killed outright', async () => {

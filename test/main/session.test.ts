@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedServerControl } from '../../main/core/host.js';
+import { ConsoleError, errorFromResponse } from '../../main/core/errors.js';
 import { ConsoleHost } from '../../main/core/host.js';
 import { ownerOnlyFile, ProfileStore } from '../../main/core/profiles.js';
 import { runAdmin } from '../../server/admin/commands.js';
@@ -389,5 +390,92 @@ describe('typed client', () => {
     expect(!answer.ok && answer.error.status).toBe(422);
     expect(!answer.ok && answer.error.message).toContain('/body/rate_limit_rpm');
     expect(accessTokensIssued(email)).toBe(before);
+  });
+});
+
+describe('an error keeps the request field it concerns', () => {
+  it('from the x-error-field header of an {"error"} answer, the body’s sentence unchanged', () => {
+    const error = errorFromResponse(400, { error: 'any sentence at all' }, 'credit_limit_pkr');
+    expect(error).toBeInstanceOf(ConsoleError);
+    expect(error.toBody()).toEqual({ status: 400, message: 'any sentence at all', field: 'credit_limit_pkr' });
+    expect(errorFromResponse(404, { error: 'key not found' }).toBody()).toEqual({
+      status: 404,
+      message: 'key not found',
+    });
+  });
+
+  it('from the first issue’s loc of a 422, after its body, query or path location', () => {
+    const detail = [{ loc: ['body', 'credit_limit_cents'], msg: 'must be >= 1', type: 'minimum' }];
+    const fromBody = errorFromResponse(422, { detail });
+    expect(fromBody.field).toBe('credit_limit_cents');
+    expect(fromBody.toBody()).toEqual({
+      status: 422,
+      message: 'credit_limit_cents: must be >= 1',
+      field: 'credit_limit_cents',
+      detail,
+    });
+    const nested = [{ loc: ['body', 'allowed_models', 0], msg: 'too long', type: 'maxLength' }];
+    expect(errorFromResponse(422, { detail: nested }).field).toBe('allowed_models');
+    const query = [{ loc: ['query', 'limit'], msg: 'must be >= 1', type: 'minimum' }];
+    expect(errorFromResponse(422, { detail: query }).field).toBe('limit');
+    expect(errorFromResponse(422, { detail: [{ loc: ['path', 'key_id'], msg: 'x', type: 'x' }] }).field).toBe('key_id');
+    // A body that is not JSON concerns no one field.
+    const whole = [{ loc: ['body'], msg: 'body is not valid JSON', type: 'json_invalid' }];
+    expect(errorFromResponse(422, { detail: whole }).field).toBeUndefined();
+    expect(errorFromResponse(401, { detail: 'Unauthorized' }).field).toBeUndefined();
+  });
+
+  it('from the host’s own argument check, by the failing argument’s path', async () => {
+    const { host } = newHost();
+    const typed = await host.dispatch('api.updateKey', {
+      profileId: 'p',
+      params: { key_id: 'x' },
+      body: { rate_limit_rpm: '60' },
+    });
+    expect(!typed.ok && typed.error).toMatchObject({ status: 422, field: 'rate_limit_rpm' });
+    const missing = await host.dispatch('api.createKey', { profileId: 'p', body: { project_id: 'x' } });
+    expect(!missing.ok && missing.error).toMatchObject({ status: 422, field: 'name' });
+    const nested = await host.dispatch('api.createKey', {
+      profileId: 'p',
+      body: { project_id: 'x', name: 'k', allowed_models: [42] },
+    });
+    expect(!nested.ok && nested.error).toMatchObject({ status: 422, field: 'allowed_models' });
+    const hostCall = await host.dispatch('profiles.add', { name: 'X', kind: 'nope' });
+    expect(!hostCall.ok && hostCall.error).toMatchObject({ status: 422, field: 'kind' });
+    const noBody = await host.dispatch('api.createKey', { profileId: 'p' });
+    expect(!noBody.ok && noBody.error.status).toBe(422);
+    expect(!noBody.ok && 'field' in noBody.error).toBe(false);
+  });
+
+  it('across the whole path from the control plane: a refused key edit and creation', async () => {
+    const { host } = newHost();
+    const { profileId } = await signedInProfile(host);
+    const projectId = (await call(host, 'api.projects', { profileId })).projects[0].id;
+    const key = await call(host, 'api.createKey', { profileId, body: { project_id: projectId, name: 'k' } });
+    const over = await host.dispatch('api.updateKey', {
+      profileId,
+      params: { key_id: key.id },
+      body: { rate_limit_rpm: 60, credit_limit_pkr: 1 },
+    });
+    expect(over).toEqual({
+      ok: false,
+      error: {
+        status: 400,
+        message: 'credit limits would total 1.00 PKR, above the organisation budget of 0.00 PKR',
+        field: 'credit_limit_pkr',
+      },
+    });
+    // The server's own 422 (a blank name passes the schema, not the route's check) names it by loc.
+    const blank = await host.dispatch('api.createKey', { profileId, body: { project_id: projectId, name: '   ' } });
+    expect(!blank.ok && blank.error).toMatchObject({ status: 422, field: 'name' });
+    const elsewhere = await host.dispatch('api.createKey', {
+      profileId,
+      body: { project_id: '5a7c6b1e-1f2a-4c3b-9d4e-5f6a7b8c9d0e', name: 'k' },
+    });
+    expect(!elsewhere.ok && elsewhere.error).toEqual({
+      status: 404,
+      message: 'project not found',
+      field: 'project_id',
+    });
   });
 });

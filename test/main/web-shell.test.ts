@@ -240,8 +240,10 @@ describe('web shell: the bridge refuses', () => {
     expect(badKind.status).toBe(200);
     expect(badKind.json).toMatchObject({ ok: false, error: { status: 422 } });
     expect(badKind.json.error.message).toMatch(/profiles\.add/);
+    // The failing argument crosses the HTTP bridge as data, for the page to place the error by.
+    expect(badKind.json.error.field).toBe('kind');
     const missing = await call('profiles.add', { kind: 'remote', baseUrl: 'https://console.example.com/api' });
-    expect(missing.json).toMatchObject({ ok: false, error: { status: 422 } });
+    expect(missing.json).toMatchObject({ ok: false, error: { status: 422, field: 'name' } });
     const notObject = await call('profiles.add', ['Staging']);
     expect(notObject.json).toMatchObject({ ok: false, error: { status: 422 } });
     expect(addSpy).not.toHaveBeenCalled();
@@ -270,7 +272,7 @@ describe('web shell: the bridge answers', () => {
 
     // The host's own refusal (plain http to another machine) crosses as an envelope.
     const refused = await call('profiles.add', { name: 'Plain', kind: 'remote', baseUrl: 'http://example.com/api' });
-    expect(refused.json).toMatchObject({ ok: false, error: { status: 400 } });
+    expect(refused.json).toMatchObject({ ok: false, error: { status: 400, field: 'baseUrl' } });
 
     await call('profiles.remove', { profileId: added.json.result.id });
     expect(profiles.list()).toHaveLength(0);

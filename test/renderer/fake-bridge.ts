@@ -1,4 +1,4 @@
-import type { BridgeEnvelope, CallArgs, CallName, CallResult } from '../../main/core/contract.js';
+import type { BridgeEnvelope, CallArgs, CallName, CallResult } from '#contract';
 
 /**
  * The preload's `window.gatewayConsole`, answered by the test: component tests drive the
@@ -7,11 +7,15 @@ import type { BridgeEnvelope, CallArgs, CallName, CallResult } from '../../main/
 
 type Handler<K extends CallName> = (args: CallArgs<K>) => CallResult<K> | Promise<CallResult<K>>;
 
-/** Thrown by a handler to answer with a bridge error (status and message, as the host would). */
+/**
+ * Thrown by a handler to answer with a bridge error (status, message and the request field it
+ * concerns, as the host would).
+ */
 export class Refusal extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly field?: string,
   ) {
     super(message);
   }
@@ -48,7 +52,10 @@ window.gatewayConsole = {
     try {
       return { ok: true, result: await handler(args) };
     } catch (error) {
-      if (error instanceof Refusal) return { ok: false, error: { status: error.status, message: error.message } };
+      if (error instanceof Refusal) {
+        const { status, message, field } = error;
+        return { ok: false, error: field === undefined ? { status, message } : { status, message, field } };
+      }
       throw error;
     }
   },

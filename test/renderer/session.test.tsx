@@ -1,7 +1,7 @@
 import { render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { ProfileView } from '../../main/core/contract.js';
+import type { ProfileView } from '#contract';
 import { App } from '../../renderer/src/app/App.js';
 import { api, useAnalyticsHealth } from '../../renderer/src/state/api.js';
 import { useSession } from '../../renderer/src/state/session.js';

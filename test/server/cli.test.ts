@@ -159,6 +159,8 @@ describe('npm run server', { timeout: 120_000 }, () => {
     const cases: [string[], RegExp][] = [
       [['serve', '--port', 'eighty', '--data-dir', dataDir], /--port must be a port number, not "eighty"/],
       [['serve', '--bogus', '--data-dir', dataDir], /bogus/],
+      // Announcing is for a host that started the server with a channel to hear it on.
+      [['serve', '--announce', '--port', '0', '--data-dir', dataDir], /--announce needs a parent process/],
       [['launch'], /usage/],
     ];
     // Started together: each is a separate tsx start-up.

@@ -1,3 +1,5 @@
+import type { FormEvent, ReactNode } from 'react';
+import { Dialog } from './Dialog.js';
 import { ErrorNote } from './Feedback.js';
 
 /** The end of a dialog's form: its form-level error, Cancel, and a submit button that says when it is busy. */
@@ -21,5 +23,27 @@ export function FormActions(props: {
         </button>
       </div>
     </>
+  );
+}
+
+/** A dialog that is one form: its fields, then the form's actions. The browser's own checks are off. */
+export function FormDialog(
+  props: Omit<Parameters<typeof FormActions>[0], 'onCancel'> & {
+    title: string;
+    testId: string;
+    wide?: boolean;
+    onClose: () => void;
+    onSubmit: (event: FormEvent) => void;
+    children: ReactNode;
+  },
+) {
+  const { title, testId, wide, onClose, onSubmit, children, ...actions } = props;
+  return (
+    <Dialog title={title} onClose={onClose} testId={testId} wide={wide}>
+      <form className="stack" onSubmit={onSubmit} noValidate>
+        {children}
+        <FormActions {...actions} onCancel={onClose} />
+      </form>
+    </Dialog>
   );
 }

@@ -1,4 +1,4 @@
-import type { CallResult } from '../../../main/core/contract.js';
+import type { CallResult } from '#contract';
 import { UNKNOWN } from './format.js';
 
 /**

@@ -1,19 +1,17 @@
 import { BridgeError, errorMessage } from '../bridge.js';
 
 /**
- * Where a refused request's error belongs in a form. The server names a field in three
- * ways: a 422's `detail[].loc` (["body", "name"]), the host's own argument check
- * ("invalid arguments for api.createKey: /body/credit_limit_cents …"), or the words of a
- * 400 ("expires_at must be in the future", "credit limits would total …"). An error that
- * names none of the form's fields is the form's.
+ * Where a refused request's error belongs in a form. The error names the request field it
+ * concerns as data, `BridgeError.field` (from the server's `x-error-field` header, a 422's
+ * `detail[0].loc`, or the host's own argument check); its message is for reading only and is
+ * never parsed, so rewording a message never moves its error. An error with no field, or one
+ * naming no field of this form, is the form's.
  */
 
 export interface FieldRule<F extends string> {
   field: F;
-  /** Request field names (as in `loc` or the host's path) that belong to this form field. */
+  /** Request field names (`credit_limit_cents`, as the server and host name them) shown at this form field. */
   names: readonly string[];
-  /** Words in a message that point at this field. */
-  words: RegExp;
 }
 
 export interface PlacedError<F extends string> {
@@ -22,31 +20,15 @@ export interface PlacedError<F extends string> {
   message: string;
 }
 
-const PLACEABLE = new Set([400, 404, 422]);
-
-function namesIn(error: BridgeError): string[] {
-  const names: string[] = [];
-  if (Array.isArray(error.detail)) {
-    for (const issue of error.detail as { loc?: unknown }[]) {
-      if (Array.isArray(issue?.loc)) for (const part of issue.loc) if (typeof part === 'string') names.push(part);
-    }
-  }
-  const hostPath = /^invalid arguments for [\w.]+: \/(?:body|params|query)\/(\w+)/.exec(error.message);
-  if (hostPath?.[1]) names.push(hostPath[1]);
-  // The host words a 422 from the server as "<loc without 'body'>: <msg>".
-  const prefixed = /^([a-z_]+)(?:\.[\w.]+)?: /.exec(error.message);
-  if (prefixed?.[1]) names.push(prefixed[1]);
-  return names;
-}
+/** Refusals of the request itself; anything else (a failure, a lost session) is the form's. */
+const PLACEABLE = new Set([400, 404, 409, 422]);
 
 export function placeError<F extends string>(error: unknown, rules: readonly FieldRule<F>[]): PlacedError<F> {
-  if (!(error instanceof BridgeError) || !PLACEABLE.has(error.status)) {
-    return { field: null, message: errorMessage(error) };
-  }
-  const names = namesIn(error);
-  const byName = rules.find((rule) => rule.names.some((name) => names.includes(name)));
-  const rule = byName ?? rules.find((r) => r.words.test(error.message));
-  return rule ? { field: rule.field, message: error.message } : { field: null, message: errorMessage(error) };
+  const named = error instanceof BridgeError && PLACEABLE.has(error.status) ? error.field : undefined;
+  const rule = named === undefined ? undefined : rules.find((r) => r.names.includes(named));
+  return rule
+    ? { field: rule.field, message: (error as BridgeError).message }
+    : { field: null, message: errorMessage(error) };
 }
 
 /** A form's errors: one per field, and the form's own under `form`. */

@@ -1,4 +1,4 @@
-import type { Model } from '../state/directory.js';
+import type { Model, PartError } from '../state/directory.js';
 
 /**
  * What the model catalogue offers a new key. GET /models is an extension a control plane
@@ -9,15 +9,14 @@ import type { Model } from '../state/directory.js';
 export type Catalogue =
   { kind: 'loading' } | { kind: 'none' } | { kind: 'failed'; error: string } | { kind: 'ready'; models: Model[] };
 
-// The directory keeps a failure as errorMessage() words it (bridge.ts): "<message> (<status>)".
-const NOT_OFFERED = / \((404|501)\)$/;
+const NOT_OFFERED = new Set([404, 501]);
 
-export function catalogueOf(models: Model[] | null, error: string | undefined, loading: boolean): Catalogue {
+export function catalogueOf(models: Model[] | null, error: PartError | undefined, loading: boolean): Catalogue {
   if (models !== null) {
     const active = models.filter((m) => m.active);
     return active.length > 0 ? { kind: 'ready', models: active } : { kind: 'none' };
   }
   // Asked for and not answered yet (the directory reads it when the screen opens).
   if (loading || error === undefined) return { kind: 'loading' };
-  return NOT_OFFERED.test(error) ? { kind: 'none' } : { kind: 'failed', error };
+  return NOT_OFFERED.has(error.status) ? { kind: 'none' } : { kind: 'failed', error: error.message };
 }

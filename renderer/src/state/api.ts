@@ -1,5 +1,5 @@
 import { create } from 'zustand';
-import type { CallArgs, CallName, CallResult } from '../../../main/core/contract.js';
+import type { CallArgs, CallName, CallResult } from '#contract';
 import { BridgeError, call } from '../bridge.js';
 import { useSession } from './session.js';
 

@@ -1,8 +1,7 @@
-import { create } from 'zustand';
-import type { CallResult } from '../../../main/core/contract.js';
-import { errorMessage } from '../bridge.js';
+import type { CallResult } from '#contract';
+import { BridgeError, errorMessage } from '../bridge.js';
 import { api } from './api.js';
-import { onOrganisationChange, organisationToken } from './session.js';
+import { latest, organisationStore } from './organisation-scope.js';
 
 /**
  * The organisation's projects, keys and model catalogue: listed by the keys screen and
@@ -16,27 +15,32 @@ export type Model = CallResult<'api.models'>['models'][number];
 
 type Part = 'projects' | 'keys' | 'models';
 
+/** Why a part could not be read: the words to show, and the status (0: no answer) to act on. */
+export interface PartError {
+  message: string;
+  status: number;
+}
+
 interface DirectoryState {
   projects: Project[] | null;
   keys: Key[] | null;
   models: Model[] | null;
-  errors: Partial<Record<Part, string>>;
+  errors: Partial<Record<Part, PartError>>;
   loading: Partial<Record<Part, boolean>>;
   /** Loads what is not loaded yet (or everything, when `force`). */
   load(force?: boolean): Promise<void>;
   reloadKeys(): Promise<void>;
-  reset(): void;
 }
 
-const EMPTY = { projects: null, keys: null, models: null, errors: {}, loading: {} };
-
-export const useDirectory = create<DirectoryState>((set, get) => {
+export const useDirectory = organisationStore<DirectoryState>()((set, get) => {
+  // Each part is read on its own: its latest read is the one kept.
+  const lines = { projects: latest(), keys: latest(), models: latest() };
   async function fetchPart<P extends Part>(part: P, fetch: () => Promise<DirectoryState[P]>): Promise<void> {
-    const token = organisationToken();
+    const current = lines[part].ask();
     set((s) => ({ loading: { ...s.loading, [part]: true } }));
     try {
       const value = await fetch();
-      if (token !== organisationToken()) return;
+      if (!current()) return;
       set(
         (s) =>
           ({
@@ -46,12 +50,17 @@ export const useDirectory = create<DirectoryState>((set, get) => {
           }) as Partial<DirectoryState>,
       );
     } catch (error) {
-      if (token !== organisationToken()) return;
-      set((s) => ({ errors: { ...s.errors, [part]: errorMessage(error) }, loading: { ...s.loading, [part]: false } }));
+      if (!current()) return;
+      const failure = { message: errorMessage(error), status: error instanceof BridgeError ? error.status : 0 };
+      set((s) => ({ errors: { ...s.errors, [part]: failure }, loading: { ...s.loading, [part]: false } }));
     }
   }
   return {
-    ...EMPTY,
+    projects: null,
+    keys: null,
+    models: null,
+    errors: {},
+    loading: {},
     async load(force = false) {
       const s = get();
       // A part already on its way is not asked for twice (every screen calls load on mount).
@@ -63,12 +72,8 @@ export const useDirectory = create<DirectoryState>((set, get) => {
       ]);
     },
     reloadKeys: () => fetchPart('keys', async () => (await api('api.listKeys', {})).keys),
-    reset: () => set(EMPTY),
   };
 });
-
-// A different profile or account sees a different organisation.
-onOrganisationChange(() => useDirectory.getState().reset());
 
 export function projectName(projects: Project[] | null, id: string | null | undefined): string | null {
   if (!id) return null;

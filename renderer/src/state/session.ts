@@ -1,6 +1,7 @@
 import { create } from 'zustand';
-import type { CallResult, EmbeddedStatus, ProfileView } from '../../../main/core/contract.js';
+import type { CallResult, EmbeddedStatus, ProfileView } from '#contract';
 import { BridgeError, call, errorMessage } from '../bridge.js';
+import { resetOrganisationStores } from './organisation-scope.js';
 
 /**
  * Which connection the console uses and who is signed in on it. Everything the renderer
@@ -102,7 +103,9 @@ export const useSession = create<SessionState>((set, get) => ({
     }
     try {
       const me = await call('session.me', { profileId });
-      // Another profile chosen meanwhile wins: never show one profile's user under another.
+      // Another profile chosen meanwhile wins: never show one profile's user under another. The
+      // profile, not the organisation scope: a late 401 of the profile left behind must not
+      // drop this one's answer.
       if (get().profileId !== profileId) return;
       set({ me, phase: 'console' });
     } catch (error) {
@@ -147,28 +150,13 @@ export const useSession = create<SessionState>((set, get) => ({
   },
 }));
 
-let organisationEpoch = 0;
-
 /** Which organisation the console shows: it changes with the profile or the account signed in. */
 function sameOrganisation(state: SessionState, previous: SessionState): boolean {
   return state.profileId === previous.profileId && state.me?.user_id === previous.me?.user_id;
 }
 
+// The one place the organisation changes, however the session was set: every store of
+// organisation data forgets the one shown before (see organisation-scope.ts).
 useSession.subscribe((state, previous) => {
-  if (!sameOrganisation(state, previous)) organisationEpoch += 1;
+  if (!sameOrganisation(state, previous)) resetOrganisationStores();
 });
-
-/**
- * A token for the organisation shown now: a store takes one before a call and drops the
- * answer if it no longer matches, so a slow answer never refills a store after a switch.
- */
-export function organisationToken(): number {
-  return organisationEpoch;
-}
-
-/** Calls `reset` whenever the console changes organisation (another profile or account). */
-export function onOrganisationChange(reset: () => void): void {
-  useSession.subscribe((state, previous) => {
-    if (!sameOrganisation(state, previous)) reset();
-  });
-}

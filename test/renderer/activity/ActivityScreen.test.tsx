@@ -1,10 +1,11 @@
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { CallArgs } from '../../../main/core/contract.js';
+import type { CallArgs } from '#contract';
 import type { ActivityEvent } from '../../../renderer/src/lib/activity.js';
 import { ActivityScreen } from '../../../renderer/src/screens/activity/ActivityScreen.js';
 import { useActivity } from '../../../renderer/src/screens/activity/activity-store.js';
+import { resetOrganisationStores } from '../../../renderer/src/state/organisation-scope.js';
 import { useRoute } from '../../../renderer/src/state/route.js';
 import { useSession } from '../../../renderer/src/state/session.js';
 import { bridge, Refusal } from '../fake-bridge.js';
@@ -35,7 +36,7 @@ function serveTrail(total: number, patch: (n: number, e: ActivityEvent) => Activ
 const targets = () => screen.getAllByTestId('activity-target').map((cell) => cell.textContent);
 
 beforeEach(() => {
-  useActivity.getState().reset();
+  resetOrganisationStores();
   useRoute.setState({ screen: 'activity', params: {} });
   useSession.setState({
     phase: 'console',

@@ -1,7 +1,6 @@
-import type { CallArgs, CallResult } from '../../../main/core/contract.js';
-import { useAnalytics } from '../../../renderer/src/screens/analytics/analytics-store.js';
+import type { CallArgs, CallResult } from '#contract';
 import { useAnalyticsHealth } from '../../../renderer/src/state/api.js';
-import { useDirectory } from '../../../renderer/src/state/directory.js';
+import { resetOrganisationStores } from '../../../renderer/src/state/organisation-scope.js';
 import { useRoute, type RouteParams } from '../../../renderer/src/state/route.js';
 import { useSession } from '../../../renderer/src/state/session.js';
 import { bridge } from '../fake-bridge.js';
@@ -96,8 +95,7 @@ export function openAnalytics(params: RouteParams = {}): void {
       organization: { name: 'Demo Organization' },
     },
   });
-  useDirectory.getState().reset();
-  useAnalytics.getState().reset();
+  resetOrganisationStores();
   useAnalyticsHealth.setState({ unavailable: null });
   window.history.replaceState(null, '', '/');
   useRoute.getState().go('analytics', params);

@@ -1,10 +1,11 @@
 import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { CallArgs, CallResult } from '../../../main/core/contract.js';
+import type { CallArgs, CallResult } from '#contract';
 import { KeysScreen } from '../../../renderer/src/screens/keys/KeysScreen.js';
 import { useKeysStore } from '../../../renderer/src/screens/keys/keys-store.js';
 import { useDirectory, type Key } from '../../../renderer/src/state/directory.js';
+import { resetOrganisationStores } from '../../../renderer/src/state/organisation-scope.js';
 import { useRoute } from '../../../renderer/src/state/route.js';
 import { Refusal, bridge } from '../fake-bridge.js';
 import { KEYS, PROJECTS, serveOrganisation, signedIn } from './fixtures.js';
@@ -131,13 +132,13 @@ describe('creating a key', () => {
     await userEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
 
     cleanup();
-    useDirectory.getState().reset();
+    resetOrganisationStores();
     dialog = await openCreate({ keys: KEYS, models: [] });
     expect(within(dialog).queryByTestId('model-chooser')).toBeNull();
     await userEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
 
     cleanup();
-    useDirectory.getState().reset();
+    resetOrganisationStores();
     dialog = await openCreate({ keys: KEYS, models: new Refusal(501, 'the control plane has no model catalogue') });
     expect(within(dialog).queryByTestId('model-chooser')).toBeNull();
     expect(within(dialog).queryByTestId('catalogue-error')).toBeNull();
@@ -195,14 +196,21 @@ describe('creating a key', () => {
   });
 
   it.each([
-    [422, 'name: name must be 1 to 200 characters', 'Name'],
-    [400, 'expires_at must be in the future', 'Expires'],
-    [422, 'expires_at: expires_at must be an ISO 8601 date-time', 'Expires'],
-    [404, 'project not found', 'Project'],
-    [422, 'invalid arguments for api.createKey: /body/credit_limit_cents Expected integer', 'Credit limit (PKR)'],
-  ])('shows a %i “%s” at the field it names', async (status, message, label) => {
+    [422, 'name: name must be 1 to 200 characters', 'name', 'Name'],
+    [400, 'expires_at must be in the future', 'expires_at', 'Expires'],
+    [422, 'expires_at: expires_at must be an ISO 8601 date-time', 'expires_at', 'Expires'],
+    [404, 'project not found', 'project_id', 'Project'],
+    [
+      422,
+      'invalid arguments for api.createKey: /body/credit_limit_cents Expected integer',
+      'credit_limit_cents',
+      'Credit limit (PKR)',
+    ],
+    // Worded so that no word points anywhere: the field alone places it.
+    [400, 'that will not do', 'credit_limit_cents', 'Credit limit (PKR)'],
+  ])('shows a %i “%s” (field %s) at the field it names', async (status, message, field, label) => {
     bridge.on('api.createKey', () => {
-      throw new Refusal(status, message);
+      throw new Refusal(status, message, field);
     });
     const dialog = await openCreate();
     await userEvent.type(within(dialog).getByLabelText('Name'), 'Refused');
@@ -213,7 +221,7 @@ describe('creating a key', () => {
   });
 
   it('shows a model refusal at the model chooser, and other failures at the form', async () => {
-    let answer = new Refusal(400, 'unknown or inactive model in allowed_models: openai/gpt-4o-mini');
+    let answer = new Refusal(400, 'unknown or inactive model in allowed_models: openai/gpt-4o-mini', 'allowed_models');
     bridge.on('api.createKey', () => {
       throw answer;
     });

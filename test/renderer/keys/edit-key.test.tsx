@@ -97,17 +97,24 @@ describe('editing a key’s limits', () => {
   });
 
   it.each([
-    [400, 'rate limit 20000 rpm is above the platform ceiling of 10000 rpm', RATE],
-    [400, 'expires_at must be in the future', EXPIRES],
-    [400, "credit limit 0.05 PKR is below this key's spend so far of 12.34 PKR", CREDIT],
-    [400, 'credit limits would total 1500000.00 PKR, above the organisation budget of 1000.00 PKR', CREDIT],
-    [400, 'credit limit must be at least 0.000001 PKR', CREDIT],
-    [422, 'invalid arguments for api.updateKey: /body/rate_limit_rpm Expected integer', RATE],
-    [422, 'credit_limit_pkr: must be >= 0', CREDIT],
-  ])('shows a %i “%s” at its field', async (status, message, label) => {
+    [400, 'rate limit 20000 rpm is above the platform ceiling of 10000 rpm', 'rate_limit_rpm', RATE],
+    [400, 'expires_at must be in the future', 'expires_at', EXPIRES],
+    [400, "credit limit 0.05 PKR is below this key's spend so far of 12.34 PKR", 'credit_limit_pkr', CREDIT],
+    [
+      400,
+      'credit limits would total 1500000.00 PKR, above the organisation budget of 1000.00 PKR',
+      'credit_limit_pkr',
+      CREDIT,
+    ],
+    [400, 'credit limit must be at least 0.000001 PKR', 'credit_limit_pkr', CREDIT],
+    [422, 'invalid arguments for api.updateKey: /body/rate_limit_rpm Expected integer', 'rate_limit_rpm', RATE],
+    [422, 'credit_limit_pkr: must be >= 0', 'credit_limit_pkr', CREDIT],
+    // A message that names another field in its words still lands where its field says.
+    [400, 'the rate limit and credit are fine, but no', 'expires_at', EXPIRES],
+  ])('shows a %i “%s” (field %s) at its field', async (status, message, field, label) => {
     await openEdit('Checkout prod');
     bridge.on('api.updateKey', () => {
-      throw new Refusal(status, message);
+      throw new Refusal(status, message, field);
     });
     await userEvent.click(within(dialog()).getByTestId('submit-edit'));
     await waitFor(() => expect(fieldError(label)).toBe(message));
@@ -115,10 +122,10 @@ describe('editing a key’s limits', () => {
     expect(within(dialog()).queryByTestId('form-error')).toBeNull();
   });
 
-  it('shows an error that names no field at the form', async () => {
+  it('shows an error that names no field of the form at the form', async () => {
     await openEdit('Checkout prod');
     bridge.on('api.updateKey', () => {
-      throw new Refusal(404, 'key not found');
+      throw new Refusal(404, 'key not found', 'key_id');
     });
     await userEvent.click(within(dialog()).getByTestId('submit-edit'));
     expect((await within(dialog()).findByTestId('form-error')).textContent).toBe('key not found (404)');

@@ -1,8 +1,7 @@
 import type { Key, Model, Project } from '../../../renderer/src/state/directory.js';
-import { useDirectory } from '../../../renderer/src/state/directory.js';
+import { resetOrganisationStores } from '../../../renderer/src/state/organisation-scope.js';
 import { useRoute } from '../../../renderer/src/state/route.js';
 import { useSession } from '../../../renderer/src/state/session.js';
-import { useKeysStore } from '../../../renderer/src/screens/keys/keys-store.js';
 import { Refusal, bridge } from '../fake-bridge.js';
 
 /** A small organisation for the keys screen's tests, answered through the fake bridge. */
@@ -78,8 +77,7 @@ export function signedIn(): void {
       organization: { name: 'Example' },
     },
   });
-  useDirectory.getState().reset();
-  useKeysStore.getState().reset();
+  resetOrganisationStores();
   window.history.replaceState(null, '', '/#/keys');
   useRoute.setState({ screen: 'keys', params: {} });
 }

@@ -141,47 +141,76 @@ describe('what the model catalogue offers a new key', () => {
     expect(catalogueOf(MODELS, undefined, false)).toEqual({ kind: 'ready', models: MODELS.filter((m) => m.active) });
     expect(catalogueOf([], undefined, false)).toEqual({ kind: 'none' });
     expect(catalogueOf(MODELS.slice(2), undefined, false)).toEqual({ kind: 'none' }); // only inactive ones
-    expect(catalogueOf(null, 'not found (404)', false)).toEqual({ kind: 'none' });
-    expect(catalogueOf(null, 'the control plane has no model catalogue (501)', false)).toEqual({ kind: 'none' });
+    expect(catalogueOf(null, { message: 'not found (404)', status: 404 }, false)).toEqual({ kind: 'none' });
+    expect(
+      catalogueOf(null, { message: 'the control plane has no model catalogue (501)', status: 501 }, false),
+    ).toEqual({ kind: 'none' });
+    // Told by its status, whatever the words.
+    expect(catalogueOf(null, { message: 'no such route', status: 404 }, false)).toEqual({ kind: 'none' });
   });
 
   it('calls any other failure one, and says when it is still being read', () => {
-    expect(catalogueOf(null, 'database is locked (500)', false)).toEqual({
+    expect(catalogueOf(null, { message: 'database is locked (500)', status: 500 }, false)).toEqual({
       kind: 'failed',
       error: 'database is locked (500)',
     });
-    expect(catalogueOf(null, 'the console host did not answer', false)).toMatchObject({ kind: 'failed' });
+    expect(catalogueOf(null, { message: 'the console host did not answer', status: 0 }, false)).toMatchObject({
+      kind: 'failed',
+    });
     expect(catalogueOf(null, undefined, true)).toEqual({ kind: 'loading' });
-    expect(catalogueOf(null, 'database is locked (500)', true)).toEqual({ kind: 'loading' });
+    expect(catalogueOf(null, { message: 'database is locked (500)', status: 500 }, true)).toEqual({ kind: 'loading' });
   });
 });
 
 describe('placing a server error at its field', () => {
   type F = 'name' | 'credit' | 'expiry';
   const rules: FieldRule<F>[] = [
-    { field: 'expiry', names: ['expires_at'], words: /expir/i },
-    { field: 'credit', names: ['credit_limit_cents'], words: /credit/i },
-    { field: 'name', names: ['name'], words: /\bname\b/i },
+    { field: 'expiry', names: ['expires_at'] },
+    { field: 'credit', names: ['credit_limit_cents'] },
+    { field: 'name', names: ['name'] },
   ];
-  const refusal = (status: number, message: string, detail?: unknown) =>
-    new BridgeError({ status, message, ...(detail === undefined ? {} : { detail }) });
+  const refusal = (status: number, message: string, field?: string) =>
+    new BridgeError({ status, message, ...(field === undefined ? {} : { field }) });
 
-  it('follows a 422’s loc before its words', () => {
-    const error = refusal(422, 'body.name: too long', [{ loc: ['body', 'name'], msg: 'too long', type: 'x' }]);
+  it('follows the field the error names (from a 422’s loc, the host’s argument path or the server’s header)', () => {
+    const error = new BridgeError({
+      status: 422,
+      message: 'body.name: too long',
+      field: 'name',
+      detail: [{ loc: ['body', 'name'], msg: 'too long', type: 'x' }],
+    });
     expect(placeError(error, rules)).toEqual({ field: 'name', message: 'body.name: too long' });
-  });
-
-  it('follows the host’s argument path and the server’s words', () => {
     expect(
-      placeError(refusal(422, 'invalid arguments for api.createKey: /body/credit_limit_cents Expected integer'), rules)
-        .field,
+      placeError(
+        refusal(
+          422,
+          'invalid arguments for api.createKey: /body/credit_limit_cents Expected integer',
+          'credit_limit_cents',
+        ),
+        rules,
+      ).field,
     ).toBe('credit');
-    expect(placeError(refusal(400, 'expires_at must be in the future'), rules).field).toBe('expiry');
+    expect(placeError(refusal(400, 'expires_at must be in the future', 'expires_at'), rules).field).toBe('expiry');
   });
 
-  it('leaves to the form what names no field, or is not a refusal of the request', () => {
-    expect(placeError(refusal(404, 'key not found'), rules)).toEqual({ field: null, message: 'key not found (404)' });
-    expect(placeError(refusal(500, 'credit store failed'), rules).field).toBeNull();
+  it('never reads the message: a reworded refusal stays at its field, and words alone place nothing', () => {
+    expect(placeError(refusal(400, 'no, not like that', 'expires_at'), rules)).toEqual({
+      field: 'expiry',
+      message: 'no, not like that',
+    });
+    expect(placeError(refusal(409, 'the name is taken', 'credit_limit_cents'), rules).field).toBe('credit');
+    expect(placeError(refusal(400, 'expires_at must be in the future'), rules)).toEqual({
+      field: null,
+      message: 'expires_at must be in the future (400)',
+    });
+  });
+
+  it('leaves to the form what names no field of the form, or is not a refusal of the request', () => {
+    expect(placeError(refusal(404, 'key not found', 'key_id'), rules)).toEqual({
+      field: null,
+      message: 'key not found (404)',
+    });
+    expect(placeError(refusal(500, 'credit store failed', 'credit_limit_cents'), rules).field).toBeNull();
     expect(placeError(refusal(0, 'the console host did not answer'), rules).field).toBeNull();
   });
 });

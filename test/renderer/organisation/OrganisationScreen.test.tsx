@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { OrganisationScreen } from '../../../renderer/src/screens/organisation/OrganisationScreen.js';
 import { useOrganisation } from '../../../renderer/src/screens/organisation/organisation-store.js';
-import { useDirectory } from '../../../renderer/src/state/directory.js';
+import { resetOrganisationStores } from '../../../renderer/src/state/organisation-scope.js';
 import { useSession, type Me } from '../../../renderer/src/state/session.js';
 import { bridge, Refusal } from '../fake-bridge.js';
 
@@ -27,8 +27,7 @@ function signedInAs(role: Me['role']): void {
 const text = (element: Element | null) => element?.textContent ?? '';
 
 beforeEach(() => {
-  useOrganisation.getState().reset();
-  useDirectory.getState().reset();
+  resetOrganisationStores();
   bridge.on('api.members', () => ({
     members: [
       { user_id: OWNER_ID, email: 'olu@acme.example', role: 'owner', joined_at: '2026-01-01T00:00:00.000Z' },

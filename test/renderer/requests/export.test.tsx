@@ -8,9 +8,9 @@ import {
   ExportCancelled,
   exportRequests,
 } from '../../../renderer/src/screens/requests/export-flow.js';
-import { useExport } from '../../../renderer/src/screens/requests/export-store.js';
 import { ExportBar } from '../../../renderer/src/screens/requests/ExportBar.js';
 import type { RequestRow } from '../../../renderer/src/screens/requests/request-row.js';
+import { resetOrganisationStores } from '../../../renderer/src/state/organisation-scope.js';
 import { useRoute } from '../../../renderer/src/state/route.js';
 import { useSession } from '../../../renderer/src/state/session.js';
 import { bridge, Refusal } from '../fake-bridge.js';
@@ -38,7 +38,7 @@ const { createObjectURL, revokeObjectURL } = URL;
 
 beforeEach(() => {
   useSession.setState({ phase: 'console', profileId: 'p1', me: ME });
-  useExport.getState().reset();
+  resetOrganisationStores();
   useRoute.setState({ screen: 'requests', params: { range: '7d', status: '5xx' } });
   saved = [];
   blobs.clear();

@@ -1,11 +1,9 @@
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { useExport } from '../../../renderer/src/screens/requests/export-store.js';
 import { RequestLogScreen } from '../../../renderer/src/screens/requests/RequestLogScreen.js';
-import { useRequests } from '../../../renderer/src/screens/requests/requests-store.js';
 import { SEARCH_DEBOUNCE_MS, SearchBox } from '../../../renderer/src/screens/requests/SearchBox.js';
-import { useDirectory } from '../../../renderer/src/state/directory.js';
+import { resetOrganisationStores } from '../../../renderer/src/state/organisation-scope.js';
 import { useRoute } from '../../../renderer/src/state/route.js';
 import { useSession } from '../../../renderer/src/state/session.js';
 import { bridge, Refusal } from '../fake-bridge.js';
@@ -36,9 +34,7 @@ const listedKey = (key: { id: string; name: string }, projectId: string) => ({
 
 beforeEach(() => {
   useSession.setState({ phase: 'console', profileId: 'p1', me: ME });
-  useDirectory.getState().reset();
-  useRequests.getState().reset();
-  useExport.getState().reset();
+  resetOrganisationStores();
   window.history.replaceState(null, '', '/#/requests');
   useRoute.setState({ screen: 'requests', params: {} });
   bridge.on('api.projects', () => ({
@@ -100,7 +96,7 @@ describe('paging', () => {
     bridge.on('api.requests', () => {
       throw new Refusal(400, 'time_range must be at most 400d');
     });
-    useRequests.getState().reset();
+    resetOrganisationStores();
     render(<RequestLogScreen />);
     expect((await screen.findByTestId('requests-error')).textContent).toContain(
       'time_range must be at most 400d (400)',

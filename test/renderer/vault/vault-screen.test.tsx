@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { VaultScreen } from '../../../renderer/src/screens/vault/VaultScreen.js';
 import { useVaultStore, type VaultKey } from '../../../renderer/src/screens/vault/vault-store.js';
 import { useDirectory } from '../../../renderer/src/state/directory.js';
+import { resetOrganisationStores } from '../../../renderer/src/state/organisation-scope.js';
 import { useSession } from '../../../renderer/src/state/session.js';
 import { Refusal, bridge } from '../fake-bridge.js';
 
@@ -58,8 +59,7 @@ function fieldError(label: string): string | null {
 
 beforeEach(() => {
   useSession.setState({ phase: 'console', profileId: 'p1' });
-  useVaultStore.getState().reset();
-  useDirectory.getState().reset();
+  resetOrganisationStores();
 });
 
 describe('the vault', () => {
@@ -145,7 +145,7 @@ describe('the vault', () => {
 
   it('shows the server’s refusal at the field it names, else at the form, keeping what was typed', async () => {
     serveVault();
-    let answer = new Refusal(422, 'provider: must match pattern "^[a-z0-9][a-z0-9_-]{0,63}$"');
+    let answer = new Refusal(422, 'provider: must match pattern "^[a-z0-9][a-z0-9_-]{0,63}$"', 'provider');
     bridge.on('api.storeVaultKey', () => {
       throw answer;
     });

@@ -93,7 +93,7 @@ export function ScopeFilters({ scope, onChange }: { scope: Scope; onChange: (pat
 export function DirectoryErrorNote() {
   const errors = useDirectory((s) => s.errors);
   const load = useDirectory((s) => s.load);
-  const error = errors.projects ?? errors.keys ?? errors.models;
+  const error = (errors.projects ?? errors.keys ?? errors.models)?.message;
   return (
     <ErrorNote
       error={error && `Could not list the filters' choices: ${error}`}

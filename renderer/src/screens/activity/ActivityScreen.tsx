@@ -1,5 +1,5 @@
 import { useEffect } from 'react';
-import { Empty, ErrorNote, Loading } from '../../components/Feedback.js';
+import { Loading } from '../../components/Feedback.js';
 import { PageSizeSelect } from '../../components/PageSizeSelect.js';
 import { pageSizeFrom } from '../../lib/page-size.js';
 import { useRoute } from '../../state/route.js';
@@ -48,17 +48,8 @@ export function ActivityScreen() {
           </button>
         </p>
       )}
-      <ErrorNote error={error} onRetry={() => void load(size)} testId="activity-error" />
-      {events === null ? (
-        loading && <Loading>Reading the audit trail…</Loading>
-      ) : events.length === 0 ? (
-        <Empty>Nothing has been recorded for this organisation yet.</Empty>
-      ) : (
-        <>
-          <ActivityTable events={events} />
-          <LoadMore />
-        </>
-      )}
+      <ActivityTable events={events} loading={loading} error={error} onRetry={() => void load(size)} />
+      {events && events.length > 0 && <LoadMore />}
     </section>
   );
 }

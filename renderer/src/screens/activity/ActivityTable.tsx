@@ -1,28 +1,38 @@
+import { DataTable, type Column } from '../../components/DataTable.js';
 import { Time } from '../../components/Time.js';
 import { actionLabel, actorText, targetKind, type ActivityEvent } from '../../lib/activity.js';
 
+const COLUMNS: Column[] = [
+  { label: 'Time' },
+  { label: 'Actor' },
+  { label: 'Action' },
+  { label: 'Target' },
+  { label: 'Source IP' },
+];
+
 /** One row per event, newest first as the server ordered them. */
-export function ActivityTable({ events }: { events: readonly ActivityEvent[] }) {
+export function ActivityTable(props: {
+  /** Null until the first page has answered. */
+  events: readonly ActivityEvent[] | null;
+  loading: boolean;
+  error: string | null;
+  onRetry: () => void;
+}) {
   return (
-    <div className="table-wrap">
-      <table aria-label="Audit trail, newest first" data-testid="activity-table">
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Actor</th>
-            <th scope="col">Action</th>
-            <th scope="col">Target</th>
-            <th scope="col">Source IP</th>
-          </tr>
-        </thead>
-        <tbody>
-          {events.map((event, i) => (
-            // Events carry no id; their place in the trail is stable while this list lives.
-            <EventRow key={i} event={event} />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      testId="activity-table"
+      label="Audit trail, newest first"
+      columns={COLUMNS}
+      rows={props.events}
+      // Events carry no id; their place in the trail is stable while this list lives.
+      rowKey={(_, i) => i}
+      row={(event) => <EventRow event={event} />}
+      loading={props.loading && 'Reading the audit trail…'}
+      error={props.error}
+      onRetry={props.onRetry}
+      errorTestId="activity-error"
+      empty="Nothing has been recorded for this organisation yet."
+    />
   );
 }
 

@@ -1,9 +1,8 @@
-import { create } from 'zustand';
 import { errorMessage } from '../../bridge.js';
 import { appendPage, type ActivityEvent } from '../../lib/activity.js';
 import { DEFAULT_PAGE_SIZE } from '../../lib/page-size.js';
 import { api } from '../../state/api.js';
-import { onOrganisationChange } from '../../state/session.js';
+import { latest, organisationStore } from '../../state/organisation-scope.js';
 
 /**
  * The audit trail as read so far: the first page, then older pages appended on request.
@@ -30,10 +29,16 @@ interface ActivityState {
   /** Reads the newest page afresh, replacing what is shown. */
   load(limit?: number): Promise<void>;
   loadMore(): Promise<void>;
-  reset(): void;
 }
 
-const EMPTY = {
+/** Pages read for one "Load more" while every one holds only newer events, before giving up. */
+const MAX_READS = 5;
+const TOO_MANY_NEWER =
+  'So many events have been recorded since this list was read that the older ones could not be reached: refresh to start from the newest.';
+
+const reads = latest();
+
+export const useActivity = organisationStore<ActivityState>()((set, get) => ({
   events: null,
   limit: DEFAULT_PAGE_SIZE,
   loading: false,
@@ -42,29 +47,17 @@ const EMPTY = {
   moreError: null,
   done: false,
   shift: 0,
-};
 
-/** Pages read for one "Load more" while every one holds only newer events, before giving up. */
-const MAX_READS = 5;
-const TOO_MANY_NEWER =
-  'So many events have been recorded since this list was read that the older ones could not be reached: refresh to start from the newest.';
-
-// Bumped by every fresh load and by reset, which another organisation triggers: an answer
-// for an older read, or for the organisation shown before, must not land on this list.
-let generation = 0;
-
-export const useActivity = create<ActivityState>((set, get) => ({
-  ...EMPTY,
-
+  // A fresh load replaces every read before it; a next page belongs to the load on screen.
   async load(limit = get().limit) {
-    const mine = ++generation;
+    const current = reads.ask();
     set({ limit, loading: true, error: null, loadingMore: false, moreError: null });
     try {
       const page = await api('api.activity', { query: { limit, offset: 0 } });
-      if (mine !== generation) return;
+      if (!current()) return;
       set({ events: page.events, loading: false, done: page.events.length < page.limit, shift: 0 });
     } catch (error) {
-      if (mine !== generation) return;
+      if (!current()) return;
       set({ loading: false, error: errorMessage(error) });
     }
   },
@@ -72,13 +65,13 @@ export const useActivity = create<ActivityState>((set, get) => ({
   async loadMore() {
     const { events, limit, loadingMore, done } = get();
     if (!events || loadingMore || done) return;
-    const mine = generation;
+    const current = reads.current();
     let shift = get().shift;
     set({ loadingMore: true, moreError: null });
     try {
       for (let read = 0; read < MAX_READS; read += 1) {
         const page = await api('api.activity', { query: { limit, offset: events.length + shift } });
-        if (mine !== generation) return;
+        if (!current()) return;
         const joined = appendPage(events, page.events);
         shift += joined.skipped;
         const last = page.events.length < page.limit;
@@ -91,17 +84,9 @@ export const useActivity = create<ActivityState>((set, get) => ({
       }
       set({ shift, loadingMore: false, moreError: TOO_MANY_NEWER });
     } catch (error) {
-      if (mine !== generation) return;
+      if (!current()) return;
       // What was skipped stays skipped: trying again goes on from there.
       set({ shift, loadingMore: false, moreError: errorMessage(error) });
     }
   },
-
-  reset() {
-    generation += 1;
-    set(EMPTY);
-  },
 }));
-
-// Another profile or account reads another organisation's trail.
-onOrganisationChange(() => useActivity.getState().reset());

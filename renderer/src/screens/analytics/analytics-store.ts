@@ -1,8 +1,7 @@
-import { create } from 'zustand';
-import type { CallArgs, CallResult } from '../../../../main/core/contract.js';
+import type { CallArgs, CallResult } from '#contract';
 import { BridgeError, errorMessage } from '../../bridge.js';
 import { api } from '../../state/api.js';
-import { onOrganisationChange } from '../../state/session.js';
+import { latest, organisationStore } from '../../state/organisation-scope.js';
 
 /**
  * The summary and the timeseries of the analytics screen, each loaded on its own (one can
@@ -38,27 +37,27 @@ interface AnalyticsState {
   series: Part<SeriesAnswer, TimeseriesQuery>;
   loadSummary(query: SummaryQuery): Promise<void>;
   loadSeries(query: TimeseriesQuery, rangeMs: number): Promise<void>;
-  reset(): void;
 }
 
 const IDLE = { data: null, query: null, loading: false, error: null, unavailable: false };
 
-export const useAnalytics = create<AnalyticsState>((set) => {
-  const latest = { summary: 0, series: 0 };
+export const useAnalytics = organisationStore<AnalyticsState>()((set) => {
+  // Each part on its own line: a newer summary query drops an older one's answer, not the chart's.
+  const lines = { summary: latest(), series: latest() };
 
   async function load<P extends 'summary' | 'series'>(
     part: P,
     query: AnalyticsState[P]['query'],
     fetch: () => Promise<NonNullable<AnalyticsState[P]['data']>>,
   ): Promise<void> {
-    const ticket = ++latest[part];
+    const current = lines[part].ask();
     set((s) => ({ [part]: { ...s[part], loading: true, error: null, unavailable: false } }) as Partial<AnalyticsState>);
     try {
       const data = await fetch();
-      if (ticket !== latest[part]) return;
+      if (!current()) return;
       set({ [part]: { data, query, loading: false, error: null, unavailable: false } } as Partial<AnalyticsState>);
     } catch (error) {
-      if (ticket !== latest[part]) return;
+      if (!current()) return;
       const unavailable = error instanceof BridgeError && error.status === 503;
       set({
         [part]: { data: null, query, loading: false, error: errorMessage(error), unavailable },
@@ -76,13 +75,5 @@ export const useAnalytics = create<AnalyticsState>((set) => {
         const response = await api('api.timeseries', { query });
         return { response, fromMs: toMs - rangeMs, toMs };
       }),
-    reset() {
-      latest.summary += 1;
-      latest.series += 1;
-      set({ summary: IDLE, series: IDLE });
-    },
   };
 });
-
-// Another profile or account sees another organisation's figures.
-onOrganisationChange(() => useAnalytics.getState().reset());

@@ -1,4 +1,4 @@
-import type { CallArgs } from '../../../../main/core/contract.js';
+import type { CallArgs } from '#contract';
 import { scopeFromParams, type Scope } from '../../lib/filter-scope.js';
 import { durationMs, rangeFromParam, type RangeView } from '../../lib/time-range.js';
 import { GROUP_BYS, MAX_BUCKETS, METRICS, bucketCount, type GroupBy, type Metric } from '../../lib/timeseries.js';

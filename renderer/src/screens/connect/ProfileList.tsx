@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import type { ProfileView } from '../../../../main/core/contract.js';
+import type { ProfileView } from '#contract';
 import { call } from '../../bridge.js';
 import { ConfirmDialog } from '../../components/Dialog.js';
 import { Field } from '../../components/Field.js';

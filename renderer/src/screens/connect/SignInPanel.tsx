@@ -1,5 +1,5 @@
 import { useId, useState, type FormEvent, type ReactNode } from 'react';
-import type { ProfileView } from '../../../../main/core/contract.js';
+import type { ProfileView } from '#contract';
 import { BridgeError, call, errorMessage } from '../../bridge.js';
 import { Field } from '../../components/Field.js';
 import { useAction } from '../../components/useAction.js';

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { CallResult } from '../../../../main/core/contract.js';
-import { ErrorNote, Loading } from '../../components/Feedback.js';
+import type { CallResult } from '#contract';
+import { ErrorNote } from '../../components/Feedback.js';
 import { filterKeys, nextSort, sortFromParams, sortKeys, type KeyRow, type SortColumn } from '../../lib/key-table.js';
 import { catalogueOf } from '../../lib/model-catalogue.js';
 import { projectName, useDirectory, type Key } from '../../state/directory.js';
@@ -21,10 +21,10 @@ export function KeysScreen() {
   const projects = useDirectory((s) => s.projects);
   const keys = useDirectory((s) => s.keys);
   const models = useDirectory((s) => s.models);
-  const keysError = useDirectory((s) => s.errors.keys);
+  const keysError = useDirectory((s) => s.errors.keys?.message);
   const modelsError = useDirectory((s) => s.errors.models);
   const modelsLoading = useDirectory((s) => s.loading.models ?? false);
-  const projectsError = useDirectory((s) => s.errors.projects);
+  const projectsError = useDirectory((s) => s.errors.projects?.message);
   const load = useDirectory((s) => s.load);
   const reloadKeys = useDirectory((s) => s.reloadKeys);
   const spent = useKeysStore((s) => s.spent);
@@ -97,20 +97,17 @@ export function KeysScreen() {
           testId="spend-error"
         />
       )}
-      {keysError ? (
-        <ErrorNote error={`Keys could not be read: ${keysError}`} onRetry={refresh} testId="keys-error" />
-      ) : keys === null ? (
-        <Loading>Loading keys…</Loading>
-      ) : (
-        <KeysTable
-          rows={shown}
-          total={keys.length}
-          sort={sort}
-          onSort={onSort}
-          onEdit={setEditing}
-          onRevoke={setRevoking}
-        />
-      )}
+      <KeysTable
+        // A failed read shows only why, even over keys read before.
+        rows={keys === null || keysError ? null : shown}
+        total={keys?.length ?? 0}
+        error={keysError && `Keys could not be read: ${keysError}`}
+        onRetry={refresh}
+        sort={sort}
+        onSort={onSort}
+        onEdit={setEditing}
+        onRevoke={setRevoking}
+      />
       {creating && projects && (
         <CreateKeyDialog
           projects={projects}

@@ -1,4 +1,6 @@
 import { useId } from 'react';
+import { ErrorNote, Loading } from '../../components/Feedback.js';
+import type { Catalogue } from '../../lib/model-catalogue.js';
 
 /**
  * The models a key may call, from the catalogue's active routes; none chosen is any model.
@@ -56,5 +58,36 @@ export function ModelChooser(props: {
         </small>
       )}
     </fieldset>
+  );
+}
+
+/**
+ * The chooser as the catalogue allows it: the models once read, a note while they are read,
+ * and why they cannot be chosen when the read failed (nothing when there is no catalogue).
+ */
+export function CatalogueModelChooser(props: {
+  catalogue: Catalogue;
+  onRetry: () => void;
+  chosen: readonly string[];
+  onChange: (chosen: readonly string[]) => void;
+  error?: string | undefined;
+}) {
+  const { catalogue } = props;
+  return (
+    <>
+      {catalogue.kind === 'ready' && (
+        <ModelChooser models={catalogue.models} chosen={props.chosen} onChange={props.onChange} error={props.error} />
+      )}
+      {catalogue.kind === 'loading' && <Loading>Reading the model catalogue…</Loading>}
+      <ErrorNote
+        error={
+          catalogue.kind === 'failed'
+            ? `The model catalogue could not be read, so models cannot be chosen: ${catalogue.error}. Without a choice the key allows any model.`
+            : null
+        }
+        onRetry={props.onRetry}
+        testId="catalogue-error"
+      />
+    </>
   );
 }

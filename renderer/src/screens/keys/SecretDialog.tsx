@@ -1,4 +1,4 @@
-import type { CallResult } from '../../../../main/core/contract.js';
+import type { CallResult } from '#contract';
 import { CopyButton } from '../../components/CopyButton.js';
 import { Dialog } from '../../components/Dialog.js';
 import { formatCount } from '../../lib/format.js';

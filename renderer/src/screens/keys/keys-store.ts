@@ -1,7 +1,6 @@
-import { create } from 'zustand';
 import { BridgeError, errorMessage } from '../../bridge.js';
 import { api } from '../../state/api.js';
-import { onOrganisationChange } from '../../state/session.js';
+import { latest, organisationStore } from '../../state/organisation-scope.js';
 
 /**
  * What each key has spent, from GET /admin/usage-throttling (the key list does not carry
@@ -16,24 +15,22 @@ interface KeysState {
   /** The server does not show spend to this account's role (403): an answer, not a failure. */
   spendRefused: boolean;
   loadSpend(): Promise<void>;
-  reset(): void;
 }
 
 const EMPTY = { spent: null, spendError: null, spendRefused: false };
 
-// Bumped by every read and by reset, which another organisation triggers: a read started
-// later, or in the organisation shown now, wins over one still answering.
-let generation = 0;
+// A read started later, or in the organisation shown now, wins over one still answering.
+const reads = latest();
 
-export const useKeysStore = create<KeysState>((set) => ({
+export const useKeysStore = organisationStore<KeysState>()((set) => ({
   ...EMPTY,
   async loadSpend() {
-    const mine = ++generation;
+    const current = reads.ask();
     try {
       const { keys } = await api('api.usageThrottling', { query: {} });
-      if (mine === generation) set({ ...EMPTY, spent: Object.fromEntries(keys.map((k) => [k.id, k.spent_cents])) });
+      if (current()) set({ ...EMPTY, spent: Object.fromEntries(keys.map((k) => [k.id, k.spent_cents])) });
     } catch (error) {
-      if (mine === generation)
+      if (current())
         set({
           spent: null,
           spendError: errorMessage(error),
@@ -41,11 +38,4 @@ export const useKeysStore = create<KeysState>((set) => ({
         });
     }
   },
-  reset() {
-    generation++;
-    set(EMPTY);
-  },
 }));
-
-// Another profile or account: another organisation's keys.
-onOrganisationChange(() => useKeysStore.getState().reset());

@@ -1,8 +1,8 @@
-import { create } from 'zustand';
-import type { CallResult } from '../../../../main/core/contract.js';
+import type { CallResult } from '#contract';
 import { BridgeError, errorMessage } from '../../bridge.js';
 import { api } from '../../state/api.js';
-import { onOrganisationChange, organisationToken, useSession, type Me } from '../../state/session.js';
+import { latest, organisationStore, thisOrganisation } from '../../state/organisation-scope.js';
+import { useSession, type Me } from '../../state/session.js';
 
 /**
  * The organisation screen's server state: its members, and renaming it. A rename that
@@ -29,17 +29,7 @@ interface OrganisationState {
   /** Resolves true when the server took the name. */
   rename(name: string): Promise<boolean>;
   clearRename(): void;
-  reset(): void;
 }
-
-const EMPTY = {
-  members: null,
-  membersLoading: false,
-  membersError: null,
-  renaming: false,
-  renameError: null,
-  renamedTo: null,
-};
 
 function refusal(error: unknown): string {
   const message = errorMessage(error);
@@ -50,33 +40,40 @@ function refusal(error: unknown): string {
   return message;
 }
 
-export const useOrganisation = create<OrganisationState>((set) => ({
-  ...EMPTY,
+const memberReads = latest();
 
-  // Each takes the organisation's token before its call and drops the answer if the console
-  // has changed organisation meanwhile: another organisation's members or name must not show.
+export const useOrganisation = organisationStore<OrganisationState>()((set) => ({
+  members: null,
+  membersLoading: false,
+  membersError: null,
+  renaming: false,
+  renameError: null,
+  renamedTo: null,
+
+  // Another organisation's members or name must not show: an answer lands only in the
+  // organisation it was asked of (and for the members, only the latest read's).
   async loadMembers() {
-    const token = organisationToken();
+    const current = memberReads.ask();
     set({ membersLoading: true, membersError: null });
     try {
       const { members } = await api('api.members', {});
-      if (token === organisationToken()) set({ members, membersLoading: false });
+      if (current()) set({ members, membersLoading: false });
     } catch (error) {
-      if (token === organisationToken()) set({ membersLoading: false, membersError: errorMessage(error) });
+      if (current()) set({ membersLoading: false, membersError: errorMessage(error) });
     }
   },
 
   async rename(name) {
-    const token = organisationToken();
+    const current = thisOrganisation();
     set({ renaming: true, renameError: null, renamedTo: null });
     try {
       const organization = await api('api.renameOrganization', { body: { name } });
-      if (token !== organisationToken()) return false;
+      if (!current()) return false;
       set({ renaming: false, renamedTo: organization.name });
       useSession.setState((s) => (s.me ? { me: { ...s.me, organization: { name: organization.name } } } : {}));
       return true;
     } catch (error) {
-      if (token === organisationToken()) set({ renaming: false, renameError: refusal(error) });
+      if (current()) set({ renaming: false, renameError: refusal(error) });
       return false;
     }
   },
@@ -84,11 +81,4 @@ export const useOrganisation = create<OrganisationState>((set) => ({
   clearRename() {
     set({ renameError: null, renamedTo: null });
   },
-
-  reset() {
-    set(EMPTY);
-  },
 }));
-
-// Another profile or account is another organisation.
-onOrganisationChange(() => useOrganisation.getState().reset());

@@ -1,6 +1,5 @@
-import { create } from 'zustand';
 import { errorMessage } from '../../bridge.js';
-import { onOrganisationChange } from '../../state/session.js';
+import { organisationStore, thisOrganisation } from '../../state/organisation-scope.js';
 import { exportFileName, type ExportFormat } from './export-file.js';
 import { ExportCancelled, exportRequests, saveFile } from './export-flow.js';
 import type { FilterQuery } from './request-query.js';
@@ -27,7 +26,6 @@ interface ExportState {
   confirming: { total: number; answer: (go: boolean) => void } | null;
   start(format: ExportFormat, filter: FilterQuery): Promise<void>;
   cancel(): void;
-  reset(): void;
 }
 
 const IDLE = {
@@ -46,10 +44,18 @@ const IDLE = {
   confirming: null,
 };
 
-export const useExport = create<ExportState>((set, get) => ({
+/** Another organisation: the export in flight stops, and one waiting for its confirmation ends. */
+function abandon({ controller, confirming }: ExportState): void {
+  controller?.abort();
+  confirming?.answer(false);
+}
+
+export const useExport = organisationStore<ExportState>(abandon)((set, get) => ({
   ...IDLE,
   async start(format, filter) {
     if (get().status === 'running') return;
+    // Another organisation abandons the export: its end is not shown.
+    const current = thisOrganisation();
     const controller = new AbortController();
     set({ ...IDLE, status: 'running', format, controller });
     try {
@@ -82,8 +88,7 @@ export const useExport = create<ExportState>((set, get) => ({
         controller: null,
       });
     } catch (error) {
-      // Reset meanwhile (another organisation): this export is no longer the one shown.
-      if (get().controller !== controller) return;
+      if (!current()) return;
       if (error instanceof ExportCancelled) set({ status: 'cancelled', controller: null, cancelling: false });
       else set({ status: 'failed', error: errorMessage(error), controller: null, cancelling: false });
     }
@@ -96,11 +101,4 @@ export const useExport = create<ExportState>((set, get) => ({
     // An export waiting for its confirmation has nothing in flight: it ends now.
     confirming?.answer(false);
   },
-  reset() {
-    get().controller?.abort();
-    get().confirming?.answer(false);
-    set(IDLE);
-  },
 }));
-
-onOrganisationChange(() => useExport.getState().reset());

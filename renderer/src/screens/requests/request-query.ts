@@ -1,4 +1,4 @@
-import type { CallArgs } from '../../../../main/core/contract.js';
+import type { CallArgs } from '#contract';
 import { MICRO_PER_PKR, parsePkr } from '../../lib/money.js';
 import { pageSizeFrom } from '../../lib/page-size.js';
 import { DEFAULT_RANGE, rangeFromParam } from '../../lib/time-range.js';

@@ -1,4 +1,4 @@
-import type { CallResult } from '../../../../main/core/contract.js';
+import type { CallResult } from '#contract';
 
 /** A page of the request log and its rows as the server sends them, and the words for their outcomes. */
 

@@ -1,7 +1,6 @@
-import { create } from 'zustand';
 import { errorMessage } from '../../bridge.js';
 import { api } from '../../state/api.js';
-import { onOrganisationChange, organisationToken } from '../../state/session.js';
+import { latest, organisationStore } from '../../state/organisation-scope.js';
 import type { RequestsQuery } from './request-query.js';
 import type { RequestPage, RequestRow } from './request-row.js';
 
@@ -23,18 +22,22 @@ interface RequestsState {
   load(query: RequestsQuery): Promise<void>;
   reload(): Promise<void>;
   select(row: RequestRow | null): void;
-  reset(): void;
 }
 
-const EMPTY = { page: null, answered: null, asked: null, loading: false, error: null, selected: null };
+const reads = latest();
 
-export const useRequests = create<RequestsState>((set, get) => ({
-  ...EMPTY,
+export const useRequests = organisationStore<RequestsState>()((set, get) => ({
+  page: null,
+  answered: null,
+  asked: null,
+  loading: false,
+  error: null,
+  selected: null,
   async load(query) {
     const key = JSON.stringify(query);
-    const token = organisationToken();
-    // The same query may be asked again of another organisation: its answer is the one kept.
-    const current = () => get().asked === key && token === organisationToken();
+    // Keyed by the query: asking it again does not drop the answer on its way. The same query
+    // asked again of another organisation does: its answer is the one kept.
+    const current = reads.ask(key);
     set({ asked: key, loading: true, error: null });
     try {
       const page = await api('api.requests', { query });
@@ -50,8 +53,4 @@ export const useRequests = create<RequestsState>((set, get) => ({
   select(row) {
     set({ selected: row });
   },
-  reset: () => set(EMPTY),
 }));
-
-// Another profile or account sees another organisation's requests.
-onOrganisationChange(() => useRequests.getState().reset());

@@ -14,8 +14,8 @@ type Errors = FormErrors<FieldName>;
 const API_KEY_MAX = 4096;
 
 const RULES: FieldRule<FieldName>[] = [
-  { field: 'provider', names: ['provider'], words: /provider/i },
-  { field: 'apiKey', names: ['api_key'], words: /api_key/i },
+  { field: 'provider', names: ['provider'] },
+  { field: 'apiKey', names: ['api_key'] },
 ];
 
 /**

@@ -1,5 +1,4 @@
 import { useEffect, useState } from 'react';
-import { ErrorNote, Loading } from '../../components/Feedback.js';
 import { RemoveVaultKeyDialog } from './RemoveVaultKeyDialog.js';
 import { StoreVaultKeyDialog } from './StoreVaultKeyDialog.js';
 import { VaultTable } from './VaultTable.js';
@@ -44,24 +43,13 @@ export function VaultScreen() {
           Add provider key…
         </button>
       </div>
-      {error && keys === null ? (
-        <ErrorNote
-          error={`Provider keys could not be read: ${error}`}
-          onRetry={() => void load()}
-          testId="vault-error"
-        />
-      ) : keys === null ? (
-        <Loading>Loading provider keys…</Loading>
-      ) : (
-        <>
-          <ErrorNote error={error && `The list may be out of date: ${error}`} onRetry={() => void load()} />
-          <VaultTable
-            keys={keys}
-            onRotate={(key) => setEditing({ mode: 'rotate', key })}
-            onRemove={(key) => setRemoving(key)}
-          />
-        </>
-      )}
+      <VaultTable
+        keys={keys}
+        error={error}
+        onRetry={() => void load()}
+        onRotate={(key) => setEditing({ mode: 'rotate', key })}
+        onRemove={(key) => setRemoving(key)}
+      />
       {editing && (
         <StoreVaultKeyDialog
           rotating={editing.mode === 'rotate' ? editing.key : null}
