@@ -1,6 +1,5 @@
 import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino, { type DestinationStream } from 'pino';
 import { AccessLog } from './access-log.js';
@@ -13,6 +12,7 @@ import { guardsPlugin } from './plugins/guards.js';
 import { sessionPlugin } from './plugins/session.js';
 import { validationPlugin } from './plugins/validation.js';
 import { apiRoutes } from './routes/index.js';
+import { privateFolder } from './security/private-files.js';
 import { loadOrCreateSecret } from './security/secret-files.js';
 import { ControlStore } from './stores/control/store.js';
 import { TelemetryStore } from './stores/telemetry/store.js';
@@ -49,7 +49,7 @@ export interface BuildOptions {
 
 /** Opens the data folder's stores and builds the control plane, ready to `listen` or `inject`. */
 export async function buildApp(config: ServerConfig, options: BuildOptions = {}): Promise<App> {
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  privateFolder(config.dataDir);
   const secrets: ServerSecrets = {
     vaultMasterKey: loadOrCreateSecret(config.dataDir, 'vault-master.key', config.vaultMasterKey),
     keyHashSecret: loadOrCreateSecret(config.dataDir, 'key-hash.secret', config.keyHashSecret),

@@ -1,6 +1,5 @@
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
-import { mkdirSync } from 'node:fs';
 import { resolveConfig, type ServerConfig } from '../config.js';
 import { pkrToMicro, formatPkr } from '../domain/money.js';
 import { OPERATOR_SOURCE } from '../stores/control/activity.js';
@@ -9,6 +8,7 @@ import { ControlStore } from '../stores/control/store.js';
 import { importReport } from './import-report.js';
 import { importRequests } from './import-requests.js';
 import { DEMO_DEFAULTS, DEMO_ORGANIZATION, seedDemo } from '../demo/seed.js';
+import { privateFolder } from '../security/private-files.js';
 import { loadOrCreateSecret } from '../security/secret-files.js';
 
 const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [flags]
@@ -85,7 +85,7 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
       ? { telemetryDbPath: resolve(flags['telemetry-db'] ?? process.env.SVC_TELEMETRY_DB ?? '') }
       : {}),
   });
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  privateFolder(config.dataDir);
   const control = ControlStore.open(join(config.dataDir, 'control.db'), {
     accessSeconds: config.accessTtlSeconds,
     refreshSeconds: config.refreshTtlSeconds,

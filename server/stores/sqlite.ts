@@ -1,4 +1,5 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { privateStoreFiles } from '../security/private-files.js';
 import { migrate } from './migrate.js';
 
 /** How long a connection waits for another's lock by default. */
@@ -21,6 +22,8 @@ export function openSqlite(
 ): Database {
   const db = new BetterSqlite3(path, { fileMustExist: options.fileMustExist ?? false });
   try {
+    // Before WAL mode creates its files, which take the database's mode.
+    privateStoreFiles(path);
     // Before migrating: a migration's SQL may call them.
     options.functions?.(db);
     // Before the first write: a page size is fixed once the file has a header.
