@@ -216,6 +216,21 @@ describe('POST /auth/register', () => {
     expect(ok.body.organization.name).toBe(longest);
   });
 
+  it('refuses to create an organisation whose name hides a bidirectional override, and creates nothing', async () => {
+    const { email, org } = unique();
+    const client = new TestClient(server.baseUrl);
+    const answer = await client.post('/auth/register', {
+      email,
+      password: PASSWORD,
+      organization_name: `${org}\u202E`,
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.headers['x-error-field']).toBe('organization_name');
+    expect(setCookies(answer).size).toBe(0);
+    const ok = await client.post('/auth/register', { email, password: PASSWORD, organization_name: org });
+    expect(ok.status).toBe(201);
+  });
+
   it('sets both session cookies with the exact attributes of the contract', async () => {
     const { email, org } = unique();
     const answer = await new TestClient(server.baseUrl).post('/auth/register', {

@@ -58,6 +58,25 @@ describe('PATCH /organization', () => {
     expect(ok.body).toEqual({ name: longest });
   });
 
+  it('refuses control and bidirectional formatting characters, and keeps other scripts and emoji', async () => {
+    const owner = await register(server);
+    // U+202E turns "Acme Corp" followed by reversed text into a look-alike of another name.
+    const hidden = ['Acme\u202Eproc emca', 'Acme\u2066Co\u2069', 'Acme\u200FCo', 'Acme\u0007Co', 'Acme\tCo'];
+    for (const name of hidden) {
+      const answer = await owner.client.patch('/organization', { name });
+      expect(answer.status, JSON.stringify(name)).toBe(400);
+      expect(answer.body).toEqual({
+        error: 'organization name must not contain control or bidirectional formatting characters',
+      });
+      expect(answer.headers['x-error-field']).toBe('name');
+    }
+    expect((await owner.client.get('/auth/me')).body.organization).toEqual({ name: owner.org });
+    const name = `Café 日本 👩\u200D💻 ${unique('n').org.slice(-5)}`;
+    const ok = await owner.client.patch('/organization', { name });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ name });
+  });
+
   it('answers 422 for a missing or non-string name', async () => {
     const owner = await register(server);
     for (const body of [{}, { name: 42 }, { name: null }]) {
