@@ -54,7 +54,8 @@ export async function keyRoutes(fastify: FastifyInstance): Promise<void> {
         sourceIp: sourceIp(request),
         now: config.now(),
       });
-      return reply.code(201).send(created);
+      // The answer carries the key's secret, once: no cache along the way may keep it.
+      return reply.code(201).header('cache-control', 'no-store').send(created);
     },
   );
 

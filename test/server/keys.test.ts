@@ -46,6 +46,8 @@ describe('POST /keys', () => {
     const { client, projectId } = await freshOrg();
     const answer = await client.post('/keys', { project_id: projectId, name: '  ci deploy  ' });
     expect(answer.status).toBe(201);
+    // The one answer that carries the secret is kept by no cache.
+    expect(answer.headers['cache-control']).toBe('no-store');
     const key = answer.body;
     expect(Object.keys(key).sort()).toEqual(
       [
