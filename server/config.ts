@@ -1,11 +1,12 @@
 import { join, resolve } from 'node:path';
+import { isLoopbackName } from './loopback.js';
 
 export interface OidcConfig {
   /** Expected `iss` of ID tokens. */
   issuer: string;
   /** Expected `aud`: this control plane's client id at the identity provider. */
   clientId: string;
-  /** Where the issuer's signing keys are: an https/http address or a local JWKS file. */
+  /** Where the issuer's signing keys are: an https address (http on loopback only) or a local JWKS file. */
   jwks: string;
 }
 
@@ -37,7 +38,19 @@ export interface ServerConfig {
 
 export type ServerConfigInput = Partial<ServerConfig> & { dataDir: string };
 
+/**
+ * The signing keys decide who may sign in: fetched in the clear, anyone on the path could
+ * swap them and sign tokens of their own. So an address is https, or http on this machine.
+ */
+function checkJwks(jwks: string): void {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(jwks)) return; // a local file
+  const url = URL.canParse(jwks) ? new URL(jwks) : null;
+  if (url?.protocol === 'https:' || (url?.protocol === 'http:' && isLoopbackName(url.hostname))) return;
+  throw new Error('SVC_OIDC_JWKS must be an https address (plain http only on loopback) or a local file');
+}
+
 export function resolveConfig(input: ServerConfigInput): ServerConfig {
+  if (input.oidc) checkJwks(input.oidc.jwks);
   const dataDir = resolve(input.dataDir);
   return {
     host: '127.0.0.1',

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
+import { resolveConfig } from '../../server/config.js';
 import { PASSWORD, TestClient, register, startServer, unique, type Answer, type TestServer } from './harness.js';
 
 const ISSUER = 'https://id.example.test';
@@ -286,5 +287,32 @@ describe('POST /auth/google on a server without external identity', () => {
     expect(answer.body).toEqual({ error: 'external identity sign-in is not configured' });
     expect(cookieNames(answer)).toEqual([]);
     expect((await client.get('/auth/me')).status).toBe(401);
+  });
+});
+
+describe('where the signing keys may come from', () => {
+  const at = (jwks: string) => () =>
+    resolveConfig({ dataDir: tmpdir(), oidc: { issuer: ISSUER, clientId: CLIENT_ID, jwks } });
+
+  it('refuses a plain http address off this machine, and an unknown scheme, before the server starts', () => {
+    for (const jwks of [
+      'http://id.example.test/jwks.json',
+      'http://10.0.0.5/jwks.json',
+      'ftp://id.example.test/jwks',
+    ]) {
+      expect(at(jwks), jwks).toThrow('SVC_OIDC_JWKS must be an https address (plain http only on loopback)');
+    }
+  });
+
+  it('takes https, http on loopback, and a local file', () => {
+    for (const jwks of [
+      'https://id.example.test/jwks.json',
+      'http://127.0.0.1:8080/jwks.json',
+      'http://localhost/jwks.json',
+      'http://[::1]:9000/jwks.json',
+      '/etc/gateway/jwks.json',
+    ]) {
+      expect(at(jwks)().oidc?.jwks, jwks).toBe(jwks);
+    }
   });
 });
