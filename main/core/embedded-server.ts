@@ -206,7 +206,8 @@ export class EmbeddedServer implements EmbeddedServerControl {
     this.adoptDemo(marker?.account ?? null);
     // Written before asking, so that a start cut off between seeding and announcing (the host
     // quit, the deadline) still finds the folder marked as the console's at the next start.
-    const pending = !this.demoAccount && marker === null && this.writeMarker({ demo: 'pending' });
+    let pending = false;
+    if (!this.demoAccount && marker === null) pending = this.writeMarker({ demo: 'pending' });
     this.baseUrl = null;
     const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', this.dataDir, ANNOUNCE_FLAG];
     if (!this.demoAccount) args.push('--demo');
