@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildCode, buildRenderer as runViteBuild } from './build.js';
 
@@ -86,21 +86,23 @@ async function buildApp(): Promise<void> {
   }
 }
 
-/** The Electron binary's path, or why there is none to run. */
+/**
+ * The Electron binary's path, or why there is none to run. Read from the package's path.txt,
+ * not by loading the package: since Electron 42 loading it downloads a missing binary, which
+ * must not happen behind the user's back (or hang on a machine without internet).
+ */
 function electronBinary(): { path: string } | { missing: string } {
-  let path: unknown;
+  let packageJson: string;
   try {
-    // The electron package's main module is the binary's path; it throws when the binary was never downloaded.
-    path = createRequire(import.meta.url)('electron');
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') {
-      return { missing: 'the electron package is not installed' };
-    }
-    return { missing: "Electron binary not installed (npm's install script for electron did not run)" };
+    packageJson = createRequire(import.meta.url).resolve('electron/package.json');
+  } catch {
+    return { missing: 'the electron package is not installed' };
   }
-  if (typeof path !== 'string' || !existsSync(path)) {
-    return { missing: `Electron binary not found at ${String(path)} (its download did not complete)` };
+  const folder = dirname(packageJson);
+  const pathFile = join(folder, 'path.txt');
+  const path = existsSync(pathFile) ? join(folder, 'dist', readFileSync(pathFile, 'utf8').trim()) : null;
+  if (path === null || !existsSync(path)) {
+    return { missing: 'the Electron binary is not downloaded (`npx install-electron --no` fetches it)' };
   }
   return { path };
 }

@@ -24,6 +24,14 @@ export interface SafeStorageBox extends SecretBox {
  * or KWallet). Never writes plaintext: seal and open refuse when encryption is unavailable, and
  * on Linux the "basic_text" backend (a hard-coded key) counts as unavailable, since it protects
  * nothing. safeStorage's string API is fed base64 so that any bytes round-trip.
+ *
+ * Electron 45 deprecates the synchronous isEncryptionAvailable, encryptString and decryptString
+ * used here (each logs a deprecation warning once; they still work) for
+ * isAsyncEncryptionAvailable, encryptStringAsync and decryptStringAsync, and removes them in 46
+ * (electron/electron#53670, #53662). SecretBox (main/core/profiles.ts) is synchronous, so moving
+ * needs an asynchronous box in the core, or a data key sealed once with the asynchronous API
+ * that then seals jars synchronously. Either must land before Electron 46. Jars sealed by
+ * encryptString open with decryptStringAsync, so no saved sign-in is lost.
  */
 export function safeStorageBox(): SafeStorageBox {
   const available = (): boolean =>

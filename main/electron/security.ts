@@ -7,7 +7,8 @@ import { CONTENT_SECURITY_POLICY } from '../core/content-security-policy.js';
  * checklist it implements (https://www.electronjs.org/docs/latest/tutorial/security#checklist-security-recommendations).
  * Items not implemented here: 17 (IPC sender checks) in ipc.ts, 18 (custom protocol instead
  * of file://) in app-protocol.ts, 19 (fuses) and 16 (a current Electron) in electron-builder.yml
- * and package.json, 20 (expose no Electron API) in preload.ts.
+ * and package.json (test/main/electron-version.test.ts holds both), 20 (expose no Electron API)
+ * in preload.ts.
  */
 
 /** The console window's webPreferences; every value is spelled out even where it is Electron's default. */
@@ -75,13 +76,14 @@ export function isSafeExternalUrl(address: string): boolean {
 
 /** Navigation, new windows and webviews, for the console window's contents. */
 export function restrictContents(contents: WebContents): void {
-  // 13. "Disable or limit navigation": the window stays on the console's own origin.
-  contents.on('will-navigate', (event, url) => {
-    if (!isAppUrl(url)) event.preventDefault();
+  // 13. "Disable or limit navigation": the window stays on the console's own origin. The address
+  // is read from the event's details: the positional `url` argument after it is deprecated.
+  contents.on('will-navigate', (details) => {
+    if (!isAppUrl(details.url)) details.preventDefault();
   });
   // 13. again for redirects, which will-navigate does not see.
-  contents.on('will-redirect', (event, url) => {
-    if (!isAppUrl(url)) event.preventDefault();
+  contents.on('will-redirect', (details) => {
+    if (!isAppUrl(details.url)) details.preventDefault();
   });
   // 14. "Disable or limit creation of new windows": never a new window; a link to an https
   // address opens in the user's browser instead (15, see isSafeExternalUrl).
