@@ -1,3 +1,4 @@
+import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { sessionPlugin } from './plugins/session.js';
 import { validationPlugin } from './plugins/validation.js';
 import { apiRoutes } from './routes/index.js';
 import { privateFolder } from './security/private-files.js';
+import { SignInThrottle } from './security/sign-in-throttle.js';
 import { loadOrCreateSecret } from './security/secret-files.js';
 import { ControlStore } from './stores/control/store.js';
 import { TelemetryStore } from './stores/telemetry/store.js';
@@ -31,6 +33,7 @@ declare module 'fastify' {
     telemetry: TelemetryStore;
     analytics: AnalyticsPool;
     secrets: ServerSecrets;
+    throttle: SignInThrottle;
   }
 }
 
@@ -60,6 +63,8 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
+    // request.ip: the socket's peer, or the X-Forwarded-For hop the trusted proxies vouch for.
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
     // Fastify's own request logging writes two lines per request with every header; one
     // short line after the answer says the same for a third of the cost (see onResponse).
     logController: new LogController({ disableRequestLogging: true }),
@@ -84,6 +89,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   app.decorate('config', config);
   app.decorate('secrets', secrets);
   app.decorate('control', control);
+  app.decorate('throttle', new SignInThrottle(config.throttle));
   app.decorate('telemetry', new TelemetryStore(config.telemetryDbPath, app.log));
   // Opened now, not at the first read: an import beside this server then finds the store open
   // and writes it in WAL mode, without shutting this server out (import-transaction.ts).
@@ -124,9 +130,18 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
       security: [{ session: [] }],
     },
   });
+  // The API answers JSON only: nothing in it is to be framed, run as a script or sniffed.
+  await app.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    frameguard: { action: 'deny' },
+    // Behind a TLS proxy this asks browsers for https on this host only: subdomains are the operator's call.
+    strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: false },
+  });
   await app.register(validationPlugin);
   await app.register(errorsPlugin);
-  await app.register(guardsPlugin, { loopback: isLoopbackName(config.host), allowedOrigins: config.allowedOrigins });
+  // A socket server is as local as loopback: its requests too must name a loopback host (`localhost`).
+  const loopback = config.socket !== undefined || isLoopbackName(config.host);
+  await app.register(guardsPlugin, { loopback, allowedOrigins: config.allowedOrigins });
   await app.register(sessionPlugin);
   await app.register(apiRoutes, { prefix: '/api' });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());

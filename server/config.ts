@@ -1,5 +1,8 @@
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { isLoopbackName } from './loopback.js';
+import { DEFAULT_THROTTLE, type ThrottleLimits } from './security/sign-in-throttle.js';
+import { PASSWORD_MIN_LENGTH_DEFAULT, checkPasswordMinLength } from './security/password-policy.js';
 
 export interface OidcConfig {
   /** Expected `iss` of ID tokens. */
@@ -13,6 +16,12 @@ export interface OidcConfig {
 export interface ServerConfig {
   host: string;
   port: number;
+  /**
+   * A Unix socket's path (a Windows named pipe) to listen on instead of host and port: how the
+   * console embeds the server, reachable by its user only (local-socket.ts). The guards treat
+   * such a server as on loopback.
+   */
+  socket?: string;
   dataDir: string;
   telemetryDbPath: string;
   /** Seed the demo organisation when the data folder is new. */
@@ -25,7 +34,16 @@ export interface ServerConfig {
   analyticsTimeoutMs: number;
   /** log2 of scrypt's N for new password hashes. */
   passwordCost: number;
+  /** Shortest new password, 8 (the contract's) to 64; ASVS 5.0 V6.2.1 recommends 15. */
+  passwordMinLength: number;
   oidc: OidcConfig | null;
+  /** Failed sign-ins and registrations before growing delays; see sign-in-throttle.ts. */
+  throttle: ThrottleLimits;
+  /**
+   * Proxies whose `X-Forwarded-For` is believed (addresses, CIDR ranges, or proxy-addr's
+   * `loopback`, `linklocal`, `uniquelocal`); from anyone else the socket's address is the caller's.
+   */
+  trustedProxies: string[];
   /** Origins besides the server's own that may send state-changing requests. */
   allowedOrigins: string[];
   /** Base64 32-byte secrets; generated in the data folder when absent. */
@@ -49,8 +67,26 @@ function checkJwks(jwks: string): void {
   throw new Error('SVC_OIDC_JWKS must be an https address (plain http only on loopback) or a local file');
 }
 
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** An address, a CIDR range or one of proxy-addr's names; a typo must not trust the wrong hop. */
+function checkTrustedProxy(entry: string): void {
+  if (PROXY_NAMES.has(entry)) return;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  const bits = family === 4 ? 32 : 128;
+  const prefixOk = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits);
+  if (family === 0 || !prefixOk || rest.length > 0) {
+    throw new Error(
+      `SVC_TRUSTED_PROXIES: "${entry}" is not an address, a CIDR range, loopback, linklocal or uniquelocal`,
+    );
+  }
+}
+
 export function resolveConfig(input: ServerConfigInput): ServerConfig {
   if (input.oidc) checkJwks(input.oidc.jwks);
+  for (const entry of input.trustedProxies ?? []) checkTrustedProxy(entry);
+  if (input.passwordMinLength !== undefined) checkPasswordMinLength(input.passwordMinLength);
   const dataDir = resolve(input.dataDir);
   return {
     host: '127.0.0.1',
@@ -61,7 +97,10 @@ export function resolveConfig(input: ServerConfigInput): ServerConfig {
     rateLimitCeiling: 10_000,
     analyticsTimeoutMs: 30_000,
     passwordCost: 17,
+    passwordMinLength: PASSWORD_MIN_LENGTH_DEFAULT,
     oidc: null,
+    throttle: DEFAULT_THROTTLE,
+    trustedProxies: [],
     allowedOrigins: [],
     logLevel: 'info',
     now: Date.now,

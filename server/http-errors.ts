@@ -5,6 +5,8 @@ export class ApiError extends Error {
     readonly body: { error: string } | { detail: unknown },
     /** The request field this refusal concerns, sent as the `x-error-field` header. */
     readonly field?: string,
+    /** Seconds before trying again, sent as `Retry-After` (429). */
+    readonly retryAfterSeconds?: number,
   ) {
     super('error' in body ? body.error : 'validation failed');
   }
@@ -30,3 +32,5 @@ export const notFound = (message: string, options: RefusalOptions = {}) =>
 export const conflict = (message: string, options: RefusalOptions = {}) =>
   new ApiError(409, { error: message }, options.field);
 export const invalid = (...issues: ValidationIssue[]) => new ApiError(422, { detail: issues });
+export const tooManyRequests = (message: string, retryAfterSeconds: number) =>
+  new ApiError(429, { error: message }, undefined, retryAfterSeconds);

@@ -1,16 +1,19 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.js';
 import { resolveConfig, type ServerConfigInput } from './config.js';
 import { offeredDemoAccount } from './demo/organisation.js';
 import { DEMO_ORGANIZATION, seedDemo } from './demo/seed.js';
 import type { ControlStore } from './stores/control/store.js';
-import { ANNOUNCE_FLAG, type EmbeddedReady } from './schemas/embedded.js';
+import { clearStaleSocket, isNamedPipe, ownerOnlySocket } from './local-socket.js';
+import { ANNOUNCE_FLAG, EMBEDDED_ADDRESS, type EmbeddedReady } from './schemas/embedded.js';
+import { DEFAULT_THROTTLE } from './security/sign-in-throttle.js';
 
 const FLAGS = {
   host: { type: 'string' },
   port: { type: 'string' },
+  socket: { type: 'string' },
   'data-dir': { type: 'string' },
   'telemetry-db': { type: 'string' },
   demo: { type: 'boolean' },
@@ -23,6 +26,11 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
   const { values } = parseArgs({ args, options: FLAGS, strict: true, allowPositionals: false });
   const port = values.port ?? env.SVC_PORT;
   if (port !== undefined && !/^\d{1,5}$/.test(port)) throw new Error(`--port must be a port number, not "${port}"`);
+  const socket = values.socket ?? (env.SVC_SOCKET || undefined);
+  if (socket === '') throw new Error('--socket needs a path');
+  // One door: a --host or --port beside --socket would be ignored, misleading whoever gave it.
+  if (socket !== undefined && (values.host !== undefined || values.port !== undefined))
+    throw new Error('--socket listens on that socket only: drop --host and --port');
   const number = (name: string) => {
     const raw = env[name];
     if (raw === undefined || raw === '') return undefined;
@@ -41,8 +49,20 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
     demo: values.demo ?? env.SVC_DEMO === '1',
     oidc,
     allowedOrigins: (env.SVC_ALLOWED_ORIGINS ?? '').split(',').filter(Boolean),
+    trustedProxies: (env.SVC_TRUSTED_PROXIES ?? '')
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+    throttle: {
+      accountFailures: number('SVC_SIGNIN_ACCOUNT_FAILURES') ?? DEFAULT_THROTTLE.accountFailures,
+      addressFailures: number('SVC_SIGNIN_ADDRESS_FAILURES') ?? DEFAULT_THROTTLE.addressFailures,
+      addressRegistrations: number('SVC_REGISTRATIONS_PER_ADDRESS') ?? DEFAULT_THROTTLE.addressRegistrations,
+      windowSeconds: number('SVC_THROTTLE_WINDOW_SECONDS') ?? DEFAULT_THROTTLE.windowSeconds,
+      maxDelaySeconds: number('SVC_THROTTLE_MAX_DELAY_SECONDS') ?? DEFAULT_THROTTLE.maxDelaySeconds,
+    },
     logLevel: env.SVC_LOG_LEVEL ?? 'info',
   };
+  if (socket !== undefined) input.socket = isNamedPipe(socket) ? socket : resolve(socket);
   const telemetry = values['telemetry-db'] ?? env.SVC_TELEMETRY_DB;
   if (telemetry) input.telemetryDbPath = telemetry;
   const optional = {
@@ -51,6 +71,7 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
     rateLimitCeiling: number('SVC_RATE_LIMIT_CEILING'),
     analyticsTimeoutMs: number('SVC_ANALYTICS_TIMEOUT_MS'),
     passwordCost: number('SVC_PASSWORD_COST'),
+    passwordMinLength: number('SVC_PASSWORD_MIN_LENGTH'),
     vaultMasterKey: env.SVC_VAULT_MASTER_KEY,
     keyHashSecret: env.SVC_KEY_HASH_SECRET,
   };
@@ -97,7 +118,9 @@ function demoAccountIn(control: ControlStore): EmbeddedReady['demo']['account'] 
 
 export async function serve(args: string[]): Promise<number> {
   if (args.includes('--help')) {
-    console.log('usage: npm run server -- [--host H] [--port P] [--data-dir D] [--telemetry-db PATH] [--demo]');
+    console.log(
+      'usage: npm run server -- [--host H] [--port P | --socket PATH] [--data-dir D] [--telemetry-db PATH] [--demo]',
+    );
     return 0;
   }
   const config = resolveConfig(configFromArgs(args, process.env));
@@ -107,7 +130,11 @@ export async function serve(args: string[]): Promise<number> {
   if (args.includes(ANNOUNCE_FLAG)) {
     announce = parentChannel();
     if (!announce) throw new Error(`${ANNOUNCE_FLAG} needs a parent process to tell: an IPC channel or a parent port`);
+    // The console's host reaches its server through a socket only its user can open, never a port.
+    if (!config.socket) throw new Error(`${ANNOUNCE_FLAG} is for the console's host, which needs --socket`);
   }
+  // Before the stores open and the demo seeds: a path that cannot be listened on fails at once.
+  if (config.socket) await clearStaleSocket(config.socket);
   // Demo data goes into a new data folder only: a stray --demo or SVC_DEMO=1 must never add
   // an organisation with published passwords to a folder that holds real data.
   const newDataFolder = !existsSync(join(config.dataDir, 'control.db'));
@@ -143,6 +170,13 @@ export async function serve(args: string[]): Promise<number> {
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
+  if (config.socket) {
+    await app.listen({ path: config.socket });
+    ownerOnlySocket(config.socket);
+    console.log(`Control plane listening on the socket ${config.socket}`);
+    announce?.({ kind: 'ready', address: EMBEDDED_ADDRESS, socketPath: config.socket, demo: seeding });
+    return 0;
+  }
   await app.listen({ host: config.host, port: config.port });
   const bound = app.server.address();
   const port = typeof bound === 'object' && bound ? bound.port : config.port;
@@ -150,6 +184,5 @@ export async function serve(args: string[]): Promise<number> {
   const address = `http://${host}:${port}/api`;
   // Read by people and by bench/run.ts; the console's host hears the announcement instead.
   console.log(`Control plane listening at ${address}`);
-  announce?.({ kind: 'ready', address, demo: seeding });
   return 0;
 }

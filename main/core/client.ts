@@ -32,7 +32,7 @@ export class ControlPlaneClient {
       body: parts.body,
       anonymous: 'anonymous' in endpoint && endpoint.anonymous,
     });
-    if (answer.status >= 400) throw errorFromResponse(answer.status, answer.body, answer.errorField);
+    if (answer.status >= 400) throw errorFromResponse(answer.status, answer.body, answer.hints);
     const check = checkerOf(endpoint.response);
     if (!check.Check(answer.body)) {
       const first = check.Errors(answer.body).First();

@@ -132,6 +132,8 @@ export interface BridgeErrorBody {
   message: string;
   field?: string;
   detail?: unknown;
+  /** A throttled call (429): seconds before the server takes another try. */
+  retryAfterSeconds?: number;
 }
 
 /** What crosses the bridge: a result, or an error with the status and message the user should see. */

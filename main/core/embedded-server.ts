@@ -4,21 +4,28 @@ import { get } from 'node:http';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { Agent } from 'undici';
 import { ANNOUNCE_FLAG, EmbeddedReady } from '#server/schemas/embedded.js';
 import type { EmbeddedStatus } from './contract.js';
+import { socketPlace, type SocketPlace } from './embedded-socket.js';
 import { ConsoleError } from './errors.js';
-import type { EmbeddedServerControl } from './host.js';
+import type { EmbeddedConnection, EmbeddedServerControl } from './host.js';
 import { LogRing } from './log-ring.js';
 import { spawnWithNode, type ServerExit, type ServerProcess, type SpawnServer } from './server-process.js';
 
 /**
- * The embedded control plane: `server/cli.ts serve` in a child process on a free port
- * of 127.0.0.1, never in the host's own process (better-sqlite3 is synchronous).
+ * The embedded control plane: `server/cli.ts serve` in a child process, never in the host's
+ * own process (better-sqlite3 is synchronous).
  *
- * - Port: `--port 0`; with `--announce` the server sends its address over the process's
- *   channel once it listens ({@link EmbeddedReady}: Node's IPC, or a utility process's
- *   parent port), checked here on arrival; then the server is "ready when it answers":
- *   GET {base}/openapi.json is polled until 200. Its console is for people: only kept.
+ * - Door: a Unix socket in the private data folder, or a named pipe on Windows
+ *   (embedded-socket.ts), never a TCP port: the console's user is the only one who can reach
+ *   it. With `--announce` the server says it listens over the process's channel
+ *   ({@link EmbeddedReady}: Node's IPC, or a utility process's parent port), checked here on
+ *   arrival; then the server is "ready when it answers": GET /api/openapi.json over the
+ *   socket is polled until 200. Its console is for people: only kept.
+ * - Requests: `start()` gives the host the address they name (EMBEDDED_ADDRESS, the same at
+ *   every start, so the cookie jar's origin is too) with a dispatcher that carries them to
+ *   the socket; it lives as long as the server's process.
  * - Demo data: until the console has seen it seed a folder, the server is started with
  *   `--demo`, and seeds only a new folder (its rule, not repeated here). When it says it
  *   seeded, a marker file (`console-demo.json`, 0600) keeps the demo admin's credentials
@@ -84,6 +91,10 @@ interface Run {
   expected: boolean;
   /** The server's first message: its announcement, or 'malformed' when it failed the check. */
   ready: EmbeddedReady | 'malformed' | null;
+  /** Where it was told to listen. */
+  place: SocketPlace;
+  /** Carries requests to its socket once it answers; closed when the process has gone. */
+  dispatcher: Agent | null;
 }
 
 type Listener = (status: EmbeddedStatus) => void;
@@ -99,9 +110,9 @@ export class EmbeddedServer implements EmbeddedServerControl {
   private readonly listeners = new Set<Listener>();
 
   private state: EmbeddedState = 'stopped';
-  private baseUrl: string | null = null;
+  private connection: EmbeddedConnection | null = null;
   private run: Run | null = null;
-  private starting: Promise<string> | null = null;
+  private starting: Promise<EmbeddedConnection> | null = null;
   private stopping: Promise<void> | null = null;
   /** Counts stop() calls, so a start queued behind a stop gives way to a later stop. */
   private stops = 0;
@@ -124,6 +135,11 @@ export class EmbeddedServer implements EmbeddedServerControl {
     return this.run?.child.pid;
   }
 
+  /** The socket (or pipe) the running server was told to listen on, for people and tests. */
+  get socketPath(): string | undefined {
+    return this.run?.place.path;
+  }
+
   /** The demo admin's credentials while the demo data we seeded is in place: for the host's sign-in only. */
   demoCredentials(): Credentials | null {
     return this.demoAccount ? { ...this.demoAccount } : null;
@@ -133,7 +149,7 @@ export class EmbeddedServer implements EmbeddedServerControl {
     const demo = this.demoCredentials();
     return {
       state: this.state,
-      baseUrl: this.state === 'running' ? this.baseUrl : null,
+      baseUrl: this.state === 'running' ? (this.connection?.baseUrl ?? null) : null,
       lastLog: this.log.snapshot(),
       demoAccount: demo ? { email: demo.email } : null,
     };
@@ -145,10 +161,10 @@ export class EmbeddedServer implements EmbeddedServerControl {
     return () => this.listeners.delete(listener);
   }
 
-  start(): Promise<string> {
+  start(): Promise<EmbeddedConnection> {
     if (this.starting) return this.starting;
     if (!this.stopping) {
-      if (this.state === 'running' && this.baseUrl) return Promise.resolve(this.baseUrl);
+      if (this.state === 'running' && this.connection) return Promise.resolve(this.connection);
       if (this.state === 'crashed') return Promise.reject(this.crashedError());
     }
     const stops = this.stops;
@@ -156,7 +172,7 @@ export class EmbeddedServer implements EmbeddedServerControl {
       if (this.stopping) await this.stopping;
       if (this.stops !== stops) throw new ConsoleError(503, 'the embedded server was stopped before it was ready');
       if (this.state === 'crashed') throw this.crashedError();
-      if (this.state === 'running' && this.baseUrl) return this.baseUrl;
+      if (this.state === 'running' && this.connection) return this.connection;
       return this.launch();
     })();
     this.starting = starting;
@@ -167,7 +183,7 @@ export class EmbeddedServer implements EmbeddedServerControl {
     return starting;
   }
 
-  async restart(): Promise<string> {
+  async restart(): Promise<EmbeddedConnection> {
     await this.stop();
     return this.start();
   }
@@ -184,7 +200,7 @@ export class EmbeddedServer implements EmbeddedServerControl {
         run.expected = true;
         await this.terminate(run);
       }
-      this.baseUrl = null;
+      this.connection = null;
       this.setState('stopped');
     })().finally(() => {
       if (this.stopping === stopping) this.stopping = null;
@@ -193,10 +209,13 @@ export class EmbeddedServer implements EmbeddedServerControl {
     return stopping;
   }
 
-  private async launch(): Promise<string> {
+  private async launch(): Promise<EmbeddedConnection> {
     this.log.clear();
+    let place: SocketPlace;
     try {
-      mkdirSync(this.dataDir, { recursive: true });
+      // 0700 here too, though the server narrows it before it listens: the socket will be inside.
+      mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+      place = socketPlace(this.dataDir);
     } catch (error) {
       this.crash(`could not prepare the data folder ${this.dataDir}: ${errorMessage(error)}`);
       throw this.crashedError();
@@ -208,8 +227,8 @@ export class EmbeddedServer implements EmbeddedServerControl {
     // quit, the deadline) still finds the folder marked as the console's at the next start.
     let pending = false;
     if (!this.demoAccount && marker === null) pending = this.writeMarker({ demo: 'pending' });
-    this.baseUrl = null;
-    const args = ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', this.dataDir, ANNOUNCE_FLAG];
+    this.connection = null;
+    const args = ['serve', '--socket', place.path, '--data-dir', this.dataDir, ANNOUNCE_FLAG];
     if (!this.demoAccount) args.push('--demo');
     const env: NodeJS.ProcessEnv = {};
     for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('SVC_')) env[name] = value;
@@ -221,6 +240,7 @@ export class EmbeddedServer implements EmbeddedServerControl {
     try {
       child = this.spawnServer({ entry: this.entry, args, execArgv: this.execArgv, env });
     } catch (error) {
+      place.release();
       this.crash(`could not start the embedded server: ${errorMessage(error)}`);
       throw this.crashedError();
     }
@@ -233,6 +253,8 @@ export class EmbeddedServer implements EmbeddedServerControl {
       exit: null,
       expected: false,
       ready: null,
+      place,
+      dispatcher: null,
     };
     this.run = run;
     // The boundary: a message is the server's word only once it passes the schema.
@@ -245,6 +267,9 @@ export class EmbeddedServer implements EmbeddedServerControl {
     this.log.follow(child.stderr);
     child.onExit((exit) => {
       run.exit = exit;
+      // Its socket is gone with it: whatever reached it is of no more use.
+      void run.dispatcher?.destroy().catch(() => undefined);
+      run.place.release();
       exitSeen(exit);
       if (run.expected || this.run !== run) return;
       this.run = null;
@@ -256,26 +281,28 @@ export class EmbeddedServer implements EmbeddedServerControl {
     this.checkStillStarting(run);
     if (run.ready === null) return this.giveUp(run, `printed no address within ${seconds(this.readyTimeoutMs)}`);
     if (run.ready === 'malformed') return this.giveUp(run, 'announced itself in a message the console cannot read');
-    const { address, demo } = run.ready;
+    const { address, socketPath, demo } = run.ready;
     // Seeded before it listened: recorded now, however the start goes on. A folder marked
     // before this start (seeded by an older console, or a start cut off) gets the account the
     // server names; a folder it did not seed loses the marker written for this start.
     if (demo.account && (demo.seeded || marker !== null)) this.recordDemo(demo.account);
     else if (pending && !demo.seeded) this.removeMarker();
-    const probe = `${address}/openapi.json`;
+    if (socketPath !== place.path) return this.giveUp(run, `listens on ${socketPath}, not on the socket it was given`);
+    const probe = new URL(`${address}/openapi.json`);
     for (;;) {
-      if (await answers(probe, Math.max(1, Math.min(2_000, deadline - Date.now())))) break;
+      if (await answers(socketPath, probe, Math.max(1, Math.min(2_000, deadline - Date.now())))) break;
       this.checkStillStarting(run);
       if (Date.now() >= deadline)
-        return this.giveUp(run, `did not answer at ${probe} within ${seconds(this.readyTimeoutMs)}`);
+        return this.giveUp(run, `did not answer ${probe.pathname} within ${seconds(this.readyTimeoutMs)}`);
       await raceUntil([run.exited], Math.min(deadline, Date.now() + POLL_MS));
       this.checkStillStarting(run);
     }
     this.checkStillStarting(run);
 
-    this.baseUrl = address;
+    run.dispatcher = new Agent({ connect: { socketPath } });
+    this.connection = { baseUrl: address, dispatcher: run.dispatcher };
     this.setState('running');
-    return address;
+    return this.connection;
   }
 
   /** Throws when the run ended while starting: stopped by the host, or exited (a crash, already recorded). */
@@ -306,7 +333,7 @@ export class EmbeddedServer implements EmbeddedServerControl {
 
   private crash(message: string): void {
     this.log.push(`[console] ${message}`);
-    this.baseUrl = null;
+    this.connection = null;
     this.setState('crashed');
   }
 
@@ -414,10 +441,11 @@ async function raceUntil(promises: Promise<unknown>[], deadline: number): Promis
   }
 }
 
-/** GET answering 200 within `timeoutMs`, on a connection of its own that is closed at once. */
-function answers(url: string, timeoutMs: number): Promise<boolean> {
+/** GET `url` over the socket answering 200 within `timeoutMs`, on a connection of its own closed at once. */
+function answers(socketPath: string, url: URL, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const request = get(url, { agent: false, timeout: timeoutMs }, (response) => {
+    const options = { socketPath, path: url.pathname, headers: { host: url.host }, agent: false, timeout: timeoutMs };
+    const request = get(options, (response) => {
       response.resume();
       resolve(response.statusCode === 200);
     });

@@ -59,6 +59,8 @@ export const endpoints = {
   }),
   members: endpoint({ method: 'GET', path: '/members', response: organization.MemberList }),
   projects: endpoint({ method: 'GET', path: '/projects', response: organization.ProjectList }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  joinPolicy: endpoint({ method: 'GET', path: '/organization/join-policy', response: organization.JoinPolicy }),
   models: endpoint({ method: 'GET', path: '/models', response: models.ModelList }),
   createKey: endpoint({ method: 'POST', path: '/keys', body: keys.CreateKeyBody, response: keys.CreatedKey }),
   listKeys: endpoint({ method: 'GET', path: '/keys', response: keys.KeyList }),

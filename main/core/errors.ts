@@ -7,11 +7,21 @@ export interface ConsoleErrorOptions {
   field?: string;
   /** A 422's validation `detail`, as the server sent it. */
   detail?: unknown;
+  /** A 429's `Retry-After`: seconds before the server takes another try. */
+  retryAfterSeconds?: number;
+}
+
+/** What a refusal's headers say besides its body. */
+export interface RefusalHints {
+  /** The request field it concerns, from `x-error-field`. */
+  field?: string;
+  retryAfterSeconds?: number;
 }
 
 export class ConsoleError extends Error {
   readonly field?: string;
   readonly detail?: unknown;
+  readonly retryAfterSeconds?: number;
 
   constructor(
     readonly status: number,
@@ -21,12 +31,14 @@ export class ConsoleError extends Error {
     super(message);
     if (options.field !== undefined) this.field = options.field;
     if (options.detail !== undefined) this.detail = options.detail;
+    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   toBody(): BridgeErrorBody {
     const body: BridgeErrorBody = { status: this.status, message: this.message };
     if (this.field !== undefined) body.field = this.field;
     if (this.detail !== undefined) body.detail = this.detail;
+    if (this.retryAfterSeconds !== undefined) body.retryAfterSeconds = this.retryAfterSeconds;
     return body;
   }
 }
@@ -45,13 +57,15 @@ export function fieldOf(loc: readonly unknown[]): string | undefined {
 
 /**
  * The server's own words for a failed call: `error`, else the validation `detail`. The field it
- * concerns comes from the `x-error-field` header (`fieldHeader`) for an `{"error"}` answer, and
+ * concerns comes from the `x-error-field` header (`hints.field`) for an `{"error"}` answer, and
  * from the first issue's `loc` for a 422.
  */
-export function errorFromResponse(status: number, body: unknown, fieldHeader?: string): ConsoleError {
+export function errorFromResponse(status: number, body: unknown, hints: RefusalHints = {}): ConsoleError {
   const record = (typeof body === 'object' && body !== null ? body : {}) as { error?: unknown; detail?: unknown };
-  const field = fieldHeader || undefined;
-  if (typeof record.error === 'string') return new ConsoleError(status, record.error, { field });
+  const field = hints.field || undefined;
+  if (typeof record.error === 'string') {
+    return new ConsoleError(status, record.error, { field, retryAfterSeconds: hints.retryAfterSeconds });
+  }
   if (record.detail === 'Unauthorized') return new ConsoleError(status, 'signed out: sign in again');
   if (Array.isArray(record.detail)) {
     const first = record.detail[0] as { loc?: unknown[]; msg?: string } | undefined;

@@ -1,5 +1,7 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TObject } from '@sinclair/typebox';
+import type { Dispatcher } from 'undici';
+import { EMBEDDED_ADDRESS } from '#server/schemas/embedded.js';
 import { ControlPlaneClient } from './client.js';
 import {
   apiEndpoints,
@@ -17,11 +19,17 @@ import { ConsoleError, fieldOf } from './errors.js';
 import { HttpSession } from './http-session.js';
 import type { Profile, ProfileStore } from './profiles.js';
 
+/** How requests reach the embedded server: the address they name, carried to its socket by the dispatcher. */
+export interface EmbeddedConnection {
+  baseUrl: string;
+  dispatcher: Dispatcher;
+}
+
 /** What the host needs of the embedded server: started on demand, restartable after a crash. */
 export interface EmbeddedServerControl {
-  /** Starts the server if needed; resolves with its base address once it answers. */
-  start(): Promise<string>;
-  restart(): Promise<string>;
+  /** Starts the server if needed; resolves with the way to reach it once it answers. */
+  start(): Promise<EmbeddedConnection>;
+  restart(): Promise<EmbeddedConnection>;
   status(): EmbeddedStatus;
   /** The demo admin's email and password while the demo data is in place; never sent to the renderer. */
   demoCredentials(): { email: string; password: string } | null;
@@ -38,7 +46,8 @@ export interface HostOptions {
   onSignedOut?: (profileId: string) => void;
 }
 
-const EMBEDDED_COOKIE_ORIGIN = 'http://127.0.0.1/api';
+/** The embedded server's address is the same at every start, so its jar's cookies always match it. */
+const EMBEDDED_COOKIE_ORIGIN = EMBEDDED_ADDRESS;
 
 type Handlers = { [K in CallName]: (args: CallArgs<K>) => Promise<CallResult<K>> };
 
@@ -51,7 +60,10 @@ const argChecks = new Map<CallName, TypeCheck<TObject>>(
  * implements every bridge call. The renderer never sees a cookie or a token.
  */
 export class ConsoleHost {
-  private readonly connections = new Map<string, { baseUrl: string; client: ControlPlaneClient }>();
+  private readonly connections = new Map<
+    string,
+    { baseUrl: string; dispatcher: Dispatcher | undefined; client: ControlPlaneClient }
+  >();
   readonly handlers: Handlers;
 
   constructor(private readonly options: HostOptions) {
@@ -80,22 +92,24 @@ export class ConsoleHost {
 
   private async client(profileId: string): Promise<ControlPlaneClient> {
     const profile = this.options.profiles.get(profileId);
-    const baseUrl = profile.kind === 'embedded' ? await this.options.embedded.start() : (profile.baseUrl ?? '');
+    // The embedded server's address never changes; a new start brings a new dispatcher to its socket.
+    const { baseUrl, dispatcher } =
+      profile.kind === 'embedded' ? await this.options.embedded.start() : { baseUrl: profile.baseUrl ?? '' };
     const existing = this.connections.get(profileId);
-    if (existing && existing.baseUrl === baseUrl) return existing.client;
+    if (existing && existing.baseUrl === baseUrl && existing.dispatcher === dispatcher) return existing.client;
     const session = new HttpSession(baseUrl, this.options.profiles.jar(profileId), {
+      dispatcher,
       refreshAheadMs: this.options.refreshAheadMs,
       onJarChanged: () => this.options.profiles.saveJar(profileId),
       onSignedOut: () => this.options.onSignedOut?.(profileId),
     });
     const client = new ControlPlaneClient(session);
-    this.connections.set(profileId, { baseUrl, client });
+    this.connections.set(profileId, { baseUrl, dispatcher, client });
     return client;
   }
 
   /** Signed in as far as this side knows: the jar holds a live refresh cookie for the profile's address. */
   private async view(profile: Profile): Promise<ProfileView> {
-    // Cookies ignore ports, so the embedded server's jar matches whatever port it gets this launch.
     const baseUrl = profile.baseUrl ?? EMBEDDED_COOKIE_ORIGIN;
     const cookies = await this.options.profiles.jar(profile.id).getCookies(`${baseUrl}/auth/refresh`);
     return { ...profile, signedIn: cookies.some((cookie) => cookie.key === 'svc_refresh_token') };

@@ -1,7 +1,7 @@
 import type { CookieJar } from 'tough-cookie';
 import { request, type Dispatcher } from 'undici';
 import { ERROR_FIELD_HEADER } from '#server/schemas/common.js';
-import { ConsoleError, errorFromResponse } from './errors.js';
+import { ConsoleError, errorFromResponse, type RefusalHints } from './errors.js';
 
 const ACCESS_COOKIE = 'svc_access_token';
 const REFRESH_COOKIE = 'svc_refresh_token';
@@ -9,8 +9,8 @@ const REFRESH_COOKIE = 'svc_refresh_token';
 export interface HttpAnswer {
   status: number;
   body: unknown;
-  /** The request field a refusal concerns, from the server's `x-error-field` header. */
-  errorField?: string;
+  /** What a refusal's headers add to its body: the field it concerns, how long to wait. */
+  hints: RefusalHints;
 }
 
 export interface SendOptions {
@@ -87,7 +87,7 @@ export class HttpSession {
       return true;
     }
     // Only the server's 401 ends the session; a 502 from a proxy or a restarting server must not.
-    if (answer.status !== 401) throw errorFromResponse(answer.status, answer.body, answer.errorField);
+    if (answer.status !== 401) throw errorFromResponse(answer.status, answer.body, answer.hints);
     await this.clear();
     this.options.onSignedOut?.();
     return false;
@@ -141,9 +141,12 @@ export class HttpSession {
         );
       }
     }
-    const errorField = response.headers[ERROR_FIELD_HEADER];
-    return typeof errorField === 'string' && errorField !== ''
-      ? { status: response.statusCode, body, errorField }
-      : { status: response.statusCode, body };
+    const hints: RefusalHints = {};
+    const field = response.headers[ERROR_FIELD_HEADER];
+    if (typeof field === 'string' && field !== '') hints.field = field;
+    // Sent as whole seconds by the control plane; an HTTP date from a proxy is not read.
+    const retryAfter = response.headers['retry-after'];
+    if (typeof retryAfter === 'string' && /^\d{1,9}$/.test(retryAfter)) hints.retryAfterSeconds = Number(retryAfter);
+    return { status: response.statusCode, body, hints };
   }
 }

@@ -20,6 +20,7 @@ export class BridgeError extends Error implements BridgeErrorBody {
   readonly status: number;
   readonly field?: string;
   readonly detail?: unknown;
+  readonly retryAfterSeconds?: number;
 
   constructor(body: BridgeErrorBody) {
     super(body.message);
@@ -27,6 +28,7 @@ export class BridgeError extends Error implements BridgeErrorBody {
     this.status = body.status;
     if (typeof body.field === 'string' && body.field !== '') this.field = body.field;
     this.detail = body.detail;
+    if (typeof body.retryAfterSeconds === 'number') this.retryAfterSeconds = body.retryAfterSeconds;
   }
 }
 

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { resolveConfig, type ServerConfig } from '../config.js';
+import { describeJoinPolicy, parseJoinPolicy } from '../domain/join-policy.js';
 import { pkrToMicro, formatPkr } from '../domain/money.js';
 import { OPERATOR_SOURCE } from '../stores/control/activity.js';
 import type { Role } from '../stores/control/accounts.js';
@@ -18,6 +19,9 @@ const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [flags]
   deactivate --email E | activate --email E
   revoke-sessions --email E                 end every session of an account
   add-project --org NAME --name P
+  set-join-policy --org NAME --policy open|closed|domains [--domains a.example,b.example]
+                                            who may join by naming the organisation; domains
+                                            match exactly (not their subdomains)
   add-model --id ROUTE [--provider P] [--inactive]
   set-model --id ROUTE --active true|false
   import-requests --file F.ndjson [--telemetry-db PATH]
@@ -31,6 +35,8 @@ const FLAGS = {
   pkr: { type: 'string' },
   email: { type: 'string' },
   role: { type: 'string' },
+  policy: { type: 'string' },
+  domains: { type: 'string' },
   name: { type: 'string' },
   id: { type: 'string' },
   provider: { type: 'string' },
@@ -176,6 +182,25 @@ async function run(
       if (name.length > 200) throw new UsageError('--name must be at most 200 characters');
       const project = control.organizations.addProject(organization.id, name, now);
       return `created project ${project.name} (${project.id}) in ${organization.name}`;
+    }
+    case 'set-join-policy': {
+      const organization = organizationOf(required(flags, 'org'));
+      const parsed = parseJoinPolicy(required(flags, 'policy'), flags.domains);
+      if (!parsed.ok) throw new UsageError(parsed.error);
+      const described = describeJoinPolicy(parsed.policy);
+      // Who may join is security-relevant, so the organisation's audit trail records each change.
+      control.write(() => {
+        control.joinPolicies.set(organization.id, parsed.policy);
+        control.activity.record({
+          orgId: organization.id,
+          actorId: null,
+          action: 'org.join_policy_changed',
+          target: described,
+          sourceIp: OPERATOR_SOURCE,
+          at: now,
+        });
+      });
+      return `join policy of ${organization.name} is now ${described}`;
     }
     case 'add-model': {
       const id = required(flags, 'id');

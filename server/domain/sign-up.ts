@@ -2,9 +2,10 @@ import type { ControlStore } from '../stores/control/store.js';
 import type { AccountRow, Role } from '../stores/control/accounts.js';
 import type { OrganizationRow } from '../stores/control/organizations.js';
 import type { IssuedTokens } from '../stores/control/sessions.js';
-import { conflict } from '../http-errors.js';
+import { conflict, forbidden } from '../http-errors.js';
 import { isoTime } from '../schemas/common.js';
 import type { SignedIn } from '../schemas/auth.js';
+import { JOIN_REFUSED, mayJoin } from './join-policy.js';
 
 export const DEFAULT_PROJECT_NAME = 'Default';
 
@@ -25,7 +26,8 @@ export interface NewAccount {
 /**
  * Creates an account: it joins the organisation of that name (case and surrounding
  * spaces ignored) as a member, or founds it, with a `Default` project, as its owner,
- * and records `member.joined`. Call inside a transaction.
+ * and records `member.joined`. Joining is subject to the organisation's join policy, founding
+ * never is; a refusal (403) is thrown before anything is written. Call inside a transaction.
  */
 export function createAccount(control: ControlStore, input: NewAccount): Omit<SignedInSession, 'tokens'> {
   if (control.accounts.findByEmail(input.email)) {
@@ -37,6 +39,8 @@ export function createAccount(control: ControlStore, input: NewAccount): Omit<Si
     organization = control.organizations.create(input.organizationName, input.now);
     control.organizations.addProject(organization.id, DEFAULT_PROJECT_NAME, input.now);
     role = 'owner';
+  } else if (!mayJoin(control.joinPolicies.of(organization.id), input.email)) {
+    throw forbidden(JOIN_REFUSED);
   }
   const account = control.accounts.create(organization.id, input.email, input.passwordHash, role, input.now);
   control.activity.record({

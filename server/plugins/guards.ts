@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { isIP } from 'node:net';
 import { forbidden } from '../http-errors.js';
 import { isLoopbackName } from '../loopback.js';
 
@@ -63,10 +62,14 @@ export const guardsPlugin = fp(async (app: FastifyInstance, options: GuardOption
   });
 });
 
-/** The caller's address: the first `X-Forwarded-For` entry when it is an IP address, else the peer. */
+/**
+ * The caller's address: Fastify's `request.ip`, which believes `X-Forwarded-For` only from the
+ * proxies in `trustProxy` (walking the chain from the socket's end, as proxy-addr does), else is
+ * the socket's peer. A Unix socket has no peer address.
+ */
 export function sourceIp(request: FastifyRequest): string {
-  const forwarded = request.headers['x-forwarded-for'];
-  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-  if (first && isIP(first)) return first;
-  return request.socket.remoteAddress ?? request.ip;
+  return request.ip || LOCAL_SOCKET;
 }
+
+/** The address recorded for a caller on the console's own Unix socket. */
+export const LOCAL_SOCKET = 'local';

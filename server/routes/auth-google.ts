@@ -4,6 +4,7 @@ import { checkOrganizationName } from '../domain/organization-name.js';
 import { signIn, signUp, signedInBody } from '../domain/sign-up.js';
 import { ApiError, badRequest } from '../http-errors.js';
 import { sourceIp } from '../plugins/guards.js';
+import { holdOff } from './throttling.js';
 import { setSessionCookies } from '../plugins/session.js';
 import { GoogleBody, SignedIn } from '../schemas/auth.js';
 import { ErrorBody, errors } from '../schemas/common.js';
@@ -12,7 +13,7 @@ import { IdentityTokenError, IdentityTokenVerifier } from '../security/identity-
 /** External identity sign-in: an OpenID Connect ID token in exchange for a session. */
 export async function googleRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { control, config } = app;
+  const { control, config, throttle } = app;
   const verifier = config.oidc ? new IdentityTokenVerifier(config.oidc, config.now) : null;
 
   app.post(
@@ -23,20 +24,27 @@ export async function googleRoutes(fastify: FastifyInstance): Promise<void> {
         security: [],
         body: GoogleBody,
         // A refused sign-in answers {"error"}, not the session guard's {"detail"}.
-        response: { 200: SignedIn, 201: SignedIn, 401: ErrorBody, ...errors(400, 409, 415, 422, 501) },
+        response: { 200: SignedIn, 201: SignedIn, 401: ErrorBody, ...errors(400, 403, 409, 415, 422, 429, 501) },
       },
     },
     async (request, reply) => {
       if (!verifier) throw new ApiError(501, { error: 'external identity sign-in is not configured' });
+      const ip = sourceIp(request);
+      holdOff(request, config.now(), [[throttle.addresses, ip]], 'too many failed sign-ins from this address', {
+        address: ip,
+      });
       let email: string;
       try {
         email = await verifier.verifiedEmail(request.body.id_token);
       } catch (error) {
-        if (error instanceof IdentityTokenError) throw new ApiError(401, { error: error.message });
+        if (error instanceof IdentityTokenError) {
+          throttle.addresses.add(ip, config.now());
+          request.log.warn({ address: ip }, 'external sign-in refused');
+          throw new ApiError(401, { error: error.message });
+        }
         throw error;
       }
       const now = config.now();
-      const ip = sourceIp(request);
       const existing = control.accounts.findByEmail(email);
       if (existing) {
         if (existing.deactivated_at !== null) throw new ApiError(401, { error: 'this account is deactivated' });

@@ -5,7 +5,7 @@ import { conflict } from '../http-errors.js';
 import { sourceIp } from '../plugins/guards.js';
 import { authOf, requireRole } from '../plugins/session.js';
 import { errors, isoTime } from '../schemas/common.js';
-import { MemberList, Organization, ProjectList, RenameBody } from '../schemas/organization.js';
+import { JoinPolicy, MemberList, Organization, ProjectList, RenameBody } from '../schemas/organization.js';
 
 const tags = ['organization'];
 
@@ -58,4 +58,11 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
       created_at: isoTime(project.created_at),
     })),
   }));
+
+  // Beyond the contract, read-only: the policy changes only through the operator's command.
+  app.get(
+    '/organization/join-policy',
+    { schema: { tags, response: { 200: JoinPolicy, ...errors(401) } } },
+    async (request) => control.joinPolicies.of(authOf(request).orgId),
+  );
 }

@@ -35,7 +35,7 @@ export const MessageBody = Type.Object({ message: Type.String() });
 export type MessageBody = Static<typeof MessageBody>;
 
 /** Response schemas for the error answers a route may give, so the OpenAPI document lists them. */
-export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 415 | 422 | 501 | 503)[]) {
+export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 415 | 422 | 429 | 501 | 503)[]) {
   return Object.fromEntries(
     statuses.map((status) => [
       status,

@@ -4,17 +4,27 @@ import { Nullable } from './common.js';
 /**
  * What the embedded server tells the host that started it, over the process's own channel
  * (Node's IPC, or an Electron utility process's parent port) rather than its console.
- * `server/cli.ts serve --announce` sends it; the console's host checks it on arrival.
+ * `server/cli.ts serve --socket PATH --announce` sends it; the console's host checks it on arrival.
  */
 
 /** The flag that asks `serve` to announce itself to its parent process. */
 export const ANNOUNCE_FLAG = '--announce';
 
+/**
+ * The API's base as the host names it over the socket: the URL its requests carry (so their
+ * Host header is `localhost`, which the server's loopback guard accepts) and the origin its
+ * cookie jar files the session under. No TCP port is behind it: the host reaches the server
+ * only through the socket it was announced with.
+ */
+export const EMBEDDED_ADDRESS = 'http://localhost/api';
+
 /** Sent once, after `listen`: where the API answers and what became of `--demo`. */
 export const EmbeddedReady = Type.Object({
   kind: Type.Literal('ready'),
-  /** The API's base: the embedded server listens on the loopback address only. */
-  address: Type.String({ pattern: '^http://127\\.0\\.0\\.1:[0-9]{1,5}/api$' }),
+  /** Always {@link EMBEDDED_ADDRESS}: the embedded server listens on its socket only. */
+  address: Type.Literal(EMBEDDED_ADDRESS),
+  /** What it listens on: a Unix socket's path, or a Windows named pipe (`\\.\pipe\…`). */
+  socketPath: Type.String({ minLength: 1 }),
   demo: Type.Object({
     /** Whether this start seeded the demo data (only ever into a new data folder). */
     seeded: Type.Boolean(),

@@ -14,7 +14,7 @@ beforeEach(() => electron.reset());
 
 const launch = {
   entry: '/app/dist/server/cli.js',
-  args: ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', '/data/embedded'],
+  args: ['serve', '--socket', '/data/embedded/control.sock', '--data-dir', '/data/embedded', '--announce'],
   execArgv: ['--import', 'tsx'],
   env: { PATH: '/usr/bin', UNSET: undefined },
 };
@@ -51,7 +51,12 @@ describe('the utility-process spawner of the embedded server', () => {
     const server = utilityProcessSpawner()(launch);
     const onMessage = vi.fn();
     server.onMessage(onMessage);
-    const ready = { kind: 'ready', address: 'http://127.0.0.1:8787/api', demo: { seeded: false, account: null } };
+    const ready = {
+      kind: 'ready',
+      address: 'http://localhost/api',
+      socketPath: '/data/embedded/control.sock',
+      demo: { seeded: false, account: null },
+    };
     electron.utilityProcess.forked[0]!.emit('message', ready);
     expect(onMessage).toHaveBeenCalledExactlyOnceWith(ready);
   });

@@ -1,13 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { request } from 'undici';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { appDataDir } from '../../main/core/app-data.js';
 import { DEMO_MARKER, EmbeddedServer, type EmbeddedServerOptions } from '../../main/core/embedded-server.js';
 import type { EmbeddedStatus } from '../../main/core/contract.js';
+import { MAX_SOCKET_PATH_BYTES, SOCKET_FILE } from '../../main/core/embedded-socket.js';
 import { ConsoleError } from '../../main/core/errors.js';
+import { ConsoleHost, type EmbeddedConnection } from '../../main/core/host.js';
+import { ownerOnlyFile, ProfileStore } from '../../main/core/profiles.js';
+import { spawnWithNode, type ServerLaunch } from '../../main/core/server-process.js';
 import { DEMO_ACCOUNTS } from '../../server/demo/organisation.js';
+import { EMBEDDED_ADDRESS } from '../../server/schemas/embedded.js';
 
 /**
  * The embedded server's lifecycle with real processes: the real control plane for
@@ -72,14 +78,25 @@ function reported(server: EmbeddedServer, state: EmbeddedStatus['state']): Promi
   });
 }
 
-async function logIn(baseUrl: string, account: { email: string; password: string }): Promise<number> {
-  const response = await fetch(`${baseUrl}/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(account),
+/** A request through the connection the host is given: to its socket, whatever the URL's host says. */
+async function send(connection: EmbeddedConnection, path: string, body?: unknown) {
+  const response = await request(`${connection.baseUrl}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    dispatcher: connection.dispatcher,
   });
-  await response.body?.cancel();
-  return response.status;
+  return { status: response.statusCode, body: (await response.body.json()) as Record<string, unknown> };
+}
+
+async function logIn(connection: EmbeddedConnection, account: { email: string; password: string }): Promise<number> {
+  return (await send(connection, '/auth/login', account)).status;
+}
+
+/** The socket's mode and its folder's, POSIX permissions only. */
+function modes(socket: string): { socket: number; folder: number; isSocket: boolean } {
+  const stat = lstatSync(socket);
+  return { socket: stat.mode & 0o777, folder: statSync(dirname(socket)).mode & 0o777, isSocket: stat.isSocket() };
 }
 
 function noPasswordIn(lines: string[]): void {
@@ -88,12 +105,18 @@ function noPasswordIn(lines: string[]): void {
 
 describe('the real control plane, embedded', () => {
   const dataDir = dataFolder();
+  const socket = join(dataDir, SOCKET_FILE);
   let server: EmbeddedServer;
   const states: string[] = [];
-  let firstUrl = '';
+  const launches: ServerLaunch[] = [];
+  let first: EmbeddedConnection | null = null;
 
   beforeAll(() => {
-    server = new EmbeddedServer({ dataDir, env: ENV });
+    const spawnServer = (launch: ServerLaunch) => {
+      launches.push(launch);
+      return spawnWithNode(launch);
+    };
+    server = new EmbeddedServer({ dataDir, env: ENV, spawn: spawnServer });
     server.onChange((status) => states.push(status.state));
   });
 
@@ -106,17 +129,17 @@ describe('the real control plane, embedded', () => {
 
     const [a, b] = await Promise.all([server.start(), server.start()]);
     expect(a).toBe(b);
-    expect(a).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
+    expect(a.baseUrl).toBe(EMBEDDED_ADDRESS);
     expect(states).toEqual(['starting', 'running']);
-    firstUrl = a;
+    first = a;
 
-    const openapi = await fetch(`${a}/openapi.json`);
+    const openapi = await send(a, '/openapi.json');
     expect(openapi.status).toBe(200);
-    expect(((await openapi.json()) as { openapi?: string }).openapi).toBeTruthy();
+    expect(openapi.body.openapi).toBeTruthy();
 
     const status = server.status();
     expect(status.state).toBe('running');
-    expect(status.baseUrl).toBe(a);
+    expect(status.baseUrl).toBe(a.baseUrl);
     const admin = DEMO_ACCOUNTS.find((account) => account.role === 'admin') ?? DEMO_ACCOUNTS[0]!;
     // The renderer sees the demo admin's email only; the password stays with the host.
     expect(status.demoAccount).toEqual({ email: admin.email });
@@ -126,15 +149,46 @@ describe('the real control plane, embedded', () => {
 
     // The server printed the demo passwords when it seeded; the log kept the rest only.
     expect(status.lastLog.some((line) => line.includes('Demo data seeded'))).toBe(true);
-    expect(status.lastLog.some((line) => line.includes(`Control plane listening at ${a}`))).toBe(true);
+    expect(status.lastLog).toContain(`Control plane listening on the socket ${socket}`);
     noPasswordIn(status.lastLog);
 
     // Idempotent: the running server's address, no second process.
     const pid = server.pid;
     expect(await server.start()).toBe(a);
+    expect(launches).toHaveLength(1);
     expect(server.pid).toBe(pid);
     expect(states).toEqual(['starting', 'running']);
   }, 120_000);
+
+  it('listens on a socket in its data folder that only its user can open, and on no TCP port', () => {
+    expect(server.socketPath).toBe(socket);
+    if (process.platform !== 'win32') expect(modes(socket)).toEqual({ socket: 0o600, folder: 0o700, isSocket: true });
+    // Nothing asks it for a port: the old `--host 127.0.0.1 --port 0` is gone, and its one
+    // address names no port (the server's own test sees it bind a path: test/server/socket.test.ts).
+    const args = launches[0]!.args;
+    expect(args.slice(0, 3)).toEqual(['serve', '--socket', socket]);
+    expect(args).not.toContain('--port');
+    expect(args).not.toContain('--host');
+    expect(new URL(server.status().baseUrl!).port).toBe('');
+  });
+
+  it('signs in the demo admin in one click through the host, over the socket', async () => {
+    const profiles = new ProfileStore(dataFolder(), ownerOnlyFile);
+    const host = new ConsoleHost({ shell: 'web', version: 'test', profiles, embedded: server });
+    const profile = profiles.add({ name: 'Embedded demo', kind: 'embedded' });
+    const admin = DEMO_ACCOUNTS.find((account) => account.role === 'admin') ?? DEMO_ACCOUNTS[0]!;
+
+    expect(await host.dispatch('session.signInDemo', { profileId: profile.id })).toMatchObject({ ok: true });
+    expect(await host.dispatch('session.me', { profileId: profile.id })).toMatchObject({
+      ok: true,
+      result: { email: admin.email, role: 'admin' },
+    });
+    // The jar's cookies are filed under the address the profile view looks them up by.
+    expect(await host.dispatch('profiles.list', {})).toMatchObject({
+      ok: true,
+      result: { profiles: [{ signedIn: true }] },
+    });
+  }, 60_000);
 
   it('reports a crash with its last log lines, no password among them, and refuses to start until restarted', async () => {
     const told = reported(server, 'crashed');
@@ -151,30 +205,35 @@ describe('the real control plane, embedded', () => {
     const refused = await server.start().catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(ConsoleError);
     expect((refused as ConsoleError).status).toBe(503);
+    // Killed, it could not remove its socket: the next start finds it in the way.
+    if (process.platform !== 'win32') expect(lstatSync(socket).isSocket()).toBe(true);
   }, 30_000);
 
-  it('restarts on the same data, without seeding it again', async () => {
-    const url = await server.restart();
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
+  it('restarts on the same data, past the stale socket, without seeding it again', async () => {
+    const restarted = await server.restart();
+    expect(restarted.baseUrl).toBe(EMBEDDED_ADDRESS);
+    expect(restarted).not.toBe(first);
     expect(states.slice(-3)).toEqual(['stopped', 'starting', 'running']);
+    if (process.platform !== 'win32') expect(modes(socket)).toEqual({ socket: 0o600, folder: 0o700, isSocket: true });
 
     const status = server.status();
     expect(status.state).toBe('running');
     expect(status.lastLog.some((line) => line.includes('Demo data seeded'))).toBe(false);
     expect(status.demoAccount).not.toBeNull();
     // The account seeded on the first launch signs in on this one.
-    expect(await logIn(url, server.demoCredentials()!)).toBe(200);
-    firstUrl = url;
+    expect(await logIn(restarted, server.demoCredentials()!)).toBe(200);
+    first = restarted;
   }, 120_000);
 
-  it('stops: the process ends and the port no longer answers', async () => {
+  it('stops: the process ends and its socket is gone', async () => {
     const pid = server.pid!;
     await server.stop();
 
     expect(server.status()).toMatchObject({ state: 'stopped', baseUrl: null });
     expect(states.at(-1)).toBe('stopped');
     expect(alive(pid)).toBe(false);
-    await expect(fetch(`${firstUrl}/openapi.json`)).rejects.toThrow();
+    expect(existsSync(socket)).toBe(false);
+    await expect(send(first!, '/openapi.json')).rejects.toThrow();
     // The demo data is still in place, so the credentials are still offered.
     expect(server.status().demoAccount).not.toBeNull();
     await server.stop();
@@ -208,6 +267,54 @@ describe('the real control plane, embedded', () => {
     }
     expect(existsSync(join(dataDir, DEMO_MARKER))).toBe(false);
   }, 120_000);
+});
+
+describe("the embedded server's socket", () => {
+  it('is not made by deleting a file that is not a socket: the server refuses, saying why', async () => {
+    const dataDir = dataFolder();
+    const inTheWay = join(dataDir, SOCKET_FILE);
+    writeFileSync(inTheWay, 'not a socket\n');
+    const server = new EmbeddedServer({ dataDir, env: ENV });
+    try {
+      await expect(server.start()).rejects.toBeInstanceOf(ConsoleError);
+      const status = server.status();
+      expect(status.state).toBe('crashed');
+      expect(status.lastLog).toContain(
+        `--socket ${inTheWay}: something that is not a socket is there; not removing it`,
+      );
+      expect(readFileSync(inTheWay, 'utf8')).toBe('not a socket\n');
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
+
+  it.skipIf(process.platform === 'win32')(
+    'moves to a private temporary folder when the data folder is too deep for a socket path',
+    async () => {
+      let dataDir = dataFolder();
+      while (Buffer.byteLength(join(dataDir, SOCKET_FILE)) <= MAX_SOCKET_PATH_BYTES)
+        dataDir = join(dataDir, 'deeper-folder');
+      mkdirSync(dataDir, { recursive: true });
+      const server = new EmbeddedServer({ dataDir, entry: FAKE_SERVER, env: { FAKE_MODE: 'serve' } });
+      try {
+        await server.start();
+        const socket = server.socketPath!;
+        expect(Buffer.byteLength(socket)).toBeLessThanOrEqual(MAX_SOCKET_PATH_BYTES);
+        expect(socket.startsWith(join(tmpdir(), 'gateway-console-'))).toBe(true);
+        expect(modes(socket)).toMatchObject({ folder: 0o700, isSocket: true });
+        expect(server.status().lastLog).toContain(
+          `fake server args: serve --socket ${socket} --data-dir ${dataDir} --announce --demo`,
+        );
+
+        await server.stop();
+        // The folder was this start's alone: gone with the server.
+        expect(existsSync(dirname(socket))).toBe(false);
+      } finally {
+        await server.stop();
+      }
+    },
+    30_000,
+  );
 });
 
 describe('a stand-in server for the failures', () => {

@@ -9,6 +9,7 @@ import { ConsoleError, errorFromResponse } from '../../main/core/errors.js';
 import { ConsoleHost } from '../../main/core/host.js';
 import { ownerOnlyFile, ProfileStore } from '../../main/core/profiles.js';
 import { runAdmin } from '../../server/admin/commands.js';
+import { DEFAULT_THROTTLE } from '../../server/security/sign-in-throttle.js';
 import { register, startServer, type TestServer } from '../server/harness.js';
 
 const ACCESS_TTL_SECONDS = 600;
@@ -393,9 +394,28 @@ describe('typed client', () => {
   });
 });
 
+describe('a throttled sign-in', () => {
+  it("reaches the renderer with the server's sentence and its Retry-After in seconds", async () => {
+    const throttled = await startServer({ throttle: { ...DEFAULT_THROTTLE, accountFailures: 1 } });
+    try {
+      const { host } = newHost();
+      const profile = await call(host, 'profiles.add', { name: 'Remote', kind: 'remote', baseUrl: throttled.baseUrl });
+      const attempt = () =>
+        host.dispatch('session.signIn', { profileId: profile.id, email: 'ada@example.com', password: 'not it at all' });
+      expect(await attempt()).toMatchObject({ ok: false, error: { status: 401 } });
+      expect(await attempt()).toEqual({
+        ok: false,
+        error: { status: 429, message: 'too many failed sign-ins: try again in 1 second', retryAfterSeconds: 1 },
+      });
+    } finally {
+      await throttled.close();
+    }
+  });
+});
+
 describe('an error keeps the request field it concerns', () => {
   it('from the x-error-field header of an {"error"} answer, the body’s sentence unchanged', () => {
-    const error = errorFromResponse(400, { error: 'any sentence at all' }, 'credit_limit_pkr');
+    const error = errorFromResponse(400, { error: 'any sentence at all' }, { field: 'credit_limit_pkr' });
     expect(error).toBeInstanceOf(ConsoleError);
     expect(error.toBody()).toEqual({ status: 400, message: 'any sentence at all', field: 'credit_limit_pkr' });
     expect(errorFromResponse(404, { error: 'key not found' }).toBody()).toEqual({

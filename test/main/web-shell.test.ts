@@ -2,9 +2,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EmbeddedStatus } from '../../main/core/contract.js';
-import { ConsoleHost, type EmbeddedServerControl } from '../../main/core/host.js';
+import { ConsoleHost, type EmbeddedConnection, type EmbeddedServerControl } from '../../main/core/host.js';
 import { ownerOnlyFile, ProfileStore } from '../../main/core/profiles.js';
 import { appModeArguments, findChromium, hasDisplay, writeLauncherPage } from '../../main/web/browser.js';
 import { startWebShell, tokensMatch, TOKEN_HEADER, type WebShell } from '../../main/web/server.js';
@@ -12,11 +13,12 @@ import { startWebShell, tokensMatch, TOKEN_HEADER, type WebShell } from '../../m
 // The shell is under test, not the embedded server: a stub stands in for it.
 class StubEmbedded implements EmbeddedServerControl {
   starts = 0;
-  async start(): Promise<string> {
+  private readonly connection = { baseUrl: 'http://127.0.0.1:9/api', dispatcher: new Agent() };
+  async start(): Promise<EmbeddedConnection> {
     this.starts += 1;
-    return 'http://127.0.0.1:9/api';
+    return this.connection;
   }
-  async restart(): Promise<string> {
+  async restart(): Promise<EmbeddedConnection> {
     return this.start();
   }
   status(): EmbeddedStatus {

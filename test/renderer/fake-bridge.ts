@@ -16,6 +16,8 @@ export class Refusal extends Error {
     readonly status: number,
     message: string,
     readonly field?: string,
+    /** A 429's wait, as the host passes on the server's `Retry-After`. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }
@@ -53,8 +55,16 @@ window.gatewayConsole = {
       return { ok: true, result: await handler(args) };
     } catch (error) {
       if (error instanceof Refusal) {
-        const { status, message, field } = error;
-        return { ok: false, error: field === undefined ? { status, message } : { status, message, field } };
+        const { status, message, field, retryAfterSeconds } = error;
+        return {
+          ok: false,
+          error: {
+            status,
+            message,
+            ...(field === undefined ? {} : { field }),
+            ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+          },
+        };
       }
       throw error;
     }

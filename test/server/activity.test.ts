@@ -7,7 +7,8 @@ const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$/;
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  // As behind a load balancer on the private network: its X-Forwarded-For is believed.
+  server = await startServer({ trustedProxies: ['loopback', '10.0.0.0/8'] });
 });
 afterAll(() => server.close());
 
@@ -61,7 +62,7 @@ describe('GET /activity', () => {
     expect(lines).toEqual([
       ['user.logout', teammate.email, '', '127.0.0.1'],
       ['budget.deposited', null, '', expect.any(String)],
-      ['org.renamed', owner.email, newName, '127.0.0.1'],
+      ['org.renamed', owner.email, newName, '1.2.3.4'],
       ['vault_key.revoked', owner.email, 'openai', '127.0.0.1'],
       ['vault_key.set', teammate.email, 'openai', '2001:db8::1'],
       ['api_key.revoked', teammate.email, key.key_prefix, '127.0.0.1'],

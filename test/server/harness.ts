@@ -7,6 +7,7 @@ import { request as httpRequest } from 'undici';
 import { runAdmin } from '../../server/admin/commands.js';
 import { buildApp, type App } from '../../server/app.js';
 import { resolveConfig, type ServerConfig } from '../../server/config.js';
+import { DEFAULT_THROTTLE } from '../../server/security/sign-in-throttle.js';
 
 export interface TestServer {
   app: App;
@@ -29,6 +30,8 @@ export async function startServer(overrides: Partial<ServerConfig> = {}): Promis
     logLevel: 'info',
     now: () => Date.now() + offset,
     port: 0,
+    // Suites register many accounts from one address; the throttling tests set their own limits.
+    throttle: { ...DEFAULT_THROTTLE, addressFailures: 10_000, addressRegistrations: 10_000 },
     ...overrides,
     dataDir,
   });

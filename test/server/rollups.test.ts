@@ -158,5 +158,5 @@ describe('the rollups', () => {
     }
     migrated.close();
     fresh.close();
-  });
+  }, 60_000); // writes and migrates stores of its own
 });

@@ -408,7 +408,7 @@ describe('the signature layout migration', () => {
       signed,
     );
     migrated.close();
-  });
+  }, 60_000); // builds and migrates a store of its own
 });
 
 /**

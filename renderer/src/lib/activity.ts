@@ -22,6 +22,8 @@ const ACTION_LABELS: Readonly<Record<string, string>> = {
   'org.renamed': 'Organisation renamed',
   'member.joined': 'Member joined',
   'budget.deposited': 'Credit deposited',
+  // Beyond the contract: written by the operator's set-join-policy.
+  'org.join_policy_changed': 'Join policy changed',
   // In the contract's schema though the server does not write them yet.
   'member.removed': 'Member removed',
   'member.role_changed': "Member's role changed",
@@ -40,6 +42,7 @@ const TARGET_KINDS: Readonly<Record<string, string>> = {
   'vault_key.revoked': 'provider',
   'org.renamed': 'new name',
   'member.joined': "member's email",
+  'org.join_policy_changed': 'new policy',
 };
 
 /** What the target of an action is (a key prefix, a provider...), for its tooltip; null when it has none. */

@@ -10,7 +10,9 @@ export type ActivityAction =
   | 'vault_key.revoked'
   | 'org.renamed'
   | 'member.joined'
-  | 'budget.deposited';
+  | 'budget.deposited'
+  // Beyond the contract: the operator's set-join-policy; target is the new policy (join-policy.ts).
+  | 'org.join_policy_changed';
 
 export interface ActivityEvent {
   orgId: string;

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { openSqlite } from '../sqlite.js';
 import { AccountRepository } from './accounts.js';
 import { ActivityRepository } from './activity.js';
+import { JoinPolicyRepository } from './join-policies.js';
 import { KeyRepository } from './keys.js';
 import { ModelRepository } from './models.js';
 import { OrganizationRepository } from './organizations.js';
@@ -12,6 +13,7 @@ import { VaultRepository } from './vault.js';
 export class ControlStore {
   readonly accounts: AccountRepository;
   readonly activity: ActivityRepository;
+  readonly joinPolicies: JoinPolicyRepository;
   readonly keys: KeyRepository;
   readonly models: ModelRepository;
   readonly organizations: OrganizationRepository;
@@ -24,6 +26,7 @@ export class ControlStore {
   ) {
     this.accounts = new AccountRepository(db);
     this.activity = new ActivityRepository(db);
+    this.joinPolicies = new JoinPolicyRepository(db);
     this.keys = new KeyRepository(db);
     this.models = new ModelRepository(db);
     this.organizations = new OrganizationRepository(db);

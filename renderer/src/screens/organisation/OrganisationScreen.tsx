@@ -1,27 +1,32 @@
 import { useEffect } from 'react';
 import { useDirectory } from '../../state/directory.js';
 import { useSession } from '../../state/session.js';
+import { useJoinPolicy } from './join-policy-store.js';
+import { JoinPolicyPanel } from './JoinPolicyPanel.js';
 import { MembersTable } from './MembersTable.js';
 import { OrganisationName } from './OrganisationName.js';
 import { useOrganisation } from './organisation-store.js';
 import { ProjectsTable } from './ProjectsTable.js';
 import './organisation.css';
 
-/** The organisation's name, who belongs to it, and its projects. */
+/** The organisation's name, who may join it and who belongs to it, and its projects. */
 export function OrganisationScreen() {
   const me = useSession((s) => s.me);
   const loadMembers = useOrganisation((s) => s.loadMembers);
+  const loadJoinPolicy = useJoinPolicy((s) => s.load);
   const loadDirectory = useDirectory((s) => s.load);
 
   useEffect(() => {
     void loadMembers();
+    void loadJoinPolicy();
     void loadDirectory();
-  }, [loadMembers, loadDirectory]);
+  }, [loadMembers, loadJoinPolicy, loadDirectory]);
 
   if (!me) return null;
   return (
     <div className="organisation stack" data-testid="organisation-screen">
       <OrganisationName me={me} />
+      <JoinPolicyPanel />
       <MembersTable me={me} />
       <ProjectsTable />
     </div>

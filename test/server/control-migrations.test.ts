@@ -1,0 +1,99 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ControlStore } from '../../server/stores/control/store.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'gc-control-migrations-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const LIFETIMES = { accessSeconds: 900, refreshSeconds: 604_800 };
+const MIGRATIONS = new URL('../../server/stores/control/migrations/', import.meta.url);
+
+/** A control store as version 1 left it: two organisations and some of their audit trail. */
+function storeAtVersion1(): string {
+  const path = join(mkdtempSync(join(scratch, 'v1-')), 'control.db');
+  const db = new BetterSqlite3(path);
+  db.exec(readFileSync(new URL('001_init.sql', MIGRATIONS), 'utf8'));
+  db.pragma('user_version = 1');
+  const org = db.prepare('INSERT INTO organizations (id, name, name_key, created_at) VALUES (?, ?, ?, ?)');
+  org.run('org-a', 'Acme', 'acme', 1);
+  org.run('org-b', 'Globex', 'globex', 2);
+  db.prepare(
+    "INSERT INTO accounts (id, org_id, email, password_hash, role, created_at) VALUES ('acct-a', 'org-a', 'a@acme.example', NULL, 'owner', 1)",
+  ).run();
+  const event = db.prepare(
+    'INSERT INTO activity (id, org_id, actor_id, action, target, created_at, source_ip) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
+  event.run(3, 'org-a', 'acct-a', 'member.joined', 'a@acme.example', 10, '10.0.0.1');
+  event.run(7, 'org-b', null, 'budget.deposited', '', 11, 'local');
+  event.run(9, 'org-a', 'acct-a', 'org.renamed', 'Acme', 12, '10.0.0.1');
+  db.close();
+  return path;
+}
+
+const everyEvent = (db: BetterSqlite3.Database) => db.prepare('SELECT * FROM activity ORDER BY id').all();
+
+describe('migration 002, the join policy', () => {
+  it('leaves every existing organisation open and the audit trail as it was, append-only still', () => {
+    const path = storeAtVersion1();
+    const old = new BetterSqlite3(path, { readonly: true });
+    const events = everyEvent(old);
+    old.close();
+
+    const control = ControlStore.open(path, LIFETIMES);
+    try {
+      expect(control.db.pragma('user_version', { simple: true })).toBe(2);
+      for (const orgId of ['org-a', 'org-b'])
+        expect(control.joinPolicies.of(orgId)).toEqual({ policy: 'open', domains: [] });
+      expect(everyEvent(control.db)).toEqual(events);
+      expect(control.db.pragma('foreign_key_check')).toEqual([]);
+      expect(control.activity.list('org-a', 10, 0).map((e) => e.action)).toEqual(['org.renamed', 'member.joined']);
+
+      expect(() => control.db.prepare('UPDATE activity SET target = ? WHERE id = 3').run('x')).toThrow(
+        'activity log is append-only',
+      );
+      expect(() => control.db.prepare('DELETE FROM activity WHERE id = 7').run()).toThrow(
+        'activity log is append-only',
+      );
+      const bogus =
+        "INSERT INTO activity (org_id, action, target, created_at, source_ip) VALUES ('org-a', 'org.deleted', '', 1, 'local')";
+      expect(() => control.db.prepare(bogus).run()).toThrow(/CHECK constraint failed/);
+      // The index the activity page reads by came back with the table.
+      const indexes = control.db.prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'activity'",
+      );
+      expect(indexes.all()).toEqual([{ name: 'activity_by_org' }]);
+
+      // The new action is accepted, and numbering carries on after the rows kept.
+      control.write(() => {
+        control.joinPolicies.set('org-a', { policy: 'domains', domains: ['acme.example'] });
+        control.activity.record({
+          orgId: 'org-a',
+          actorId: null,
+          action: 'org.join_policy_changed',
+          target: 'domains: acme.example',
+          sourceIp: 'local',
+          at: 20,
+        });
+      });
+      expect(control.db.prepare('SELECT MAX(id) AS id FROM activity').get()).toEqual({ id: 10 });
+      expect(control.joinPolicies.of('org-a')).toEqual({ policy: 'domains', domains: ['acme.example'] });
+      expect(control.joinPolicies.of('org-b')).toEqual({ policy: 'open', domains: [] });
+    } finally {
+      control.close();
+    }
+  });
+
+  it('refuses a policy the schema does not know', () => {
+    const control = ControlStore.open(storeAtVersion1(), LIFETIMES);
+    try {
+      expect(() =>
+        control.db.prepare("UPDATE organizations SET join_policy = 'invite' WHERE id = 'org-a'").run(),
+      ).toThrow(/CHECK constraint failed/);
+    } finally {
+      control.close();
+    }
+  });
+});
