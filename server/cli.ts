@@ -2,7 +2,7 @@ import { runAdmin } from './admin/commands.js';
 import { serve } from './serve.js';
 
 const USAGE = `usage:
-  npm run server -- [--host 127.0.0.1] [--port 8787 | --socket PATH] [--data-dir ./data] [--telemetry-db PATH] [--demo]
+  npm run server -- [--host 127.0.0.1] [--port 8787 | --socket PATH] [--data-dir ./data] [--telemetry-db PATH] [--demo] [--gateway-port 8788]
   npm run admin -- <command> [--data-dir ./data] [flags]   (npm run admin -- help)`;
 
 async function main(argv: string[]): Promise<number> {

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { isLoopbackName } from './loopback.js';
+import type { Upstreams } from './gateway/upstreams.js';
 import { DEFAULT_THROTTLE, type ThrottleLimits } from './security/sign-in-throttle.js';
 import { PASSWORD_MIN_LENGTH_DEFAULT, checkPasswordMinLength } from './security/password-policy.js';
 
@@ -44,6 +45,12 @@ export interface ServerConfig {
    * `loopback`, `linklocal`, `uniquelocal`); from anyone else the socket's address is the caller's.
    */
   trustedProxies: string[];
+  /** The OpenAI-compatible gateway's port (on `host`); none: no gateway in this process. */
+  gatewayPort?: number;
+  /** Where the gateway sends each provider's requests. */
+  upstreams: Upstreams;
+  /** An upstream that has not finished a request by then is cut (504, `proxy_guillotine`). */
+  gatewayTimeoutMs: number;
   /** Origins besides the server's own that may send state-changing requests. */
   allowedOrigins: string[];
   /** Base64 32-byte secrets; generated in the data folder when absent. */
@@ -101,6 +108,8 @@ export function resolveConfig(input: ServerConfigInput): ServerConfig {
     oidc: null,
     throttle: DEFAULT_THROTTLE,
     trustedProxies: [],
+    upstreams: { byProvider: {}, fallback: null },
+    gatewayTimeoutMs: 120_000,
     allowedOrigins: [],
     logLevel: 'info',
     now: Date.now,

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildApp } from './app.js';
+import { buildApp, type App } from './app.js';
 import { resolveConfig, type ServerConfigInput } from './config.js';
 import { offeredDemoAccount } from './demo/organisation.js';
 import { DEMO_ORGANIZATION, seedDemo } from './demo/seed.js';
@@ -9,11 +9,14 @@ import type { ControlStore } from './stores/control/store.js';
 import { clearStaleSocket, isNamedPipe, ownerOnlySocket } from './local-socket.js';
 import { ANNOUNCE_FLAG, EMBEDDED_ADDRESS, type EmbeddedReady } from './schemas/embedded.js';
 import { DEFAULT_THROTTLE } from './security/sign-in-throttle.js';
+import { startGateway, type RunningGateway } from './gateway/start.js';
+import { upstreamsFromEnv } from './gateway/upstreams.js';
 
 const FLAGS = {
   host: { type: 'string' },
   port: { type: 'string' },
   socket: { type: 'string' },
+  'gateway-port': { type: 'string' },
   'data-dir': { type: 'string' },
   'telemetry-db': { type: 'string' },
   demo: { type: 'boolean' },
@@ -26,6 +29,10 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
   const { values } = parseArgs({ args, options: FLAGS, strict: true, allowPositionals: false });
   const port = values.port ?? env.SVC_PORT;
   if (port !== undefined && !/^\d{1,5}$/.test(port)) throw new Error(`--port must be a port number, not "${port}"`);
+  const gatewayPort = values['gateway-port'] ?? (env.SVC_GATEWAY_PORT || undefined);
+  if (gatewayPort !== undefined && !/^\d{1,5}$/.test(gatewayPort)) {
+    throw new Error(`--gateway-port must be a port number, not "${gatewayPort}"`);
+  }
   const socket = values.socket ?? (env.SVC_SOCKET || undefined);
   if (socket === '') throw new Error('--socket needs a path');
   // One door: a --host or --port beside --socket would be ignored, misleading whoever gave it.
@@ -49,6 +56,7 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
     demo: values.demo ?? env.SVC_DEMO === '1',
     oidc,
     allowedOrigins: (env.SVC_ALLOWED_ORIGINS ?? '').split(',').filter(Boolean),
+    upstreams: upstreamsFromEnv(env),
     trustedProxies: (env.SVC_TRUSTED_PROXIES ?? '')
       .split(',')
       .map((entry) => entry.trim())
@@ -62,6 +70,7 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
     },
     logLevel: env.SVC_LOG_LEVEL ?? 'info',
   };
+  if (gatewayPort !== undefined) input.gatewayPort = Number(gatewayPort);
   if (socket !== undefined) input.socket = isNamedPipe(socket) ? socket : resolve(socket);
   const telemetry = values['telemetry-db'] ?? env.SVC_TELEMETRY_DB;
   if (telemetry) input.telemetryDbPath = telemetry;
@@ -72,6 +81,7 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
     analyticsTimeoutMs: number('SVC_ANALYTICS_TIMEOUT_MS'),
     passwordCost: number('SVC_PASSWORD_COST'),
     passwordMinLength: number('SVC_PASSWORD_MIN_LENGTH'),
+    gatewayTimeoutMs: number('SVC_GATEWAY_TIMEOUT_MS'),
     vaultMasterKey: env.SVC_VAULT_MASTER_KEY,
     keyHashSecret: env.SVC_KEY_HASH_SECRET,
   };
@@ -119,7 +129,7 @@ function demoAccountIn(control: ControlStore): EmbeddedReady['demo']['account'] 
 export async function serve(args: string[]): Promise<number> {
   if (args.includes('--help')) {
     console.log(
-      'usage: npm run server -- [--host H] [--port P | --socket PATH] [--data-dir D] [--telemetry-db PATH] [--demo]',
+      'usage: npm run server -- [--host H] [--port P | --socket PATH] [--data-dir D] [--telemetry-db PATH] [--demo] [--gateway-port G]',
     );
     return 0;
   }
@@ -158,15 +168,19 @@ export async function serve(args: string[]): Promise<number> {
         console.log(`  ${account.role.padEnd(6)} ${account.email}  ${account.password}`);
     }
   }
+  let gateway: RunningGateway | null = null;
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'stopping');
-    app.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
+    // The gateway first: its last rows are written before the stores close.
+    Promise.resolve(gateway?.close())
+      .then(() => app.close())
+      .then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
   };
   process.once('SIGINT', () => stop('SIGINT'));
   process.once('SIGTERM', () => stop('SIGTERM'));
@@ -174,6 +188,7 @@ export async function serve(args: string[]): Promise<number> {
     await app.listen({ path: config.socket });
     ownerOnlySocket(config.socket);
     console.log(`Control plane listening on the socket ${config.socket}`);
+    gateway = await announceGateway(app);
     announce?.({ kind: 'ready', address: EMBEDDED_ADDRESS, socketPath: config.socket, demo: seeding });
     return 0;
   }
@@ -184,5 +199,15 @@ export async function serve(args: string[]): Promise<number> {
   const address = `http://${host}:${port}/api`;
   // Read by people and by bench/run.ts; the console's host hears the announcement instead.
   console.log(`Control plane listening at ${address}`);
+  gateway = await announceGateway(app);
   return 0;
+}
+
+/** Starts the gateway when `--gateway-port` asks for one, once the control plane listens, and says where. */
+async function announceGateway(app: App): Promise<RunningGateway | null> {
+  if (app.config.gatewayPort === undefined) return null;
+  const gateway = await startGateway(app, app.config.gatewayPort);
+  const upstream = gateway.simulated ? ` (upstream: the simulated one at ${gateway.simulated.url})` : '';
+  console.log(`Gateway listening at ${gateway.address}${upstream}`);
+  return gateway;
 }

@@ -1,10 +1,9 @@
+import { settledCostMicro, type TokenCounts } from '../domain/route-catalogue.js';
 import { importSource, type ImportSource, type SourceReader } from '../ingest/import-source.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { type CallerKind, requestMetadata, USER_AGENTS } from './callers.js';
 import {
-  BYOK_SERVICE_SHARE,
   CACHE_MEDIAN_TOKENS,
-  costMicro,
   MAX_GENERATED_TOKENS,
   MAX_PROMPT_TOKENS,
   type RouteProfile,
@@ -128,7 +127,7 @@ function requestRow(
   const incident = isIncidentHour(plan.seed, ts) && route.upstream.some((model) => model.startsWith('claude'));
   let outcome = drawOutcome(random, stream, incident);
   let tokens = drawTokens(random, route, outcome);
-  let cost = settledCost(route, tokens, isByok);
+  let cost = settledCostMicro(route.price, billedTokens(tokens), isByok);
   if (key.creditLimitMicro !== null && state.spent + cost >= key.creditLimitMicro) {
     // The gateway enforces the limit: the request is refused and nothing is billed.
     outcome = { kind: 'failed', status: 429, reason: 'success', upstreamError: null, atGateway: true };
@@ -168,14 +167,10 @@ function requestRow(
   };
 }
 
-function settledCost(route: RouteProfile, tokens: Tokens, isByok: boolean): number {
-  const full = costMicro(route.price, {
-    prompt: tokens.prompt,
-    generated: tokens.generated,
-    cacheWrite: tokens.cacheWrite ?? 0,
-    cacheRead: tokens.cacheRead ?? 0,
-  });
-  return isByok ? Math.round(full * BYOK_SERVICE_SHARE) : full;
+/** The counts a cost is computed from: a route without a prompt cache reads and writes none. */
+function billedTokens(tokens: Tokens): TokenCounts {
+  const { prompt, generated } = tokens;
+  return { prompt, generated, cacheWrite: tokens.cacheWrite ?? 0, cacheRead: tokens.cacheRead ?? 0 };
 }
 
 interface Tokens {

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import OpenAI from 'openai';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { TestClient } from './harness.js';
 
@@ -153,6 +154,52 @@ describe('npm run server', { timeout: 120_000 }, () => {
     server.child.kill('SIGINT');
     expect(await exitWithin(server, 15_000)).toEqual({ code: 0, signal: null });
     expect(await portAccepts(port)).toBe(false);
+  });
+
+  it('with --gateway-port serves the OpenAI API, on the simulated upstream in a demo, to a key made in the API', async () => {
+    expect(printed.length).toBeGreaterThan(0);
+    const [port, gatewayPort] = [await freePort(), await freePort()];
+    const server = run([
+      'serve',
+      '--port',
+      String(port),
+      '--gateway-port',
+      String(gatewayPort),
+      '--data-dir',
+      dataDir,
+      '--demo',
+    ]);
+    const gatewayUrl = await waitFor('the gateway line', () => {
+      const match = /Gateway listening at (http:\/\/127\.0\.0\.1:\d+\/v1) \(upstream: the simulated one/.exec(
+        server.output(),
+      );
+      if (server.child.exitCode !== null) throw new Error(`server exited early: ${server.stderr()}`);
+      return match?.[1];
+    });
+    expect(gatewayUrl).toBe(`http://127.0.0.1:${gatewayPort}/v1`);
+
+    const admin = printed.find((c) => c.role === 'admin')!;
+    const client = new TestClient(`http://127.0.0.1:${port}/api`);
+    expect((await client.post('/auth/login', { email: admin.email, password: admin.password })).status).toBe(200);
+    const projectId = (await client.get('/projects')).body.projects[0].id;
+    const key = (await client.post('/keys', { project_id: projectId, name: 'sdk from the cli test' })).body;
+    const openai = new OpenAI({ apiKey: key.api_key, baseURL: gatewayUrl, maxRetries: 0 });
+    const answer = await openai.chat.completions.create({
+      model: 'openai/gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Hello from the command line test.' }],
+    });
+    expect(answer.choices[0]?.message.content?.length).toBeGreaterThan(0);
+
+    server.child.kill('SIGTERM');
+    expect(await exitWithin(server, 15_000)).toEqual({ code: 0, signal: null });
+    expect(await portAccepts(gatewayPort)).toBe(false);
+    // Its row was written before the stores closed.
+    const again = run(['serve', '--port', String(port), '--data-dir', dataDir]);
+    await waitFor('the listening line', () => again.output().includes(`http://127.0.0.1:${port}/api`) || null);
+    const reader = new TestClient(`http://127.0.0.1:${port}/api`);
+    expect((await reader.post('/auth/login', { email: admin.email, password: admin.password })).status).toBe(200);
+    const page = await reader.get(`/analytics/requests?key_id=${key.id}&time_range=1h`);
+    expect(page.body.requests.map((row: { status: number }) => row.status)).toEqual([200]);
   });
 
   it('bad flags or an unknown mode exit non-zero with a message', async () => {

@@ -3,13 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { grainsFor, segments } from '../../server/analytics/windows.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { GRAINS } from '../../server/stores/telemetry/rollup-grains.js';
 import { RollupSums } from '../../server/stores/telemetry/rollup-sums.js';
 import { RollupWriter } from '../../server/stores/telemetry/rollup-writer.js';
 import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
+
+// Each case writes or migrates a store of hundreds of thousands of rows: on two shared cores
+// that can take most of a minute.
+vi.setConfig({ testTimeout: 60_000 });
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-rollups-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -158,5 +162,5 @@ describe('the rollups', () => {
     }
     migrated.close();
     fresh.close();
-  }, 60_000); // writes and migrates stores of its own
+  });
 });

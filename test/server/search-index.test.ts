@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AnalyticsQueries } from '../../server/analytics/queries.js';
 import type { RequestFilter } from '../../server/analytics/query-types.js';
 import { candidateRanges, SearchIndex } from '../../server/analytics/search-index.js';
@@ -20,6 +20,10 @@ import { SearchPlanner, searchLookups } from '../../server/stores/telemetry/sear
 import { SearchWriter } from '../../server/stores/telemetry/search-writer.js';
 import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
 import * as ref from './analytics-reference.js';
+
+// Each case writes or migrates a store of hundreds of thousands of rows: on two shared cores
+// that can take most of a minute.
+vi.setConfig({ testTimeout: 60_000 });
 
 /**
  * The request log's search through its index against the reference model, on a store
@@ -408,7 +412,7 @@ describe('the signature layout migration', () => {
       signed,
     );
     migrated.close();
-  }, 60_000); // builds and migrates a store of its own
+  });
 });
 
 /**

@@ -53,6 +53,7 @@ export class KeyRepository {
   private readonly listActive: Statement<[string], KeyRow>;
   private readonly activeById: Statement<[string, string], KeyRow>;
   private readonly anyById: Statement<[string], KeyRow & { revoked_at: number | null }>;
+  private readonly bySecret: Statement<[Buffer], KeyRow & { revoked_at: number | null }>;
   private readonly insert: Statement<unknown[]>;
   private readonly updateLimits: Statement<[number, number | null, number | null, string]>;
   private readonly markRevoked: Statement<[number, string, string]>;
@@ -67,6 +68,7 @@ export class KeyRepository {
     );
     this.activeById = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE org_id = ? AND id = ? AND revoked_at IS NULL`);
     this.anyById = db.prepare(`SELECT ${COLUMNS}, revoked_at FROM api_keys WHERE id = ?`);
+    this.bySecret = db.prepare(`SELECT ${COLUMNS}, revoked_at FROM api_keys WHERE secret_hash = ?`);
     this.insert = db.prepare(`INSERT INTO api_keys (id, org_id, project_id, name, key_prefix, secret_hash, environment,
       rate_limit_rpm, expires_at, credit_limit_micro, allowed_models, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -100,6 +102,11 @@ export class KeyRepository {
   /** Any key by id, revoked or not, whatever its organisation: for the operator's import. */
   find(keyId: string): (KeyRow & { revoked_at: number | null }) | undefined {
     return this.anyById.get(keyId);
+  }
+
+  /** The key whose secret has this keyed hash, revoked or not: for the gateway's request path. */
+  findBySecretHash(secretHash: Buffer): (KeyRow & { revoked_at: number | null }) | undefined {
+    return this.bySecret.get(secretHash);
   }
 
   create(key: NewKey): void {

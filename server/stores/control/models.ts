@@ -9,6 +9,7 @@ export interface ModelRow {
 export class ModelRepository {
   private readonly listAll: Statement<[], { id: string; provider: string; active: number }>;
   private readonly activeIds: Statement<[string], { id: string }>;
+  private readonly byId: Statement<[string], { id: string; provider: string; active: number }>;
   private readonly upsert: Statement<[string, string, number]>;
   private readonly updateActive: Statement<[number, string]>;
 
@@ -17,6 +18,7 @@ export class ModelRepository {
     this.activeIds = db.prepare(
       'SELECT value AS id FROM json_each(?) WHERE value IN (SELECT id FROM models WHERE active = 1)',
     );
+    this.byId = db.prepare('SELECT id, provider, active FROM models WHERE id = ?');
     this.upsert = db.prepare(`INSERT INTO models (id, provider, active) VALUES (?, ?, ?)
       ON CONFLICT (id) DO UPDATE SET provider = excluded.provider, active = excluded.active`);
     this.updateActive = db.prepare('UPDATE models SET active = ? WHERE id = ?');
@@ -24,6 +26,11 @@ export class ModelRepository {
 
   list(): ModelRow[] {
     return this.listAll.all().map((row) => ({ ...row, active: row.active === 1 }));
+  }
+
+  find(id: string): ModelRow | undefined {
+    const row = this.byId.get(id);
+    return row && { ...row, active: row.active === 1 };
   }
 
   /** The ids of the list that are not active routes of the catalogue, in the order given. */

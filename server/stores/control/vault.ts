@@ -10,6 +10,7 @@ export interface VaultKeyRow {
 /** Sealed provider keys. Only the sealed bytes are stored; this repository never sees plaintext. */
 export class VaultRepository {
   private readonly listOf: Statement<[string], VaultKeyRow>;
+  private readonly sealedOf: Statement<[string, string], { sealed: Buffer }>;
   private readonly upsert: Statement<[string, string, Buffer, string, number, number]>;
   private readonly remove: Statement<[string, string]>;
 
@@ -17,6 +18,7 @@ export class VaultRepository {
     this.listOf = db.prepare(
       'SELECT provider, key_hint, created_at, updated_at FROM vault_keys WHERE org_id = ? ORDER BY provider',
     );
+    this.sealedOf = db.prepare('SELECT sealed FROM vault_keys WHERE org_id = ? AND provider = ?');
     this.upsert = db.prepare(`INSERT INTO vault_keys (org_id, provider, sealed, key_hint, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?, ?)
       ON CONFLICT (org_id, provider) DO UPDATE SET sealed = excluded.sealed, key_hint = excluded.key_hint,
@@ -30,6 +32,11 @@ export class VaultRepository {
   }
 
   /** Stores or rotates; a rotation keeps the original `created_at`. */
+  /** The sealed key the organisation holds for `provider`, for the gateway to open in memory. */
+  sealed(orgId: string, provider: string): Buffer | undefined {
+    return this.sealedOf.get(orgId, provider)?.sealed;
+  }
+
   put(orgId: string, provider: string, sealed: Buffer, keyHint: string, now: number): VaultKeyRow {
     return this.upsert.get(orgId, provider, sealed, keyHint, now, now) as VaultKeyRow;
   }

@@ -1,0 +1,205 @@
+import type { FastifyReply } from 'fastify';
+import { performance } from 'node:perf_hooks';
+import { request as undiciRequest, type Dispatcher } from 'undici';
+import { settledCostMicro } from '../domain/route-catalogue.js';
+import type { RequestRecord } from '../stores/telemetry/request-record.js';
+import type { Admitted } from './admission.js';
+import { estimatedTokens, type RowStart } from './request-facts.js';
+import { SseEvents, type Usage, usageOf } from './sse-events.js';
+
+export interface Forwarding {
+  dispatcher: Dispatcher;
+  /** An upstream that has not answered (or, streaming, finished) by then is cut: 504 / proxy_guillotine. */
+  timeoutMs: number;
+}
+
+export interface ForwardInput {
+  start: RowStart;
+  /** performance.now() at the request's arrival. */
+  arrived: number;
+  body: Record<string, unknown>;
+  promptCharacters: number;
+  admitted: Admitted;
+}
+
+interface Measured {
+  status: number;
+  termination: RequestRecord['termination_reason'];
+  upstreamError: string | null;
+  preDispatchMs: number;
+  ttftMs: number | null;
+  tpotMs: number | null;
+  usage: Usage | null;
+  generatedCharacters: number;
+}
+
+/** An upstream's error body as the demo's rows word it: `500 api_error: Internal server error`. */
+function upstreamErrorOf(status: number, text: string): string {
+  try {
+    const error = (JSON.parse(text) as { error?: { type?: unknown; message?: unknown } }).error;
+    const type = typeof error?.type === 'string' ? ` ${error.type}` : '';
+    const message = typeof error?.message === 'string' ? error.message : '';
+    return `${status}${type}: ${message}`.slice(0, 1000);
+  } catch {
+    return `${status}: ${text.slice(0, 200)}`;
+  }
+}
+
+/** Sends the request upstream and the answer to the caller; returns the request's row. */
+export async function forward(
+  reply: FastifyReply,
+  forwarding: Forwarding,
+  input: ForwardInput,
+): Promise<RequestRecord> {
+  const { admitted, body } = input;
+  const stream = body.stream === true;
+  const wantsUsage = stream && (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+  const upstreamBody = {
+    ...body,
+    model: admitted.upstreamModel,
+    // Always asked for, to measure the tokens; handed on only to a caller who asked too.
+    ...(stream ? { stream_options: { ...(body.stream_options as object | undefined), include_usage: true } } : {}),
+  };
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(new Error('guillotine')), forwarding.timeoutMs);
+  let clientGone = false;
+  const onClose = () => {
+    if (!reply.raw.writableFinished) {
+      clientGone = true;
+      abort.abort(new Error('client disconnected'));
+    }
+  };
+  reply.raw.on('close', onClose);
+
+  const measured: Measured = {
+    status: 502,
+    termination: 'success',
+    upstreamError: null,
+    preDispatchMs: 0,
+    ttftMs: null,
+    tpotMs: null,
+    usage: null,
+    generatedCharacters: 0,
+  };
+  let headersSent = false;
+  try {
+    measured.preDispatchMs = performance.now() - input.arrived;
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (admitted.apiKey) headers.authorization = `Bearer ${admitted.apiKey}`;
+    const upstream = await undiciRequest(`${admitted.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(upstreamBody),
+      dispatcher: forwarding.dispatcher,
+      signal: abort.signal,
+    });
+    measured.status = upstream.statusCode;
+    if (!stream || upstream.statusCode !== 200) {
+      const text = await upstream.body.text();
+      if (upstream.statusCode >= 400) measured.upstreamError = upstreamErrorOf(upstream.statusCode, text);
+      else measured.usage = usageOf(text);
+      headersSent = true;
+      reply.hijack();
+      reply.raw.writeHead(upstream.statusCode, { ...admitted.rateHeaders, 'content-type': 'application/json' });
+      reply.raw.end(text);
+    } else {
+      reply.hijack();
+      reply.raw.writeHead(200, {
+        ...admitted.rateHeaders,
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+      });
+      headersSent = true;
+      const events = new SseEvents();
+      let firstTokenAt: number | null = null;
+      for await (const chunk of upstream.body) {
+        for (const event of events.push(chunk as Buffer)) {
+          if (event.content.length > 0) {
+            firstTokenAt ??= performance.now();
+            measured.generatedCharacters += event.content.length;
+          }
+          if (event.usage) measured.usage = event.usage;
+          // A usage-only chunk the caller did not ask for is kept back: its SDK would yield an empty chunk.
+          if (event.usageOnly && !wantsUsage) continue;
+          reply.raw.write(event.raw);
+        }
+      }
+      const endedAt = performance.now();
+      if (firstTokenAt !== null) {
+        measured.ttftMs = firstTokenAt - input.arrived;
+        const generated = measured.usage?.completion ?? estimatedTokens(measured.generatedCharacters);
+        measured.tpotMs = generated > 1 ? (endedAt - firstTokenAt) / (generated - 1) : null;
+      }
+      if (!events.done) {
+        measured.termination = 'upstream_stream_aborted';
+        measured.upstreamError = 'upstream closed the stream before [DONE]';
+      }
+      reply.raw.end();
+    }
+  } catch (error) {
+    const reason = abort.signal.aborted ? String((abort.signal.reason as Error | undefined)?.message) : '';
+    if (clientGone || reason === 'client disconnected') {
+      measured.termination = 'client_disconnect';
+      if (!headersSent) measured.status = 499;
+    } else if (reason === 'guillotine') {
+      measured.termination = 'proxy_guillotine';
+      measured.upstreamError = `no answer from upstream within ${forwarding.timeoutMs / 1000} s`;
+      if (!headersSent) measured.status = 504;
+    } else {
+      measured.termination = headersSent ? 'upstream_stream_aborted' : 'success';
+      measured.upstreamError = `upstream: ${(error as Error).message}`.slice(0, 1000);
+      if (!headersSent) measured.status = 502;
+    }
+    if (!headersSent && !clientGone) {
+      headersSent = true;
+      reply.hijack();
+      const status = measured.status;
+      const type = status === 504 ? 'timeout' : 'upstream_error';
+      reply.raw.writeHead(status, { 'content-type': 'application/json' });
+      reply.raw.end(JSON.stringify({ error: { message: measured.upstreamError, type, code: type } }));
+    } else if (!reply.raw.writableEnded) {
+      reply.raw.destroy();
+    }
+  } finally {
+    clearTimeout(timer);
+    reply.raw.off('close', onClose);
+  }
+  return rowOf(input, measured, stream);
+}
+
+function rowOf(input: ForwardInput, measured: Measured, stream: boolean): RequestRecord {
+  const { facts, isByok, upstreamModel } = input.admitted;
+  const usage = measured.usage;
+  const answered = measured.status < 400;
+  // Counted from the upstream's usage; estimated from the text only when it gave none.
+  const estimated = answered && usage === null;
+  const cached = facts.promptCache ? (usage?.cachedPrompt ?? 0) : 0;
+  const prompt = usage ? usage.prompt - cached : answered ? estimatedTokens(input.promptCharacters) : 0;
+  const generated = usage ? usage.completion : answered ? Math.ceil(measured.generatedCharacters / 4) : 0;
+  const cacheRead = facts.promptCache ? cached : null;
+  const cacheWrite = facts.promptCache ? 0 : null;
+  const cost = answered
+    ? settledCostMicro(facts.price, { prompt, generated, cacheWrite: 0, cacheRead: cached }, isByok)
+    : 0;
+  return {
+    ...input.start,
+    status: measured.status,
+    stream: stream ? 1 : 0,
+    total_ms: performance.now() - input.arrived,
+    ttft_ms: measured.ttftMs,
+    tpot_ms: measured.tpotMs,
+    pre_dispatch_ms: measured.preDispatchMs,
+    prompt_tokens: prompt,
+    tokens_generated: generated,
+    cache_creation_input_tokens: cacheWrite,
+    cache_read_input_tokens: cacheRead,
+    total_tokens: prompt + generated + cached,
+    tokens_estimated: estimated ? 1 : 0,
+    cost_micro: cost,
+    is_byok: isByok ? 1 : 0,
+    termination_reason: measured.termination,
+    upstream_error: measured.upstreamError,
+    upstream_model: upstreamModel,
+  };
+}

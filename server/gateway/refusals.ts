@@ -1,0 +1,48 @@
+/**
+ * The gateway's errors, in OpenAI's shape (`{"error": {"message", "type", "code"}}`) with the
+ * statuses decisions.md gives, so that the official SDKs raise the error class a caller expects
+ * (AuthenticationError, PermissionDeniedError, RateLimitError…).
+ */
+export class GatewayRefusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly type: string,
+    readonly code: string | null,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+
+  body(): { error: { message: string; type: string; code: string | null } } {
+    return { error: { message: this.message, type: this.type, code: this.code } };
+  }
+}
+
+/** One sentence for an unknown, revoked or expired key: which one it was is nobody's business. */
+export const invalidKey = () =>
+  new GatewayRefusal(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
+
+export const modelNotAllowed = (model: string) =>
+  new GatewayRefusal(403, `This key may not use the model ${model}.`, 'permission_error', 'model_not_allowed');
+
+export const modelNotFound = (model: string) =>
+  new GatewayRefusal(
+    404,
+    `The model ${model} does not exist or is not served here.`,
+    'invalid_request_error',
+    'model_not_found',
+  );
+
+export const creditSpent = () =>
+  new GatewayRefusal(
+    402,
+    "This key's credit limit is spent. Ask an admin to raise it.",
+    'insufficient_quota',
+    'insufficient_quota',
+  );
+
+export const badRequest = (message: string) => new GatewayRefusal(400, message, 'invalid_request_error', null);
+
+export const noUpstream = (provider: string) =>
+  new GatewayRefusal(503, `No upstream is configured for ${provider}.`, 'server_error', 'upstream_unavailable');

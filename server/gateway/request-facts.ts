@@ -1,0 +1,72 @@
+import type { FastifyRequest } from 'fastify';
+import type { RequestRecord } from '../stores/telemetry/request-record.js';
+
+const META_PREFIX = 'x-svc-meta-';
+const META_PAIRS = 16;
+const META_CHARACTERS = 256;
+
+/**
+ * `X-SVC-Meta-<Name>: value` headers as the row's metadata: names lower-cased, values verbatim,
+ * at most 16 pairs (in the order sent) of at most 256 characters each (decisions.md).
+ */
+export function metadataOf(request: FastifyRequest): Record<string, string> {
+  const metadata: Record<string, string> = {};
+  let pairs = 0;
+  const raw = request.raw.rawHeaders;
+  for (let i = 0; i + 1 < raw.length && pairs < META_PAIRS; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (!name.startsWith(META_PREFIX) || name.length === META_PREFIX.length) continue;
+    const key = name.slice(META_PREFIX.length).slice(0, META_CHARACTERS);
+    if (key in metadata) continue;
+    metadata[key] = raw[i + 1]!.slice(0, META_CHARACTERS);
+    pairs++;
+  }
+  return metadata;
+}
+
+/** A chat request's text, for estimates where the upstream gives no usage: about four characters a token. */
+export function promptCharacters(messages: readonly unknown[]): number {
+  let characters = 0;
+  for (const message of messages) {
+    const content = (message as { content?: unknown } | null)?.content;
+    if (typeof content === 'string') characters += content.length;
+    else if (Array.isArray(content)) {
+      for (const part of content) {
+        const text = (part as { text?: unknown } | null)?.text;
+        if (typeof text === 'string') characters += text.length;
+      }
+    }
+  }
+  return characters;
+}
+
+export const estimatedTokens = (characters: number) => Math.max(1, Math.ceil(characters / 4));
+
+/** The parts of a row known when the request arrives; the rest is measured as it is served. */
+export type RowStart = Pick<
+  RequestRecord,
+  'req_id' | 'ts' | 'model' | 'stream' | 'user_agent' | 'metadata' | 'org_id' | 'project_id' | 'key_id'
+>;
+
+/** A request refused before dispatch: nothing generated, nothing billed. */
+export function refusalRow(start: RowStart, status: number, totalMs: number): RequestRecord {
+  return {
+    ...start,
+    status,
+    total_ms: totalMs,
+    ttft_ms: null,
+    tpot_ms: null,
+    pre_dispatch_ms: totalMs,
+    prompt_tokens: 0,
+    tokens_generated: 0,
+    cache_creation_input_tokens: null,
+    cache_read_input_tokens: null,
+    total_tokens: 0,
+    tokens_estimated: 0,
+    cost_micro: 0,
+    is_byok: 0,
+    termination_reason: 'success',
+    upstream_error: null,
+    upstream_model: null,
+  };
+}

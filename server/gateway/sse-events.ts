@@ -1,0 +1,98 @@
+import { StringDecoder } from 'node:string_decoder';
+
+/** Tokens as an OpenAI-compatible upstream reports them; `prompt` includes the cached part. */
+export interface Usage {
+  prompt: number;
+  completion: number;
+  cachedPrompt: number;
+}
+
+interface UsageBody {
+  prompt_tokens?: unknown;
+  completion_tokens?: unknown;
+  prompt_tokens_details?: { cached_tokens?: unknown } | null;
+}
+
+const count = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0);
+
+function usageFrom(body: UsageBody | null | undefined): Usage | null {
+  if (!body || typeof body !== 'object' || typeof body.prompt_tokens !== 'number') return null;
+  return {
+    prompt: count(body.prompt_tokens),
+    completion: count(body.completion_tokens),
+    cachedPrompt: count(body.prompt_tokens_details?.cached_tokens),
+  };
+}
+
+/** The usage of a non-streamed answer, or null when it has none (or is not JSON). */
+export function usageOf(text: string): Usage | null {
+  try {
+    return usageFrom((JSON.parse(text) as { usage?: UsageBody }).usage);
+  } catch {
+    return null;
+  }
+}
+
+export interface SseEvent {
+  /** The event as received, with its blank line: handed on unchanged. */
+  raw: string;
+  /** Generated text in the event's deltas. */
+  content: string;
+  usage: Usage | null;
+  /** A chunk that carries only usage (no choices), as `include_usage` adds at the end. */
+  usageOnly: boolean;
+}
+
+interface Chunk {
+  choices?: { delta?: { content?: unknown } }[];
+  usage?: UsageBody | null;
+}
+
+/**
+ * An upstream's server-sent events, cut at their blank lines as they arrive, with what the
+ * gateway measures read from each `data:` line. The bytes themselves are passed on as sent.
+ */
+export class SseEvents {
+  done = false;
+  private readonly decoder = new StringDecoder('utf8');
+  private pending = '';
+
+  push(chunk: Buffer): SseEvent[] {
+    this.pending += this.decoder.write(chunk);
+    const events: SseEvent[] = [];
+    for (;;) {
+      const end = this.pending.search(/\r?\n\r?\n/);
+      if (end < 0) break;
+      const separator = /\r?\n\r?\n/.exec(this.pending.slice(end))![0];
+      const raw = this.pending.slice(0, end + separator.length);
+      this.pending = this.pending.slice(end + separator.length);
+      events.push(this.read(raw));
+    }
+    return events;
+  }
+
+  private read(raw: string): SseEvent {
+    const event: SseEvent = { raw, content: '', usage: null, usageOnly: false };
+    const data = raw
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).trimStart())
+      .join('\n');
+    if (data === '[DONE]') {
+      this.done = true;
+      return event;
+    }
+    if (data === '') return event;
+    try {
+      const chunk = JSON.parse(data) as Chunk;
+      for (const choice of chunk.choices ?? []) {
+        if (typeof choice.delta?.content === 'string') event.content += choice.delta.content;
+      }
+      event.usage = usageFrom(chunk.usage);
+      event.usageOnly = event.usage !== null && (chunk.choices?.length ?? 0) === 0;
+    } catch {
+      // Not JSON: handed on as it came, measured as nothing.
+    }
+    return event;
+  }
+}

@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import type { App } from '../app.js';
+import { buildGateway } from './gateway.js';
+import { startSimulatedUpstream, type SimulatedUpstream } from './simulated-upstream.js';
+
+export interface RunningGateway {
+  gateway: FastifyInstance;
+  /** e.g. http://127.0.0.1:8788/v1 */
+  address: string;
+  /** The demo's own upstream, when the gateway runs on one. */
+  simulated: SimulatedUpstream | null;
+  close(): Promise<void>;
+}
+
+/**
+ * The gateway inside the control plane's process, on `config.gatewayPort` of `config.host`,
+ * reading the same stores. A demo with no upstream configured gets a simulated one, so that
+ * it works offline.
+ */
+export async function startGateway(app: App, port: number): Promise<RunningGateway> {
+  const { config } = app;
+  let upstreams = config.upstreams;
+  let simulated: SimulatedUpstream | null = null;
+  if (config.demo && upstreams.fallback === null && Object.keys(upstreams.byProvider).length === 0) {
+    simulated = await startSimulatedUpstream({ seed: 1 });
+    upstreams = { byProvider: {}, fallback: { baseUrl: simulated.url, apiKey: null } };
+  }
+  const gateway = buildGateway({
+    control: app.control,
+    telemetryPath: config.telemetryDbPath,
+    keyHashSecret: app.secrets.keyHashSecret,
+    vaultMasterKey: app.secrets.vaultMasterKey,
+    upstreams,
+    logger: app.log.child({ component: 'gateway' }),
+    now: config.now,
+    timeoutMs: config.gatewayTimeoutMs,
+  });
+  await gateway.listen({ host: config.host, port });
+  const bound = gateway.server.address();
+  const boundPort = typeof bound === 'object' && bound ? bound.port : port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    gateway,
+    address: `http://${host}:${boundPort}/v1`,
+    simulated,
+    close: async () => {
+      await gateway.close();
+      await simulated?.close();
+    },
+  };
+}

@@ -1,0 +1,333 @@
+import OpenAI from 'openai';
+import type { FastifyInstance } from 'fastify';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildGateway } from '../../server/gateway/gateway.js';
+import { startSimulatedUpstream, type SimulatedUpstream } from '../../server/gateway/simulated-upstream.js';
+import { register, startServer, type TestClient, type TestServer } from './harness.js';
+
+let server: TestServer;
+let upstream: SimulatedUpstream;
+/** Upstreams of other providers' routes here, each misbehaving one way (see `misbehaving`). */
+let misbehaving: Server;
+let gateway: FastifyInstance;
+let gatewayUrl: string;
+let owner: { client: TestClient; email: string; org: string };
+let projectId: string;
+
+const FLUSH_MS = 50;
+
+beforeAll(async () => {
+  server = await startServer();
+  misbehaving = createServer((request, response) => {
+    const path = request.url ?? '';
+    if (path.startsWith('/fails/')) {
+      response.writeHead(500, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ error: { message: 'Internal server error', type: 'api_error', code: null } }));
+    } else if (path.startsWith('/drops/')) {
+      // Two deltas of a stream, then the connection is gone without [DONE].
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      const delta = (content: string) =>
+        `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`;
+      response.write(delta('Half an '));
+      response.write(delta('answer'), () => setTimeout(() => response.destroy(), 20));
+    }
+    // '/silent/': never answers.
+  });
+  await new Promise<void>((resolve) => misbehaving.listen(0, '127.0.0.1', resolve));
+  const at = (path: string) => ({
+    baseUrl: `http://127.0.0.1:${(misbehaving.address() as AddressInfo).port}/${path}/v1`,
+    apiKey: null,
+  });
+  // Any key is accepted: the test reads which one came.
+  upstream = await startSimulatedUpstream({ realistic: true, ttftMs: 30, tpotMs: 2 });
+  gateway = buildGateway({
+    control: server.app.control,
+    telemetryPath: server.config.telemetryDbPath,
+    keyHashSecret: server.app.secrets.keyHashSecret,
+    vaultMasterKey: server.app.secrets.vaultMasterKey,
+    upstreams: {
+      byProvider: { ANTHROPIC: at('fails'), GOOGLE: at('drops'), MISTRAL: at('silent') },
+      fallback: { baseUrl: upstream.url, apiKey: 'sk-platform-upstream' },
+    },
+    timeoutMs: 1500,
+    logger: server.app.log,
+    now: server.config.now,
+    flushMs: FLUSH_MS,
+  });
+  await gateway.listen({ host: '127.0.0.1', port: 0 });
+  const address = gateway.server.address();
+  if (!address || typeof address === 'string') throw new Error('gateway has no port');
+  gatewayUrl = `http://127.0.0.1:${address.port}/v1`;
+  owner = await register(server);
+  projectId = (await owner.client.get('/projects')).body.projects[0].id;
+});
+afterAll(async () => {
+  await gateway.close();
+  await upstream.close();
+  misbehaving.closeAllConnections();
+  await new Promise((resolve) => misbehaving.close(resolve));
+  await server.close();
+});
+
+async function newKey(fields: Record<string, unknown> = {}): Promise<{ id: string; api_key: string }> {
+  const answer = await owner.client.post('/keys', { project_id: projectId, name: `k${Math.random()}`, ...fields });
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  return answer.body;
+}
+
+const sdk = (apiKey: string, headers: Record<string, string> = {}) =>
+  new OpenAI({ apiKey, baseURL: gatewayUrl, maxRetries: 0, defaultHeaders: headers });
+
+const ask = (client: OpenAI, model = 'openai/gpt-4o-mini') =>
+  client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Say something about gateways.' }] });
+
+interface Row {
+  req_id: string;
+  model: string;
+  status: number;
+  stream: boolean;
+  key: { id: string } | null;
+  metrics: Record<string, number | boolean | null>;
+  financials: { cost_pkr: number; is_byok: number };
+  status_detail: { termination_reason: string; upstream_error: string | null };
+  upstream: { model: string } | null;
+  user_agent: string;
+  metadata: Record<string, string>;
+}
+
+/**
+ * The key's rows, newest first, once `count` of them are in the request log (written every
+ * FLUSH_MS). Read from the organisation's log: a revoked key's id is no longer a filter.
+ */
+async function rowsOf(keyId: string, count: number, reader: TestClient = owner.client): Promise<Row[]> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const page = await reader.get('/analytics/requests?time_range=1h&limit=200');
+    expect(page.status).toBe(200);
+    const rows = (page.body.requests as Row[]).filter((row) => row.key?.id === keyId);
+    if (rows.length >= count) return rows;
+    await new Promise((resolve) => setTimeout(resolve, FLUSH_MS));
+  }
+  throw new Error(`fewer than ${count} rows for key ${keyId}`);
+}
+
+async function spentCents(keyId: string): Promise<number> {
+  const throttling = await owner.client.get('/admin/usage-throttling?time_range=1h');
+  return throttling.body.keys.find((key: { id: string }) => key.id === keyId).spent_cents;
+}
+
+describe('the gateway, called with the official openai package', () => {
+  it('answers a chat completion and writes its row, tokens from the upstream usage, cost settled into the key', async () => {
+    const key = await newKey();
+    const answer = await ask(sdk(key.api_key, { 'X-SVC-Meta-Team': 'Payments', 'User-Agent': 'billing-bot/2.1' }));
+    expect(answer.choices[0]?.message.content?.length).toBeGreaterThan(0);
+    expect(upstream.lastAuthorization()).toBe('Bearer sk-platform-upstream');
+
+    const [row] = await rowsOf(key.id, 1);
+    expect(row).toMatchObject({
+      model: 'openai/gpt-4o-mini',
+      status: 200,
+      stream: false,
+      key: { id: key.id },
+      status_detail: { termination_reason: 'success', upstream_error: null },
+      upstream: { model: 'gpt-4o-mini-2024-07-18' },
+      user_agent: 'billing-bot/2.1',
+      metadata: { team: 'Payments' },
+    });
+    const usage = answer.usage!;
+    const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
+    expect(row!.metrics.prompt_tokens).toBe(usage.prompt_tokens - cached);
+    expect(row!.metrics.tokens_generated).toBe(usage.completion_tokens);
+    expect(row!.metrics.cache_read_input_tokens).toBe(cached);
+    expect(row!.metrics.tokens_estimated).toBe(false);
+    expect(row!.metrics.ttft_ms).toBeNull();
+    // openai/gpt-4o-mini: 42 micro-PKR a prompt token, 168 a generated one, 21 a cached one.
+    const micro = (usage.prompt_tokens - cached) * 42 + usage.completion_tokens * 168 + cached * 21;
+    expect(row!.financials).toEqual({ cost_pkr: micro / 1e6, is_byok: 0 });
+    expect(await spentCents(key.id)).toBe(micro);
+  });
+
+  it('streams, and measures time to first token and time per token', async () => {
+    const key = await newKey();
+    const stream = await sdk(key.api_key).chat.completions.create({
+      model: 'openai/gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Stream a few words.' }],
+      stream: true,
+    });
+    let text = '';
+    let chunks = 0;
+    for await (const chunk of stream) {
+      chunks++;
+      text += chunk.choices[0]?.delta.content ?? '';
+      // No usage-only chunk: this caller did not ask for one.
+      expect(chunk.choices.length).toBeGreaterThan(0);
+    }
+    expect(chunks).toBeGreaterThan(2);
+    expect(text.length).toBeGreaterThan(0);
+    const [row] = await rowsOf(key.id, 1);
+    expect(row).toMatchObject({ status: 200, stream: true, status_detail: { termination_reason: 'success' } });
+    expect(row!.metrics.ttft_ms).toBeGreaterThanOrEqual(30);
+    expect(row!.metrics.tpot_ms).toBeGreaterThan(0);
+    expect(row!.metrics.tokens_estimated).toBe(false);
+  });
+
+  it('hands on the usage chunk to a caller who asks for it', async () => {
+    const key = await newKey();
+    const stream = await sdk(key.api_key).chat.completions.create({
+      model: 'openai/gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Count to three.' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let usage: OpenAI.CompletionUsage | null | undefined = null;
+    for await (const chunk of stream) usage = chunk.usage ?? usage;
+    expect(usage?.completion_tokens).toBeGreaterThan(0);
+    const [row] = await rowsOf(key.id, 1);
+    expect(row!.metrics.tokens_generated).toBe(usage!.completion_tokens);
+  });
+
+  it('refuses a revoked key from the very next request, with a row for the refusal', async () => {
+    const key = await newKey();
+    await ask(sdk(key.api_key));
+    expect((await owner.client.delete(`/keys/${key.id}`)).status).toBe(200);
+    await expect(ask(sdk(key.api_key))).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    const rows = await rowsOf(key.id, 2);
+    expect(rows.map((row) => row.status)).toEqual([401, 200]);
+    expect(rows[0]!.metrics.tokens_generated).toBe(0);
+    expect(rows[0]!.financials.cost_pkr).toBe(0);
+  });
+
+  it('answers an unknown key and an expired one alike, saying nothing of which', async () => {
+    const unknown = await ask(sdk('sk_svc_' + 'x'.repeat(32))).catch((error: unknown) => error);
+    expect(unknown).toBeInstanceOf(OpenAI.AuthenticationError);
+    const key = await newKey({ expires_at: new Date(Date.now() + 60_000).toISOString() });
+    server.advance(61_000);
+    try {
+      const expired = await ask(sdk(key.api_key)).catch((error: unknown) => error);
+      expect(expired).toBeInstanceOf(OpenAI.AuthenticationError);
+      expect((expired as InstanceType<typeof OpenAI.APIError>).message).toBe(
+        (unknown as InstanceType<typeof OpenAI.APIError>).message,
+      );
+    } finally {
+      server.advance(-61_000);
+    }
+  });
+
+  it('refuses a model outside the key scope with 403, and an unknown model with 404', async () => {
+    const key = await newKey({ allowed_models: ['openai/gpt-4o-mini'] });
+    await expect(ask(sdk(key.api_key), 'openai/gpt-4o')).rejects.toBeInstanceOf(OpenAI.PermissionDeniedError);
+    const open = await newKey();
+    await expect(ask(sdk(open.api_key), 'nobody/no-model')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    const models = await sdk(key.api_key).models.list();
+    expect(models.data.map((model) => model.id)).toEqual(['openai/gpt-4o-mini']);
+  });
+
+  it('holds a key to its rate_limit_rpm with Retry-After, and a PATCH applies from the next request', async () => {
+    const key = await newKey();
+    expect((await owner.client.patch(`/keys/${key.id}`, { rate_limit_rpm: 2 })).status).toBe(200);
+    const client = sdk(key.api_key);
+    const first = await client.chat.completions
+      .create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'one' }] })
+      .withResponse();
+    expect(first.response.headers.get('x-ratelimit-limit-requests')).toBe('2');
+    expect(first.response.headers.get('x-ratelimit-remaining-requests')).toBe('1');
+    await ask(client);
+    const refused = (await ask(client).catch((error: unknown) => error)) as InstanceType<typeof OpenAI.APIError>;
+    expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(Number(refused.headers?.get('retry-after'))).toBeGreaterThan(0);
+    expect((await owner.client.patch(`/keys/${key.id}`, { rate_limit_rpm: 3 })).status).toBe(200);
+    await ask(client);
+    await rowsOf(key.id, 4);
+    const throttling = await owner.client.get('/admin/usage-throttling?time_range=1h');
+    expect(throttling.body.keys.find((k: { id: string }) => k.id === key.id).throttled_requests).toBe(1);
+  });
+
+  it('refuses with 402 once the credit limit is spent', async () => {
+    const key = await newKey({ credit_limit_cents: 1 });
+    await ask(sdk(key.api_key));
+    await rowsOf(key.id, 1);
+    const refused = await ask(sdk(key.api_key)).catch((error: unknown) => error);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(402);
+    const rows = await rowsOf(key.id, 2);
+    expect(rows[0]!.status).toBe(402);
+  });
+
+  it("passes an upstream's error on with its status, and records it", async () => {
+    const key = await newKey();
+    const failed = await ask(sdk(key.api_key), 'anthropic/claude-3-5-haiku').catch((error: unknown) => error);
+    expect(failed).toBeInstanceOf(OpenAI.InternalServerError);
+    const [row] = await rowsOf(key.id, 1);
+    expect(row!.status).toBe(500);
+    expect(row!.status_detail.upstream_error).toBe('500 api_error: Internal server error');
+    expect(row!.financials.cost_pkr).toBe(0);
+  });
+
+  it('cuts an upstream that has not answered in time: 504, proxy_guillotine', async () => {
+    const key = await newKey();
+    const failed = await ask(sdk(key.api_key), 'mistral/mistral-large').catch((error: unknown) => error);
+    expect((failed as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
+    const [row] = await rowsOf(key.id, 1);
+    expect(row).toMatchObject({ status: 504, status_detail: { termination_reason: 'proxy_guillotine' } });
+    expect(row!.metrics.total_ms).toBeGreaterThanOrEqual(1500);
+  });
+
+  it('records a stream the upstream drops as upstream_stream_aborted, billed for what it generated', async () => {
+    const key = await newKey();
+    const stream = await sdk(key.api_key).chat.completions.create({
+      model: 'google/gemini-2.5-flash',
+      messages: [{ role: 'user', content: 'Go on.' }],
+      stream: true,
+    });
+    let text = '';
+    const read = (async () => {
+      for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    })();
+    await expect(read).rejects.toThrow();
+    expect(text).toBe('Half an answer');
+    const [row] = await rowsOf(key.id, 1);
+    expect(row).toMatchObject({
+      status: 200,
+      stream: true,
+      status_detail: { termination_reason: 'upstream_stream_aborted' },
+    });
+    // No usage came: the tokens are estimated from the 14 characters that did.
+    expect(row!.metrics).toMatchObject({ tokens_generated: 4, tokens_estimated: true });
+    expect(row!.financials.cost_pkr).toBeGreaterThan(0);
+  });
+
+  it('records a caller who hangs up mid-stream as client_disconnect', async () => {
+    const key = await newKey();
+    const abort = new AbortController();
+    const stream = await sdk(key.api_key).chat.completions.create(
+      { model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'A long answer, please.' }], stream: true },
+      { signal: abort.signal },
+    );
+    let chunks = 0;
+    // The SDK ends the iteration quietly on its own abort.
+    for await (const chunk of stream) {
+      chunks++;
+      if (chunk.choices[0]?.delta.content) abort.abort();
+    }
+    expect(chunks).toBeLessThan(4);
+    const [row] = await rowsOf(key.id, 1);
+    expect(row).toMatchObject({ status: 200, status_detail: { termination_reason: 'client_disconnect' } });
+  });
+
+  it("serves on the organisation's own vault key for the provider, settling only the service's share", async () => {
+    const other = await register(server);
+    expect(
+      (await other.client.post('/vault/keys', { provider: 'openai', api_key: 'sk-byok-of-their-own-0123' })).status,
+    ).toBe(200);
+    const otherProject = (await other.client.get('/projects')).body.projects[0].id;
+    const key = (await other.client.post('/keys', { project_id: otherProject, name: 'byok' })).body;
+    const answer = await ask(sdk(key.api_key));
+    expect(upstream.lastAuthorization()).toBe('Bearer sk-byok-of-their-own-0123');
+    const [row] = await rowsOf(key.id, 1, other.client);
+    const usage = answer.usage!;
+    const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
+    const full = (usage.prompt_tokens - cached) * 42 + usage.completion_tokens * 168 + cached * 21;
+    expect(row!.financials).toEqual({ cost_pkr: Math.round(full * 0.02) / 1e6, is_byok: 1 });
+    expect(server.logs()).not.toContain('sk-byok-of-their-own-0123');
+  });
+});
