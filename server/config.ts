@@ -49,6 +49,8 @@ export interface ServerConfig {
   gatewayPort?: number;
   /** Where the gateway sends each provider's requests. */
   upstreams: Upstreams;
+  /** With no upstream configured, the gateway answers from a simulated one (always so with `demo`). */
+  simulatedUpstream: boolean;
   /** An upstream that has not finished a request by then is cut (504, `proxy_guillotine`). */
   gatewayTimeoutMs: number;
   /** Origins besides the server's own that may send state-changing requests. */
@@ -109,6 +111,7 @@ export function resolveConfig(input: ServerConfigInput): ServerConfig {
     throttle: DEFAULT_THROTTLE,
     trustedProxies: [],
     upstreams: { byProvider: {}, fallback: null },
+    simulatedUpstream: false,
     gatewayTimeoutMs: 120_000,
     allowedOrigins: [],
     logLevel: 'info',

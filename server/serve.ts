@@ -17,6 +17,7 @@ const FLAGS = {
   port: { type: 'string' },
   socket: { type: 'string' },
   'gateway-port': { type: 'string' },
+  'simulated-upstream': { type: 'boolean' },
   'data-dir': { type: 'string' },
   'telemetry-db': { type: 'string' },
   demo: { type: 'boolean' },
@@ -57,6 +58,7 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
     oidc,
     allowedOrigins: (env.SVC_ALLOWED_ORIGINS ?? '').split(',').filter(Boolean),
     upstreams: upstreamsFromEnv(env),
+    simulatedUpstream: values['simulated-upstream'] ?? env.SVC_SIMULATED_UPSTREAM === '1',
     trustedProxies: (env.SVC_TRUSTED_PROXIES ?? '')
       .split(',')
       .map((entry) => entry.trim())
@@ -189,7 +191,9 @@ export async function serve(args: string[]): Promise<number> {
     ownerOnlySocket(config.socket);
     console.log(`Control plane listening on the socket ${config.socket}`);
     gateway = await announceGateway(app);
-    announce?.({ kind: 'ready', address: EMBEDDED_ADDRESS, socketPath: config.socket, demo: seeding });
+    const ready: EmbeddedReady = { kind: 'ready', address: EMBEDDED_ADDRESS, socketPath: config.socket, demo: seeding };
+    if (gateway) ready.gateway = gateway.address;
+    announce?.(ready);
     return 0;
   }
   await app.listen({ host: config.host, port: config.port });

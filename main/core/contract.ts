@@ -34,6 +34,8 @@ export const EmbeddedStatus = Type.Object({
   lastLog: Type.Array(Type.String()),
   /** The demo admin, offered for one-click sign-in while the demo data is in place; its password stays in the host. */
   demoAccount: Nullable(Type.Object({ email: Type.String() })),
+  /** Where the embedded gateway answers (`http://127.0.0.1:PORT/v1`) while it runs; absent otherwise. */
+  gatewayUrl: Type.Optional(Type.String()),
 });
 export type EmbeddedStatus = Static<typeof EmbeddedStatus>;
 

@@ -111,6 +111,8 @@ export class EmbeddedServer implements EmbeddedServerControl {
 
   private state: EmbeddedState = 'stopped';
   private connection: EmbeddedConnection | null = null;
+  /** The running server's gateway address, as it announced it. */
+  private gateway: string | null = null;
   private run: Run | null = null;
   private starting: Promise<EmbeddedConnection> | null = null;
   private stopping: Promise<void> | null = null;
@@ -152,6 +154,7 @@ export class EmbeddedServer implements EmbeddedServerControl {
       baseUrl: this.state === 'running' ? (this.connection?.baseUrl ?? null) : null,
       lastLog: this.log.snapshot(),
       demoAccount: demo ? { email: demo.email } : null,
+      ...(this.state === 'running' && this.gateway ? { gatewayUrl: this.gateway } : {}),
     };
   }
 
@@ -228,7 +231,18 @@ export class EmbeddedServer implements EmbeddedServerControl {
     let pending = false;
     if (!this.demoAccount && marker === null) pending = this.writeMarker({ demo: 'pending' });
     this.connection = null;
-    const args = ['serve', '--socket', place.path, '--data-dir', this.dataDir, ANNOUNCE_FLAG];
+    // The gateway on a free loopback port, answered by the simulated upstream: the console is offline-first.
+    const args = [
+      'serve',
+      '--socket',
+      place.path,
+      '--data-dir',
+      this.dataDir,
+      '--gateway-port',
+      '0',
+      '--simulated-upstream',
+      ANNOUNCE_FLAG,
+    ];
     if (!this.demoAccount) args.push('--demo');
     const env: NodeJS.ProcessEnv = {};
     for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('SVC_')) env[name] = value;
@@ -301,6 +315,7 @@ export class EmbeddedServer implements EmbeddedServerControl {
 
     run.dispatcher = new Agent({ connect: { socketPath } });
     this.connection = { baseUrl: address, dispatcher: run.dispatcher };
+    this.gateway = run.ready.gateway ?? null;
     this.setState('running');
     return this.connection;
   }

@@ -62,8 +62,10 @@ export async function runWebShell(env: NodeJS.ProcessEnv = process.env): Promise
   say(`Data folder: ${dataDir}`);
   embedded.onChange((status) => {
     // Its address is no place to open: the server answers on a socket only this user can reach.
-    if (status.state === 'running') say(`Embedded server: running on the socket ${embedded.socketPath ?? '?'}`);
-    else if (status.state === 'crashed') {
+    if (status.state === 'running') {
+      say(`Embedded server: running on the socket ${embedded.socketPath ?? '?'}`);
+      if (status.gatewayUrl) say(`Gateway (OpenAI-compatible, for the console's API keys): ${status.gatewayUrl}`);
+    } else if (status.state === 'crashed') {
       say(
         `Embedded server: crashed. Its last log lines:\n${status.lastLog
           .slice(-10)

@@ -14,14 +14,15 @@ export interface RunningGateway {
 
 /**
  * The gateway inside the control plane's process, on `config.gatewayPort` of `config.host`,
- * reading the same stores. A demo with no upstream configured gets a simulated one, so that
- * it works offline.
+ * reading the same stores. A demo (or `--simulated-upstream`) with no upstream configured gets a
+ * simulated one, so that it works offline: the console's embedded server always does.
  */
 export async function startGateway(app: App, port: number): Promise<RunningGateway> {
   const { config } = app;
   let upstreams = config.upstreams;
   let simulated: SimulatedUpstream | null = null;
-  if (config.demo && upstreams.fallback === null && Object.keys(upstreams.byProvider).length === 0) {
+  const none = upstreams.fallback === null && Object.keys(upstreams.byProvider).length === 0;
+  if (none && (config.demo || config.simulatedUpstream)) {
     simulated = await startSimulatedUpstream({ seed: 1 });
     upstreams = { byProvider: {}, fallback: { baseUrl: simulated.url, apiKey: null } };
   }

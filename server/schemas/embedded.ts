@@ -25,6 +25,8 @@ export const EmbeddedReady = Type.Object({
   address: Type.Literal(EMBEDDED_ADDRESS),
   /** What it listens on: a Unix socket's path, or a Windows named pipe (`\\.\pipe\…`). */
   socketPath: Type.String({ minLength: 1 }),
+  /** The OpenAI-compatible gateway's base address (`http://127.0.0.1:PORT/v1`), when it runs one. */
+  gateway: Type.Optional(Type.String({ pattern: '^http://127\\.0\\.0\\.1:\\d+/v1$' })),
   demo: Type.Object({
     /** Whether this start seeded the demo data (only ever into a new data folder). */
     seeded: Type.Boolean(),

@@ -3,6 +3,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { request } from 'undici';
+import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { appDataDir } from '../../main/core/app-data.js';
 import { DEMO_MARKER, EmbeddedServer, type EmbeddedServerOptions } from '../../main/core/embedded-server.js';
@@ -190,6 +191,35 @@ describe('the real control plane, embedded', () => {
     });
   }, 60_000);
 
+  it('runs the gateway on a loopback port, answered offline by the simulated upstream, for a key made through the host', async () => {
+    const gatewayUrl = server.status().gatewayUrl;
+    expect(gatewayUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    const profiles = new ProfileStore(dataFolder(), ownerOnlyFile);
+    const host = new ConsoleHost({ shell: 'web', version: 'test', profiles, embedded: server });
+    const profile = profiles.add({ name: 'Embedded demo', kind: 'embedded' });
+    expect(await host.dispatch('session.signInDemo', { profileId: profile.id })).toMatchObject({ ok: true });
+    const projects = await host.dispatch('api.projects', { profileId: profile.id });
+    if (!projects.ok) throw new Error(projects.error.message);
+    const created = await host.dispatch('api.createKey', {
+      profileId: profile.id,
+      body: {
+        project_id: (projects.result as { projects: { id: string }[] }).projects[0]!.id,
+        name: 'through the gateway',
+      },
+    });
+    if (!created.ok) throw new Error(created.error.message);
+    const openai = new OpenAI({
+      apiKey: (created.result as { api_key: string }).api_key,
+      baseURL: gatewayUrl,
+      maxRetries: 0,
+    });
+    const answer = await openai.chat.completions.create({
+      model: 'openai/gpt-4o-mini',
+      messages: [{ role: 'user', content: 'Are you there?' }],
+    });
+    expect(answer.choices[0]?.message.content?.length).toBeGreaterThan(0);
+  }, 60_000);
+
   it('reports a crash with its last log lines, no password among them, and refuses to start until restarted', async () => {
     const told = reported(server, 'crashed');
     process.kill(server.pid!, 'SIGKILL');
@@ -303,7 +333,7 @@ describe("the embedded server's socket", () => {
         expect(socket.startsWith(join(tmpdir(), 'gateway-console-'))).toBe(true);
         expect(modes(socket)).toMatchObject({ folder: 0o700, isSocket: true });
         expect(server.status().lastLog).toContain(
-          `fake server args: serve --socket ${socket} --data-dir ${dataDir} --announce --demo`,
+          `fake server args: serve --socket ${socket} --data-dir ${dataDir} --gateway-port 0 --simulated-upstream --announce --demo`,
         );
 
         await server.stop();

@@ -7,6 +7,7 @@ import { useKeysStore } from '../../../renderer/src/screens/keys/keys-store.js';
 import { useDirectory, type Key } from '../../../renderer/src/state/directory.js';
 import { resetOrganisationStores } from '../../../renderer/src/state/organisation-scope.js';
 import { useRoute } from '../../../renderer/src/state/route.js';
+import { useSession } from '../../../renderer/src/state/session.js';
 import { Refusal, bridge } from '../fake-bridge.js';
 import { KEYS, PROJECTS, serveOrganisation, signedIn } from './fixtures.js';
 
@@ -105,6 +106,34 @@ describe('creating a key', () => {
     for (const state of [useDirectory.getState(), useKeysStore.getState(), useRoute.getState()]) {
       expect(JSON.stringify(state)).not.toContain(SECRET);
     }
+  });
+
+  it("says where the key can be called at once when the console is on its embedded server's gateway", async () => {
+    bridge.on('api.createKey', ({ body }) => created(body));
+    const gatewayUrl = 'http://127.0.0.1:41789/v1';
+    const embedded = { state: 'running' as const, baseUrl: 'http://localhost/api', lastLog: [], demoAccount: null };
+    useSession.setState({
+      profiles: [{ id: 'p1', name: 'Embedded demo', kind: 'embedded', baseUrl: null, signedIn: true }],
+      embedded: { ...embedded, gatewayUrl },
+    });
+    const dialog = await openCreate();
+    await userEvent.type(within(dialog).getByLabelText('Name'), 'Called at once');
+    await userEvent.click(within(dialog).getByTestId('submit-create'));
+    const secretDialog = await screen.findByTestId('secret-dialog');
+    expect(within(secretDialog).getByTestId('gateway-url').textContent).toBe(gatewayUrl);
+    await userEvent.click(within(secretDialog).getByTestId('close-secret'));
+
+    // A remote control plane's gateway is elsewhere: the console does not guess it.
+    cleanup();
+    useSession.setState({
+      profiles: [
+        { id: 'p1', name: 'Production', kind: 'remote', baseUrl: 'https://cp.example.com/api', signedIn: true },
+      ],
+    });
+    const remote = await openCreate();
+    await userEvent.type(within(remote).getByLabelText('Name'), 'Remote');
+    await userEvent.click(within(remote).getByTestId('submit-create'));
+    expect(within(await screen.findByTestId('secret-dialog')).queryByTestId('gateway-hint')).toBeNull();
   });
 
   it('offers the active models of the catalogue, and sends the chosen ones', async () => {

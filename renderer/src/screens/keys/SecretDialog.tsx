@@ -3,6 +3,15 @@ import { CopyButton } from '../../components/CopyButton.js';
 import { Dialog } from '../../components/Dialog.js';
 import { formatCount } from '../../lib/format.js';
 import { formatMicroPkr } from '../../lib/money.js';
+import { useSession } from '../../state/session.js';
+
+/** The embedded server's gateway, while the console is on it: where this key can be used at once. */
+function useEmbeddedGateway(): string | null {
+  return useSession((s) => {
+    const profile = s.profiles.find((p) => p.id === s.profileId);
+    return profile?.kind === 'embedded' ? (s.embedded?.gatewayUrl ?? null) : null;
+  });
+}
 
 /**
  * The new key's secret, shown this once: the server keeps only its hash. Nothing here
@@ -14,6 +23,7 @@ export function SecretDialog(props: {
   onClose: () => void;
 }) {
   const { created } = props;
+  const gateway = useEmbeddedGateway();
   return (
     // Not dismissible: a stray Escape must not take the only copy of the secret with it.
     <Dialog title={`Key “${created.name}” created`} onClose={props.onClose} testId="secret-dialog" dismissible={false}>
@@ -42,6 +52,17 @@ export function SecretDialog(props: {
         <dt>Allowed models</dt>
         <dd>{created.allowed_models === null ? 'any' : created.allowed_models.join(', ')}</dd>
       </dl>
+      {gateway && (
+        <div className="gateway-hint" data-testid="gateway-hint">
+          <p>
+            Call it through this console&apos;s gateway, with any OpenAI SDK (<code>baseURL</code>) or HTTP client:
+          </p>
+          <code className="secret" data-testid="gateway-url">
+            {gateway}
+          </code>
+          <CopyButton text={gateway} label="Copy the gateway address" testId="copy-gateway" />
+        </div>
+      )}
       <div className="actions">
         <button type="button" className="primary" onClick={props.onClose} data-testid="close-secret">
           I have copied it — close
