@@ -51,6 +51,8 @@ export interface ServerConfig {
   upstreams: Upstreams;
   /** With no upstream configured, the gateway answers from a simulated one (always so with `demo`). */
   simulatedUpstream: boolean;
+  /** Live requests through a gateway on the simulated upstream, for a folder with the demo organisation. */
+  demoTraffic: boolean;
   /** An upstream that has not finished a request by then is cut (504, `proxy_guillotine`). */
   gatewayTimeoutMs: number;
   /** Origins besides the server's own that may send state-changing requests. */
@@ -112,6 +114,7 @@ export function resolveConfig(input: ServerConfigInput): ServerConfig {
     trustedProxies: [],
     upstreams: { byProvider: {}, fallback: null },
     simulatedUpstream: false,
+    demoTraffic: true,
     gatewayTimeoutMs: 120_000,
     allowedOrigins: [],
     logLevel: 'info',

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { buildApp, type App } from './app.js';
 import { resolveConfig, type ServerConfigInput } from './config.js';
 import { offeredDemoAccount } from './demo/organisation.js';
+import { startLiveTraffic, type LiveTraffic } from './demo/live-traffic.js';
 import { DEMO_ORGANIZATION, seedDemo } from './demo/seed.js';
 import type { ControlStore } from './stores/control/store.js';
 import { clearStaleSocket, isNamedPipe, ownerOnlySocket } from './local-socket.js';
@@ -59,6 +60,7 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
     allowedOrigins: (env.SVC_ALLOWED_ORIGINS ?? '').split(',').filter(Boolean),
     upstreams: upstreamsFromEnv(env),
     simulatedUpstream: values['simulated-upstream'] ?? env.SVC_SIMULATED_UPSTREAM === '1',
+    demoTraffic: env.SVC_DEMO_TRAFFIC !== '0',
     trustedProxies: (env.SVC_TRUSTED_PROXIES ?? '')
       .split(',')
       .map((entry) => entry.trim())
@@ -171,13 +173,15 @@ export async function serve(args: string[]): Promise<number> {
     }
   }
   let gateway: RunningGateway | null = null;
+  let traffic: LiveTraffic | null = null;
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'stopping');
-    // The gateway first: its last rows are written before the stores close.
-    Promise.resolve(gateway?.close())
+    // The traffic, then the gateway: its last rows are written before the stores close.
+    Promise.resolve(traffic?.stop())
+      .then(() => gateway?.close())
       .then(() => app.close())
       .then(
         () => process.exit(0),
@@ -191,6 +195,7 @@ export async function serve(args: string[]): Promise<number> {
     ownerOnlySocket(config.socket);
     console.log(`Control plane listening on the socket ${config.socket}`);
     gateway = await announceGateway(app);
+    traffic = liveTraffic(app, gateway);
     const ready: EmbeddedReady = { kind: 'ready', address: EMBEDDED_ADDRESS, socketPath: config.socket, demo: seeding };
     if (gateway) ready.gateway = gateway.address;
     announce?.(ready);
@@ -204,7 +209,27 @@ export async function serve(args: string[]): Promise<number> {
   // Read by people and by bench/run.ts; the console's host hears the announcement instead.
   console.log(`Control plane listening at ${address}`);
   gateway = await announceGateway(app);
+  traffic = liveTraffic(app, gateway);
   return 0;
+}
+
+/**
+ * The demo's live requests, through a gateway on the simulated upstream only: never against a
+ * real provider, whose answers cost money.
+ */
+function liveTraffic(app: App, gateway: RunningGateway | null): LiveTraffic | null {
+  if (!gateway?.simulated || !app.config.demoTraffic) return null;
+  const traffic = startLiveTraffic({
+    control: app.control,
+    dataDir: app.config.dataDir,
+    keyHashSecret: app.secrets.keyHashSecret,
+    gatewayUrl: gateway.address,
+    now: app.config.now,
+    onError: (error) => app.log.warn({ err: error }, 'live demo traffic: a request failed'),
+  });
+  if (traffic)
+    console.log(`Live demo traffic: a request every few seconds through the gateway (SVC_DEMO_TRAFFIC=0 stops it)`);
+  return traffic;
 }
 
 /** Starts the gateway when `--gateway-port` asks for one, once the control plane listens, and says where. */

@@ -44,7 +44,11 @@ export async function runWebShell(env: NodeJS.ProcessEnv = process.env): Promise
   const dataDir = env.GC_DATA_DIR || appDataDir(APP_NAME);
   const firstLaunch = !existsSync(join(dataDir, 'profiles.json'));
   const profiles = new ProfileStore(dataDir, ownerOnlyFile);
-  const embedded = new EmbeddedServer({ dataDir: join(dataDir, 'embedded') });
+  const embedded = new EmbeddedServer({
+    dataDir: join(dataDir, 'embedded'),
+    // GC_DEMO_TRAFFIC=0: no live requests through the embedded gateway (tests that count rows).
+    env: env.GC_DEMO_TRAFFIC === '0' ? { SVC_DEMO_TRAFFIC: '0' } : {},
+  });
   const host = new ConsoleHost({
     shell: 'web',
     version: version(),

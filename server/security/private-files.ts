@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 
 /**
  * The data folder and every store file in it are the server's user's alone: the stores hold
@@ -25,4 +25,10 @@ export function privateStoreFiles(path: string): void {
 function narrow(path: string, mode: number): void {
   if (process.platform === 'win32') return;
   if ((statSync(path).mode & 0o777) !== mode) chmodSync(path, mode);
+}
+
+/** Writes a file only the server's user may read (0600 also when it existed before). */
+export function writePrivateFile(path: string, text: string): void {
+  writeFileSync(path, text, { mode: 0o600 });
+  narrow(path, 0o600);
 }

@@ -73,7 +73,8 @@ export const test = base.extend<{ shell: ConsoleShell; consolePage: Page }>({
     const shell = await startProcess(
       'main/web/main.ts',
       [],
-      { GC_DATA_DIR: dataDir, GC_NO_BROWSER: '1', GC_PORT: '' },
+      // No live demo traffic: the tests count rows (gateway.spec.ts calls the gateway itself).
+      { GC_DATA_DIR: dataDir, GC_NO_BROWSER: '1', GC_PORT: '', GC_DEMO_TRAFFIC: '0' },
       /(http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]+)/,
     );
     try {

@@ -1,0 +1,142 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { request, type Dispatcher } from 'undici';
+import { issueKey } from '../domain/keys.js';
+import { writePrivateFile } from '../security/private-files.js';
+import { hashApiKeySecret } from '../security/tokens.js';
+import type { ControlStore } from '../stores/control/store.js';
+import { CUSTOMERS, USER_AGENTS } from './callers.js';
+import { ROUTES } from './catalogue.js';
+import { DEMO_ORGANIZATION } from './organisation.js';
+import { Random } from './random.js';
+
+/**
+ * A gentle stream of live requests through the demo's own gateway, over HTTP like any caller,
+ * so that an offline demo moves: the request log and the charts show traffic as it happens.
+ * It calls with a key of its own ("Live demo traffic"), whose secret is kept in the data
+ * folder (0600) so that later starts reuse it rather than pile up keys.
+ */
+
+export const LIVE_KEY_NAME = 'Live demo traffic';
+const SECRET_FILE = 'demo-live-key';
+/** About twenty requests a minute: moving, and nothing a laptop notices. */
+const MEAN_GAP_MS = 3_000;
+
+const PROMPTS = [
+  'Where is my order? It was due on Monday.',
+  'Summarise this support ticket in two sentences.',
+  'Translate "your refund has been issued" into Urdu.',
+  'Draft a polite reply about a delayed delivery.',
+  'Classify this message: billing, delivery or other?',
+];
+
+export interface LiveTraffic {
+  stop(): Promise<void>;
+}
+
+/** The live key's secret: the one kept from an earlier start while that key is active, else a new key. */
+function liveKey(control: ControlStore, dataDir: string, keyHashSecret: Buffer, now: number): string | null {
+  const organization = control.organizations.findByName(DEMO_ORGANIZATION);
+  if (!organization) return null;
+  const file = join(dataDir, SECRET_FILE);
+  if (existsSync(file)) {
+    const kept = readFileSync(file, 'utf8').trim();
+    const key = control.keys.findBySecretHash(hashApiKeySecret(kept, keyHashSecret));
+    if (key && key.revoked_at === null && key.org_id === organization.id) return kept;
+  }
+  const project = control.organizations.projects(organization.id)[0];
+  if (!project) return null;
+  const created = issueKey(control, keyHashSecret, {
+    orgId: organization.id,
+    actorId: null,
+    projectId: project.id,
+    name: LIVE_KEY_NAME,
+    environment: 'development',
+    expiresAt: null,
+    creditLimitMicro: null,
+    allowedModels: null,
+    rateLimitRpm: 120,
+    sourceIp: 'local',
+    now,
+  });
+  writePrivateFile(file, created.api_key);
+  return created.api_key;
+}
+
+export interface LiveTrafficOptions {
+  control: ControlStore;
+  dataDir: string;
+  keyHashSecret: Buffer;
+  /** The gateway's base address, `http://127.0.0.1:PORT/v1`. */
+  gatewayUrl: string;
+  now: () => number;
+  seed?: number;
+  /** Mean milliseconds between requests (3 s). */
+  meanGapMs?: number;
+  dispatcher?: Dispatcher;
+  /** Called with each failure to reach the gateway (the traffic carries on). */
+  onError?: (error: unknown) => void;
+}
+
+/** Starts the stream; null when the folder holds no demo organisation to call for. */
+export function startLiveTraffic(options: LiveTrafficOptions): LiveTraffic | null {
+  const secret = liveKey(options.control, options.dataDir, options.keyHashSecret, options.now());
+  if (!secret) return null;
+  const random = new Random(options.seed ?? Date.now() % 2 ** 31);
+  const routes = ROUTES.filter((route) => route.generated.median > 0);
+  const total = routes.reduce((sum, route) => sum + route.weight, 0);
+  let timer: NodeJS.Timeout | null = null;
+  let inFlight: Promise<void> | null = null;
+  let stopped = false;
+
+  const pickRoute = () => {
+    let draw = random.next() * total;
+    for (const route of routes) if ((draw -= route.weight) < 0) return route;
+    return routes[0]!;
+  };
+
+  const send = async () => {
+    const route = pickRoute();
+    const stream = random.chance(route.streamShare);
+    const response = await request(`${options.gatewayUrl}/chat/completions`, {
+      method: 'POST',
+      dispatcher: options.dispatcher,
+      headers: {
+        authorization: `Bearer ${secret}`,
+        'content-type': 'application/json',
+        'user-agent': random.pick(USER_AGENTS.python),
+        'x-svc-meta-customer': random.pick(CUSTOMERS),
+        'x-svc-meta-feature': 'live-demo',
+      },
+      body: JSON.stringify({
+        model: route.id,
+        stream,
+        max_tokens: 120,
+        messages: [{ role: 'user', content: random.pick(PROMPTS) }],
+      }),
+    });
+    await response.body.dump({ limit: Number.MAX_SAFE_INTEGER });
+  };
+
+  const schedule = () => {
+    if (stopped) return;
+    const gap = (options.meanGapMs ?? MEAN_GAP_MS) * (0.5 + random.next());
+    timer = setTimeout(() => {
+      inFlight = send()
+        .catch((error: unknown) => options.onError?.(error))
+        .finally(() => {
+          inFlight = null;
+          schedule();
+        });
+    }, gap).unref();
+  };
+  schedule();
+
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await inFlight;
+    },
+  };
+}

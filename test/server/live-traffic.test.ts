@@ -1,0 +1,108 @@
+import type { FastifyInstance } from 'fastify';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LIVE_KEY_NAME, startLiveTraffic } from '../../server/demo/live-traffic.js';
+import { DEMO_ORGANIZATION } from '../../server/demo/organisation.js';
+import { buildGateway } from '../../server/gateway/gateway.js';
+import { startSimulatedUpstream, type SimulatedUpstream } from '../../server/gateway/simulated-upstream.js';
+import { register, startServer, type TestClient, type TestServer } from './harness.js';
+
+let server: TestServer;
+let upstream: SimulatedUpstream;
+let gateway: FastifyInstance;
+let gatewayUrl: string;
+let owner: { client: TestClient };
+
+beforeAll(async () => {
+  server = await startServer();
+  upstream = await startSimulatedUpstream({ realistic: false });
+  gateway = buildGateway({
+    control: server.app.control,
+    telemetryPath: server.config.telemetryDbPath,
+    keyHashSecret: server.app.secrets.keyHashSecret,
+    vaultMasterKey: server.app.secrets.vaultMasterKey,
+    upstreams: { byProvider: {}, fallback: { baseUrl: upstream.url, apiKey: null } },
+    logger: server.app.log,
+    now: server.config.now,
+    flushMs: 50,
+  });
+  await gateway.listen({ host: '127.0.0.1', port: 0 });
+  const address = gateway.server.address();
+  if (!address || typeof address === 'string') throw new Error('no port');
+  gatewayUrl = `http://127.0.0.1:${address.port}/v1`;
+  owner = await register(server, { org: DEMO_ORGANIZATION });
+});
+afterAll(async () => {
+  await gateway.close();
+  await upstream.close();
+  await server.close();
+});
+
+const start = () =>
+  startLiveTraffic({
+    control: server.app.control,
+    dataDir: server.dataDir,
+    keyHashSecret: server.app.secrets.keyHashSecret,
+    gatewayUrl,
+    now: server.config.now,
+    seed: 7,
+    meanGapMs: 50,
+    onError: (error) => {
+      throw error;
+    },
+  });
+
+async function liveKeys(): Promise<{ id: string; name: string }[]> {
+  const keys = (await owner.client.get('/keys')).body.keys as { id: string; name: string }[];
+  return keys.filter((key) => key.name === LIVE_KEY_NAME);
+}
+
+describe('the demo live traffic', () => {
+  it('sends requests through the gateway over HTTP with a key of its own, which later starts reuse', async () => {
+    const traffic = start()!;
+    expect(traffic).not.toBeNull();
+    const [key] = await liveKeys();
+    expect(key).toBeDefined();
+    let rows: { status: number; metadata: Record<string, string>; key: { name: string } }[] = [];
+    for (let attempt = 0; attempt < 100 && rows.length < 3; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      rows = (await owner.client.get(`/analytics/requests?key_id=${key!.id}&time_range=1h`)).body.requests;
+    }
+    await traffic.stop();
+    expect(rows.length).toBeGreaterThanOrEqual(3);
+    for (const row of rows) {
+      expect(row.status).toBe(200);
+      expect(row.metadata.feature).toBe('live-demo');
+    }
+    // Its secret is kept for the owner alone, and the next start calls with the same key.
+    expect(statSync(join(server.dataDir, 'demo-live-key')).mode & 0o777).toBe(0o600);
+    const again = start()!;
+    await again.stop();
+    expect((await liveKeys()).map((k) => k.id)).toEqual([key!.id]);
+
+    // Revoked by an admin: the next start makes another rather than calling with a dead key.
+    expect((await owner.client.delete(`/keys/${key!.id}`)).status).toBe(200);
+    const third = start()!;
+    await third.stop();
+    const now = await liveKeys();
+    expect(now).toHaveLength(1);
+    expect(now[0]!.id).not.toBe(key!.id);
+  });
+
+  it('does nothing for a folder without the demo organisation', async () => {
+    const other = await startServer();
+    try {
+      const traffic = startLiveTraffic({
+        control: other.app.control,
+        dataDir: other.dataDir,
+        keyHashSecret: other.app.secrets.keyHashSecret,
+        gatewayUrl,
+        now: other.config.now,
+      });
+      expect(traffic).toBeNull();
+    } finally {
+      await other.close();
+    }
+  });
+});
