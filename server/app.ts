@@ -18,6 +18,7 @@ import { SignInThrottle } from './security/sign-in-throttle.js';
 import { loadOrCreateSecret } from './security/secret-files.js';
 import { ControlStore } from './stores/control/store.js';
 import { TelemetryStore } from './stores/telemetry/store.js';
+import { settleOutstandingSpend } from './ingest/spend-outbox.js';
 
 export interface ServerSecrets {
   /** AES-256-GCM key sealing vault entries. */
@@ -94,6 +95,9 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   // Opened now, not at the first read: an import beside this server then finds the store open
   // and writes it in WAL mode, without shutting this server out (import-transaction.ts).
   app.telemetry.reachable();
+  // Spend a crash left between the stores' commits (spend-outbox.ts); an older store being
+  // upgraded is settled by the first commit after its upgrade.
+  app.telemetry.read((db) => settleOutstandingSpend(control, db, config.now()));
   app.decorate(
     'analytics',
     new AnalyticsPool(config.telemetryDbPath, {

@@ -13,6 +13,7 @@ import { importBatches, type ImportBatch } from './import-batches.js';
 import { FLOW, type ImportMessage, type ImportSource, type ImportWorkerData } from './import-source.js';
 import { orgIdAt, reqIdAt, rowidAt } from './request-columns.js';
 import { RequestInserts } from './request-inserts.js';
+import { recordSpend, settleOutstandingSpend, settleSpend } from './spend-outbox.js';
 
 const MAX_IMPORT_CACHE_KIB = 2 * 1024 * 1024;
 
@@ -108,12 +109,11 @@ export async function recordRequestsFrom(
 }
 
 /**
- * The writing half of an import. The rows commit in one telemetry transaction: if the
- * source fails part-way (a bad line), nothing is written and nothing settled. The spend
- * then settles in one short control transaction, so a long import never holds the control
- * store's write lock while a server runs on it. A crash between the two commits would
- * leave rows unsettled: the one window left, and the reason spend is not recomputed from
- * the rows elsewhere.
+ * The writing half of an import. The rows commit in one telemetry transaction, with the spend
+ * they add in its outbox: if the source fails part-way (a bad line), nothing is written and
+ * nothing settled. The spend then settles in one short control transaction, so a long import
+ * never holds the control store's write lock while a server runs on it; a crash between the two
+ * commits leaves it in the outbox, settled once at the next start or commit (spend-outbox.ts).
  */
 class ImportWriter {
   written = 0;
@@ -178,11 +178,12 @@ class ImportWriter {
     return searchLookups(this.telemetry);
   }
 
+  /** Commits the rows with their spend in the outbox, then settles it, and any a crash left. */
   commit(control: ControlStore): void {
+    const settlement = recordSpend(this.telemetry, this.spend);
     this.telemetry.exec('COMMIT');
-    control.write(() => {
-      for (const [keyId, cost] of this.spend) control.keys.settle(keyId, cost);
-    });
+    settleSpend(control, this.telemetry, settlement, Date.now());
+    settleOutstandingSpend(control, this.telemetry, Date.now());
   }
 
   /** The store had no rows when this import took the write lock: the reading thread need not open it. */

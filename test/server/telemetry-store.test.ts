@@ -131,13 +131,15 @@ describe('an unreachable telemetry store', () => {
 
 /**
  * A data folder whose telemetry store is a current one taken back to version 5: 006's minute
- * rollups are missing, or, with `in006sWay`, still there for 006 to fail on.
+ * rollups are missing (or, with `in006sWay`, still there for 006 to fail on), and so is 007's
+ * spend outbox.
  */
 function storeAtVersion5(name: string, in006sWay = false): { dataDir: string; telemetryDbPath: string } {
   const dataDir = mkdtempSync(join(scratch, name));
   const telemetryDbPath = join(dataDir, 'telemetry.db');
   const old = openTelemetry(telemetryDbPath);
   if (!in006sWay) old.exec('DROP TABLE rollup_dim_1m');
+  old.exec('DROP TABLE spend_outbox');
   old.pragma('user_version = 5');
   old.close();
   return { dataDir, telemetryDbPath };
@@ -166,8 +168,10 @@ describe('a telemetry store of an earlier version', () => {
       expect((await client.get('/analytics/summary')).status).toBe(200);
       const lines = server.logs().split('\n');
       const upgrades = lines.filter((line) => line.includes('upgrading the telemetry store'));
-      expect(upgrades).toHaveLength(1);
-      expect(JSON.parse(upgrades[0]!)).toMatchObject({ migration: '006_minute_rollups.sql', path: telemetryDbPath });
+      expect(upgrades.map((line) => JSON.parse(line) as { migration: string; path: string })).toMatchObject([
+        { migration: '006_minute_rollups.sql', path: telemetryDbPath },
+        { migration: '007_spend_outbox.sql', path: telemetryDbPath },
+      ]);
       // It waited for the lock instead of failing on it.
       expect(lines.filter((line) => line.includes('telemetry store unavailable'))).toEqual([]);
     } finally {
@@ -175,7 +179,7 @@ describe('a telemetry store of an earlier version', () => {
       await server.close();
     }
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(6);
+    expect(db.pragma('user_version', { simple: true })).toBe(7);
     expect(db.prepare('SELECT COUNT(*) AS n FROM rollup_dim_1m').get()).toEqual({ n: 4 });
     db.close();
   });
@@ -209,7 +213,7 @@ describe('a telemetry store of an earlier version', () => {
     registerSearchFunctions(first);
     try {
       migrate(first, TELEMETRY_MIGRATIONS, () => openTelemetry(path).close());
-      expect(first.pragma('user_version', { simple: true })).toBe(6);
+      expect(first.pragma('user_version', { simple: true })).toBe(7);
       expect(first.prepare("SELECT COUNT(*) AS n FROM sqlite_schema WHERE name = 'rollup_dim_1m'").get()).toEqual({
         n: 1,
       });
@@ -363,6 +367,7 @@ describe('recording requests', () => {
     }
     expect(events).toEqual([
       { kind: 'upgrading', migration: '006_minute_rollups.sql' },
+      { kind: 'upgrading', migration: '007_spend_outbox.sql' },
       { kind: 'committing', rows: 1 },
     ]);
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });

@@ -7,6 +7,7 @@ import { KeyRepository } from './keys.js';
 import { ModelRepository } from './models.js';
 import { OrganizationRepository } from './organizations.js';
 import { SessionRepository, type SessionLifetimes } from './sessions.js';
+import { SettlementRepository } from './settlements.js';
 import { VaultRepository } from './vault.js';
 
 /** The control store: every record of the control plane except request telemetry. */
@@ -18,6 +19,7 @@ export class ControlStore {
   readonly models: ModelRepository;
   readonly organizations: OrganizationRepository;
   readonly sessions: SessionRepository;
+  readonly settlements: SettlementRepository;
   readonly vault: VaultRepository;
 
   private constructor(
@@ -31,6 +33,7 @@ export class ControlStore {
     this.models = new ModelRepository(db);
     this.organizations = new OrganizationRepository(db);
     this.sessions = new SessionRepository(db, lifetimes);
+    this.settlements = new SettlementRepository(db);
     this.vault = new VaultRepository(db);
   }
 

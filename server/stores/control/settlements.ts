@@ -1,0 +1,27 @@
+import type { Database, Statement } from 'better-sqlite3';
+
+/** Which spend-outbox settlements the keys' spend already holds (see server/ingest/spend-outbox.ts). */
+export class SettlementRepository {
+  private readonly seen: Statement<[string], { settlement: string }>;
+  private readonly insert: Statement<[string, number]>;
+  private readonly removeOlder: Statement<[number]>;
+
+  constructor(db: Database) {
+    this.seen = db.prepare('SELECT settlement FROM settled_spend WHERE settlement = ?');
+    this.insert = db.prepare('INSERT INTO settled_spend (settlement, settled_at) VALUES (?, ?)');
+    this.removeOlder = db.prepare('DELETE FROM settled_spend WHERE settled_at < ?');
+  }
+
+  isSettled(settlement: string): boolean {
+    return this.seen.get(settlement) !== undefined;
+  }
+
+  mark(settlement: string, at: number): void {
+    this.insert.run(settlement, at);
+  }
+
+  /** Forgets the marks made before `before` (ms since the epoch). */
+  forgetOlder(before: number): void {
+    this.removeOlder.run(before);
+  }
+}
