@@ -18,8 +18,17 @@ test('a key made in the console answers through its gateway, shows in the reques
   expect(gatewayUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
   await keys.closeSecret();
 
-  // A developer's program, with the official SDK: tagged so that the request log finds its rows.
+  // The request log follows live, narrowed to this caller's rows: none yet.
   const tag = unique('e2e-caller').replace(/\W+/g, '-');
+  await openScreen(page, 'requests');
+  const log = new RequestLog(page);
+  await log.search(tag);
+  expect(await log.total()).toBe(0);
+  await page.getByTestId('follow-toggle').click();
+  await expect(page.getByTestId('follow-toggle')).toHaveAttribute('aria-pressed', 'true');
+  await page.mouse.move(0, 0); // following pauses while the pointer is over the table
+
+  // A developer's program, with the official SDK, tagged so that the request log finds its rows.
   const client = new OpenAI({
     apiKey: secret,
     baseURL: gatewayUrl,
@@ -32,16 +41,15 @@ test('a key made in the console answers through its gateway, shows in the reques
   });
   expect(answer.choices[0]?.message.content?.length).toBeGreaterThan(0);
 
-  await openScreen(page, 'requests');
-  const log = new RequestLog(page);
-  // Rows are written every 200 ms: searched again until it is there.
+  // It appears without a reload or a new search: the log follows.
+  await expect(log.rows).toHaveCount(1, { timeout: 10_000 });
+  await expect(log.rows.first()).toContainText(name);
+  await expect(page.getByTestId('follow-status')).toContainText('Live');
+  await page.screenshot({ path: testInfo.outputPath('gateway-row.png') });
   const found = async () => {
     await log.search(tag);
     return log.total();
   };
-  await expect.poll(found, { timeout: 10_000 }).toBe(1);
-  await expect(log.rows.first()).toContainText(name);
-  await page.screenshot({ path: testInfo.outputPath('gateway-row.png') });
 
   await openScreen(page, 'keys');
   await keys.loaded();

@@ -1,11 +1,28 @@
+import { ClockTime } from '../../components/ClockTime.js';
 import { DirectoryErrorNote, ScopeFilters } from '../../components/filters/ScopeFilters.js';
 import { TimeRangeFilter } from '../../components/filters/TimeRangeFilter.js';
 import { useRoute } from '../../state/route.js';
+import { useAnalytics } from './analytics-store.js';
 import { PARAM, type AnalyticsView } from './analytics-view.js';
 
-/** Time range, project, key and model: each change goes into the route's parameters. */
-export function AnalyticsFilters({ view, onRefresh }: { view: AnalyticsView; onRefresh: () => void }) {
+/**
+ * Time range, project, key and model: each change goes into the route's parameters. Beside
+ * them, a refresh now, auto-refresh (every 15 s, off until turned on) and when the figures on
+ * screen were read.
+ */
+export function AnalyticsFilters({
+  view,
+  onRefresh,
+  updatedAt,
+}: {
+  view: AnalyticsView;
+  onRefresh: () => void;
+  /** When the oldest figure on screen was read; null while none is known. */
+  updatedAt: number | null;
+}) {
   const setParams = useRoute((s) => s.setParams);
+  const autoRefresh = useAnalytics((s) => s.autoRefresh);
+  const setAutoRefresh = useAnalytics((s) => s.setAutoRefresh);
   return (
     <div className="analytics-filters" data-testid="analytics-filters">
       <div className="toolbar" role="group" aria-label="Filters">
@@ -14,6 +31,20 @@ export function AnalyticsFilters({ view, onRefresh }: { view: AnalyticsView; onR
         <button type="button" onClick={onRefresh} data-testid="analytics-refresh">
           Refresh
         </button>
+        <button
+          type="button"
+          className="analytics-auto-refresh"
+          aria-pressed={autoRefresh}
+          title="Read the figures and the chart again every 15 seconds while this window is shown"
+          onClick={() => setAutoRefresh(!autoRefresh)}
+          data-testid="analytics-auto-refresh"
+        >
+          Auto-refresh
+        </button>
+        <span className="muted analytics-updated" data-testid="analytics-updated">
+          {autoRefresh ? 'Every 15 s · updated ' : 'Updated '}
+          <ClockTime ms={updatedAt} />
+        </span>
       </div>
       <DirectoryErrorNote />
     </div>

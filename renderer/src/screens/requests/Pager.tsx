@@ -4,8 +4,19 @@ import { useRoute } from '../../state/route.js';
 import { pageOf, pageText } from './paging.js';
 import type { RequestPage } from './request-row.js';
 
-/** Where the page is in the filtered log, and the way to the pages beside it. */
-export function Pager({ page, busy }: { page: RequestPage | null; busy: boolean }) {
+/**
+ * Where the page is in the filtered log, and the way to the pages beside it. `announce`: the
+ * text is a polite live region, off while following (it would speak every 2 s).
+ */
+export function Pager({
+  page,
+  busy,
+  announce = true,
+}: {
+  page: RequestPage | null;
+  busy: boolean;
+  announce?: boolean;
+}) {
   const params = useRoute((s) => s.params);
   const setParams = useRoute((s) => s.setParams);
   const current = pageOf(params);
@@ -21,7 +32,7 @@ export function Pager({ page, busy }: { page: RequestPage | null; busy: boolean 
 
   return (
     <div className="requests-pager" aria-label="Pages" role="group">
-      <span className="requests-page-text" aria-live="polite" data-testid="page-text">
+      <span className="requests-page-text" aria-live={announce ? 'polite' : 'off'} data-testid="page-text">
         {page ? pageText(page.offset, page.requests.length, page.total) : '…'}
       </span>
       <button type="button" disabled={busy || current <= 1} onClick={() => go(current - 1)} data-testid="page-previous">

@@ -1,9 +1,12 @@
-import { useEffect, useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef, useState, type FocusEvent } from 'react';
 import { ErrorNote, Loading } from '../../components/Feedback.js';
+import { useDocumentVisible, usePolling } from '../../components/usePolling.js';
 import { useRoute } from '../../state/route.js';
 import { ExportBar } from './ExportBar.js';
 import { Filters } from './Filters.js';
+import { FOLLOW_EVERY_MS, FollowControl, type FollowPause } from './FollowControl.js';
 import { Pager } from './Pager.js';
+import { pageOf } from './paging.js';
 import { RequestDetail } from './RequestDetail.js';
 import { pageQuery } from './request-query.js';
 import type { RequestRow } from './request-row.js';
@@ -14,22 +17,41 @@ import './requests.css';
 /** One empty list for every render without a page: a new [] each time would look like a new page to the table. */
 const NO_ROWS: readonly RequestRow[] = [];
 
-/** The request log: filter and search it, page through it, open a request, export what matches. */
+/** The request log: filter and search it, page through it, open a request, export what matches, follow it live. */
 export function RequestLogScreen() {
   const params = useRoute((s) => s.params);
+  const setParams = useRoute((s) => s.setParams);
   const page = useRequests((s) => s.page);
   const loading = useRequests((s) => s.loading);
   const error = useRequests((s) => s.error);
   const selected = useRequests((s) => s.selected);
+  const following = useRequests((s) => s.following);
+  const updatedAt = useRequests((s) => s.updatedAt);
+  const fresh = useRequests((s) => s.fresh);
   const load = useRequests((s) => s.load);
   const reload = useRequests((s) => s.reload);
+  const refresh = useRequests((s) => s.refresh);
   const select = useRequests((s) => s.select);
+  const setFollowing = useRequests((s) => s.setFollowing);
   const table = useRef<RequestTableHandle>(null);
   const queryText = useMemo(() => JSON.stringify(pageQuery(params)), [params]);
 
   useEffect(() => {
     void load(JSON.parse(queryText) as ReturnType<typeof pageQuery>);
   }, [queryText, load]);
+
+  // Following pauses while the person reads: a row's detail is open, or the pointer or the
+  // focus is in the table (new rows would move the row under them).
+  const [pointerIn, setPointerIn] = useState(false);
+  const [focusIn, setFocusIn] = useState(false);
+  const visible = useDocumentVisible();
+  const pause: FollowPause =
+    pageOf(params) > 1 ? 'page' : selected || pointerIn || focusIn ? 'reading' : visible ? null : 'hidden';
+  usePolling(refresh, {
+    every: FOLLOW_EVERY_MS,
+    active: following && pause === null,
+    since: () => useRequests.getState().askedAt,
+  });
 
   const close = () => {
     const id = selected?.req_id;
@@ -38,11 +60,23 @@ export function RequestLogScreen() {
     if (id) table.current?.focusRow(id);
   };
 
+  const focusLeaves = (event: FocusEvent<HTMLDivElement>) => {
+    if (!event.currentTarget.contains(event.relatedTarget as Node | null)) setFocusIn(false);
+  };
+
   return (
     <div className="requests stack" data-testid="requests-screen" aria-busy={loading}>
       <Filters />
       <div className="requests-bar">
-        <Pager page={page} busy={loading} />
+        <Pager page={page} busy={loading} announce={!following} />
+        <FollowControl
+          following={following}
+          pause={pause}
+          updatedAt={updatedAt}
+          failing={error !== null}
+          onToggle={setFollowing}
+          onFirstPage={() => setParams({ page: null })}
+        />
         <ExportBar />
       </div>
       <ErrorNote error={error} onRetry={() => void reload()} testId="requests-error" />
@@ -51,19 +85,29 @@ export function RequestLogScreen() {
         Arrow keys move between rows; Enter opens a request, Escape closes it.
       </p>
       <div className={selected ? 'requests-layout with-detail' : 'requests-layout'}>
-        {page && page.requests.length === 0 && !loading ? (
-          <p className="muted empty" data-testid="requests-empty">
-            No requests match these filters in this time range.
-          </p>
-        ) : (
-          <RequestTable
-            ref={table}
-            rows={page?.requests ?? NO_ROWS}
-            selectedId={selected?.req_id ?? null}
-            onOpen={select}
-            onClose={close}
-          />
-        )}
+        <div
+          className="requests-main"
+          onPointerEnter={() => setPointerIn(true)}
+          onPointerLeave={() => setPointerIn(false)}
+          onFocus={() => setFocusIn(true)}
+          onBlur={focusLeaves}
+          data-testid="requests-main"
+        >
+          {page && page.requests.length === 0 && !loading ? (
+            <p className="muted empty" data-testid="requests-empty">
+              No requests match these filters in this time range.
+            </p>
+          ) : (
+            <RequestTable
+              ref={table}
+              rows={page?.requests ?? NO_ROWS}
+              fresh={fresh}
+              selectedId={selected?.req_id ?? null}
+              onOpen={select}
+              onClose={close}
+            />
+          )}
+        </div>
         {selected && <RequestDetail key={selected.req_id} row={selected} onClose={close} />}
       </div>
     </div>

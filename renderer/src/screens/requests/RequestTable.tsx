@@ -32,6 +32,8 @@ export interface RequestTableHandle {
  */
 export function RequestTable(props: {
   rows: readonly RequestRow[];
+  /** Rows new since the last follow refresh, briefly highlighted. */
+  fresh?: ReadonlySet<string>;
   selectedId: string | null;
   onOpen: (row: RequestRow) => void;
   onClose: () => void;
@@ -137,6 +139,9 @@ export function RequestTable(props: {
             const row = rows[item.index];
             if (!row) return null;
             const selected = row.req_id === props.selectedId;
+            const className = ['request-row', selected && 'selected', props.fresh?.has(row.req_id) && 'fresh']
+              .filter(Boolean)
+              .join(' ');
             return (
               <tr
                 key={row.req_id}
@@ -146,7 +151,7 @@ export function RequestTable(props: {
                 }}
                 aria-rowindex={item.index + 2}
                 aria-current={selected ? 'true' : undefined}
-                className={selected ? 'request-row selected' : 'request-row'}
+                className={className}
                 tabIndex={item.index === tabbable ? 0 : -1}
                 onFocus={() => setActive(item.index)}
                 onClick={() => {

@@ -8,7 +8,17 @@ import type { RequestPage, RequestRow } from './request-row.js';
  * The page of the request log on screen and the row opened in the detail panel. Answers
  * arrive out of order when filters change quickly; only the answer to the latest query
  * is kept.
+ *
+ * Following (live mode) re-reads the first page through the same `load`, in the background:
+ * the page on screen stays put (no loading state, no flicker), a failure keeps the rows and
+ * its message (shown once, not cleared and raised again on every attempt), and the rows that
+ * were not on the page before are marked `fresh` for the table to highlight.
  */
+
+interface LoadOptions {
+  /** A follow refresh: the page stays as it is until the answer, and keeps its rows if it fails. */
+  background?: boolean;
+}
 
 interface RequestsState {
   page: RequestPage | null;
@@ -17,14 +27,38 @@ interface RequestsState {
   asked: string | null;
   loading: boolean;
   error: string | null;
+  /** When (Date.now()) the last load was asked for, answered or not; null before the first. */
+  askedAt: number | null;
+  /** When (Date.now()) the page on screen was read; null before the first answer. */
+  updatedAt: number | null;
+  /** The ids of rows the last follow refresh brought onto the page. */
+  fresh: ReadonlySet<string>;
   /** The row in the detail panel; it stays open while the table pages on. */
   selected: RequestRow | null;
-  load(query: RequestsQuery): Promise<void>;
+  /** Live mode: the first page is re-read every few seconds while the person is not reading it. */
+  following: boolean;
+  load(query: RequestsQuery, options?: LoadOptions): Promise<void>;
   reload(): Promise<void>;
+  /** One follow refresh of the query on screen; nothing while a load is on its way or off page 1. */
+  refresh(): Promise<void>;
   select(row: RequestRow | null): void;
+  setFollowing(on: boolean): void;
 }
 
 const reads = latest();
+const NONE: ReadonlySet<string> = new Set();
+
+/** The rows of `next` that `before` did not hold. */
+function newIds(before: readonly RequestRow[], next: readonly RequestRow[]): ReadonlySet<string> {
+  const known = new Set(before.map((row) => row.req_id));
+  const fresh = next.filter((row) => !known.has(row.req_id)).map((row) => row.req_id);
+  return fresh.length > 0 ? new Set(fresh) : NONE;
+}
+
+/** The same rows in the same order: the table keeps its array (and its scroll and active row). */
+function sameRows(a: readonly RequestRow[], b: readonly RequestRow[]): boolean {
+  return a.length === b.length && a.every((row, i) => row.req_id === b[i]?.req_id);
+}
 
 export const useRequests = organisationStore<RequestsState>()((set, get) => ({
   page: null,
@@ -32,16 +66,33 @@ export const useRequests = organisationStore<RequestsState>()((set, get) => ({
   asked: null,
   loading: false,
   error: null,
+  askedAt: null,
+  updatedAt: null,
+  fresh: NONE,
   selected: null,
-  async load(query) {
+  following: false,
+  async load(query, { background = false } = {}) {
     const key = JSON.stringify(query);
     // Keyed by the query: asking it again does not drop the answer on its way. The same query
     // asked again of another organisation does: its answer is the one kept.
     const current = reads.ask(key);
-    set({ asked: key, loading: true, error: null });
+    if (background) set({ asked: key, askedAt: Date.now() });
+    else set({ asked: key, askedAt: Date.now(), loading: true, error: null });
     try {
       const page = await api('api.requests', { query });
-      if (current()) set({ page, answered: key, loading: false });
+      if (!current()) return;
+      const { page: before, answered } = get();
+      // A refresh of the page on screen: new rows are marked, and an unchanged page is left as it is.
+      const same = background && before !== null && answered === key;
+      const shown = same && sameRows(before.requests, page.requests) ? { ...page, requests: before.requests } : page;
+      set({
+        page: shown,
+        answered: key,
+        loading: false,
+        error: null,
+        updatedAt: Date.now(),
+        fresh: same ? newIds(before.requests, page.requests) : NONE,
+      });
     } catch (error) {
       if (current()) set({ error: errorMessage(error), loading: false });
     }
@@ -50,7 +101,17 @@ export const useRequests = organisationStore<RequestsState>()((set, get) => ({
     const { asked } = get();
     if (asked) await get().load(JSON.parse(asked) as RequestsQuery);
   },
+  async refresh() {
+    const { asked, loading } = get();
+    if (!asked || loading) return;
+    const query = JSON.parse(asked) as RequestsQuery;
+    if ((query.offset ?? 0) !== 0) return;
+    await get().load(query, { background: true });
+  },
   select(row) {
     set({ selected: row });
+  },
+  setFollowing(on) {
+    set({ following: on });
   },
 }));
