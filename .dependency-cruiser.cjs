@@ -69,6 +69,15 @@ module.exports = {
       to: { path: '^server/(admin|demo|routes)/' },
     },
     {
+      name: 'gateway-beside-the-api',
+      comment:
+        'The gateway serves callers on its own port from the stores, domain and ingest; the control-plane API, ' +
+        'the operator command and the demo are not on its request path.',
+      severity: 'error',
+      from: { path: '^server/gateway/' },
+      to: { path: '^server/(routes|plugins|admin|demo)/' },
+    },
+    {
       name: 'no-circular',
       comment: 'An import circle makes load order matter and leaves no module of it changeable alone.',
       severity: 'error',
