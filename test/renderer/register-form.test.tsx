@@ -2,22 +2,13 @@ import { render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { App } from '../../renderer/src/app/App.js';
-import { useSession } from '../../renderer/src/state/session.js';
 import { bridge, Refusal } from './fake-bridge.js';
+import { signedOutOnRemoteProfile } from './signed-out.js';
 
 // As the host words a 422 whose first issue is at ["body", "password"].
 const TOO_COMMON = 'password: must not be a commonly used password (one found on lists of leaked passwords)';
 
-beforeEach(() => {
-  useSession.setState({ phase: 'starting', profiles: [], profileId: null, me: null, embedded: null, notice: null });
-  window.localStorage.clear();
-  bridge.on('embedded.status', () => ({ state: 'stopped', baseUrl: null, lastLog: [], demoAccount: null }));
-  bridge.on('profiles.list', () => ({
-    profiles: [
-      { id: 'p1', name: 'Production', kind: 'remote', baseUrl: 'https://gw.example.com/api', signedIn: false },
-    ],
-  }));
-});
+beforeEach(signedOutOnRemoteProfile);
 
 /** What assistive technology reads with a control: the texts its aria-describedby names. */
 function descriptionOf(control: HTMLElement): string {

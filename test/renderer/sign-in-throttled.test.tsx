@@ -1,21 +1,12 @@
 import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../renderer/src/app/App.js';
-import { useSession } from '../../renderer/src/state/session.js';
 import { bridge, Refusal } from './fake-bridge.js';
+import { signedOutOnRemoteProfile } from './signed-out.js';
 
 const THROTTLED = 'too many failed sign-ins: try again in 3 seconds';
 
-beforeEach(() => {
-  useSession.setState({ phase: 'starting', profiles: [], profileId: null, me: null, embedded: null, notice: null });
-  window.localStorage.clear();
-  bridge.on('embedded.status', () => ({ state: 'stopped', baseUrl: null, lastLog: [], demoAccount: null }));
-  bridge.on('profiles.list', () => ({
-    profiles: [
-      { id: 'p1', name: 'Production', kind: 'remote', baseUrl: 'https://gw.example.com/api', signedIn: false },
-    ],
-  }));
-});
+beforeEach(signedOutOnRemoteProfile);
 afterEach(() => {
   vi.useRealTimers();
 });

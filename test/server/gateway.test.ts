@@ -3,8 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildGateway } from '../../server/gateway/gateway.js';
 import { startSimulatedUpstream, type SimulatedUpstream } from '../../server/gateway/simulated-upstream.js';
+import { startGateway } from './gateway-harness.js';
 import { register, startServer, type TestClient, type TestServer } from './harness.js';
 
 let server: TestServer;
@@ -42,24 +42,14 @@ beforeAll(async () => {
   });
   // Any key is accepted: the test reads which one came.
   upstream = await startSimulatedUpstream({ realistic: true, ttftMs: 30, tpotMs: 2 });
-  gateway = buildGateway({
-    control: server.app.control,
-    telemetryPath: server.config.telemetryDbPath,
-    keyHashSecret: server.app.secrets.keyHashSecret,
-    vaultMasterKey: server.app.secrets.vaultMasterKey,
-    upstreams: {
+  ({ gateway, url: gatewayUrl } = await startGateway(
+    server,
+    {
       byProvider: { ANTHROPIC: at('fails'), GOOGLE: at('drops'), MISTRAL: at('silent') },
       fallback: { baseUrl: upstream.url, apiKey: 'sk-platform-upstream' },
     },
-    timeoutMs: 1500,
-    logger: server.app.log,
-    now: server.config.now,
-    flushMs: FLUSH_MS,
-  });
-  await gateway.listen({ host: '127.0.0.1', port: 0 });
-  const address = gateway.server.address();
-  if (!address || typeof address === 'string') throw new Error('gateway has no port');
-  gatewayUrl = `http://127.0.0.1:${address.port}/v1`;
+    { flushMs: FLUSH_MS, timeoutMs: 1500 },
+  ));
   owner = await register(server);
   projectId = (await owner.client.get('/projects')).body.projects[0].id;
 });

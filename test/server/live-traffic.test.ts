@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIVE_KEY_NAME, startLiveTraffic } from '../../server/demo/live-traffic.js';
 import { DEMO_ORGANIZATION } from '../../server/demo/organisation.js';
-import { buildGateway } from '../../server/gateway/gateway.js';
 import { startSimulatedUpstream, type SimulatedUpstream } from '../../server/gateway/simulated-upstream.js';
+import { startGateway } from './gateway-harness.js';
 import { register, startServer, type TestClient, type TestServer } from './harness.js';
 
 let server: TestServer;
@@ -17,20 +17,10 @@ let owner: { client: TestClient };
 beforeAll(async () => {
   server = await startServer();
   upstream = await startSimulatedUpstream({ realistic: false });
-  gateway = buildGateway({
-    control: server.app.control,
-    telemetryPath: server.config.telemetryDbPath,
-    keyHashSecret: server.app.secrets.keyHashSecret,
-    vaultMasterKey: server.app.secrets.vaultMasterKey,
-    upstreams: { byProvider: {}, fallback: { baseUrl: upstream.url, apiKey: null } },
-    logger: server.app.log,
-    now: server.config.now,
-    flushMs: 50,
-  });
-  await gateway.listen({ host: '127.0.0.1', port: 0 });
-  const address = gateway.server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  gatewayUrl = `http://127.0.0.1:${address.port}/v1`;
+  ({ gateway, url: gatewayUrl } = await startGateway(server, {
+    byProvider: {},
+    fallback: { baseUrl: upstream.url, apiKey: null },
+  }));
   owner = await register(server, { org: DEMO_ORGANIZATION });
 });
 afterAll(async () => {

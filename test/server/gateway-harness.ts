@@ -1,0 +1,33 @@
+import type { FastifyInstance } from 'fastify';
+import { buildGateway } from '../../server/gateway/gateway.js';
+import type { Upstreams } from '../../server/gateway/upstreams.js';
+import type { TestServer } from './harness.js';
+
+export interface TestGateway {
+  gateway: FastifyInstance;
+  /** `http://127.0.0.1:PORT/v1`, for an OpenAI client's baseURL. */
+  url: string;
+}
+
+/** The gateway on a free loopback port beside a test server, reading its stores, writing rows every `flushMs`. */
+export async function startGateway(
+  server: TestServer,
+  upstreams: Upstreams,
+  options: { flushMs?: number; timeoutMs?: number } = {},
+): Promise<TestGateway> {
+  const gateway = buildGateway({
+    control: server.app.control,
+    telemetryPath: server.config.telemetryDbPath,
+    keyHashSecret: server.app.secrets.keyHashSecret,
+    vaultMasterKey: server.app.secrets.vaultMasterKey,
+    upstreams,
+    logger: server.app.log,
+    now: server.config.now,
+    flushMs: options.flushMs ?? 50,
+    timeoutMs: options.timeoutMs,
+  });
+  await gateway.listen({ host: '127.0.0.1', port: 0 });
+  const address = gateway.server.address();
+  if (!address || typeof address === 'string') throw new Error('the gateway has no port');
+  return { gateway, url: `http://127.0.0.1:${address.port}/v1` };
+}
