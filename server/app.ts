@@ -97,7 +97,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   app.telemetry.reachable();
   // Spend a crash left between the stores' commits (spend-outbox.ts); an older store being
   // upgraded is settled by the first commit after its upgrade.
-  app.telemetry.read((db) => settleOutstandingSpend(control, db, config.now()));
+  app.telemetry.read((db) => settleOutstandingSpend(control, db));
   app.decorate(
     'analytics',
     new AnalyticsPool(config.telemetryDbPath, {

@@ -235,7 +235,14 @@ function liveTraffic(app: App, gateway: RunningGateway | null): LiveTraffic | nu
 /** Starts the gateway when `--gateway-port` asks for one, once the control plane listens, and says where. */
 async function announceGateway(app: App): Promise<RunningGateway | null> {
   if (app.config.gatewayPort === undefined) return null;
-  const gateway = await startGateway(app, app.config.gatewayPort);
+  let gateway: RunningGateway;
+  try {
+    gateway = await startGateway(app, app.config.gatewayPort);
+  } catch (error) {
+    // The control plane must not run on half started: it closes, and the error ends the process.
+    await app.close();
+    throw error;
+  }
   const upstream = gateway.simulated ? ` (upstream: the simulated one at ${gateway.simulated.url})` : '';
   console.log(`Gateway listening at ${gateway.address}${upstream}`);
   return gateway;

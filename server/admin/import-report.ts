@@ -16,6 +16,9 @@ export function importReport(out: (line: string) => void): (event: ImportEvent) 
       case 'committing':
         out(`${event.rows} request(s) written; finishing the rollups and search index, then committing`);
         return;
+      case 'unsettled':
+        out(`committed; their spend is not settled yet (${event.message}): the next start or import settles it`);
+        return;
     }
   };
 }

@@ -8,9 +8,6 @@ import { GatewayRefusal, creditSpent, invalidKey, modelNotAllowed, modelNotFound
 import type { RequestRate } from './request-rate.js';
 import { upstreamFor, type Upstreams } from './upstreams.js';
 
-/** Generated tokens assumed for a hold when the caller sets no maximum: the most any route answers. */
-const DEFAULT_MAX_GENERATED = 16_000;
-
 export interface AdmissionDeps {
   control: ControlStore;
   keyHashSecret: Buffer;
@@ -74,7 +71,13 @@ function rateHeaders(limit: number, remaining: number, resetMs: number): Record<
 export function admit(
   deps: AdmissionDeps,
   key: KeyRow,
-  request: { model: string; promptCharacters: number; maxGenerated: number | null },
+  request: {
+    model: string;
+    /** Characters that bound the prompt's tokens from above (the whole request body). */
+    boundCharacters: number;
+    /** Tokens the answer may generate, over all its choices. */
+    maxGenerated: number;
+  },
   now: number,
 ): Admitted {
   const refuse = (refusal: GatewayRefusal) => new KeyRefusal(refusal, key);
@@ -108,24 +111,23 @@ export function admit(
   const promptPrice = Math.max(facts.price.input, facts.price.cacheWrite);
   const held = settledCostMicro(
     { ...facts.price, input: promptPrice },
-    {
-      prompt: request.promptCharacters,
-      generated: request.maxGenerated ?? DEFAULT_MAX_GENERATED,
-      cacheWrite: 0,
-      cacheRead: 0,
-    },
+    { prompt: request.boundCharacters, generated: request.maxGenerated, cacheWrite: 0, cacheRead: 0 },
     isByok,
   );
   if (key.credit_limit_micro !== null && key.spent_micro + deps.holds.of(key.id) >= key.credit_limit_micro) {
     throw refuse(creditSpent());
   }
+  // Opened only now, in memory, for this request; never logged or kept. Before the hold, which a
+  // failure here would otherwise leave behind.
+  const apiKey = isByok
+    ? openProviderKey(deps.vaultMasterKey, key.org_id, facts.byokProvider!, sealed)
+    : upstream.apiKey;
   deps.holds.hold(key.id, held);
   return {
     facts,
     upstreamModel: facts.upstream[0] ?? request.model,
     baseUrl: upstream.baseUrl,
-    // Opened only now, in memory, for this request; never logged or kept.
-    apiKey: isByok ? openProviderKey(deps.vaultMasterKey, key.org_id, facts.byokProvider!, sealed) : upstream.apiKey,
+    apiKey,
     isByok,
     held,
     rateHeaders: headers,

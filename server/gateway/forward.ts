@@ -70,6 +70,11 @@ export async function forward(
     }
   };
   reply.raw.on('close', onClose);
+  // Gone before we got here (while its body was read): nothing is sent upstream.
+  if (reply.raw.destroyed || reply.request.raw.destroyed) {
+    clientGone = true;
+    abort.abort(new Error('client disconnected'));
+  }
 
   const measured: Measured = {
     status: 502,
@@ -96,12 +101,22 @@ export async function forward(
     measured.status = upstream.statusCode;
     if (!stream || upstream.statusCode !== 200) {
       const text = await upstream.body.text();
+      let answer = text;
       if (upstream.statusCode >= 400) measured.upstreamError = upstreamErrorOf(upstream.statusCode, text);
       else measured.usage = usageOf(text);
+      if (!admitted.isByok && (upstream.statusCode === 401 || upstream.statusCode === 403)) {
+        // The platform's own credentials were refused: the caller's key is fine, and the upstream's
+        // words (which may quote the platform key's prefix) are not theirs to read.
+        measured.status = 502;
+        measured.upstreamError = `${upstream.statusCode}: the upstream refused the platform's credentials`;
+        answer = JSON.stringify({
+          error: { message: 'The upstream refused the gateway.', type: 'upstream_error', code: 'upstream_error' },
+        });
+      }
       headersSent = true;
       reply.hijack();
-      reply.raw.writeHead(upstream.statusCode, { ...admitted.rateHeaders, 'content-type': 'application/json' });
-      reply.raw.end(text);
+      reply.raw.writeHead(measured.status, { ...admitted.rateHeaders, 'content-type': 'application/json' });
+      reply.raw.end(answer);
     } else {
       reply.hijack();
       reply.raw.writeHead(200, {
@@ -113,8 +128,12 @@ export async function forward(
       headersSent = true;
       const events = new SseEvents();
       let firstTokenAt: number | null = null;
-      for await (const chunk of upstream.body) {
-        for (const event of events.push(chunk as Buffer)) {
+      const chunks = async function* () {
+        for await (const chunk of upstream.body) yield events.push(chunk as Buffer);
+        yield events.end();
+      };
+      for await (const batch of chunks()) {
+        for (const event of batch) {
           if (event.content.length > 0) {
             firstTokenAt ??= performance.now();
             measured.generatedCharacters += event.content.length;
@@ -148,7 +167,8 @@ export async function forward(
       if (!headersSent) measured.status = 504;
     } else {
       measured.termination = headersSent ? 'upstream_stream_aborted' : 'success';
-      measured.upstreamError = `upstream: ${(error as Error).message}`.slice(0, 1000);
+      // The error's code only: its message may name hosts of the operator's network.
+      measured.upstreamError = `upstream connection failed: ${(error as { code?: string }).code ?? 'no answer'}`;
       if (!headersSent) measured.status = 502;
     }
     if (!headersSent && !clientGone) {

@@ -32,7 +32,11 @@ export interface GatewayOptions {
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_FLUSH_MS = 200;
 
+/** Generated tokens assumed for a hold when the caller sets no maximum: the most any route answers. */
+const DEFAULT_MAX_GENERATED = 16_000;
+
 interface ChatBody {
+  n?: unknown;
   model?: unknown;
   messages?: unknown;
   stream?: unknown;
@@ -80,7 +84,8 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     await forwarding.dispatcher.close();
   });
 
-  gateway.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+  gateway.setErrorHandler((thrown: Error & { statusCode?: number }, request, reply) => {
+    const error = thrown instanceof KeyRefusal ? thrown.refusal : thrown;
     if (error instanceof GatewayRefusal) return reply.code(error.status).headers(error.headers).send(error.body());
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) return reply.code(status).send(badRequest(error.message).body());
@@ -124,7 +129,18 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
         throw new KeyRefusal(badRequest('messages must be a non-empty array.'), key);
       }
       const characters = promptCharacters(body.messages);
-      const admitted = admit(deps, key, { model, promptCharacters: characters, maxGenerated: maxGenerated(body) }, ts);
+      // The hold bounds the prompt by the whole body (tools, images and all) and counts every choice.
+      const choices = typeof body.n === 'number' && Number.isInteger(body.n) && body.n > 1 ? body.n : 1;
+      const admitted = admit(
+        deps,
+        key,
+        {
+          model,
+          boundCharacters: JSON.stringify(body).length,
+          maxGenerated: (maxGenerated(body) ?? DEFAULT_MAX_GENERATED) * choices,
+        },
+        ts,
+      );
       let row: RequestRecord;
       try {
         row = await forward(reply, forwarding, { start, arrived, body, promptCharacters: characters, admitted });

@@ -44,7 +44,14 @@ export class LiveTelemetry {
     const rows = this.waiting;
     this.waiting = [];
     try {
-      recordRequests(this.control, this.telemetryPath, rows);
+      // Without waiting for a lock an import holds (minutes): the next tick tries again. Spend
+      // that cannot be settled now waits in the outbox, so the rows are never written twice.
+      recordRequests(this.control, this.telemetryPath, rows, {
+        busyTimeoutMs: 0,
+        report: (event) => {
+          if (event.kind === 'unsettled') this.log.warn({ reason: event.message }, 'gateway telemetry: spend waits');
+        },
+      });
     } catch (error) {
       this.waiting = rows.concat(this.waiting);
       if (!this.failing) this.log.warn({ err: error, rows: rows.length }, 'gateway telemetry: write failed, retrying');

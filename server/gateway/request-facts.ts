@@ -10,7 +10,8 @@ const META_CHARACTERS = 256;
  * at most 16 pairs (in the order sent) of at most 256 characters each (decisions.md).
  */
 export function metadataOf(request: FastifyRequest): Record<string, string> {
-  const metadata: Record<string, string> = {};
+  // No prototype: a header named X-SVC-Meta-Constructor is a key like any other.
+  const metadata: Record<string, string> = Object.create(null) as Record<string, string>;
   let pairs = 0;
   const raw = request.raw.rawHeaders;
   for (let i = 0; i + 1 < raw.length && pairs < META_PAIRS; i += 2) {

@@ -71,6 +71,13 @@ export class SseEvents {
     return events;
   }
 
+  /** What is left when the upstream's stream ends: a last event it sent without a blank line after it. */
+  end(): SseEvent[] {
+    const rest = this.pending + this.decoder.end();
+    this.pending = '';
+    return rest.trim() === '' ? [] : [this.read(rest)];
+  }
+
   private read(raw: string): SseEvent {
     const event: SseEvent = { raw, content: '', usage: null, usageOnly: false };
     const data = raw

@@ -36,7 +36,14 @@ export async function startGateway(app: App, port: number): Promise<RunningGatew
     now: config.now,
     timeoutMs: config.gatewayTimeoutMs,
   });
-  await gateway.listen({ host: config.host, port });
+  try {
+    await gateway.listen({ host: config.host, port });
+  } catch (error) {
+    // A port in use: nothing of the gateway stays open behind the error.
+    await gateway.close();
+    await simulated?.close();
+    throw error;
+  }
   const bound = gateway.server.address();
   const boundPort = typeof bound === 'object' && bound ? bound.port : port;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;

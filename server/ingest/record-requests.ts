@@ -36,12 +36,19 @@ export type ImportEvent =
   /** Rows written so far, each time another `ImportProgress.every` are, and the milliseconds they took. */
   | { kind: 'written'; rows: number; ms: number }
   /** Every row is written; the rollups, the search index's last blocks and the commit remain. */
-  | { kind: 'committing'; rows: number };
+  | { kind: 'committing'; rows: number }
+  /**
+   * The rows are committed, but their spend could not be settled into the keys yet (the control
+   * store busy, say): it waits in the outbox for the next start or commit, never lost.
+   */
+  | { kind: 'unsettled'; message: string };
 
 export interface ImportProgress {
   report: (event: ImportEvent) => void;
   /** Rows between two `written` events; 100,000 by default (a few seconds of import). */
   every?: number;
+  /** How long to wait for another writer's lock on the telemetry store; 5 s by default. */
+  busyTimeoutMs?: number;
 }
 
 /** The import's reader failed (a bad NDJSON line, a missing file): nothing was written. */
@@ -133,6 +140,7 @@ class ImportWriter {
     const report = progress?.report;
     this.telemetry = openTelemetry(telemetryPath, {
       upgrading: report && ((migration) => report({ kind: 'upgrading', migration })),
+      busyTimeoutMs: progress?.busyTimeoutMs,
     });
     try {
       // A long import touches index pages all over the file (request ids and costs are random
@@ -178,12 +186,19 @@ class ImportWriter {
     return searchLookups(this.telemetry);
   }
 
-  /** Commits the rows with their spend in the outbox, then settles it, and any a crash left. */
+  /**
+   * Commits the rows with their spend in the outbox, then settles it, and any a crash left. Once
+   * the rows are committed nothing throws: spend that cannot be settled now stays in the outbox.
+   */
   commit(control: ControlStore): void {
     const settlement = recordSpend(this.telemetry, this.spend);
     this.telemetry.exec('COMMIT');
-    settleSpend(control, this.telemetry, settlement, Date.now());
-    settleOutstandingSpend(control, this.telemetry, Date.now());
+    try {
+      settleSpend(control, this.telemetry, settlement);
+      settleOutstandingSpend(control, this.telemetry);
+    } catch (error) {
+      this.progress?.report({ kind: 'unsettled', message: (error as Error).message });
+    }
   }
 
   /** The store had no rows when this import took the write lock: the reading thread need not open it. */

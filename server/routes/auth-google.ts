@@ -33,17 +33,19 @@ export async function googleRoutes(fastify: FastifyInstance): Promise<void> {
       holdOff(request, config.now(), [[throttle.addresses, ip]], 'too many failed sign-ins from this address', {
         address: ip,
       });
+      // Counted before the token is checked, so that tokens sent side by side are held too.
+      throttle.addresses.add(ip, config.now());
       let email: string;
       try {
         email = await verifier.verifiedEmail(request.body.id_token);
       } catch (error) {
         if (error instanceof IdentityTokenError) {
-          throttle.addresses.add(ip, config.now());
           request.log.warn({ address: ip }, 'external sign-in refused');
           throw new ApiError(401, { error: error.message });
         }
         throw error;
       }
+      throttle.addresses.takeBack(ip);
       const now = config.now();
       const existing = control.accounts.findByEmail(email);
       if (existing) {

@@ -73,14 +73,17 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
         [throttle.addresses, who.address],
       ] as const;
       holdOff(request, config.now(), counters, 'too many failed sign-ins', who);
+      // Counted as a failure before the password is checked: attempts sent side by side must not
+      // all pass the check above while the first is still hashing. A success takes it back.
+      for (const [counter, key] of counters) counter.add(key, config.now());
       const account = control.accounts.findByEmail(request.body.email.trim());
       const matches = await verifyPassword(request.body.password, account?.password_hash ?? (await decoyHash()));
       if (!account || !account.password_hash || !matches || account.deactivated_at !== null) {
-        for (const [counter, key] of counters) counter.add(key, config.now());
         request.log.warn(who, 'sign-in failed');
         throw new ApiError(401, { error: 'invalid email or password' });
       }
       throttle.accounts.forget(who.account);
+      throttle.addresses.takeBack(who.address);
       const now = config.now();
       const session = signIn(control, account, who.address, now);
       setSessionCookies(reply, session.tokens, now);

@@ -62,11 +62,32 @@ export class Backoff {
     // Re-inserted so that the map's order is least recently counted first.
     this.counts.delete(key);
     this.counts.set(key, { count, until: now + delay });
-    if (this.counts.size > MAX_KEYS) this.counts.delete(this.counts.keys().next().value as string);
+    if (this.counts.size > MAX_KEYS) this.evictOne(now);
   }
 
   forget(key: string): void {
     this.counts.delete(key);
+  }
+
+  /**
+   * Takes back one count of `key`, for an attempt counted ahead that succeeded; a delay it set
+   * goes with it once the count is below the free ones again.
+   */
+  takeBack(key: string): void {
+    const entry = this.counts.get(key);
+    if (!entry) return;
+    if (entry.count <= 1) this.counts.delete(key);
+    else this.counts.set(key, { count: entry.count - 1, until: entry.count - 1 < this.free ? 0 : entry.until });
+  }
+
+  /** The least recently counted key not waiting out a delay: evicting one that waits would lift it. */
+  private evictOne(now: number): void {
+    for (const [key, entry] of this.counts) {
+      if (entry.until <= now) {
+        this.counts.delete(key);
+        return;
+      }
+    }
   }
 
   private live(key: string, now: number): Count | undefined {

@@ -32,6 +32,15 @@ beforeAll(async () => {
         `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`;
       response.write(delta('Half an '));
       response.write(delta('answer'), () => setTimeout(() => response.destroy(), 20));
+    } else if (path.startsWith('/denies/')) {
+      response.writeHead(401, { 'content-type': 'application/json' });
+      const message = 'Incorrect API key provided: sk-pl****abcd';
+      response.end(JSON.stringify({ error: { message, type: 'invalid_request_error', code: 'invalid_api_key' } }));
+    } else if (path.startsWith('/tail/')) {
+      // A stream whose last event has no blank line after it.
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      const chunk = { object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content: 'Done.' } }] };
+      response.end(`data: ${JSON.stringify(chunk)}\n\ndata: [DONE]\n`);
     }
     // '/silent/': never answers.
   });
@@ -45,7 +54,13 @@ beforeAll(async () => {
   ({ gateway, url: gatewayUrl } = await startGateway(
     server,
     {
-      byProvider: { ANTHROPIC: at('fails'), GOOGLE: at('drops'), MISTRAL: at('silent') },
+      byProvider: {
+        ANTHROPIC: at('fails'),
+        GOOGLE: at('drops'),
+        MISTRAL: at('silent'),
+        DEEPSEEK: at('denies'),
+        META: at('tail'),
+      },
       fallback: { baseUrl: upstream.url, apiKey: 'sk-platform-upstream' },
     },
     { flushMs: FLUSH_MS, timeoutMs: 1500 },
@@ -319,5 +334,37 @@ describe('the gateway, called with the official openai package', () => {
     const full = (usage.prompt_tokens - cached) * 42 + usage.completion_tokens * 168 + cached * 21;
     expect(row!.financials).toEqual({ cost_pkr: Math.round(full * 0.02) / 1e6, is_byok: 1 });
     expect(server.logs()).not.toContain('sk-byok-of-their-own-0123');
+  });
+
+  it("answers 502 when the upstream refuses the platform's own credentials, without the upstream's words", async () => {
+    const key = await newKey();
+    const failed = (await ask(sdk(key.api_key), 'deepseek/deepseek-chat').catch(
+      (error: unknown) => error,
+    )) as InstanceType<typeof OpenAI.APIError>;
+    expect(failed.status).toBe(502);
+    expect(JSON.stringify(failed.error)).not.toContain('sk-pl');
+    const [row] = await rowsOf(key.id, 1);
+    expect(row!.status).toBe(502);
+    expect(row!.status_detail.upstream_error).not.toContain('sk-pl');
+  });
+
+  it('reads the last event of a stream that ends without a blank line', async () => {
+    const key = await newKey();
+    const stream = await sdk(key.api_key).chat.completions.create({
+      model: 'meta/llama-3.3-70b-instruct',
+      messages: [{ role: 'user', content: 'Finish.' }],
+      stream: true,
+    });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).toBe('Done.');
+    const [row] = await rowsOf(key.id, 1);
+    expect(row!.status_detail.termination_reason).toBe('success');
+  });
+
+  it('lists models only for a key in force: a revoked one is refused with 401', async () => {
+    const key = await newKey();
+    expect((await owner.client.delete(`/keys/${key.id}`)).status).toBe(200);
+    await expect(sdk(key.api_key).models.list()).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
   });
 });

@@ -59,6 +59,16 @@ describe('sign-in throttling per account', () => {
     expect((await login(server, email, PASSWORD, anotherAddress())).status).toBe(200);
   });
 
+  it('holds attempts sent side by side: no more than N of them are checked', async () => {
+    const { email } = await register(server);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => login(server, email, 'parallel guess!', anotherAddress())),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(3);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(17);
+  });
+
   it('counts an email in any case as the same account', async () => {
     const { email } = await register(server);
     for (const variant of [email, email.toUpperCase(), ` ${email} `]) {

@@ -4,12 +4,12 @@ import type { Database, Statement } from 'better-sqlite3';
 export class SettlementRepository {
   private readonly seen: Statement<[string], { settlement: string }>;
   private readonly insert: Statement<[string, number]>;
-  private readonly removeOlder: Statement<[number]>;
+  private readonly remove: Statement<[string]>;
 
   constructor(db: Database) {
     this.seen = db.prepare('SELECT settlement FROM settled_spend WHERE settlement = ?');
     this.insert = db.prepare('INSERT INTO settled_spend (settlement, settled_at) VALUES (?, ?)');
-    this.removeOlder = db.prepare('DELETE FROM settled_spend WHERE settled_at < ?');
+    this.remove = db.prepare('DELETE FROM settled_spend WHERE settlement = ?');
   }
 
   isSettled(settlement: string): boolean {
@@ -20,8 +20,7 @@ export class SettlementRepository {
     this.insert.run(settlement, at);
   }
 
-  /** Forgets the marks made before `before` (ms since the epoch). */
-  forgetOlder(before: number): void {
-    this.removeOlder.run(before);
+  forget(settlement: string): void {
+    this.remove.run(settlement);
   }
 }
