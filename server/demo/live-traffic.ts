@@ -42,7 +42,8 @@ function liveKey(control: ControlStore, dataDir: string, keyHashSecret: Buffer, 
   if (existsSync(file)) {
     const kept = readFileSync(file, 'utf8').trim();
     const key = control.keys.findBySecretHash(hashApiKeySecret(kept, keyHashSecret));
-    if (key && key.revoked_at === null && key.org_id === organization.id) return kept;
+    const inForce = key && key.revoked_at === null && (key.expires_at === null || key.expires_at > now);
+    if (inForce && key.org_id === organization.id) return kept;
   }
   const project = control.organizations.projects(organization.id)[0];
   if (!project) return null;
@@ -88,6 +89,8 @@ export function startLiveTraffic(options: LiveTrafficOptions): LiveTraffic | nul
   let timer: NodeJS.Timeout | null = null;
   let inFlight: Promise<void> | null = null;
   let stopped = false;
+  // Stopping cuts a request on its way rather than waiting for the gateway's guillotine.
+  const stopping = new AbortController();
 
   const pickRoute = () => {
     let draw = random.next() * total;
@@ -101,6 +104,7 @@ export function startLiveTraffic(options: LiveTrafficOptions): LiveTraffic | nul
     const response = await request(`${options.gatewayUrl}/chat/completions`, {
       method: 'POST',
       dispatcher: options.dispatcher,
+      signal: stopping.signal,
       headers: {
         authorization: `Bearer ${secret}`,
         'content-type': 'application/json',
@@ -116,6 +120,8 @@ export function startLiveTraffic(options: LiveTrafficOptions): LiveTraffic | nul
       }),
     });
     await response.body.dump({ limit: Number.MAX_SAFE_INTEGER });
+    // A refusal (the key revoked or limited by an admin) is worth a line, not silence.
+    if (response.statusCode >= 400) throw new Error(`the gateway answered ${response.statusCode}`);
   };
 
   const schedule = () => {
@@ -123,7 +129,9 @@ export function startLiveTraffic(options: LiveTrafficOptions): LiveTraffic | nul
     const gap = (options.meanGapMs ?? MEAN_GAP_MS) * (0.5 + random.next());
     timer = setTimeout(() => {
       inFlight = send()
-        .catch((error: unknown) => options.onError?.(error))
+        .catch((error: unknown) => {
+          if (!stopped) options.onError?.(error);
+        })
         .finally(() => {
           inFlight = null;
           schedule();
@@ -136,6 +144,7 @@ export function startLiveTraffic(options: LiveTrafficOptions): LiveTraffic | nul
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
+      stopping.abort();
       await inFlight;
     },
   };
