@@ -45,7 +45,7 @@ export async function googleRoutes(fastify: FastifyInstance): Promise<void> {
         }
         throw error;
       }
-      throttle.addresses.takeBack(ip);
+      throttle.addresses.takeBack(ip, config.now());
       const now = config.now();
       const existing = control.accounts.findByEmail(email);
       if (existing) {

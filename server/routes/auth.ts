@@ -83,7 +83,7 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
         throw new ApiError(401, { error: 'invalid email or password' });
       }
       throttle.accounts.forget(who.account);
-      throttle.addresses.takeBack(who.address);
+      throttle.addresses.takeBack(who.address, config.now());
       const now = config.now();
       const session = signIn(control, account, who.address, now);
       setSessionCookies(reply, session.tokens, now);

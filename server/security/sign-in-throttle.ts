@@ -71,13 +71,17 @@ export class Backoff {
 
   /**
    * Takes back one count of `key`, for an attempt counted ahead that succeeded; a delay it set
-   * goes with it once the count is below the free ones again.
+   * goes with it once the count is below the free ones again. The other counts stay, and their
+   * window runs on: a caller's own successful sign-in must not wipe its failures elsewhere.
    */
-  takeBack(key: string): void {
+  takeBack(key: string, now: number): void {
     const entry = this.counts.get(key);
     if (!entry) return;
     if (entry.count <= 1) this.counts.delete(key);
-    else this.counts.set(key, { count: entry.count - 1, until: entry.count - 1 < this.free ? 0 : entry.until });
+    else {
+      const count = entry.count - 1;
+      this.counts.set(key, { count, until: count < this.free ? Math.min(entry.until, now) : entry.until });
+    }
   }
 
   /** The least recently counted key not waiting out a delay: evicting one that waits would lift it. */

@@ -120,6 +120,15 @@ describe('throttling per client address', () => {
     expect((await login(server, unique().email, 'Summer2026!', from('203.0.113.51'))).status).toBe(401);
   });
 
+  it("does not forget an address's failures when it signs in to an account of its own", async () => {
+    const sprayer = from('203.0.113.55');
+    const own = await register(server);
+    for (let i = 0; i < 3; i++) expect((await login(server, unique().email, 'Winter2026!', sprayer)).status).toBe(401);
+    expect((await login(server, own.email, PASSWORD, sprayer)).status).toBe(200);
+    expect((await login(server, unique().email, 'Winter2026!', sprayer)).status).toBe(401);
+    expectThrottled(await login(server, unique().email, 'Winter2026!', sprayer), 1);
+  });
+
   it('slows a flood of registrations from one address, creating nothing while it waits', async () => {
     const flood = from('203.0.113.60');
     const attempt = (email: string, headers: Record<string, string>) =>
