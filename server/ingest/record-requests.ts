@@ -194,7 +194,7 @@ class ImportWriter {
     const settlement = recordSpend(this.telemetry, this.spend);
     this.telemetry.exec('COMMIT');
     try {
-      settleSpend(control, this.telemetry, settlement);
+      if (settlement !== null) settleSpend(control, this.telemetry, settlement);
       settleOutstandingSpend(control, this.telemetry);
     } catch (error) {
       this.progress?.report({ kind: 'unsettled', message: (error as Error).message });

@@ -14,11 +14,16 @@ import type { ControlStore } from '../stores/control/store.js';
  * entry see each other's work: the one second sees the mark, or no entry.
  */
 
-/** Writes `spend` into the outbox, inside the rows' transaction; returns its settlement id. */
-export function recordSpend(telemetry: Database, spend: ReadonlyMap<string, number>): string {
+/**
+ * Writes `spend` into the outbox, inside the rows' transaction; returns its settlement id, or null
+ * when the rows cost nothing (refusals): then there is nothing to settle and no control write.
+ */
+export function recordSpend(telemetry: Database, spend: ReadonlyMap<string, number>): string | null {
+  const owed = [...spend].filter(([, micro]) => micro !== 0);
+  if (owed.length === 0) return null;
   const settlement = randomUUID();
   const insert = telemetry.prepare('INSERT INTO spend_outbox (settlement, key_id, micro) VALUES (?, ?, ?)');
-  for (const [keyId, micro] of spend) if (micro !== 0) insert.run(settlement, keyId, micro);
+  for (const [keyId, micro] of owed) insert.run(settlement, keyId, micro);
   return settlement;
 }
 
@@ -33,6 +38,7 @@ export function settleSpend(control: ControlStore, telemetry: Database, settleme
     control.settlements.mark(settlement, Date.now());
     return true;
   });
+  if (!found && !control.settlements.isSettled(settlement)) return;
   if (found) telemetry.prepare('DELETE FROM spend_outbox WHERE settlement = ?').run(settlement);
   control.write(() => control.settlements.forget(settlement));
 }

@@ -126,5 +126,16 @@ describe('spend and rows through a crash between the two stores', () => {
     expect(spent(control, keyId)).toBe(3_000);
     expect(control.db.prepare('SELECT COUNT(*) AS n FROM settled_spend').get()).toEqual({ n: 0 });
     expect(outboxOf(server)).toBe(0);
+    // Rows that cost nothing (refusals) take no control transaction at all (each is an fsync).
+    const write = control.write.bind(control);
+    let writes = 0;
+    control.write = (work) => {
+      writes++;
+      return write(work);
+    };
+    const free = rowsFor(keyId, orgId, projectId, 10, 2).map((row) => ({ ...row, cost_micro: 0 }));
+    recordRequests(control, server.config.telemetryDbPath, free);
+    control.write = write;
+    expect(writes).toBe(0);
   });
 });
