@@ -19,6 +19,7 @@ import { loadOrCreateSecret } from './security/secret-files.js';
 import { ControlStore } from './stores/control/store.js';
 import { TelemetryStore } from './stores/telemetry/store.js';
 import { settleOutstandingSpend } from './ingest/spend-outbox.js';
+import { Admissions } from './admission/admissions.js';
 
 export interface ServerSecrets {
   /** AES-256-GCM key sealing vault entries. */
@@ -35,6 +36,8 @@ declare module 'fastify' {
     analytics: AnalyticsPool;
     secrets: ServerSecrets;
     throttle: SignInThrottle;
+    /** Decides every gateway's requests and writes their rows: the one in this process and those elsewhere. */
+    admissions: Admissions;
   }
 }
 
@@ -43,6 +46,8 @@ export type App = FastifyInstance;
 const SESSION_PURGE_INTERVAL_MS = 3600 * 1000;
 /** One per core of the machines this runs on; the event loop stays free for the control plane. */
 export const ANALYTICS_WORKERS = 2;
+/** How often the gateways' rows are written (group commit): well within a second of the request. */
+const GATEWAY_FLUSH_MS = 200;
 /** Beyond this many waiting queries, more answer 503 at once rather than piling up. */
 const ANALYTICS_MAX_QUEUED = 32;
 
@@ -106,6 +111,18 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
       maxQueued: ANALYTICS_MAX_QUEUED,
     }),
   );
+  app.decorate(
+    'admissions',
+    new Admissions({
+      control,
+      telemetryPath: config.telemetryDbPath,
+      keyHashSecret: secrets.keyHashSecret,
+      vaultMasterKey: secrets.vaultMasterKey,
+      logger: app.log.child({ component: 'gateway' }),
+      now: config.now,
+      flushMs: config.gatewayFlushMs ?? GATEWAY_FLUSH_MS,
+    }),
+  );
   // A timer's exception would end the process; a store busy with an import just waits an hour.
   const purgeSessions = () => {
     try {
@@ -119,6 +136,8 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   app.addHook('onClose', async (instance) => {
     accessLog.flush();
     clearInterval(purgeTimer);
+    // The gateways' last rows, before the stores close.
+    instance.admissions.close();
     await instance.analytics.close();
     instance.telemetry.close();
     instance.control.close();

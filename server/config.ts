@@ -55,6 +55,13 @@ export interface ServerConfig {
   demoTraffic: boolean;
   /** An upstream that has not finished a request by then is cut (504, `proxy_guillotine`). */
   gatewayTimeoutMs: number;
+  /** How often the gateways' rows are written (200 ms); tests write sooner. */
+  gatewayFlushMs?: number;
+  /**
+   * Service tokens of gateways in other processes (`SVC_GATEWAY_TOKENS`), for the internal API;
+   * none: the internal API answers 404.
+   */
+  gatewayTokens: string[];
   /** Origins besides the server's own that may send state-changing requests. */
   allowedOrigins: string[];
   /** Base64 32-byte secrets; generated in the data folder when absent. */
@@ -78,6 +85,18 @@ function checkJwks(jwks: string): void {
   throw new Error('SVC_OIDC_JWKS must be an https address (plain http only on loopback) or a local file');
 }
 
+/** Shortest service token: 32 characters, as `openssl rand -hex 16` or longer gives. */
+export const GATEWAY_TOKEN_MIN_LENGTH = 32;
+
+function checkGatewayToken(token: string): void {
+  // The token itself never goes into the message: it is a secret, and logs keep startup errors.
+  if (token.length < GATEWAY_TOKEN_MIN_LENGTH || !/^[\x21-\x7e]+$/.test(token)) {
+    throw new Error(
+      `SVC_GATEWAY_TOKENS: each token must be at least ${GATEWAY_TOKEN_MIN_LENGTH} visible ASCII characters (openssl rand -hex 32)`,
+    );
+  }
+}
+
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 
 /** An address, a CIDR range or one of proxy-addr's names; a typo must not trust the wrong hop. */
@@ -97,6 +116,7 @@ function checkTrustedProxy(entry: string): void {
 export function resolveConfig(input: ServerConfigInput): ServerConfig {
   if (input.oidc) checkJwks(input.oidc.jwks);
   for (const entry of input.trustedProxies ?? []) checkTrustedProxy(entry);
+  for (const token of input.gatewayTokens ?? []) checkGatewayToken(token);
   if (input.passwordMinLength !== undefined) checkPasswordMinLength(input.passwordMinLength);
   const dataDir = resolve(input.dataDir);
   return {
@@ -116,6 +136,7 @@ export function resolveConfig(input: ServerConfigInput): ServerConfig {
     simulatedUpstream: false,
     demoTraffic: true,
     gatewayTimeoutMs: 120_000,
+    gatewayTokens: [],
     allowedOrigins: [],
     logLevel: 'info',
     now: Date.now,

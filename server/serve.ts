@@ -72,6 +72,10 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
       windowSeconds: number('SVC_THROTTLE_WINDOW_SECONDS') ?? DEFAULT_THROTTLE.windowSeconds,
       maxDelaySeconds: number('SVC_THROTTLE_MAX_DELAY_SECONDS') ?? DEFAULT_THROTTLE.maxDelaySeconds,
     },
+    gatewayTokens: (env.SVC_GATEWAY_TOKENS ?? '')
+      .split(',')
+      .map((token) => token.trim())
+      .filter(Boolean),
     logLevel: env.SVC_LOG_LEVEL ?? 'info',
   };
   if (gatewayPort !== undefined) input.gatewayPort = Number(gatewayPort);

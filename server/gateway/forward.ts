@@ -1,9 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import { performance } from 'node:perf_hooks';
 import { request as undiciRequest, type Dispatcher } from 'undici';
-import { settledCostMicro } from '../domain/route-catalogue.js';
+import { settledCostMicro, type RoutePrice } from '../domain/route-catalogue.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
-import type { Admitted } from './admission.js';
 import { estimatedTokens, type RowStart } from './request-facts.js';
 import { SseEvents, type Usage, usageOf } from './sse-events.js';
 
@@ -13,13 +12,25 @@ export interface Forwarding {
   timeoutMs: number;
 }
 
+/** Where an admitted request goes and what it costs there. */
+export interface Dispatch {
+  baseUrl: string;
+  /** The organisation's own provider key (BYOK) or the platform's; null: none is sent. */
+  apiKey: string | null;
+  isByok: boolean;
+  upstreamModel: string;
+  price: RoutePrice;
+  promptCache: boolean;
+  rateHeaders: Record<string, string>;
+}
+
 export interface ForwardInput {
   start: RowStart;
   /** performance.now() at the request's arrival. */
   arrived: number;
   body: Record<string, unknown>;
   promptCharacters: number;
-  admitted: Admitted;
+  admitted: Dispatch;
 }
 
 interface Measured {
@@ -71,7 +82,8 @@ export async function forward(
   };
   reply.raw.on('close', onClose);
   // Gone before we got here (while its body was read): nothing is sent upstream.
-  if (reply.raw.destroyed || reply.request.raw.destroyed) {
+  // (The request stream is no witness: it is destroyed once its body has been read.)
+  if (reply.raw.destroyed || !reply.raw.socket || reply.raw.socket.destroyed) {
     clientGone = true;
     abort.abort(new Error('client disconnected'));
   }
@@ -87,6 +99,8 @@ export async function forward(
     generatedCharacters: 0,
   };
   let headersSent = false;
+  // As OpenAI's API does: the caller can quote it, and it finds the row in the request log.
+  const requestId = { 'x-request-id': input.start.req_id };
   try {
     measured.preDispatchMs = performance.now() - input.arrived;
     const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -115,12 +129,17 @@ export async function forward(
       }
       headersSent = true;
       reply.hijack();
-      reply.raw.writeHead(measured.status, { ...admitted.rateHeaders, 'content-type': 'application/json' });
+      reply.raw.writeHead(measured.status, {
+        ...admitted.rateHeaders,
+        ...requestId,
+        'content-type': 'application/json',
+      });
       reply.raw.end(answer);
     } else {
       reply.hijack();
       reply.raw.writeHead(200, {
         ...admitted.rateHeaders,
+        ...requestId,
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache',
         connection: 'keep-alive',
@@ -176,7 +195,7 @@ export async function forward(
       reply.hijack();
       const status = measured.status;
       const type = status === 504 ? 'timeout' : 'upstream_error';
-      reply.raw.writeHead(status, { 'content-type': 'application/json' });
+      reply.raw.writeHead(status, { ...requestId, 'content-type': 'application/json' });
       reply.raw.end(JSON.stringify({ error: { message: measured.upstreamError, type, code: type } }));
     } else if (!reply.raw.writableEnded) {
       reply.raw.destroy();
@@ -189,19 +208,17 @@ export async function forward(
 }
 
 function rowOf(input: ForwardInput, measured: Measured, stream: boolean): RequestRecord {
-  const { facts, isByok, upstreamModel } = input.admitted;
+  const { price, promptCache, isByok, upstreamModel } = input.admitted;
   const usage = measured.usage;
   const answered = measured.status < 400;
   // Counted from the upstream's usage; estimated from the text only when it gave none.
   const estimated = answered && usage === null;
-  const cached = facts.promptCache ? (usage?.cachedPrompt ?? 0) : 0;
+  const cached = promptCache ? (usage?.cachedPrompt ?? 0) : 0;
   const prompt = usage ? usage.prompt - cached : answered ? estimatedTokens(input.promptCharacters) : 0;
   const generated = usage ? usage.completion : answered ? Math.ceil(measured.generatedCharacters / 4) : 0;
-  const cacheRead = facts.promptCache ? cached : null;
-  const cacheWrite = facts.promptCache ? 0 : null;
-  const cost = answered
-    ? settledCostMicro(facts.price, { prompt, generated, cacheWrite: 0, cacheRead: cached }, isByok)
-    : 0;
+  const cacheRead = promptCache ? cached : null;
+  const cacheWrite = promptCache ? 0 : null;
+  const cost = answered ? settledCostMicro(price, { prompt, generated, cacheWrite: 0, cacheRead: cached }, isByok) : 0;
   return {
     ...input.start,
     status: measured.status,

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { App } from '../app.js';
+import { localAuthority } from './authority.js';
 import { buildGateway } from './gateway.js';
 import { startSimulatedUpstream, type SimulatedUpstream } from './simulated-upstream.js';
 
@@ -14,7 +15,7 @@ export interface RunningGateway {
 
 /**
  * The gateway inside the control plane's process, on `config.gatewayPort` of `config.host`,
- * reading the same stores. A demo (or `--simulated-upstream`) with no upstream configured gets a
+ * asking the control plane's admissions directly. A demo (or `--simulated-upstream`) with no upstream configured gets a
  * simulated one, so that it works offline: the console's embedded server always does.
  */
 export async function startGateway(app: App, port: number): Promise<RunningGateway> {
@@ -27,10 +28,7 @@ export async function startGateway(app: App, port: number): Promise<RunningGatew
     upstreams = { byProvider: {}, fallback: { baseUrl: simulated.url, apiKey: null } };
   }
   const gateway = buildGateway({
-    control: app.control,
-    telemetryPath: config.telemetryDbPath,
-    keyHashSecret: app.secrets.keyHashSecret,
-    vaultMasterKey: app.secrets.vaultMasterKey,
+    authority: localAuthority(app.admissions),
     upstreams,
     logger: app.log.child({ component: 'gateway' }),
     now: config.now,

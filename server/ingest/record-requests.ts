@@ -49,6 +49,11 @@ export interface ImportProgress {
   every?: number;
   /** How long to wait for another writer's lock on the telemetry store; 5 s by default. */
   busyTimeoutMs?: number;
+  /**
+   * Rows whose request id is already stored are skipped rather than refused (a gateway's batch
+   * sent again after a lost answer). Checked under the write lock, so no other writer slips one in.
+   */
+  skipStored?: boolean;
 }
 
 /** The import's reader failed (a bad NDJSON line, a missing file): nothing was written. */
@@ -85,7 +90,8 @@ export function recordRequests(
 ): number {
   const writer = new ImportWriter(telemetryPath, progress);
   try {
-    for (const batch of importBatches(records, writer.lookups())) writer.write(batch);
+    const fresh = progress?.skipStored ? writer.unstored(records) : records;
+    for (const batch of importBatches(fresh, writer.lookups())) writer.write(batch);
     writer.commit(control);
   } finally {
     writer.close();
@@ -179,6 +185,12 @@ class ImportWriter {
     if (batch.counts) report?.({ kind: 'committing', rows: this.written });
     if (batch.rollups) this.rollups.write(batch.rollups);
     if (batch.counts) this.search.finish(batch.counts);
+  }
+
+  /** `records` but those whose request id the store holds already. */
+  unstored(records: Iterable<RequestRecord>): RequestRecord[] {
+    const stored = this.telemetry.prepare<[string], number>('SELECT 1 FROM requests WHERE req_id = ?').pluck();
+    return Array.from(records).filter((record) => stored.get(record.req_id) === undefined);
   }
 
   /** The store as this import found it, for numbering rows and terms on this thread. */

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { localAuthority } from '../../server/gateway/authority.js';
 import { buildGateway } from '../../server/gateway/gateway.js';
 import type { Upstreams } from '../../server/gateway/upstreams.js';
 import type { TestServer } from './harness.js';
@@ -9,21 +10,20 @@ export interface TestGateway {
   url: string;
 }
 
-/** The gateway on a free loopback port beside a test server, reading its stores, writing rows every `flushMs`. */
+/**
+ * The gateway on a free loopback port beside a test server, asking its admissions directly (its
+ * rows are written every `gatewayFlushMs` of the server's config).
+ */
 export async function startGateway(
   server: TestServer,
   upstreams: Upstreams,
-  options: { flushMs?: number; timeoutMs?: number } = {},
+  options: { timeoutMs?: number } = {},
 ): Promise<TestGateway> {
   const gateway = buildGateway({
-    control: server.app.control,
-    telemetryPath: server.config.telemetryDbPath,
-    keyHashSecret: server.app.secrets.keyHashSecret,
-    vaultMasterKey: server.app.secrets.vaultMasterKey,
+    authority: localAuthority(server.app.admissions),
     upstreams,
     logger: server.app.log,
     now: server.config.now,
-    flushMs: options.flushMs ?? 50,
     timeoutMs: options.timeoutMs,
   });
   await gateway.listen({ host: '127.0.0.1', port: 0 });

@@ -19,7 +19,7 @@ let projectId: string;
 const FLUSH_MS = 50;
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ gatewayFlushMs: FLUSH_MS });
   misbehaving = createServer((request, response) => {
     const path = request.url ?? '';
     if (path.startsWith('/fails/')) {
@@ -63,7 +63,7 @@ beforeAll(async () => {
       },
       fallback: { baseUrl: upstream.url, apiKey: 'sk-platform-upstream' },
     },
-    { flushMs: FLUSH_MS, timeoutMs: 1500 },
+    { timeoutMs: 1500 },
   ));
   owner = await register(server);
   projectId = (await owner.client.get('/projects')).body.projects[0].id;

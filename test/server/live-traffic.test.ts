@@ -15,7 +15,7 @@ let gatewayUrl: string;
 let owner: { client: TestClient };
 
 beforeAll(async () => {
-  server = await startServer();
+  server = await startServer({ gatewayFlushMs: 50 });
   upstream = await startSimulatedUpstream({ realistic: false });
   ({ gateway, url: gatewayUrl } = await startGateway(server, {
     byProvider: {},

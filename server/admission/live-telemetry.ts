@@ -8,12 +8,17 @@ import type { CreditHolds } from './credit-holds.js';
 const MAX_WAITING = 200_000;
 
 /**
- * The gateway's request rows, written in small batches (group commit) through the import
+ * The gateways' request rows, written in small batches (group commit) through the import
  * pipeline, so that rows, rollups, search terms and each key's spend are written as for any
- * import. A row's cost stays held against its key's credit until its batch has settled.
+ * import. A row's cost stays held against its key's credit until its batch has settled. A
+ * request id already stored or waiting (a batch a gateway sent again after a lost answer) is
+ * skipped, never stored twice.
  */
 export class LiveTelemetry {
   private waiting: RequestRecord[] = [];
+  private readonly waitingIds = new Set<string>();
+  /** Callers of `written()`, each with the rows queued when it asked; resolved once those commit. */
+  private waiters: { ahead: number; resolve: () => void }[] = [];
   private readonly timer: NodeJS.Timeout;
   private failing = false;
 
@@ -27,15 +32,23 @@ export class LiveTelemetry {
     this.timer = setInterval(() => this.flush(), flushMs).unref();
   }
 
-  /** Queues a row; its cost is held against its key until written. */
+  /** Queues a row; its actual cost replaces what its request held, until written. */
   add(row: RequestRecord): void {
-    if (row.key_id !== null && row.cost_micro > 0) this.holds.hold(row.key_id, row.cost_micro);
+    if (this.waitingIds.has(row.req_id)) return;
+    this.holds.settle(row.req_id, row.cost_micro);
     this.waiting.push(row);
+    this.waitingIds.add(row.req_id);
     if (this.waiting.length > MAX_WAITING) {
       const dropped = this.waiting.splice(0, this.waiting.length - MAX_WAITING);
-      for (const old of dropped) if (old.key_id !== null) this.holds.release(old.key_id, old.cost_micro);
+      this.forget(dropped);
       this.log.error({ dropped: dropped.length }, 'gateway telemetry: rows dropped, the store has not accepted writes');
     }
+  }
+
+  /** Resolves once every row queued so far is committed (or dropped past the limit). */
+  written(): Promise<void> {
+    if (this.waiting.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ ahead: this.waiting.length, resolve }));
   }
 
   /** Writes what waits, in one transaction; on failure keeps it for the next tick. */
@@ -48,6 +61,7 @@ export class LiveTelemetry {
       // that cannot be settled now waits in the outbox, so the rows are never written twice.
       recordRequests(this.control, this.telemetryPath, rows, {
         busyTimeoutMs: 0,
+        skipStored: true,
         report: (event) => {
           if (event.kind === 'unsettled') this.log.warn({ reason: event.message }, 'gateway telemetry: spend waits');
         },
@@ -60,12 +74,26 @@ export class LiveTelemetry {
     }
     if (this.failing) this.log.info('gateway telemetry: writing again');
     this.failing = false;
-    for (const row of rows)
-      if (row.key_id !== null && row.cost_micro > 0) this.holds.release(row.key_id, row.cost_micro);
+    this.forget(rows);
   }
 
   close(): void {
     clearInterval(this.timer);
     this.flush();
+  }
+
+  /** Rows written (or dropped) leave the queue's books: their holds end, and those waiting on them hear. */
+  private forget(rows: readonly RequestRecord[]): void {
+    for (const row of rows) {
+      this.waitingIds.delete(row.req_id);
+      this.holds.release(row.req_id);
+    }
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const waiter of waiters) {
+      waiter.ahead -= rows.length;
+      if (waiter.ahead <= 0) waiter.resolve();
+      else this.waiters.push(waiter);
+    }
   }
 }

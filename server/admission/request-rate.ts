@@ -10,8 +10,8 @@ export interface RateVerdict {
 const WINDOW_MS = 60_000;
 
 /**
- * In this process's memory: a gateway in the server process sees every request of its keys.
- * Gateways in several processes share the limit through the control plane (a later step).
+ * In the control plane's memory: every gateway, in its process or elsewhere, asks it, so that
+ * one count holds across all of them.
  */
 export class RequestRate {
   private readonly recent = new Map<string, number[]>();

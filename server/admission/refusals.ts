@@ -1,3 +1,5 @@
+import type { RefusalWire } from '../schemas/gateway-internal.js';
+
 /**
  * The gateway's errors, in OpenAI's shape (`{"error": {"message", "type", "code"}}`) with the
  * statuses decisions.md gives, so that the official SDKs raise the error class a caller expects
@@ -16,6 +18,20 @@ export class GatewayRefusal extends Error {
 
   body(): { error: { message: string; type: string; code: string | null } } {
     return { error: { message: this.message, type: this.type, code: this.code } };
+  }
+
+  toWire(): RefusalWire {
+    return {
+      status: this.status,
+      message: this.message,
+      type: this.type,
+      code: this.code,
+      headers: { ...this.headers },
+    };
+  }
+
+  static fromWire(wire: RefusalWire): GatewayRefusal {
+    return new GatewayRefusal(wire.status, wire.message, wire.type, wire.code, wire.headers);
   }
 }
 
@@ -46,3 +62,12 @@ export const badRequest = (message: string) => new GatewayRefusal(400, message, 
 
 export const noUpstream = (provider: string) =>
   new GatewayRefusal(503, `No upstream is configured for ${provider}.`, 'server_error', 'upstream_unavailable');
+
+export const controlPlaneUnreachable = () =>
+  new GatewayRefusal(
+    503,
+    'The gateway cannot reach its control plane; try again shortly.',
+    'server_error',
+    'control_plane_unavailable',
+    { 'retry-after': '1' },
+  );

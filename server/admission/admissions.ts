@@ -1,0 +1,174 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { routeFacts, settledCostMicro } from '../domain/route-catalogue.js';
+import type { AdmissionRequest, Decision, KeyModels, KeyOwnerWire } from '../schemas/gateway-internal.js';
+import { hashApiKeySecret } from '../security/tokens.js';
+import { openProviderKey } from '../security/vault-cipher.js';
+import type { KeyRow } from '../stores/control/keys.js';
+import type { ControlStore } from '../stores/control/store.js';
+import type { RequestRecord } from '../stores/telemetry/request-record.js';
+import { CreditHolds } from './credit-holds.js';
+import { LiveTelemetry } from './live-telemetry.js';
+import { GatewayRefusal, creditSpent, invalidKey, modelNotAllowed, modelNotFound } from './refusals.js';
+import { RequestRate } from './request-rate.js';
+
+export interface AdmissionsOptions {
+  control: ControlStore;
+  telemetryPath: string;
+  keyHashSecret: Buffer;
+  vaultMasterKey: Buffer;
+  logger: FastifyBaseLogger;
+  /** Milliseconds since the epoch, as the control plane's clock. */
+  now: () => number;
+  /** How often rows are written (group commit). */
+  flushMs: number;
+}
+
+/** How long a request's hold outlives its gateway's timeout before it lapses (its row is on its way). */
+const HOLD_GRACE_MS = 60_000;
+
+/** A refusal that knows whose key it was (null: an unknown key), so that its row is the key's. */
+class Refused extends Error {
+  constructor(
+    readonly refusal: GatewayRefusal,
+    readonly key: KeyOwnerWire | null,
+  ) {
+    super(refusal.message);
+  }
+}
+
+const ownerOf = (key: KeyRow): KeyOwnerWire => ({ id: key.id, org_id: key.org_id, project_id: key.project_id });
+
+function rateHeaders(limit: number, remaining: number, resetMs: number): Record<string, string> {
+  return {
+    'x-ratelimit-limit-requests': String(limit),
+    'x-ratelimit-remaining-requests': String(remaining),
+    'x-ratelimit-reset-requests': `${Math.max(1, Math.ceil(resetMs / 1000))}s`,
+  };
+}
+
+/**
+ * The control plane's side of the gateway: it decides each request (key, scope, rate, credit)
+ * as the control store has it at that moment, so that a revocation or a change of limits
+ * applies from the very next request on every gateway, and it writes their rows. Every
+ * gateway asks this one object (the one in the server's process directly, the others through
+ * the internal API), so a key's rate and what its requests hold of its credit are counted once.
+ */
+export class Admissions {
+  private readonly rate = new RequestRate();
+  private readonly holds = new CreditHolds();
+  private readonly telemetry: LiveTelemetry;
+
+  constructor(private readonly options: AdmissionsOptions) {
+    this.telemetry = new LiveTelemetry(
+      options.control,
+      options.telemetryPath,
+      this.holds,
+      options.logger,
+      options.flushMs,
+    );
+  }
+
+  /** Key, model scope, catalogue, rate and credit, in that order; holds the request's largest possible cost. */
+  admit(request: AdmissionRequest): Decision {
+    try {
+      return this.decide(request);
+    } catch (error) {
+      if (!(error instanceof Refused)) throw error;
+      return { kind: 'refused', key: error.key, refusal: error.refusal.toWire() };
+    }
+  }
+
+  /** The key's organisation and the active models it may use (`GET /v1/models`, and rows of requests refused as malformed). */
+  keyModels(secret: string): KeyModels {
+    try {
+      const key = this.keyOf(secret, this.options.now());
+      const allowed = key.allowed_models === null ? null : new Set(JSON.parse(key.allowed_models) as string[]);
+      const models = this.options.control.models
+        .list()
+        .filter((model) => model.active && (allowed === null || allowed.has(model.id)))
+        .map((model) => ({ id: model.id, provider: model.provider }));
+      return { kind: 'known', key: ownerOf(key), models };
+    } catch (error) {
+      if (!(error instanceof Refused)) throw error;
+      return { kind: 'refused', key: error.key, refusal: error.refusal.toWire() };
+    }
+  }
+
+  /** Queues rows for the next group commit; an answered request's cost stays held until written. */
+  record(rows: readonly RequestRecord[]): void {
+    for (const row of rows) this.telemetry.add(row);
+  }
+
+  /** Resolves once every row queued so far is committed. */
+  written(): Promise<void> {
+    return this.telemetry.written();
+  }
+
+  close(): void {
+    this.telemetry.close();
+  }
+
+  private keyOf(secret: string, now: number): KeyRow {
+    const key = this.options.control.keys.findBySecretHash(hashApiKeySecret(secret, this.options.keyHashSecret));
+    if (!key) throw new Refused(invalidKey(), null);
+    if (key.revoked_at !== null || (key.expires_at !== null && key.expires_at <= now)) {
+      throw new Refused(invalidKey(), ownerOf(key));
+    }
+    return key;
+  }
+
+  private decide(request: AdmissionRequest): Decision {
+    const now = this.options.now();
+    const key = this.keyOf(request.secret, now);
+    const refuse = (refusal: GatewayRefusal) => new Refused(refusal, ownerOf(key));
+    const allowed = key.allowed_models === null ? null : (JSON.parse(key.allowed_models) as string[]);
+    if (allowed !== null && !allowed.includes(request.model)) throw refuse(modelNotAllowed(request.model));
+    const route = this.options.control.models.find(request.model);
+    const facts = routeFacts(request.model);
+    if (!route?.active || !facts) throw refuse(modelNotFound(request.model));
+
+    const rate = this.rate.take(key.id, key.rate_limit_rpm, now);
+    const headers = rateHeaders(key.rate_limit_rpm, rate.remaining, rate.resetMs);
+    if (!rate.allowed) {
+      const retryAfter = String(Math.max(1, Math.ceil(rate.resetMs / 1000)));
+      throw refuse(
+        new GatewayRefusal(
+          429,
+          `Rate limit reached: ${key.rate_limit_rpm} requests per minute for this key.`,
+          'requests',
+          'rate_limit_exceeded',
+          { ...headers, 'retry-after': retryAfter },
+        ),
+      );
+    }
+
+    if (key.credit_limit_micro !== null && key.spent_micro + this.holds.of(key.id, now) >= key.credit_limit_micro) {
+      throw refuse(creditSpent());
+    }
+    const sealed =
+      facts.byokProvider === null ? undefined : this.options.control.vault.sealed(key.org_id, facts.byokProvider);
+    // Opened only now, in memory, for this request; never logged or kept.
+    const providerKey =
+      sealed === undefined
+        ? null
+        : openProviderKey(this.options.vaultMasterKey, key.org_id, facts.byokProvider!, sealed);
+    // Characters bound the prompt's tokens from above, and the dearer of the input prices covers a cache write.
+    const promptPrice = Math.max(facts.price.input, facts.price.cacheWrite);
+    const held = settledCostMicro(
+      { ...facts.price, input: promptPrice },
+      { prompt: request.boundCharacters, generated: request.maxGenerated, cacheWrite: 0, cacheRead: 0 },
+      providerKey !== null,
+    );
+    this.holds.hold(request.reqId, key.id, held, now + request.timeoutMs + HOLD_GRACE_MS);
+    return {
+      kind: 'admitted',
+      key: ownerOf(key),
+      provider: route.provider,
+      upstreamModel: facts.upstream[0] ?? request.model,
+      price: facts.price,
+      promptCache: facts.promptCache,
+      providerKey,
+      rateHeaders: headers,
+    };
+  }
+}

@@ -1,0 +1,130 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable } from './common.js';
+import { TerminationReason } from './request-log.js';
+
+/**
+ * The internal API between the control plane and gateways in other processes
+ * (`/internal/gateway/…`, a service token from `SVC_GATEWAY_TOKENS`, never a user's session).
+ * The control plane decides every request (one count of each key's rate and credit holds for
+ * all gateways), a gateway forwards and measures, and sends back one row per call. Both sides
+ * check what they receive against these schemas.
+ */
+
+const Id = Type.String({ minLength: 1, maxLength: 64 });
+/** Request ids the gateway makes: `req_` and 32 hexadecimal digits. */
+export const GatewayRequestId = Type.String({ pattern: '^req_[0-9a-f]{32}$' });
+const Headers = Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 256 }));
+
+/** An error in OpenAI's shape, with its status and headers (`retry-after`, `x-ratelimit-*`). */
+export const RefusalWire = Type.Object({
+  status: Type.Integer({ minimum: 400, maximum: 599 }),
+  message: Type.String({ maxLength: 1024 }),
+  type: Type.String({ maxLength: 64 }),
+  code: Nullable(Type.String({ maxLength: 64 })),
+  headers: Headers,
+});
+export type RefusalWire = Static<typeof RefusalWire>;
+
+/** Whose a request is: what its row is filed under. */
+export const KeyOwnerWire = Type.Object({ id: Id, org_id: Id, project_id: Id });
+export type KeyOwnerWire = Static<typeof KeyOwnerWire>;
+
+const Price = Type.Object({
+  input: Type.Number({ minimum: 0 }),
+  output: Type.Number({ minimum: 0 }),
+  cacheWrite: Type.Number({ minimum: 0 }),
+  cacheRead: Type.Number({ minimum: 0 }),
+});
+
+export const AdmissionRequest = Type.Object({
+  reqId: GatewayRequestId,
+  /** The bearer secret the caller presented. */
+  secret: Type.String({ minLength: 1, maxLength: 512 }),
+  model: Type.String({ maxLength: 256 }),
+  /** Characters bounding the prompt's tokens from above (the whole request body). */
+  boundCharacters: Type.Integer({ minimum: 0 }),
+  /** Tokens the answer may generate, over all its choices. */
+  maxGenerated: Type.Integer({ minimum: 1 }),
+  /** The gateway's own timeout: the credit held for the request lapses a minute after it. */
+  timeoutMs: Type.Integer({ minimum: 1, maximum: 3_600_000 }),
+});
+export type AdmissionRequest = Static<typeof AdmissionRequest>;
+
+export const Decision = Type.Union([
+  Type.Object({
+    kind: Type.Literal('refused'),
+    /** Null for an unknown key: there is nobody to file a row under. */
+    key: Nullable(KeyOwnerWire),
+    refusal: RefusalWire,
+  }),
+  Type.Object({
+    kind: Type.Literal('admitted'),
+    key: KeyOwnerWire,
+    /** The route's provider, for the gateway to pick its upstream. */
+    provider: Type.String({ maxLength: 64 }),
+    upstreamModel: Type.String({ maxLength: 256 }),
+    price: Price,
+    promptCache: Type.Boolean(),
+    /** The organisation's own provider key (BYOK), opened for this request only; null: the platform's. */
+    providerKey: Nullable(Type.String({ maxLength: 4096 })),
+    rateHeaders: Headers,
+  }),
+]);
+export type Decision = Static<typeof Decision>;
+export type Admitted = Extract<Decision, { kind: 'admitted' }>;
+
+export const AdmissionBatch = Type.Object({
+  requests: Type.Array(AdmissionRequest, { minItems: 1, maxItems: 1000 }),
+});
+export const DecisionBatch = Type.Object({ decisions: Type.Array(Decision, { maxItems: 1000 }) });
+
+export const KeyModelsRequest = Type.Object({ secret: Type.String({ minLength: 1, maxLength: 512 }) });
+export const KeyModels = Type.Union([
+  Type.Object({ kind: Type.Literal('refused'), key: Nullable(KeyOwnerWire), refusal: RefusalWire }),
+  Type.Object({
+    kind: Type.Literal('known'),
+    key: KeyOwnerWire,
+    /** The active routes the key may use. */
+    models: Type.Array(Type.Object({ id: Type.String(), provider: Type.String() })),
+  }),
+]);
+export type KeyModels = Static<typeof KeyModels>;
+
+const Count = Type.Integer({ minimum: 0 });
+const Ms = Type.Number({ minimum: 0 });
+
+/** A request-log row as a gateway measured it; its organisation and project are the key's. */
+export const GatewayRow = Type.Object({
+  req_id: GatewayRequestId,
+  ts: Type.Integer({ minimum: 0 }),
+  key_id: Id,
+  model: Type.String({ maxLength: 256 }),
+  status: Type.Integer({ minimum: 100, maximum: 599 }),
+  stream: Type.Union([Type.Literal(0), Type.Literal(1)]),
+  total_ms: Ms,
+  ttft_ms: Nullable(Ms),
+  tpot_ms: Nullable(Ms),
+  pre_dispatch_ms: Ms,
+  prompt_tokens: Nullable(Count),
+  tokens_generated: Count,
+  cache_creation_input_tokens: Nullable(Count),
+  cache_read_input_tokens: Nullable(Count),
+  total_tokens: Count,
+  tokens_estimated: Type.Union([Type.Literal(0), Type.Literal(1)]),
+  cost_micro: Count,
+  is_byok: Type.Union([Type.Literal(0), Type.Literal(1)]),
+  termination_reason: TerminationReason,
+  upstream_error: Nullable(Type.String({ maxLength: 2048 })),
+  upstream_model: Nullable(Type.String({ maxLength: 256 })),
+  user_agent: Type.String({ maxLength: 4096 }),
+  /** JSON object text of at most 16 pairs of 256 characters. */
+  metadata: Type.String({ maxLength: 16_384 }),
+});
+export type GatewayRow = Static<typeof GatewayRow>;
+
+export const RowBatch = Type.Object({ rows: Type.Array(GatewayRow, { minItems: 1, maxItems: 5000 }) });
+/** Answered once every row of the batch is committed (rows stored before, by a batch sent again, are skipped). */
+export const RowsWritten = Type.Object({ stored: Count });
+export type RowsWritten = Static<typeof RowsWritten>;
+
+export const GatewayStatus = Type.Object({ service: Type.Literal('gateway-control') });
