@@ -13,6 +13,7 @@ import { guardsPlugin } from './plugins/guards.js';
 import { sessionPlugin } from './plugins/session.js';
 import { validationPlugin } from './plugins/validation.js';
 import { apiRoutes } from './routes/index.js';
+import { internalGatewayRoutes } from './routes/internal-gateway.js';
 import { privateFolder } from './security/private-files.js';
 import { SignInThrottle } from './security/sign-in-throttle.js';
 import { loadOrCreateSecret } from './security/secret-files.js';
@@ -148,7 +149,10 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
       info: { title: 'Gateway control plane', version: '1.0.0' },
       servers: [{ url: '/' }],
       components: {
-        securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'svc_access_token' } },
+        securitySchemes: {
+          session: { type: 'apiKey', in: 'cookie', name: 'svc_access_token' },
+          serviceToken: { type: 'http', scheme: 'bearer', description: 'A gateway service token (SVC_GATEWAY_TOKENS)' },
+        },
       },
       security: [{ session: [] }],
     },
@@ -167,6 +171,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   await app.register(guardsPlugin, { loopback, allowedOrigins: config.allowedOrigins });
   await app.register(sessionPlugin);
   await app.register(apiRoutes, { prefix: '/api' });
+  await app.register(internalGatewayRoutes, { prefix: '/internal/gateway' });
   app.get('/api/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

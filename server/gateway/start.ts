@@ -1,8 +1,9 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { App } from '../app.js';
-import { localAuthority } from './authority.js';
+import { localAuthority, type Authority } from './authority.js';
 import { buildGateway } from './gateway.js';
 import { startSimulatedUpstream, type SimulatedUpstream } from './simulated-upstream.js';
+import type { Upstreams } from './upstreams.js';
 
 export interface RunningGateway {
   gateway: FastifyInstance;
@@ -13,29 +14,36 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-/**
- * The gateway inside the control plane's process, on `config.gatewayPort` of `config.host`,
- * asking the control plane's admissions directly. A demo (or `--simulated-upstream`) with no upstream configured gets a
- * simulated one, so that it works offline: the console's embedded server always does.
- */
-export async function startGateway(app: App, port: number): Promise<RunningGateway> {
-  const { config } = app;
-  let upstreams = config.upstreams;
+export interface GatewaySetup {
+  authority: Authority;
+  upstreams: Upstreams;
+  /** With no upstream configured, answer from a simulated one (the demo, tests, a trial run). */
+  simulate: boolean;
+  host: string;
+  port: number;
+  logger: FastifyBaseLogger;
+  now: () => number;
+  timeoutMs: number;
+}
+
+/** A gateway listening on `setup.host`:`setup.port`, wherever its authority is. */
+export async function listenGateway(setup: GatewaySetup): Promise<RunningGateway> {
+  let upstreams = setup.upstreams;
   let simulated: SimulatedUpstream | null = null;
   const none = upstreams.fallback === null && Object.keys(upstreams.byProvider).length === 0;
-  if (none && (config.demo || config.simulatedUpstream)) {
+  if (none && setup.simulate) {
     simulated = await startSimulatedUpstream({ seed: 1 });
     upstreams = { byProvider: {}, fallback: { baseUrl: simulated.url, apiKey: null } };
   }
   const gateway = buildGateway({
-    authority: localAuthority(app.admissions),
+    authority: setup.authority,
     upstreams,
-    logger: app.log.child({ component: 'gateway' }),
-    now: config.now,
-    timeoutMs: config.gatewayTimeoutMs,
+    logger: setup.logger,
+    now: setup.now,
+    timeoutMs: setup.timeoutMs,
   });
   try {
-    await gateway.listen({ host: config.host, port });
+    await gateway.listen({ host: setup.host, port: setup.port });
   } catch (error) {
     // A port in use: nothing of the gateway stays open behind the error.
     await gateway.close();
@@ -43,8 +51,8 @@ export async function startGateway(app: App, port: number): Promise<RunningGatew
     throw error;
   }
   const bound = gateway.server.address();
-  const boundPort = typeof bound === 'object' && bound ? bound.port : port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const boundPort = typeof bound === 'object' && bound ? bound.port : setup.port;
+  const host = setup.host.includes(':') ? `[${setup.host}]` : setup.host;
   return {
     gateway,
     address: `http://${host}:${boundPort}/v1`,
@@ -54,4 +62,24 @@ export async function startGateway(app: App, port: number): Promise<RunningGatew
       await simulated?.close();
     },
   };
+}
+
+/**
+ * The gateway inside the control plane's process, on `config.gatewayPort` of `config.host`,
+ * asking the control plane's admissions directly. A demo (or `--simulated-upstream`) with no
+ * upstream configured gets a simulated one, so that it works offline: the console's embedded
+ * server always does.
+ */
+export function startGateway(app: App, port: number): Promise<RunningGateway> {
+  const { config } = app;
+  return listenGateway({
+    authority: localAuthority(app.admissions),
+    upstreams: config.upstreams,
+    simulate: config.demo || config.simulatedUpstream,
+    host: config.host,
+    port,
+    logger: app.log.child({ component: 'gateway' }),
+    now: config.now,
+    timeoutMs: config.gatewayTimeoutMs,
+  });
 }

@@ -1,0 +1,231 @@
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyBaseLogger } from 'fastify';
+import { Pool } from 'undici';
+import { controlPlaneUnreachable } from '../admission/refusals.js';
+import {
+  DecisionBatch,
+  GatewayStatus,
+  KeyModels,
+  RowsWritten,
+  type AdmissionRequest,
+  type Decision,
+  type GatewayRow,
+} from '../schemas/gateway-internal.js';
+import type { RequestRecord } from '../stores/telemetry/request-record.js';
+import type { Authority } from './authority.js';
+
+export interface RemoteOptions {
+  /** The control plane's origin, e.g. `https://control.internal:8787`. */
+  controlPlane: URL;
+  /** One of the control plane's `SVC_GATEWAY_TOKENS`. */
+  token: string;
+  logger: FastifyBaseLogger;
+  /** How often rows are sent (200 ms). */
+  flushMs?: number;
+  /** An internal call not answered by then has failed (5 s). */
+  callTimeoutMs?: number;
+}
+
+/** Admission calls at once; requests arriving meanwhile wait and go together in the next. */
+const MAX_IN_FLIGHT = 4;
+const MAX_ADMISSIONS = 1000;
+const MAX_ROWS = 5000;
+/** Rows kept while the control plane cannot be reached; past this the oldest are dropped (and said so). */
+const MAX_WAITING = 200_000;
+
+/** The control plane answered, but not with what was asked (a status of its own, or a shape it should not have). */
+export class ControlPlaneAnswer extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const checks = {
+  decisions: TypeCompiler.Compile(DecisionBatch),
+  keyModels: TypeCompiler.Compile(KeyModels),
+  written: TypeCompiler.Compile(RowsWritten),
+  status: TypeCompiler.Compile(GatewayStatus),
+};
+
+/**
+ * The control plane in another process, over its internal API: every request is decided there
+ * (so a key revoked, expired or changed is refused from its next request on every gateway, and
+ * one count of each key's rate and credit holds covers them all), and rows go there in batches.
+ * A control plane that cannot be reached refuses requests (503): a gateway never serves a key
+ * it cannot check.
+ */
+export class RemoteAuthority implements Authority {
+  private readonly pool: Pool;
+  private readonly callTimeoutMs: number;
+  private waitingAdmissions: { request: AdmissionRequest; resolve: (decision: Decision) => void }[] = [];
+  private admitting = 0;
+  private unreachable = false;
+  private rows: RequestRecord[] = [];
+  private sending: Promise<void> | null = null;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly options: RemoteOptions) {
+    this.pool = new Pool(options.controlPlane.origin, {
+      connections: MAX_IN_FLIGHT + 1,
+      keepAliveTimeout: 30_000,
+    });
+    this.callTimeoutMs = options.callTimeoutMs ?? 5000;
+    this.timer = setInterval(() => void this.send(), options.flushMs ?? 200).unref();
+  }
+
+  /** Whether the token opens the control plane's internal API; throws with the reason when not. */
+  async check(): Promise<void> {
+    await this.call('GET', '/status', undefined, checks.status);
+  }
+
+  admit(request: AdmissionRequest): Promise<Decision> {
+    return new Promise((resolve) => {
+      this.waitingAdmissions.push({ request, resolve });
+      this.pump();
+    });
+  }
+
+  async keyModels(secret: string) {
+    try {
+      return await this.call('POST', '/key-models', { secret }, checks.keyModels);
+    } catch (error) {
+      this.failed(error);
+      return { kind: 'refused' as const, key: null, refusal: controlPlaneUnreachable().toWire() };
+    }
+  }
+
+  report(row: RequestRecord): void {
+    this.rows.push(row);
+    if (this.rows.length > MAX_WAITING) {
+      const dropped = this.rows.splice(0, this.rows.length - MAX_WAITING);
+      this.options.logger.error(
+        { dropped: dropped.length },
+        'gateway telemetry: rows dropped, the control plane has not taken them',
+      );
+    }
+  }
+
+  /** Sends the rows left, for up to `graceMs`, then lets go of the control plane. */
+  async close(graceMs = 5000): Promise<void> {
+    clearInterval(this.timer);
+    const deadline = Date.now() + graceMs;
+    while (this.rows.length > 0 && Date.now() < deadline) {
+      const before = this.rows.length;
+      await this.send();
+      if (this.rows.length >= before) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    if (this.rows.length > 0) {
+      this.options.logger.error({ rows: this.rows.length }, 'gateway telemetry: rows not sent before stopping');
+    }
+    await this.pool.close();
+  }
+
+  private pump(): void {
+    while (this.admitting < MAX_IN_FLIGHT && this.waitingAdmissions.length > 0) {
+      const batch = this.waitingAdmissions.splice(0, MAX_ADMISSIONS);
+      this.admitting++;
+      this.call('POST', '/admissions', { requests: batch.map((one) => one.request) }, checks.decisions)
+        .then((answer) => {
+          if (answer.decisions.length !== batch.length) {
+            throw new ControlPlaneAnswer(200, 'the control plane answered a different number of decisions');
+          }
+          this.reachable();
+          batch.forEach((one, index) => one.resolve(answer.decisions[index]!));
+        })
+        .catch((error: unknown) => {
+          this.failed(error);
+          const refusal = controlPlaneUnreachable().toWire();
+          for (const one of batch) one.resolve({ kind: 'refused', key: null, refusal });
+        })
+        .finally(() => {
+          this.admitting--;
+          this.pump();
+        });
+    }
+  }
+
+  /** One batch of rows at a time; kept for the next tick when the control plane does not take them. */
+  private send(): Promise<void> {
+    if (this.sending || this.rows.length === 0) return this.sending ?? Promise.resolve();
+    const batch = this.rows.slice(0, MAX_ROWS);
+    const rows = batch.flatMap((row): GatewayRow[] => {
+      if (row.key_id === null) return [];
+      const { org_id: _org, project_id: _project, ...rest } = row;
+      // The gateway measures only the contract's four reasons; the control plane checks them again.
+      const termination = row.termination_reason as GatewayRow['termination_reason'];
+      return [{ ...rest, key_id: row.key_id, termination_reason: termination }];
+    });
+    this.sending = this.call('POST', '/requests', { rows }, checks.written)
+      .then(
+        () => {
+          this.reachable();
+          this.rows.splice(0, batch.length);
+        },
+        (error: unknown) => {
+          // Rows the control plane refuses as such (a key it does not know) would block all that follow.
+          if (error instanceof ControlPlaneAnswer && error.status === 400) {
+            this.options.logger.error({ err: error, rows: batch.length }, 'gateway telemetry: rows refused, dropped');
+            this.rows.splice(0, batch.length);
+          } else this.failed(error);
+        },
+      )
+      .finally(() => {
+        this.sending = null;
+      });
+    return this.sending;
+  }
+
+  private async call<T extends TSchema>(
+    method: 'GET' | 'POST',
+    path: string,
+    body: unknown,
+    check: TypeCheck<T>,
+  ): Promise<T['static']> {
+    const answer = await this.pool.request({
+      path: `/internal/gateway${path}`,
+      method,
+      headers: {
+        authorization: `Bearer ${this.options.token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headersTimeout: this.callTimeoutMs,
+      bodyTimeout: this.callTimeoutMs,
+    });
+    const text = await answer.body.text();
+    if (answer.statusCode !== 200) {
+      let reason = `status ${answer.statusCode}`;
+      try {
+        const error = (JSON.parse(text) as { error?: unknown }).error;
+        if (typeof error === 'string') reason += `: ${error.slice(0, 200)}`;
+      } catch {
+        // Not JSON: the status says enough.
+      }
+      throw new ControlPlaneAnswer(answer.statusCode, `the control plane answered ${reason}`);
+    }
+    const value: unknown = JSON.parse(text);
+    if (!check.Check(value)) throw new ControlPlaneAnswer(200, 'the control plane answered in an unexpected shape');
+    return value;
+  }
+
+  private failed(error: unknown): void {
+    if (this.unreachable) return;
+    this.unreachable = true;
+    // The error's code and message only: the call's body holds a caller's secret.
+    const { code, message } = error as { code?: string; message?: string };
+    this.options.logger.warn(
+      { code, reason: message },
+      'gateway: the control plane cannot be reached; refusing requests',
+    );
+  }
+
+  private reachable(): void {
+    if (!this.unreachable) return;
+    this.unreachable = false;
+    this.options.logger.info('gateway: the control plane answers again');
+  }
+}

@@ -1,0 +1,110 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { ApiError, badRequest, notFound } from '../http-errors.js';
+import { ErrorBody } from '../schemas/common.js';
+import {
+  AdmissionBatch,
+  DecisionBatch,
+  GatewayStatus,
+  KeyModels,
+  KeyModelsRequest,
+  RowBatch,
+  RowsWritten,
+} from '../schemas/gateway-internal.js';
+import type { RequestRecord } from '../stores/telemetry/request-record.js';
+
+const digest = (token: string) => createHash('sha256').update(token).digest();
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+const refusedToken = () => new ApiError(401, { error: 'invalid service token' });
+const tags = ['internal: gateways'];
+const security = [{ serviceToken: [] }];
+const failures = { 400: ErrorBody, 401: ErrorBody, 404: ErrorBody };
+
+/**
+ * The internal API that gateways in other processes call (server/schemas/gateway-internal.ts),
+ * under `/internal/gateway`, beside the console's `/api`. A service token from
+ * `SVC_GATEWAY_TOKENS` opens it; without tokens configured it does not exist (404).
+ */
+export async function internalGatewayRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  // Compared as digests of equal length, in constant time, against every token (rotation: old and new both set).
+  const tokens = app.config.gatewayTokens.map(digest);
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    if (tokens.length === 0) throw notFound('not found');
+    const presented = BEARER.exec(request.headers.authorization ?? '')?.[1];
+    if (!presented) throw refusedToken();
+    const candidate = digest(presented);
+    let known = false;
+    for (const token of tokens) known = timingSafeEqual(token, candidate) || known;
+    if (!known) throw refusedToken();
+  });
+
+  app.get(
+    '/status',
+    {
+      schema: {
+        tags,
+        security,
+        summary: 'Whether the token opens this API',
+        response: { 200: GatewayStatus, ...failures },
+      },
+    },
+    async () => ({ service: 'gateway-control' as const }),
+  );
+
+  app.post(
+    '/admissions',
+    {
+      bodyLimit: 4 * 1024 * 1024,
+      schema: {
+        tags,
+        security,
+        summary: 'Decide requests: key, model scope, rate and credit, as the control store has them now',
+        body: AdmissionBatch,
+        response: { 200: DecisionBatch, ...failures },
+      },
+    },
+    async (request) => ({ decisions: request.body.requests.map((one) => app.admissions.admit(one)) }),
+  );
+
+  app.post(
+    '/key-models',
+    {
+      schema: {
+        tags,
+        security,
+        summary: "A key's owner and the models it may use",
+        body: KeyModelsRequest,
+        response: { 200: KeyModels, ...failures },
+      },
+    },
+    async (request) => app.admissions.keyModels(request.body.secret),
+  );
+
+  app.post(
+    '/requests',
+    {
+      bodyLimit: 16 * 1024 * 1024,
+      schema: {
+        tags,
+        security,
+        summary: 'Store request-log rows; answers once they are committed',
+        body: RowBatch,
+        response: { 200: RowsWritten, ...failures },
+      },
+    },
+    async (request) => {
+      const rows: RequestRecord[] = request.body.rows.map((row, index) => {
+        // Filed under the key's organisation and project as the control store has them, not as sent.
+        const key = app.control.keys.find(row.key_id);
+        if (!key) throw badRequest(`rows[${index}]: unknown key ${row.key_id}`);
+        return { ...row, org_id: key.org_id, project_id: key.project_id };
+      });
+      app.admissions.record(rows);
+      await app.admissions.written();
+      return { stored: rows.length };
+    },
+  );
+}
