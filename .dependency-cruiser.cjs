@@ -78,6 +78,22 @@ module.exports = {
       to: { path: '^server/(routes|plugins|admin|demo)/' },
     },
     {
+      name: 'gateway-asks-the-control-plane',
+      comment:
+        'A gateway runs on machines without the stores: it asks its authority (server/admission, here or over ' +
+        'the internal API) and writes no row itself. Of the stores it may know the row type.',
+      severity: 'error',
+      from: { path: '^server/gateway/' },
+      to: { path: '^server/(stores|ingest)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'admission-below-the-gateway',
+      comment: "The control plane's side of the gateways decides requests; the request path and the API call it.",
+      severity: 'error',
+      from: { path: '^server/admission/' },
+      to: { path: '^server/(gateway|routes)/' },
+    },
+    {
       name: 'no-circular',
       comment: 'An import circle makes load order matter and leaves no module of it changeable alone.',
       severity: 'error',

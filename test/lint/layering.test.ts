@@ -33,7 +33,8 @@ const TREE: Record<string, string[]> = {
   'server/admin/import.ts': ['../ingest/pipeline.js'],
   'server/routes/keys.ts': ['../domain/keys.js'],
   'server/analytics/windows.ts': ['../stores/telemetry/store.js'],
-  'server/gateway/forward.ts': ['../ingest/pipeline.js', '../domain/keys.js', '../stores/telemetry/store.js'],
+  'server/gateway/forward.ts': ['../domain/keys.js', 'type:../stores/telemetry/store.js'],
+  'server/admission/admit.ts': ['../ingest/pipeline.js', '../stores/telemetry/store.js', '../domain/keys.js'],
   // One planted violation (or more) per rule.
   'main/core/title.ts': ['electron'],
   'renderer/src/window.ts': ['electron'],
@@ -50,7 +51,14 @@ const TREE: Record<string, string[]> = {
   ],
   'server/domain/callers.ts': ['../admin/import.js', '../demo/traffic.js', '../ingest/pipeline.js'],
   'server/ingest/sources.ts': ['../demo/traffic.js', '../admin/import.js', '../routes/keys.js'],
-  'server/gateway/chat.ts': ['../routes/keys.js', '../demo/traffic.js', '../admin/import.js'],
+  'server/gateway/chat.ts': [
+    '../routes/keys.js',
+    '../demo/traffic.js',
+    '../admin/import.js',
+    '../stores/telemetry/store.js',
+    '../ingest/pipeline.js',
+  ],
+  'server/admission/decide.ts': ['../gateway/forward.js', '../routes/keys.js'],
   'server/analytics/queries.ts': ['./rollup-sql.js'],
   'server/analytics/rollup-sql.ts': ['type:./queries.js'],
 };
@@ -76,6 +84,10 @@ const EXPECTED = [
   'gateway-beside-the-api server/gateway/chat.ts → server/admin/import.ts',
   'gateway-beside-the-api server/gateway/chat.ts → server/demo/traffic.ts',
   'gateway-beside-the-api server/gateway/chat.ts → server/routes/keys.ts',
+  'gateway-asks-the-control-plane server/gateway/chat.ts → server/stores/telemetry/store.ts',
+  'gateway-asks-the-control-plane server/gateway/chat.ts → server/ingest/pipeline.ts',
+  'admission-below-the-gateway server/admission/decide.ts → server/gateway/forward.ts',
+  'admission-below-the-gateway server/admission/decide.ts → server/routes/keys.ts',
   // A circle is reported once, at the edge where the cruise first closes it.
   'no-circular server/analytics/queries.ts → server/analytics/rollup-sql.ts',
 ].sort();
