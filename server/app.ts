@@ -89,7 +89,8 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     done();
   });
 
-  const control = ControlStore.open(join(config.dataDir, 'control.db'), {
+  const controlPath = join(config.dataDir, 'control.db');
+  const control = ControlStore.open(controlPath, {
     accessSeconds: config.accessTtlSeconds,
     refreshSeconds: config.refreshTtlSeconds,
   });
@@ -116,6 +117,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     'admissions',
     new Admissions({
       control,
+      controlPath,
       telemetryPath: config.telemetryDbPath,
       keyHashSecret: secrets.keyHashSecret,
       vaultMasterKey: secrets.vaultMasterKey,
@@ -138,7 +140,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     accessLog.flush();
     clearInterval(purgeTimer);
     // The gateways' last rows, before the stores close.
-    instance.admissions.close();
+    await instance.admissions.close();
     await instance.analytics.close();
     instance.telemetry.close();
     instance.control.close();

@@ -13,6 +13,8 @@ import { RequestRate } from './request-rate.js';
 
 export interface AdmissionsOptions {
   control: ControlStore;
+  /** The control store's file, for the thread that settles the rows' spend. */
+  controlPath: string;
   telemetryPath: string;
   keyHashSecret: Buffer;
   vaultMasterKey: Buffer;
@@ -59,13 +61,13 @@ export class Admissions {
   private readonly telemetry: LiveTelemetry;
 
   constructor(private readonly options: AdmissionsOptions) {
-    this.telemetry = new LiveTelemetry(
-      options.control,
-      options.telemetryPath,
-      this.holds,
-      options.logger,
-      options.flushMs,
-    );
+    this.telemetry = new LiveTelemetry({
+      controlPath: options.controlPath,
+      telemetryPath: options.telemetryPath,
+      holds: this.holds,
+      log: options.logger,
+      flushMs: options.flushMs,
+    });
   }
 
   /** Key, model scope, catalogue, rate and credit, in that order; holds the request's largest possible cost. */
@@ -104,8 +106,9 @@ export class Admissions {
     return this.telemetry.written();
   }
 
-  close(): void {
-    this.telemetry.close();
+  /** Writes the rows still waiting. */
+  close(): Promise<void> {
+    return this.telemetry.close();
   }
 
   private keyOf(secret: string, now: number): KeyRow {

@@ -1,92 +1,160 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { recordRequests } from '../ingest/record-requests.js';
-import type { ControlStore } from '../stores/control/store.js';
+import type { Worker } from 'node:worker_threads';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
+import { startWorker, workerUrl } from '../worker-threads.js';
 import type { CreditHolds } from './credit-holds.js';
+import type { FromTelemetryThread, TelemetryThreadData, ToTelemetryThread } from './telemetry-messages.js';
 
 /** Rows kept while the telemetry store cannot be written; past this the oldest are dropped (and said so). */
 const MAX_WAITING = 200_000;
+/** An import holds the write lock for minutes: a write waits this long, then the next tick tries again. */
+const BUSY_TIMEOUT_MS = 1000;
+
+export interface LiveTelemetryOptions {
+  controlPath: string;
+  telemetryPath: string;
+  holds: CreditHolds;
+  log: FastifyBaseLogger;
+  flushMs: number;
+}
 
 /**
  * The gateways' request rows, written in small batches (group commit) through the import
  * pipeline, so that rows, rollups, search terms and each key's spend are written as for any
- * import. A row's cost stays held against its key's credit until its batch has settled. A
- * request id already stored or waiting (a batch a gateway sent again after a lost answer) is
- * skipped, never stored twice.
+ * import, by a thread of their own (telemetry-thread.ts, started with the first row). A row's
+ * cost stays held against its key's credit until its batch has settled. A request id already
+ * stored or waiting (a batch a gateway sent again after a lost answer) is skipped, never
+ * stored twice.
  */
 export class LiveTelemetry {
   private waiting: RequestRecord[] = [];
   private readonly waitingIds = new Set<string>();
+  /** The batch the thread is writing, if any: one at a time, in order. */
+  private writing: { id: number; rows: RequestRecord[] } | null = null;
+  private batches = 0;
   /** Callers of `written()`, each with the rows queued when it asked; resolved once those commit. */
   private waiters: { ahead: number; resolve: () => void }[] = [];
+  private thread: Worker | null = null;
+  private closed: (() => void) | null = null;
   private readonly timer: NodeJS.Timeout;
   private failing = false;
 
-  constructor(
-    private readonly control: ControlStore,
-    private readonly telemetryPath: string,
-    private readonly holds: CreditHolds,
-    private readonly log: FastifyBaseLogger,
-    flushMs: number,
-  ) {
-    this.timer = setInterval(() => this.flush(), flushMs).unref();
+  constructor(private readonly options: LiveTelemetryOptions) {
+    this.timer = setInterval(() => this.flush(), options.flushMs).unref();
   }
 
   /** Queues a row; its actual cost replaces what its request held, until written. */
   add(row: RequestRecord): void {
     if (this.waitingIds.has(row.req_id)) return;
-    this.holds.settle(row.req_id, row.cost_micro);
+    this.options.holds.settle(row.req_id, row.cost_micro);
     this.waiting.push(row);
     this.waitingIds.add(row.req_id);
     if (this.waiting.length > MAX_WAITING) {
       const dropped = this.waiting.splice(0, this.waiting.length - MAX_WAITING);
       this.forget(dropped);
-      this.log.error({ dropped: dropped.length }, 'gateway telemetry: rows dropped, the store has not accepted writes');
+      this.options.log.error(
+        { dropped: dropped.length },
+        'gateway telemetry: rows dropped, the store has not accepted writes',
+      );
     }
   }
 
   /** Resolves once every row queued so far is committed (or dropped past the limit). */
   written(): Promise<void> {
-    if (this.waiting.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ ahead: this.waiting.length, resolve }));
+    const ahead = (this.writing?.rows.length ?? 0) + this.waiting.length;
+    if (ahead === 0) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ ahead, resolve }));
   }
 
-  /** Writes what waits, in one transaction; on failure keeps it for the next tick. */
+  /** Hands what waits to the writing thread, unless it is still writing the last batch. */
   flush(): void {
-    if (this.waiting.length === 0) return;
-    const rows = this.waiting;
+    if (this.writing || this.waiting.length === 0) return;
+    this.writing = { id: ++this.batches, rows: this.waiting };
     this.waiting = [];
-    try {
-      // Without waiting for a lock an import holds (minutes): the next tick tries again. Spend
-      // that cannot be settled now waits in the outbox, so the rows are never written twice.
-      recordRequests(this.control, this.telemetryPath, rows, {
-        busyTimeoutMs: 0,
-        skipStored: true,
-        report: (event) => {
-          if (event.kind === 'unsettled') this.log.warn({ reason: event.message }, 'gateway telemetry: spend waits');
-        },
-      });
-    } catch (error) {
-      this.waiting = rows.concat(this.waiting);
-      if (!this.failing) this.log.warn({ err: error, rows: rows.length }, 'gateway telemetry: write failed, retrying');
-      this.failing = true;
+    this.send({ kind: 'rows', id: this.writing.id, rows: this.writing.rows });
+  }
+
+  /** Writes what is left (for up to `graceMs`), then stops the thread. */
+  async close(graceMs = 10_000): Promise<void> {
+    clearInterval(this.timer);
+    if (!this.thread && this.waiting.length === 0) return;
+    const deadline = Date.now() + graceMs;
+    while ((this.writing || this.waiting.length > 0) && Date.now() < deadline) {
+      this.flush();
+      await Promise.race([this.written(), new Promise((resolve) => setTimeout(resolve, 100))]);
+    }
+    const left = this.waiting.length + (this.writing?.rows.length ?? 0);
+    if (left > 0) this.options.log.error({ rows: left }, 'gateway telemetry: rows not written before stopping');
+    const thread = this.thread;
+    if (!thread) return;
+    await new Promise<void>((resolve) => {
+      this.closed = resolve;
+      thread.postMessage({ kind: 'close' } satisfies ToTelemetryThread);
+    });
+    this.thread = null;
+  }
+
+  private send(message: ToTelemetryThread): void {
+    this.thread ??= this.start();
+    this.thread.postMessage(message);
+  }
+
+  private start(): Worker {
+    const workerData: TelemetryThreadData = {
+      controlPath: this.options.controlPath,
+      telemetryPath: this.options.telemetryPath,
+      busyTimeoutMs: BUSY_TIMEOUT_MS,
+    };
+    const thread = startWorker(workerUrl('telemetry-thread', import.meta.url), { workerData });
+    thread.on('message', (message: FromTelemetryThread) => this.heard(message));
+    thread.on('error', (error) => {
+      this.options.log.error({ err: error }, 'gateway telemetry: the writing thread failed; starting another');
+      this.retry();
+    });
+    thread.on('exit', () => {
+      if (this.thread === thread) this.thread = null;
+      this.closed?.();
+    });
+    return thread;
+  }
+
+  private heard(message: FromTelemetryThread): void {
+    if (message.kind === 'unsettled') {
+      this.options.log.warn({ reason: message.message }, 'gateway telemetry: spend waits');
       return;
     }
-    if (this.failing) this.log.info('gateway telemetry: writing again');
+    if (message.id !== this.writing?.id) return;
+    if (message.kind === 'failed') {
+      if (!this.failing) {
+        this.options.log.warn(
+          { reason: message.message, rows: this.writing.rows.length },
+          'gateway telemetry: write failed, retrying',
+        );
+      }
+      this.failing = true;
+      this.retry();
+      return;
+    }
+    if (this.failing) this.options.log.info('gateway telemetry: writing again');
     this.failing = false;
+    const rows = this.writing.rows;
+    this.writing = null;
     this.forget(rows);
   }
 
-  close(): void {
-    clearInterval(this.timer);
-    this.flush();
+  /** The batch under way goes back to the front of the queue, for the next tick. */
+  private retry(): void {
+    if (!this.writing) return;
+    this.waiting = this.writing.rows.concat(this.waiting);
+    this.writing = null;
+    // Waiters counted these rows already; nothing is forgotten, so they keep waiting.
   }
 
   /** Rows written (or dropped) leave the queue's books: their holds end, and those waiting on them hear. */
   private forget(rows: readonly RequestRecord[]): void {
     for (const row of rows) {
       this.waitingIds.delete(row.req_id);
-      this.holds.release(row.req_id);
+      this.options.holds.release(row.req_id);
     }
     const waiters = this.waiters;
     this.waiters = [];

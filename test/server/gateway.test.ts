@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import OpenAI from 'openai';
 import type { FastifyInstance } from 'fastify';
 import { createServer, type Server } from 'node:http';
@@ -360,6 +361,30 @@ describe('the gateway, called with the official openai package', () => {
     expect(text).toBe('Done.');
     const [row] = await rowsOf(key.id, 1);
     expect(row!.status_detail.termination_reason).toBe('success');
+  });
+
+  it('keeps rows while another writer holds the store (an import), and writes each once when it lets go', async () => {
+    const key = await newKey();
+    const importer = new Database(server.config.telemetryDbPath);
+    importer.exec('BEGIN IMMEDIATE');
+    let released = false;
+    try {
+      const answers = await Promise.all([ask(sdk(key.api_key)), ask(sdk(key.api_key))]);
+      expect(answers.every((answer) => answer.choices.length > 0)).toBe(true);
+      // Several flushes fail on the lock meanwhile; none of them may leave a row behind.
+      await new Promise((resolve) => setTimeout(resolve, 1500 + 4 * FLUSH_MS));
+      const waiting = await owner.client.get(`/analytics/requests?time_range=1h&key_id=${key.id}`);
+      expect(waiting.body.requests).toHaveLength(0);
+      importer.exec('COMMIT');
+      released = true;
+    } finally {
+      if (!released) importer.exec('ROLLBACK');
+      importer.close();
+    }
+    const rows = await rowsOf(key.id, 2);
+    expect(rows).toHaveLength(2);
+    const spent = rows.reduce((sum, row) => sum + Math.round(row.financials.cost_pkr * 1e6), 0);
+    expect(await spentCents(key.id)).toBe(spent);
   });
 
   it('lists models only for a key in force: a revoked one is refused with 401', async () => {

@@ -1,0 +1,34 @@
+import { parentPort, workerData } from 'node:worker_threads';
+import { recordRequests } from '../ingest/record-requests.js';
+import { ControlStore } from '../stores/control/store.js';
+import type { FromTelemetryThread, TelemetryThreadData, ToTelemetryThread } from './telemetry-messages.js';
+
+/**
+ * Writes the gateways' rows off the control plane's event loop: opening the store, the
+ * transaction and its fsyncs take milliseconds that requests (the gateway's admissions
+ * first) would otherwise wait behind. One batch at a time, as `LiveTelemetry` sends them.
+ */
+const { controlPath, telemetryPath, busyTimeoutMs } = workerData as TelemetryThreadData;
+// Sessions are never read here: the lifetimes only complete the store's options.
+const control = ControlStore.open(controlPath, { accessSeconds: 1, refreshSeconds: 1 });
+const post = (message: FromTelemetryThread) => parentPort!.postMessage(message);
+
+parentPort!.on('message', (message: ToTelemetryThread) => {
+  if (message.kind === 'close') {
+    control.close();
+    parentPort!.close();
+    return;
+  }
+  try {
+    recordRequests(control, telemetryPath, message.rows, {
+      busyTimeoutMs,
+      skipStored: true,
+      report: (event) => {
+        if (event.kind === 'unsettled') post({ kind: 'unsettled', message: event.message });
+      },
+    });
+    post({ kind: 'written', id: message.id });
+  } catch (error) {
+    post({ kind: 'failed', id: message.id, message: error instanceof Error ? error.message : String(error) });
+  }
+});
