@@ -10,7 +10,6 @@ import { TestClient } from './harness.js';
 /** `npm run server` as an operator runs it: tsx on server/cli.ts, in its own process. */
 
 const root = resolve(import.meta.dirname, '../..');
-const tsx = join(root, 'node_modules/.bin/tsx');
 const dataDir = mkdtempSync(join(tmpdir(), 'gc-cli-'));
 
 interface Running {
@@ -31,7 +30,12 @@ function environment(): NodeJS.ProcessEnv {
 }
 
 function run(args: string[]): Running {
-  const child = spawn(tsx, ['server/cli.ts', ...args], { cwd: root, env: environment(), stdio: 'pipe' });
+  // What the tsx command runs, minus its own process: a signal, SIGKILL included, reaches the server.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', ...args], {
+    cwd: root,
+    env: environment(),
+    stdio: 'pipe',
+  });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

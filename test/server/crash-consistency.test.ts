@@ -13,7 +13,6 @@ import { TestClient } from './harness.js';
  */
 
 const root = resolve(import.meta.dirname, '../..');
-const tsx = join(root, 'node_modules/.bin/tsx');
 const dataDir = mkdtempSync(join(tmpdir(), 'gc-crash-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -27,7 +26,13 @@ async function start(): Promise<Started> {
   const env: NodeJS.ProcessEnv = { ...process.env, SVC_PASSWORD_COST: '10' };
   for (const name of Object.keys(env)) if (name.startsWith('SVC_') && name !== 'SVC_PASSWORD_COST') delete env[name];
   const args = ['server/cli.ts', 'serve', '--port', '0', '--gateway-port', '0', '--simulated-upstream'];
-  const child = spawn(tsx, [...args, '--data-dir', dataDir], { cwd: root, env, stdio: 'pipe' });
+  // Node itself with tsx's loader, not the tsx command, whose own process a SIGKILL would end
+  // while the server it started ran on.
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args, '--data-dir', dataDir], {
+    cwd: root,
+    env,
+    stdio: 'pipe',
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -100,7 +105,7 @@ describe('a server killed while its gateway serves', { timeout: 180_000 }, () =>
           }
         }
       });
-      await new Promise((done) => setTimeout(done, 400 + round * 350));
+      await new Promise((done) => setTimeout(done, 800 + round * 500));
       await kill(server.child);
       stop.now = true;
       await Promise.all(callers);
@@ -108,7 +113,7 @@ describe('a server killed while its gateway serves', { timeout: 180_000 }, () =>
       expect(disagreements()).toEqual([]);
     }
     await kill(server.child);
-    expect(served).toBeGreaterThan(10);
+    expect(served).toBeGreaterThan(6);
     expect(disagreements()).toEqual([]);
   });
 });

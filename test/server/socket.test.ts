@@ -149,9 +149,10 @@ describe('npm run server -- --socket', { timeout: 120_000 }, () => {
     const socket = join(dataDir, 'control.sock');
     const env: NodeJS.ProcessEnv = {};
     for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('SVC_')) env[name] = value;
+    // Node with tsx's loader rather than the tsx command, so that a SIGKILL reaches the server itself.
     const child: ChildProcess = spawn(
-      join(root, 'node_modules/.bin/tsx'),
-      ['server/cli.ts', 'serve', '--socket', socket, '--data-dir', dataDir],
+      process.execPath,
+      ['--import', 'tsx', 'server/cli.ts', 'serve', '--socket', socket, '--data-dir', dataDir],
       { cwd: root, env: { ...env, SVC_PASSWORD_COST: '10' }, stdio: 'pipe' },
     );
     cleanups.push(() => {
