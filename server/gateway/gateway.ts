@@ -1,4 +1,10 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
@@ -41,6 +47,30 @@ function maxGenerated(body: ChatBody): number | null {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : null;
 }
 
+const newRequestId = () => `req_${randomUUID().replace(/-/g, '')}`;
+
+/** The parts of a call's row known when it arrives. */
+function rowStart(
+  request: FastifyRequest,
+  reqId: string,
+  model: string,
+  stream: boolean,
+  ts: number,
+  key: KeyOwnerWire,
+): RowStart {
+  return {
+    req_id: reqId,
+    ts,
+    model,
+    stream: stream ? 1 : 0,
+    user_agent: request.headers['user-agent'] ?? '',
+    metadata: JSON.stringify(metadataOf(request)),
+    org_id: key.org_id,
+    project_id: key.project_id,
+    key_id: key.id,
+  };
+}
+
 /** What is wrong with a chat request's body before anything is asked of the key, or null. */
 function malformed(body: ChatBody): string | null {
   if (typeof body.model !== 'string' || body.model === '') return 'model is required.';
@@ -70,16 +100,35 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     await forwarding.dispatcher.close();
   });
 
-  gateway.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
+  gateway.setErrorHandler(async (error: Error & { statusCode?: number }, request, reply) => {
     if (error instanceof GatewayRefusal) return reply.code(error.status).headers(error.headers).send(error.body());
     const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) return reply.code(status).send(badRequest(error.message).body());
+    if (status >= 400 && status < 500) {
+      await recordUnread(request, reply, status);
+      return reply.code(status).send(badRequest(error.message).body());
+    }
     request.log.error({ err: error }, 'gateway request failed');
     return reply.code(500).send({ error: { message: 'internal error', type: 'server_error', code: null } });
   });
   gateway.setNotFoundHandler((request, reply) =>
     reply.code(404).send(badRequest(`Unknown request URL: ${request.method} ${request.url}.`).body()),
   );
+
+  /**
+   * A chat request refused before its body could be read (not JSON, too large, another content
+   * type): still a call of the key's, so still its row, when the key is known.
+   */
+  const recordUnread = async (request: FastifyRequest, reply: FastifyReply, status: number): Promise<void> => {
+    if (request.method !== 'POST' || request.routeOptions.url !== '/v1/chat/completions') return;
+    const secret = request.headers.authorization && BEARER.exec(request.headers.authorization)?.[1];
+    if (!secret || secret.length > 512) return;
+    const known = await authority.keyModels(secret);
+    if (known.kind !== 'known') return;
+    const reqId = newRequestId();
+    const start = rowStart(request, reqId, '', false, Math.round(options.now() - reply.elapsedTime), known.key);
+    authority.report(refusalRow(start, status, reply.elapsedTime));
+    reply.header('x-request-id', reqId);
+  };
 
   const secretOf = (request: FastifyRequest): string => {
     const secret = request.headers.authorization && BEARER.exec(request.headers.authorization)?.[1];
@@ -94,18 +143,8 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     const secret = secretOf(request);
     const model = typeof body.model === 'string' ? body.model : '';
     const stream = body.stream === true;
-    const reqId = `req_${randomUUID().replace(/-/g, '')}`;
-    const startOf = (key: KeyOwnerWire): RowStart => ({
-      req_id: reqId,
-      ts,
-      model,
-      stream: stream ? 1 : 0,
-      user_agent: request.headers['user-agent'] ?? '',
-      metadata: JSON.stringify(metadataOf(request)),
-      org_id: key.org_id,
-      project_id: key.project_id,
-      key_id: key.id,
-    });
+    const reqId = newRequestId();
+    const startOf = (key: KeyOwnerWire) => rowStart(request, reqId, model, stream, ts, key);
     // A refusal of a known key is its row; an unknown key's has nobody to be filed under.
     const refuse = (refusal: GatewayRefusal, key: KeyOwnerWire | null): GatewayRefusal => {
       if (key === null) return refusal;

@@ -363,6 +363,26 @@ describe('the gateway, called with the official openai package', () => {
     expect(row!.status_detail.termination_reason).toBe('success');
   });
 
+  it('writes a row for a known key whose request could not be read (not JSON, another content type)', async () => {
+    const key = await newKey();
+    const post = (contentType: string, body: string) =>
+      fetch(`${gatewayUrl}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key.api_key}`, 'content-type': contentType },
+        body,
+      });
+    const broken = await post('application/json', '{"model": "openai/gpt-4o-mini", "messages": [');
+    expect(broken.status).toBe(400);
+    expect(((await broken.json()) as { error: { type: string } }).error.type).toBe('invalid_request_error');
+    const requestId = broken.headers.get('x-request-id');
+    const plain = await post('application/xml', '<chat/>');
+    expect(plain.status).toBe(415);
+    const rows = await rowsOf(key.id, 2);
+    expect(rows.map((row) => row.status).sort()).toEqual([400, 415]);
+    expect(rows.map((row) => row.req_id)).toContain(requestId);
+    expect(rows.every((row) => row.financials.cost_pkr === 0)).toBe(true);
+  });
+
   it('keeps rows while another writer holds the store (an import), and writes each once when it lets go', async () => {
     const key = await newKey();
     const importer = new Database(server.config.telemetryDbPath);
