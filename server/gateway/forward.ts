@@ -144,6 +144,8 @@ export async function forward(
         'cache-control': 'no-cache',
         connection: 'keep-alive',
       });
+      // The status line goes now, as the upstream's came: the caller's first byte waits for nothing of ours.
+      reply.raw.flushHeaders();
       headersSent = true;
       const events = new SseEvents();
       let firstTokenAt: number | null = null;
@@ -152,6 +154,8 @@ export async function forward(
         yield events.end();
       };
       for await (const batch of chunks()) {
+        // What arrived together leaves together: one write, not one per event.
+        let passed = '';
         for (const event of batch) {
           if (event.content.length > 0) {
             firstTokenAt ??= performance.now();
@@ -160,8 +164,9 @@ export async function forward(
           if (event.usage) measured.usage = event.usage;
           // A usage-only chunk the caller did not ask for is kept back: its SDK would yield an empty chunk.
           if (event.usageOnly && !wantsUsage) continue;
-          reply.raw.write(event.raw);
+          passed += event.raw;
         }
+        if (passed !== '') reply.raw.write(passed);
       }
       const endedAt = performance.now();
       if (firstTokenAt !== null) {

@@ -71,6 +71,15 @@ function rowStart(
   };
 }
 
+/**
+ * Characters that bound the prompt's tokens from above: the body's bytes as sent (UTF-8 takes at
+ * least a byte per UTF-16 unit), or, sent in chunks without a length, the body written again.
+ */
+function boundCharacters(request: FastifyRequest, body: unknown): number {
+  const length = Number(request.headers['content-length']);
+  return Number.isSafeInteger(length) && length >= 0 ? length : JSON.stringify(body).length;
+}
+
 /** What is wrong with a chat request's body before anything is asked of the key, or null. */
 function malformed(body: ChatBody): string | null {
   if (typeof body.model !== 'string' || body.model === '') return 'model is required.';
@@ -166,7 +175,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
       reqId,
       secret,
       model,
-      boundCharacters: JSON.stringify(body).length,
+      boundCharacters: boundCharacters(request, body),
       maxGenerated: (maxGenerated(body) ?? DEFAULT_MAX_GENERATED) * choices,
       timeoutMs,
     });

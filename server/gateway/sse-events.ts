@@ -43,6 +43,9 @@ export interface SseEvent {
   usageOnly: boolean;
 }
 
+/** The blank line that ends an event. */
+const BLANK_LINE = /\r?\n\r?\n/g;
+
 interface Chunk {
   choices?: { delta?: { content?: unknown } }[];
   usage?: UsageBody | null;
@@ -60,14 +63,18 @@ export class SseEvents {
   push(chunk: Buffer): SseEvent[] {
     this.pending += this.decoder.write(chunk);
     const events: SseEvent[] = [];
+    // Cut where each blank line ends, then drop what was read once: a chunk of many events is
+    // scanned once, not copied again after each.
+    let start = 0;
     for (;;) {
-      const end = this.pending.search(/\r?\n\r?\n/);
-      if (end < 0) break;
-      const separator = /\r?\n\r?\n/.exec(this.pending.slice(end))![0];
-      const raw = this.pending.slice(0, end + separator.length);
-      this.pending = this.pending.slice(end + separator.length);
-      events.push(this.read(raw));
+      BLANK_LINE.lastIndex = start;
+      const blank = BLANK_LINE.exec(this.pending);
+      if (!blank) break;
+      const end = blank.index + blank[0].length;
+      events.push(this.read(this.pending.slice(start, end)));
+      start = end;
     }
+    if (start > 0) this.pending = this.pending.slice(start);
     return events;
   }
 
@@ -80,11 +87,16 @@ export class SseEvents {
 
   private read(raw: string): SseEvent {
     const event: SseEvent = { raw, content: '', usage: null, usageOnly: false };
-    const data = raw
-      .split(/\r?\n/)
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(5).trimStart())
-      .join('\n');
+    // Nearly every event is one `data:` line; others (comments, several lines) are read line by line.
+    const firstBreak = raw.indexOf('\n');
+    const data =
+      raw.startsWith('data:') && firstBreak >= raw.length - 3 && !raw.slice(0, firstBreak).includes('\r')
+        ? raw.slice(5, firstBreak).trimStart()
+        : raw
+            .split(/\r?\n/)
+            .filter((line) => line.startsWith('data:'))
+            .map((line) => line.slice(5).trimStart())
+            .join('\n');
     if (data === '[DONE]') {
       this.done = true;
       return event;

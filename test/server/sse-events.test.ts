@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { SseEvents } from '../../server/gateway/sse-events.js';
+
+const delta = (content: string) =>
+  `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`;
+const usage = `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 9, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 4 } } })}\n\n`;
+
+describe("the gateway's reading of an upstream's server-sent events", () => {
+  it('cuts a chunk of many events at their blank lines, handing each on byte for byte', () => {
+    const events = new SseEvents();
+    const sent = delta('Hello') + delta(', world') + usage + 'data: [DONE]\n\n';
+    const read = events.push(Buffer.from(sent));
+    expect(read.map((event) => event.raw).join('')).toBe(sent);
+    expect(read.map((event) => event.content)).toEqual(['Hello', ', world', '', '']);
+    expect(read[2]).toMatchObject({ usageOnly: true, usage: { prompt: 9, completion: 3, cachedPrompt: 4 } });
+    expect(events.done).toBe(true);
+  });
+
+  it('keeps an event split across chunks (inside a character too) until its blank line arrives', () => {
+    const events = new SseEvents();
+    const bytes = Buffer.from(delta('Grüße') + delta('!'));
+    const cut = bytes.indexOf(0xc3) + 1; // between the two bytes of ü
+    expect(events.push(bytes.subarray(0, cut))).toEqual([]);
+    expect(events.push(bytes.subarray(cut, cut + 5)).map((event) => event.content)).toEqual([]);
+    expect(events.push(bytes.subarray(cut + 5)).map((event) => event.content)).toEqual(['Grüße', '!']);
+  });
+
+  it('reads CRLF lines, comments and data over several lines, and a last event without its blank line', () => {
+    const events = new SseEvents();
+    const split = JSON.stringify({ choices: [{ delta: { content: 'two lines' } }] });
+    const read = events.push(
+      Buffer.from(
+        `: keep-alive\r\n\r\ndata: ${JSON.stringify({ choices: [{ delta: { content: 'crlf' } }] })}\r\n\r\n` +
+          `data: ${split.slice(0, 10)}\ndata: ${split.slice(10)}\n\n`,
+      ),
+    );
+    // Two data lines join with a newline, which JSON allows between tokens.
+    expect(read.map((event) => event.content)).toEqual(['', 'crlf', 'two lines']);
+    expect(events.push(Buffer.from('data: [DONE]'))).toEqual([]);
+    expect(events.end().map((event) => event.raw)).toEqual(['data: [DONE]']);
+    expect(events.done).toBe(true);
+  });
+});
