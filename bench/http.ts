@@ -1,6 +1,11 @@
 import { request } from 'undici';
 
-/** A signed-in HTTP client of the running server: GETs that must answer 200. */
+export interface Answer {
+  status: number;
+  text: string;
+}
+
+/** A signed-in HTTP client of the running server: GETs that must answer 200, and any other request. */
 export class ApiClient {
   constructor(
     readonly baseUrl: string,
@@ -20,6 +25,17 @@ export class ApiClient {
     const access = lines.map((line) => line.split(';')[0]!).find((pair) => pair.startsWith('svc_access_token='));
     if (!access) throw new Error('sign-in set no access cookie');
     return new ApiClient(baseUrl, access);
+  }
+
+  /** Any request with an optional JSON body: the status and the body as text, whatever the status. */
+  async send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<Answer> {
+    const answer = await request(this.baseUrl + path, {
+      method,
+      headers:
+        body === undefined ? { cookie: this.cookie } : { cookie: this.cookie, 'content-type': 'application/json' },
+      body: body === undefined ? null : JSON.stringify(body),
+    });
+    return { status: answer.statusCode, text: await answer.body.text() };
   }
 
   /** The answer's body as text; anything but 200 is an error. */

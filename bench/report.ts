@@ -64,8 +64,104 @@ export interface Report {
   };
   memory: { peakRssAnonBytes: number; peakRssAnonMiB: number; peakRssFileMiB: number; samples: number };
   figures: Figure[];
+  /** The OpenAI-compatible gateway against a bare proxy and the upstream itself (issue 32 section 3). */
+  gateway: GatewayReport;
   passed: number;
   failed: number;
+}
+
+/**
+ * One target of an open-loop run (requests sent on a fixed schedule whatever the answers do), in
+ * milliseconds from each request's scheduled send time, so that a slow answer delays no later
+ * request's clock (no coordinated omission).
+ */
+export interface OpenLoopTiming {
+  sent: number;
+  /** Answered 2xx. */
+  ok: number;
+  /** Any other status, or no answer. */
+  failed: number;
+  p50: number;
+  p99: number;
+  mean: number;
+  max: number;
+  /** The latest a request left after its scheduled time: the load generator's own lag, included above. */
+  maxSendLagMs: number;
+}
+
+export interface GatewayTargets<T> {
+  /** The upstream called directly. */
+  direct: T;
+  /** Through the bare undici pass-through proxy (bench/bare-proxy.ts). */
+  proxy: T;
+  /** Through the gateway. */
+  gateway: T;
+}
+
+export interface GatewayReport {
+  setup: {
+    /** The route the bench keys call. */
+    model: string;
+    upstream: string;
+    rateRps: number;
+    /** Timed seconds per target and case, split over `rounds` alternating rounds (each after a warm-up). */
+    secondsPerTarget: number;
+    rounds: number;
+    /** Whether the gateway's answers carry `x-request-id` (the request-log row's req_id). */
+    requestIdHeader: boolean;
+    rateLimitRpm: number;
+    /** The machine's 1-minute load average when the section began and ended: anything else running shows here. */
+    loadAverage: { before: number; after: number };
+    /** Share of all cores busy in the second before the section, while the benchmark idled (null: unknown). */
+    busyBeforePercent: number | null;
+  };
+  /** Non-streamed, open loop at `rateRps`: time to the answer's last byte. */
+  latency: GatewayTargets<OpenLoopTiming> & {
+    proxyAdded: { p50: number; p99: number };
+    gatewayAdded: { p50: number; p99: number };
+  };
+  /** Streamed, open loop at `rateRps`: time to the answer's first body byte. */
+  ttfb: GatewayTargets<OpenLoopTiming>;
+  /** Closed loop (autocannon), non-streamed: medians of `rounds`, each a proxy run then a gateway run. */
+  throughput: {
+    connections: number;
+    seconds: number;
+    rounds: { proxyRps: number; gatewayRps: number }[];
+    proxyRps: number;
+    gatewayRps: number;
+    ratio: number;
+    errors: { proxy: number; gateway: number };
+    /** Every 2xx answer of the gateway runs (warm-ups included) looked up in telemetry.db by its key. */
+    rows: {
+      answered: number;
+      found: number;
+      missing: number;
+      /** Rows beyond the answered requests: requests cut when a run stopped. */
+      extra: number;
+      checkedBy: 'x-request-id' | 'row count';
+    };
+  };
+  /** A request's answer read → its row in GET /analytics/requests (polled by req_id). */
+  rowVisible: { samples: number; p50: number; p95: number; max: number; notSeen: number };
+  revocation: RevocationResult;
+  memory: { peakRssAnonMiB: number; samples: number };
+  figures: Figure[];
+}
+
+export interface RevocationResult {
+  /** The gateway measured (…/v1). */
+  gatewayUrl: string;
+  /** Which gateway that is, for the report: e.g. "in the server's process". */
+  where: string;
+  trials: number;
+  /** Requests answered 2xx after DELETE /keys/{id} had answered, over all trials. */
+  servedAfterDelete: number;
+  /** Trials whose first request after the DELETE was refused. */
+  refusedAtOnce: number;
+  /** Trials still served when the wait ran out. */
+  neverRefused: number;
+  /** DELETE's answer → the first 401's answer. */
+  firstRefusalMs: { p50: number; p95: number; max: number };
 }
 
 /** Judges a case against issue 6 section 2. `firstPage` is the unfiltered first page's timing. */
@@ -131,6 +227,101 @@ export function otherFigures(r: Omit<Report, 'figures' | 'passed' | 'failed'>): 
   ];
 }
 
+/** Allowed added latency: 1.5× the bare proxy's, or `floorMs` where the proxy's own is below that. */
+function addedAllowance(proxyAdded: number, floorMs: number): number {
+  return Math.max(1.5 * proxyAdded, floorMs);
+}
+
+const failures = (timings: OpenLoopTiming[]) => timings.reduce((sum, t) => sum + t.failed, 0);
+
+/** The gateway's figures against issue 32 section 3. */
+export function gatewayFigures(g: Omit<GatewayReport, 'figures'>): Figure[] {
+  const { latency, ttfb, throughput, rowVisible, revocation } = g;
+  const rate = `${g.setup.rateRps} req/s`;
+  const latencyFailed = failures([latency.direct, latency.proxy, latency.gateway]);
+  const ttfbFailed = failures([ttfb.direct, ttfb.proxy, ttfb.gateway]);
+  const failedNote = (count: number) => (count > 0 ? `; ${count} requests FAILED` : '');
+  const added = (p: 'p50' | 'p99', floorMs: number): Figure => {
+    const allowed = addedAllowance(latency.proxyAdded[p], floorMs);
+    return {
+      figure: `gateway added latency ${p} (non-streamed, ${rate} open loop)`,
+      value: latency.gatewayAdded[p],
+      unit: 'ms',
+      reference:
+        `bare proxy adds ${fmt(latency.proxyAdded[p])} ms; ${p} direct ${fmt(latency.direct[p])}, ` +
+        `proxy ${fmt(latency.proxy[p])}, gateway ${fmt(latency.gateway[p])} ms${failedNote(latencyFailed)}`,
+      target: `≤ 1.5× proxy's or ≤ ${fmt(floorMs)} ms (${fmt(allowed)} ms)`,
+      pass: latency.gatewayAdded[p] <= allowed && latencyFailed === 0,
+    };
+  };
+  const firstByte = (p: 'p50' | 'p99'): Figure => ({
+    figure: `gateway streamed time to first byte ${p} (${rate} open loop)`,
+    value: ttfb.gateway[p],
+    unit: 'ms',
+    reference: `bare proxy ${fmt(ttfb.proxy[p])} ms, direct ${fmt(ttfb.direct[p])} ms${failedNote(ttfbFailed)}`,
+    target: `≤ proxy's + 1 ms (${fmt(ttfb.proxy[p] + 1)} ms)`,
+    pass: ttfb.gateway[p] <= ttfb.proxy[p] + 1 && ttfbFailed === 0,
+  });
+  const { rows } = throughput;
+  const errors = throughput.errors.gateway + throughput.errors.proxy;
+  return [
+    added('p50', 0.5),
+    added('p99', 3),
+    firstByte('p50'),
+    firstByte('p99'),
+    {
+      figure: `gateway throughput (${throughput.connections} connections, non-streamed)`,
+      value: round(throughput.gatewayRps, 0),
+      unit: 'req/s',
+      reference:
+        `bare proxy ${round(throughput.proxyRps, 0)} req/s (${fmt(throughput.ratio * 100)}%); medians of ` +
+        `${throughput.rounds.length} alternating runs${errors > 0 ? `; errors: proxy ${throughput.errors.proxy}, gateway ${throughput.errors.gateway}` : ''}`,
+      target: '≥ 50% of bare proxy',
+      pass: throughput.ratio >= 0.5 && throughput.errors.gateway === 0,
+    },
+    {
+      figure: 'gateway answers without a request-log row',
+      value: rows.missing,
+      unit: 'requests',
+      reference:
+        `${rows.found} of ${rows.answered} 2xx answers of the throughput runs found (by ${rows.checkedBy}); ` +
+        `${rows.extra} rows more (requests cut when a run stopped)`,
+      target: '0',
+      pass: rows.missing === 0 && rows.answered > 0,
+    },
+    {
+      figure: 'request end → row in GET /analytics/requests, p95',
+      value: rowVisible.p95,
+      unit: 'ms',
+      reference:
+        `${rowVisible.samples} samples: p50 ${fmt(rowVisible.p50)} ms, max ${fmt(rowVisible.max)} ms` +
+        (rowVisible.notSeen > 0 ? `; ${rowVisible.notSeen} NOT SEEN within 10 s` : ''),
+      target: '≤ 1000 ms',
+      pass: rowVisible.p95 <= 1000 && rowVisible.notSeen === 0,
+    },
+    {
+      figure: 'requests served after DELETE /keys/{id}',
+      value: revocation.servedAfterDelete,
+      unit: 'requests',
+      reference:
+        `${revocation.trials} trials, ${revocation.refusedAtOnce} refused at the first request after the DELETE` +
+        (revocation.neverRefused > 0 ? `, ${revocation.neverRefused} NEVER refused` : '') +
+        `; DELETE's answer → first 401: p50 ${fmt(revocation.firstRefusalMs.p50)} ms, ` +
+        `max ${fmt(revocation.firstRefusalMs.max)} ms (gateway ${revocation.where})`,
+      target: '0',
+      pass: revocation.servedAfterDelete === 0 && revocation.neverRefused === 0,
+    },
+    {
+      figure: 'server peak anonymous RSS (gateway section)',
+      value: g.memory.peakRssAnonMiB,
+      unit: 'MiB',
+      reference: `${g.memory.samples} samples while the gateway figures were taken`,
+      target: '',
+      pass: null,
+    },
+  ];
+}
+
 export function fmt(value: number): string {
   if (!Number.isFinite(value)) return String(value);
   return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
@@ -158,13 +349,7 @@ export function markdown(report: Report): string {
     c.target,
     mark(c.pass),
   ]);
-  const otherRows = report.figures.map((f) => [
-    f.figure,
-    `${fmt(f.value)} ${f.unit}`,
-    f.reference,
-    f.target,
-    mark(f.pass),
-  ]);
+  const otherRows = figureRows(report.figures);
   const mismatches = report.cases.filter((c) => c.check && !c.check.ok);
   return [
     `# Benchmark: ${m.rows.toLocaleString('en')} rows over ${m.days} days`,
@@ -192,7 +377,92 @@ export function markdown(report: Report): string {
       ? 'Row counts of the server and DuckDB agree on every summary and request-log query.'
       : `Row counts disagree on: ${mismatches.map((c) => c.id).join(', ')}.`,
     '',
+    ...gatewayLines(report.gateway),
   ].join('\n');
+}
+
+/** The gateway section of the markdown: its figures, then each target's timings. */
+function gatewayLines(g: GatewayReport): string[] {
+  const s = g.setup;
+  const timingRows = (name: string, t: GatewayTargets<OpenLoopTiming>) =>
+    (['direct', 'proxy', 'gateway'] as const).map((target) => {
+      const x = t[target];
+      return [
+        name,
+        target,
+        fmt(x.p50),
+        fmt(x.p99),
+        fmt(x.mean),
+        fmt(x.max),
+        String(x.sent),
+        String(x.failed),
+        fmt(x.maxSendLagMs),
+      ];
+    });
+  return [
+    '## Gateway',
+    '',
+    `Route ${s.model} on a key of ${s.rateLimitRpm.toLocaleString('en')} requests/minute and no credit limit; upstream: ${s.upstream}. ` +
+      `Open-loop cases send ${s.rateRps} req/s on a fixed schedule and time each request from its scheduled send ` +
+      `(${s.secondsPerTarget} s per target over ${s.rounds} alternating rounds, each after a warm-up); ` +
+      `direct = the upstream itself, proxy = bench/bare-proxy.ts (node:http + undici), added = through − direct. ` +
+      `x-request-id on the gateway's answers: ${s.requestIdHeader ? 'yes' : 'NO'}. ` +
+      `Machine ${s.busyBeforePercent === null ? '?' : s.busyBeforePercent}% busy in the second before the section (the benchmark idle); ` +
+      `1-minute load average ${fmt(s.loadAverage.before)} when it began, ${fmt(s.loadAverage.after)} when it ended.`,
+    '',
+    ...table(['figure', 'value', 'reference', 'target', 'result'], figureRows(g.figures)),
+    '',
+    ...table(
+      ['case', 'target', 'p50', 'p99', 'mean', 'max', 'sent', 'failed', 'max send lag'],
+      [...timingRows('non-streamed, last byte', g.latency), ...timingRows('streamed, first byte', g.ttfb)],
+    ),
+    '',
+    `Throughput rounds (req/s, proxy / gateway): ${g.throughput.rounds
+      .map((r) => `${round(r.proxyRps, 0)} / ${round(r.gatewayRps, 0)}`)
+      .join(', ')}.`,
+    '',
+  ];
+}
+
+function figureRows(figures: Figure[]): string[][] {
+  // Counts as whole numbers: "0 requests", not "0.00 requests".
+  const value = (f: Figure) => (f.unit === 'requests' ? String(f.value) : fmt(f.value));
+  return figures.map((f) => [f.figure, `${value(f)} ${f.unit}`, f.reference, f.target, mark(f.pass)]);
+}
+
+/** `npm run bench -- --only gateway`: the gateway section alone, on a small store. */
+export interface GatewayOnlyReport {
+  meta: {
+    rows: number;
+    startedAt: string;
+    seconds: number;
+    node: string;
+    cpus: number;
+    cpuModel: string;
+  };
+  gateway: GatewayReport;
+  passed: number;
+  failed: number;
+}
+
+export function gatewayMarkdown(report: GatewayOnlyReport): string {
+  const m = report.meta;
+  return [
+    `# Benchmark: the gateway alone (${m.rows.toLocaleString('en')} rows seeded)`,
+    '',
+    `Run ${m.startedAt} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}. Took ${fmt(m.seconds)} s. ` +
+      `**${report.passed} pass, ${report.failed} fail.**`,
+    '',
+    ...gatewayLines(report.gateway),
+  ].join('\n');
+}
+
+export function gatewayConsole(report: GatewayOnlyReport): string {
+  return [gatewayTable(report.gateway), '', `${report.passed} pass, ${report.failed} fail`].join('\n');
+}
+
+function gatewayTable(g: GatewayReport): string {
+  return aligned([['gateway figure', 'value', 'reference', 'target', 'result'], ...figureRows(g.figures)]);
 }
 
 /** The same tables, aligned for a terminal. */
@@ -209,11 +479,16 @@ export function consoleTables(report: Report): string {
       mark(c.pass),
     ]),
   ];
-  const others = [
-    ['figure', 'value', 'reference', 'target', 'result'],
-    ...report.figures.map((f) => [f.figure, `${fmt(f.value)} ${f.unit}`, f.reference, f.target, mark(f.pass)]),
-  ];
-  return [aligned(queries), '', aligned(others), '', `${report.passed} pass, ${report.failed} fail`].join('\n');
+  const others = [['figure', 'value', 'reference', 'target', 'result'], ...figureRows(report.figures)];
+  return [
+    aligned(queries),
+    '',
+    aligned(others),
+    '',
+    gatewayTable(report.gateway),
+    '',
+    `${report.passed} pass, ${report.failed} fail`,
+  ].join('\n');
 }
 
 function aligned(rows: string[][]): string {

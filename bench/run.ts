@@ -1,6 +1,9 @@
 // npm run bench -- [--rows 1000000] [--days 30] [--runs 7] [--warmup 1] [--out bench/results]
-//                  [--case-seconds 30] [--load-seconds 5]
-// Measures the current implementation against issue 6 section 2 and DuckDB on the same rows.
+//                  [--case-seconds 30] [--load-seconds 5] [--gateway-seconds 2×load-seconds]
+//                  [--only gateway]
+// Measures the current implementation against issue 6 section 2 and DuckDB on the same rows, and
+// the gateway against issue 32 section 3. `--only gateway` seeds a small store (10,000 rows unless
+// --rows says otherwise), loads no DuckDB and runs the gateway section alone (<out>/gateway.json, .md).
 // Exits 0 whatever passes or fails (it is a measurement), 1 on errors.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -12,9 +15,22 @@ import type { DuckDBPreparedStatement } from '@duckdb/node-api';
 import { ANALYTICS_WORKERS } from '../server/app.js';
 import { DEMO_ACCOUNTS } from '../server/demo/organisation.js';
 import { benchCases, paramTypes, pickValues, type BenchCase, type DuckStatement } from './cases.js';
+import { gatewayAddress, gatewayServerSetup, measureGateway, startBareProxy, startUpstream } from './gateway.js';
 import { ApiClient } from './http.js';
 import { ROOT, RssSampler, startChild, type Child } from './processes.js';
-import { consoleTables, judgeCase, markdown, otherFigures, type CaseResult, type Report } from './report.js';
+import {
+  consoleTables,
+  gatewayConsole,
+  gatewayFigures,
+  gatewayMarkdown,
+  judgeCase,
+  markdown,
+  otherFigures,
+  type CaseResult,
+  type GatewayOnlyReport,
+  type GatewayReport,
+  type Report,
+} from './report.js';
 import { loadReference, seedStore, type Reference } from './stores.js';
 import { percentile, round, sleep, summarise, timeRuns, type LoopLimits } from './stats.js';
 
@@ -26,19 +42,24 @@ interface Options {
   out: string;
   caseSeconds: number;
   loadSeconds: number;
+  /** Timed seconds per target of each gateway case. */
+  gatewaySeconds: number;
+  only: 'gateway' | null;
 }
 
 function options(argv: string[]): Options {
   const { values } = parseArgs({
     args: argv,
     options: {
-      rows: { type: 'string', default: '1000000' },
+      rows: { type: 'string' },
       days: { type: 'string', default: '30' },
       runs: { type: 'string', default: '7' },
       warmup: { type: 'string', default: '1' },
       out: { type: 'string', default: 'bench/results' },
       'case-seconds': { type: 'string', default: '30' },
       'load-seconds': { type: 'string', default: '5' },
+      'gateway-seconds': { type: 'string' },
+      only: { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -48,14 +69,22 @@ function options(argv: string[]): Options {
     if (!Number.isSafeInteger(value) || value < min) throw new Error(`--${name} must be a whole number ≥ ${min}`);
     return value;
   };
+  if (values.only !== undefined && values.only !== 'gateway') throw new Error('--only takes one value: gateway');
+  const only = values.only ?? null;
+  const loadSeconds = whole('load-seconds', values['load-seconds'], 1);
   return {
-    rows: whole('rows', values.rows, 1000),
+    rows: whole('rows', values.rows ?? (only === 'gateway' ? '10000' : '1000000'), 1000),
     days: whole('days', values.days, 1),
     runs: whole('runs', values.runs, 1),
     warmup: whole('warmup', values.warmup, 0),
     out: resolve(values.out),
     caseSeconds: whole('case-seconds', values['case-seconds'], 1),
-    loadSeconds: whole('load-seconds', values['load-seconds'], 1),
+    loadSeconds,
+    gatewaySeconds:
+      values['gateway-seconds'] === undefined
+        ? 2 * loadSeconds
+        : whole('gateway-seconds', values['gateway-seconds'], 1),
+    only,
   };
 }
 
@@ -63,11 +92,16 @@ const THROUGHPUT_ROUNDS = 3;
 
 const log = (line: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
+type Cleanups = (() => void | Promise<void>)[];
+
+// The bench times the engine, not the deadline policy: a slow search is measured, not cut off.
+const SERVER_ENV = { SVC_PASSWORD_COST: '10', SVC_ACCESS_TTL_SECONDS: '86400', SVC_ANALYTICS_TIMEOUT_MS: '600000' };
+
 async function main(argv: string[]): Promise<void> {
   const opts = options(argv);
   const started = Date.now();
   const temp = mkdtempSync(join(tmpdir(), 'gc-bench-'));
-  const cleanups: (() => void | Promise<void>)[] = [() => rmSync(temp, { recursive: true, force: true })];
+  const cleanups: Cleanups = [() => rmSync(temp, { recursive: true, force: true })];
   const cleanUp = async () => {
     while (cleanups.length > 0) {
       try {
@@ -85,119 +119,244 @@ async function main(argv: string[]): Promise<void> {
   process.once('SIGTERM', interrupted);
 
   try {
-    const dataDir = join(temp, 'data');
-    log(`seeding ${opts.rows} rows over ${opts.days} days into ${dataDir}`);
-    const seeded = await seedStore(dataDir, { rows: opts.rows, days: opts.days }, log);
-    log(`seeded in ${seeded.seconds.toFixed(1)} s (${Math.round(seeded.rowsPerSecond)} rows/s)`);
-
-    log('loading the same rows into DuckDB');
-    const reference = await loadReference(join(dataDir, 'telemetry.db'));
-    cleanups.push(() => reference.close());
-    if (reference.rows !== seeded.rows) throw new Error(`DuckDB holds ${reference.rows} rows, not ${seeded.rows}`);
-    log(`DuckDB loaded in ${reference.seconds.toFixed(1)} s`);
-    const picks = await pickValues(reference.connection);
-    const cases = benchCases(picks);
-
-    const server = await startChild(
-      'server/cli.ts',
-      ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir],
-      {
-        logPath: join(temp, 'server.log'),
-        ready: /^Control plane listening at (http:\/\/\S+)$/m,
-        // The bench times the engine, not the deadline policy: a slow search is measured, not cut off.
-        env: { SVC_PASSWORD_COST: '10', SVC_ACCESS_TTL_SECONDS: '86400', SVC_ANALYTICS_TIMEOUT_MS: '600000' },
-      },
-    );
-    cleanups.push(() => server.stop());
-    const sampler = new RssSampler(server.pid);
-    cleanups.push(() => sampler.stop());
-    log(`server pid ${server.pid} at ${server.url}`);
-    const admin = DEMO_ACCOUNTS.find((account) => account.role === 'admin')!;
-    const client = await ApiClient.signIn(server.url, admin.email, admin.password);
-
-    // A console's server is warm: without this the first cases timed would also pay for
-    // compiling the routes' code and each analytics worker's first statements.
-    log('warming the server: every query once per analytics worker');
-    for (let round = 0; round < ANALYTICS_WORKERS; round++) {
-      for (const benchCase of cases) await client.get(benchCase.path);
-    }
-
-    const limits: LoopLimits = { warmup: opts.warmup, runs: opts.runs, maxMs: opts.caseSeconds * 1000 };
-    const results: CaseResult[] = [];
-    for (const [i, benchCase] of cases.entries()) {
-      const result = await measureCase(benchCase, client, reference, limits, results);
-      results.push(result);
-      log(
-        `${i + 1}/${cases.length} ${benchCase.id}: p50 ${result.server.p50} ms, p95 ${result.server.p95} ms; ` +
-          `DuckDB p50 ${result.duckdb.p50} ms${result.check?.ok === false ? ' (ROW COUNT MISMATCH)' : ''}`,
-      );
-    }
-
-    log('GET /keys throughput against bare Fastify');
-    const bare = await startChild('bench/bare-fastify.ts', [], {
-      logPath: join(temp, 'bare.log'),
-      ready: /^listening at (http:\/\/\S+)$/m,
-    });
-    cleanups.push(() => bare.stop());
-    const keysThroughput = await throughput(client, bare, opts.loadSeconds);
-    await bare.stop();
-
-    log('GET /keys p99 idle and under summary load');
-    const keysLatency = await latencyUnderLoad(client, opts.loadSeconds);
-
-    sampler.stop();
-    const memory = {
-      peakRssAnonBytes: sampler.peakAnonBytes,
-      peakRssAnonMiB: round(sampler.peakAnonBytes / 2 ** 20, 1),
-      peakRssFileMiB: round(sampler.peakFileBytes / 2 ** 20, 1),
-      samples: sampler.samples,
-    };
-    await server.stop();
-
-    const partial: Omit<Report, 'figures' | 'passed' | 'failed'> = {
-      meta: {
-        rows: seeded.rows,
-        days: opts.days,
-        runs: opts.runs,
-        warmup: opts.warmup,
-        caseSeconds: opts.caseSeconds,
-        loadSeconds: opts.loadSeconds,
-        startedAt: new Date(started).toISOString(),
-        seconds: round((Date.now() - started) / 1000, 1),
-        node: process.version,
-        cpus: cpus().length,
-        cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
-        picks: { ...picks },
-      },
-      import: { rows: seeded.rows, seconds: round(seeded.seconds, 2), rowsPerSecond: round(seeded.rowsPerSecond, 0) },
-      duckdbLoad: { rows: reference.rows, seconds: round(reference.seconds, 2) },
-      disk: { telemetryBytes: seeded.telemetryBytes, bytesPerRow: round(seeded.bytesPerRow, 1) },
-      cases: results,
-      keysThroughput,
-      keysLatency,
-      memory,
-    };
-    const figures = otherFigures(partial);
-    const verdicts = [...results.map((r) => r.pass), ...figures.map((f) => f.pass)].filter((p) => p !== null);
-    const report: Report = {
-      ...partial,
-      figures,
-      passed: verdicts.filter(Boolean).length,
-      failed: verdicts.filter((p) => !p).length,
-    };
-
-    mkdirSync(opts.out, { recursive: true });
-    const base = join(opts.out, String(seeded.rows));
-    // Formatted as `npm run lint` expects, so that the results can be committed as written.
-    writeFileSync(base + '.json', await formatted(base + '.json', JSON.stringify(report, null, 2)));
-    writeFileSync(base + '.md', await formatted(base + '.md', markdown(report)));
-    console.log('\n' + consoleTables(report) + '\n');
-    log(`wrote ${base}.json and ${base}.md (relative to ${ROOT})`);
+    if (opts.only === 'gateway') await gatewayOnly(opts, temp, cleanups, started);
+    else await everything(opts, temp, cleanups, started);
   } finally {
     await cleanUp();
     process.removeListener('SIGINT', interrupted);
     process.removeListener('SIGTERM', interrupted);
   }
+}
+
+/**
+ * The server on `dataDir` with its gateway on a free port, in front of the simulated upstream
+ * (which must be running first: the server reads its address at start).
+ */
+async function startServer(
+  dataDir: string,
+  temp: string,
+  upstream: Child,
+  cleanups: Cleanups,
+): Promise<{ server: Child; gatewayUrl: string }> {
+  const gateway = gatewayServerSetup(upstream.url);
+  const server = await startChild(
+    'server/cli.ts',
+    ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...gateway.args],
+    {
+      logPath: join(temp, 'server.log'),
+      ready: /^Control plane listening at (http:\/\/\S+)$/m,
+      env: { ...SERVER_ENV, ...gateway.env },
+    },
+  );
+  cleanups.push(() => server.stop());
+  const gatewayUrl = await gatewayAddress(server);
+  log(`server pid ${server.pid} at ${server.url}, gateway at ${gatewayUrl}, upstream at ${upstream.url}`);
+  return { server, gatewayUrl };
+}
+
+async function signIn(server: Child): Promise<ApiClient> {
+  const admin = DEMO_ACCOUNTS.find((account) => account.role === 'admin')!;
+  return ApiClient.signIn(server.url, admin.email, admin.password);
+}
+
+/** The gateway section: the bare proxy started for it, the server's memory sampled meanwhile. */
+async function gatewaySection(
+  server: Child,
+  client: ApiClient,
+  upstream: Child,
+  gatewayUrl: string,
+  dataDir: string,
+  temp: string,
+  seconds: number,
+  cleanups: Cleanups,
+): Promise<GatewayReport> {
+  const proxy = await startBareProxy(temp, upstream.url);
+  cleanups.push(() => proxy.stop());
+  const sampler = new RssSampler(server.pid);
+  try {
+    const measured = await measureGateway({
+      api: client,
+      upstreamUrl: upstream.url,
+      proxyUrl: proxy.url,
+      gatewayUrl,
+      telemetryPath: join(dataDir, 'telemetry.db'),
+      seconds,
+      log,
+    });
+    sampler.stop();
+    const partial = {
+      ...measured,
+      memory: { peakRssAnonMiB: round(sampler.peakAnonBytes / 2 ** 20, 1), samples: sampler.samples },
+    };
+    return { ...partial, figures: gatewayFigures(partial) };
+  } finally {
+    sampler.stop();
+    await proxy.stop();
+  }
+}
+
+/** `--only gateway`: a small store, no DuckDB, the gateway section alone. */
+async function gatewayOnly(opts: Options, temp: string, cleanups: Cleanups, started: number): Promise<void> {
+  const dataDir = join(temp, 'data');
+  log(`seeding ${opts.rows} rows over ${opts.days} days into ${dataDir}`);
+  const seeded = await seedStore(dataDir, { rows: opts.rows, days: opts.days }, log);
+  const upstream = await startUpstream(temp);
+  cleanups.push(() => upstream.stop());
+  const { server, gatewayUrl } = await startServer(dataDir, temp, upstream, cleanups);
+  const client = await signIn(server);
+  const gateway = await gatewaySection(
+    server,
+    client,
+    upstream,
+    gatewayUrl,
+    dataDir,
+    temp,
+    opts.gatewaySeconds,
+    cleanups,
+  );
+  await server.stop();
+  await upstream.stop();
+
+  const verdicts = gateway.figures.map((f) => f.pass).filter((p) => p !== null);
+  const report: GatewayOnlyReport = {
+    meta: {
+      rows: seeded.rows,
+      startedAt: new Date(started).toISOString(),
+      seconds: round((Date.now() - started) / 1000, 1),
+      node: process.version,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    },
+    gateway,
+    passed: verdicts.filter(Boolean).length,
+    failed: verdicts.filter((p) => !p).length,
+  };
+  mkdirSync(opts.out, { recursive: true });
+  const base = join(opts.out, 'gateway');
+  writeFileSync(base + '.json', await formatted(base + '.json', JSON.stringify(report, null, 2)));
+  writeFileSync(base + '.md', await formatted(base + '.md', gatewayMarkdown(report)));
+  console.log('\n' + gatewayConsole(report) + '\n');
+  log(`wrote ${base}.json and ${base}.md (relative to ${ROOT})`);
+}
+
+async function everything(opts: Options, temp: string, cleanups: Cleanups, started: number): Promise<void> {
+  const dataDir = join(temp, 'data');
+  log(`seeding ${opts.rows} rows over ${opts.days} days into ${dataDir}`);
+  const seeded = await seedStore(dataDir, { rows: opts.rows, days: opts.days }, log);
+  log(`seeded in ${seeded.seconds.toFixed(1)} s (${Math.round(seeded.rowsPerSecond)} rows/s)`);
+
+  log('loading the same rows into DuckDB');
+  const reference = await loadReference(join(dataDir, 'telemetry.db'));
+  cleanups.push(() => reference.close());
+  if (reference.rows !== seeded.rows) throw new Error(`DuckDB holds ${reference.rows} rows, not ${seeded.rows}`);
+  log(`DuckDB loaded in ${reference.seconds.toFixed(1)} s`);
+  const picks = await pickValues(reference.connection);
+  const cases = benchCases(picks);
+
+  // Idle until the gateway section; the server needs its address when it starts.
+  const upstream = await startUpstream(temp);
+  cleanups.push(() => upstream.stop());
+  const { server, gatewayUrl } = await startServer(dataDir, temp, upstream, cleanups);
+  const sampler = new RssSampler(server.pid);
+  cleanups.push(() => sampler.stop());
+  const client = await signIn(server);
+
+  // A console's server is warm: without this the first cases timed would also pay for
+  // compiling the routes' code and each analytics worker's first statements.
+  log('warming the server: every query once per analytics worker');
+  for (let round = 0; round < ANALYTICS_WORKERS; round++) {
+    for (const benchCase of cases) await client.get(benchCase.path);
+  }
+
+  const limits: LoopLimits = { warmup: opts.warmup, runs: opts.runs, maxMs: opts.caseSeconds * 1000 };
+  const results: CaseResult[] = [];
+  for (const [i, benchCase] of cases.entries()) {
+    const result = await measureCase(benchCase, client, reference, limits, results);
+    results.push(result);
+    log(
+      `${i + 1}/${cases.length} ${benchCase.id}: p50 ${result.server.p50} ms, p95 ${result.server.p95} ms; ` +
+        `DuckDB p50 ${result.duckdb.p50} ms${result.check?.ok === false ? ' (ROW COUNT MISMATCH)' : ''}`,
+    );
+  }
+
+  log('GET /keys throughput against bare Fastify');
+  const bare = await startChild('bench/bare-fastify.ts', [], {
+    logPath: join(temp, 'bare.log'),
+    ready: /^listening at (http:\/\/\S+)$/m,
+  });
+  cleanups.push(() => bare.stop());
+  const keysThroughput = await throughput(client, bare, opts.loadSeconds);
+  await bare.stop();
+
+  log('GET /keys p99 idle and under summary load');
+  const keysLatency = await latencyUnderLoad(client, opts.loadSeconds);
+
+  // The server's memory figure is the control plane's: taken before the gateway's load.
+  sampler.stop();
+  const memory = {
+    peakRssAnonBytes: sampler.peakAnonBytes,
+    peakRssAnonMiB: round(sampler.peakAnonBytes / 2 ** 20, 1),
+    peakRssFileMiB: round(sampler.peakFileBytes / 2 ** 20, 1),
+    samples: sampler.samples,
+  };
+
+  const gateway = await gatewaySection(
+    server,
+    client,
+    upstream,
+    gatewayUrl,
+    dataDir,
+    temp,
+    opts.gatewaySeconds,
+    cleanups,
+  );
+  await server.stop();
+  await upstream.stop();
+
+  const partial: Omit<Report, 'figures' | 'passed' | 'failed'> = {
+    meta: {
+      rows: seeded.rows,
+      days: opts.days,
+      runs: opts.runs,
+      warmup: opts.warmup,
+      caseSeconds: opts.caseSeconds,
+      loadSeconds: opts.loadSeconds,
+      startedAt: new Date(started).toISOString(),
+      seconds: round((Date.now() - started) / 1000, 1),
+      node: process.version,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+      picks: { ...picks },
+    },
+    import: { rows: seeded.rows, seconds: round(seeded.seconds, 2), rowsPerSecond: round(seeded.rowsPerSecond, 0) },
+    duckdbLoad: { rows: reference.rows, seconds: round(reference.seconds, 2) },
+    disk: { telemetryBytes: seeded.telemetryBytes, bytesPerRow: round(seeded.bytesPerRow, 1) },
+    cases: results,
+    keysThroughput,
+    keysLatency,
+    memory,
+    gateway,
+  };
+  const figures = otherFigures(partial);
+  const verdicts = [
+    ...results.map((r) => r.pass),
+    ...figures.map((f) => f.pass),
+    ...gateway.figures.map((f) => f.pass),
+  ].filter((p) => p !== null);
+  const report: Report = {
+    ...partial,
+    figures,
+    passed: verdicts.filter(Boolean).length,
+    failed: verdicts.filter((p) => !p).length,
+  };
+
+  mkdirSync(opts.out, { recursive: true });
+  const base = join(opts.out, String(seeded.rows));
+  // Formatted as `npm run lint` expects, so that the results can be committed as written.
+  writeFileSync(base + '.json', await formatted(base + '.json', JSON.stringify(report, null, 2)));
+  writeFileSync(base + '.md', await formatted(base + '.md', markdown(report)));
+  console.log('\n' + consoleTables(report) + '\n');
+  log(`wrote ${base}.json and ${base}.md (relative to ${ROOT})`);
 }
 
 async function formatted(path: string, text: string): Promise<string> {

@@ -26,6 +26,8 @@ function runBench(out: string): Promise<{ code: number | null; output: string }>
         '1',
         '--load-seconds',
         '1',
+        '--gateway-seconds',
+        '1',
         '--out',
         out,
       ],
@@ -114,5 +116,16 @@ describe('npm run bench', () => {
       'bytes per row on disk',
     ]);
     for (const figure of report.figures) expect(isNumber(figure.value), figure.figure).toBe(true);
+
+    // The gateway's figures (issue 32), each measured against its reference in the same run.
+    expect(report.gateway.figures.length).toBeGreaterThanOrEqual(8);
+    for (const figure of report.gateway.figures) {
+      expect(isNumber(figure.value), figure.figure).toBe(true);
+      expect(figure.reference, figure.figure).not.toBe('');
+    }
+    const served = report.gateway.figures.find((f: any) => f.figure === 'requests served after DELETE /keys/{id}');
+    expect(served?.value).toBe(0);
+    const unwritten = report.gateway.figures.find((f: any) => f.figure === 'gateway answers without a request-log row');
+    expect(unwritten?.value).toBe(0);
   });
 });
