@@ -5,6 +5,14 @@ interface Hold {
   until: number;
 }
 
+interface KeyHolds {
+  /** The sum of `holds`' amounts, kept as they change: read on every request. */
+  micro: number;
+  holds: Map<string, Hold>;
+  /** The earliest `until` among `holds` (or later): no hold lapses before it. */
+  nextLapse: number;
+}
+
 /**
  * Micro-PKR held against keys' credit limits for requests not yet settled into `spent_micro`,
  * by request id: the request's largest possible cost while it runs, its actual cost once
@@ -13,34 +21,39 @@ interface Hold {
  * the limit by one request's cost at most.
  */
 export class CreditHolds {
-  private readonly byKey = new Map<string, Map<string, Hold>>();
+  private readonly byKey = new Map<string, KeyHolds>();
   private readonly byRequest = new Map<string, Hold>();
 
   /** What is held against `keyId` at `now`; lapsed holds are dropped on the way. */
   of(keyId: string, now: number): number {
-    const holds = this.byKey.get(keyId);
-    if (!holds) return 0;
-    let micro = 0;
-    for (const [reqId, hold] of holds) {
-      if (hold.until > now) micro += hold.micro;
-      else this.release(reqId);
+    const key = this.byKey.get(keyId);
+    if (!key) return 0;
+    if (now >= key.nextLapse) {
+      key.nextLapse = Infinity;
+      for (const [reqId, hold] of key.holds) {
+        if (hold.until <= now) this.release(reqId);
+        else key.nextLapse = Math.min(key.nextLapse, hold.until);
+      }
     }
-    return micro;
+    return this.byKey.get(keyId)?.micro ?? 0;
   }
 
   hold(reqId: string, keyId: string, micro: number, until: number): void {
     this.release(reqId);
     const hold = { keyId, micro, until };
     this.byRequest.set(reqId, hold);
-    let holds = this.byKey.get(keyId);
-    if (!holds) this.byKey.set(keyId, (holds = new Map()));
-    holds.set(reqId, hold);
+    let key = this.byKey.get(keyId);
+    if (!key) this.byKey.set(keyId, (key = { micro: 0, holds: new Map(), nextLapse: Infinity }));
+    key.holds.set(reqId, hold);
+    key.micro += micro;
+    key.nextLapse = Math.min(key.nextLapse, until);
   }
 
   /** The request was answered and cost `micro`: held, without lapsing, until its row is written. */
   settle(reqId: string, micro: number): void {
     const hold = this.byRequest.get(reqId);
     if (!hold) return;
+    this.byKey.get(hold.keyId)!.micro += micro - hold.micro;
     hold.micro = micro;
     hold.until = Infinity;
   }
@@ -49,8 +62,9 @@ export class CreditHolds {
     const hold = this.byRequest.get(reqId);
     if (!hold) return;
     this.byRequest.delete(reqId);
-    const holds = this.byKey.get(hold.keyId)!;
-    holds.delete(reqId);
-    if (holds.size === 0) this.byKey.delete(hold.keyId);
+    const key = this.byKey.get(hold.keyId)!;
+    key.holds.delete(reqId);
+    key.micro -= hold.micro;
+    if (key.holds.size === 0) this.byKey.delete(hold.keyId);
   }
 }
