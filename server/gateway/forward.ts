@@ -4,7 +4,7 @@ import { request as undiciRequest, type Dispatcher } from 'undici';
 import { settledCostMicro, type RoutePrice } from '../domain/route-catalogue.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { estimatedTokens, type RowStart } from './request-facts.js';
-import { SseEvents, type Usage, usageOf } from './sse-events.js';
+import { SseEvents, type SseEvent, type Usage, usageOf } from './sse-events.js';
 
 export interface Forwarding {
   dispatcher: Dispatcher;
@@ -117,7 +117,6 @@ export async function forward(
       const text = await upstream.body.text();
       let answer = text;
       if (upstream.statusCode >= 400) measured.upstreamError = upstreamErrorOf(upstream.statusCode, text);
-      else measured.usage = usageOf(text);
       if (!admitted.isByok && (upstream.statusCode === 401 || upstream.statusCode === 403)) {
         // The platform's own credentials were refused: the caller's key is fine, and the upstream's
         // words (which may quote the platform key's prefix) are not theirs to read.
@@ -135,6 +134,8 @@ export async function forward(
         'content-type': 'application/json',
       });
       reply.raw.end(answer);
+      // Read once the answer is on its way: the caller does not wait for our measuring.
+      if (upstream.statusCode < 400) measured.usage = usageOf(text);
     } else {
       reply.hijack();
       reply.raw.writeHead(200, {
@@ -150,23 +151,30 @@ export async function forward(
       const events = new SseEvents();
       let firstTokenAt: number | null = null;
       const chunks = async function* () {
-        for await (const chunk of upstream.body) yield events.push(chunk as Buffer);
+        for await (const chunk of upstream.body) yield events.cut(chunk as Buffer);
         yield events.end();
       };
-      for await (const batch of chunks()) {
-        // What arrived together leaves together: one write, not one per event.
+      for await (const raws of chunks()) {
+        // What arrived together leaves together, in one write, before it is measured: only an
+        // event that may be a usage-only chunk is read first, to keep it back from a caller who
+        // did not ask for it (its SDK would yield an empty chunk).
         let passed = '';
-        for (const event of batch) {
+        const read: (SseEvent | null)[] = [];
+        for (const raw of raws) {
+          const event = wantsUsage || !raw.includes('"usage"') ? null : events.read(raw);
+          read.push(event);
+          if (!event?.usageOnly) passed += raw;
+        }
+        if (passed !== '') reply.raw.write(passed);
+        const at = performance.now();
+        raws.forEach((raw, index) => {
+          const event = read[index] ?? events.read(raw);
           if (event.content.length > 0) {
-            firstTokenAt ??= performance.now();
+            firstTokenAt ??= at;
             measured.generatedCharacters += event.content.length;
           }
           if (event.usage) measured.usage = event.usage;
-          // A usage-only chunk the caller did not ask for is kept back: its SDK would yield an empty chunk.
-          if (event.usageOnly && !wantsUsage) continue;
-          passed += event.raw;
-        }
-        if (passed !== '') reply.raw.write(passed);
+        });
       }
       const endedAt = performance.now();
       if (firstTokenAt !== null) {

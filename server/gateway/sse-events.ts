@@ -60,9 +60,10 @@ export class SseEvents {
   private readonly decoder = new StringDecoder('utf8');
   private pending = '';
 
-  push(chunk: Buffer): SseEvent[] {
+  /** The whole events `chunk` completes, as received (each with its blank line). */
+  cut(chunk: Buffer): string[] {
     this.pending += this.decoder.write(chunk);
-    const events: SseEvent[] = [];
+    const events: string[] = [];
     // Cut where each blank line ends, then drop what was read once: a chunk of many events is
     // scanned once, not copied again after each.
     let start = 0;
@@ -71,7 +72,7 @@ export class SseEvents {
       const blank = BLANK_LINE.exec(this.pending);
       if (!blank) break;
       const end = blank.index + blank[0].length;
-      events.push(this.read(this.pending.slice(start, end)));
+      events.push(this.pending.slice(start, end));
       start = end;
     }
     if (start > 0) this.pending = this.pending.slice(start);
@@ -79,13 +80,14 @@ export class SseEvents {
   }
 
   /** What is left when the upstream's stream ends: a last event it sent without a blank line after it. */
-  end(): SseEvent[] {
+  end(): string[] {
     const rest = this.pending + this.decoder.end();
     this.pending = '';
-    return rest.trim() === '' ? [] : [this.read(rest)];
+    return rest.trim() === '' ? [] : [rest];
   }
 
-  private read(raw: string): SseEvent {
+  /** What an event carries: generated text, usage; `[DONE]` marks the stream done. */
+  read(raw: string): SseEvent {
     const event: SseEvent = { raw, content: '', usage: null, usageOnly: false };
     // Nearly every event is one `data:` line; others (comments, several lines) are read line by line.
     const firstBreak = raw.indexOf('\n');

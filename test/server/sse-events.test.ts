@@ -5,11 +5,14 @@ const delta = (content: string) =>
   `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`;
 const usage = `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 9, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 4 } } })}\n\n`;
 
+/** The events a chunk completes, each read. */
+const push = (events: SseEvents, chunk: Buffer) => events.cut(chunk).map((raw) => events.read(raw));
+
 describe("the gateway's reading of an upstream's server-sent events", () => {
   it('cuts a chunk of many events at their blank lines, handing each on byte for byte', () => {
     const events = new SseEvents();
     const sent = delta('Hello') + delta(', world') + usage + 'data: [DONE]\n\n';
-    const read = events.push(Buffer.from(sent));
+    const read = push(events, Buffer.from(sent));
     expect(read.map((event) => event.raw).join('')).toBe(sent);
     expect(read.map((event) => event.content)).toEqual(['Hello', ', world', '', '']);
     expect(read[2]).toMatchObject({ usageOnly: true, usage: { prompt: 9, completion: 3, cachedPrompt: 4 } });
@@ -20,15 +23,16 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
     const events = new SseEvents();
     const bytes = Buffer.from(delta('Grüße') + delta('!'));
     const cut = bytes.indexOf(0xc3) + 1; // between the two bytes of ü
-    expect(events.push(bytes.subarray(0, cut))).toEqual([]);
-    expect(events.push(bytes.subarray(cut, cut + 5)).map((event) => event.content)).toEqual([]);
-    expect(events.push(bytes.subarray(cut + 5)).map((event) => event.content)).toEqual(['Grüße', '!']);
+    expect(push(events, bytes.subarray(0, cut))).toEqual([]);
+    expect(push(events, bytes.subarray(cut, cut + 5)).map((event) => event.content)).toEqual([]);
+    expect(push(events, bytes.subarray(cut + 5)).map((event) => event.content)).toEqual(['Grüße', '!']);
   });
 
   it('reads CRLF lines, comments and data over several lines, and a last event without its blank line', () => {
     const events = new SseEvents();
     const split = JSON.stringify({ choices: [{ delta: { content: 'two lines' } }] });
-    const read = events.push(
+    const read = push(
+      events,
       Buffer.from(
         `: keep-alive\r\n\r\ndata: ${JSON.stringify({ choices: [{ delta: { content: 'crlf' } }] })}\r\n\r\n` +
           `data: ${split.slice(0, 10)}\ndata: ${split.slice(10)}\n\n`,
@@ -36,8 +40,10 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
     );
     // Two data lines join with a newline, which JSON allows between tokens.
     expect(read.map((event) => event.content)).toEqual(['', 'crlf', 'two lines']);
-    expect(events.push(Buffer.from('data: [DONE]'))).toEqual([]);
-    expect(events.end().map((event) => event.raw)).toEqual(['data: [DONE]']);
+    expect(push(events, Buffer.from('data: [DONE]'))).toEqual([]);
+    const last = events.end();
+    expect(last).toEqual(['data: [DONE]']);
+    events.read(last[0]!);
     expect(events.done).toBe(true);
   });
 });
