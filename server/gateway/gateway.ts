@@ -8,6 +8,7 @@ import Fastify, {
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
+import { lazyChildLogger } from '../log.js';
 import { GatewayRefusal, badRequest, invalidKey, noUpstream } from '../admission/refusals.js';
 import type { KeyOwnerWire } from '../schemas/gateway-internal.js';
 import type { Authority } from './authority.js';
@@ -103,6 +104,18 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     loggerInstance: options.logger,
     bodyLimit: 8 * 1024 * 1024,
     logController: new LogController({ disableRequestLogging: true }),
+    // A request's logger only when it logs (an error): pino's child per request costs every call.
+    childLoggerFactory: lazyChildLogger,
+  });
+  // The body is read, not merged into anything: JSON.parse's own `__proto__` keys stay plain data,
+  // and secure-json-parse's scan of every body for them is not needed.
+  gateway.removeContentTypeParser('application/json');
+  gateway.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    try {
+      done(null, JSON.parse(text as string));
+    } catch {
+      done(Object.assign(new Error('The request body is not valid JSON.'), { statusCode: 400 }), undefined);
+    }
   });
   gateway.addHook('onClose', async () => {
     await authority.close();
