@@ -2,6 +2,7 @@
 // upstream directly and over a bare pass-through proxy, its throughput, how soon its rows can be read,
 // and how soon a revoked key is refused. The upstream (answering at once) and the proxy run as child
 // processes and the gateway in the server's; this process only drives the load.
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -47,19 +48,38 @@ export function startBareProxy(temp: string, upstreamUrl: string): Promise<Child
   });
 }
 
-/** The server's flags and environment for a gateway on a free port in front of `upstreamUrl`. */
+/** The service token the benchmark's gateway in another process presents (fresh each run). */
+const SERVICE_TOKEN = randomBytes(24).toString('hex');
+
+/**
+ * The server's flags and environment for a gateway on a free port in front of `upstreamUrl`, and
+ * an internal API for the gateway in another process (`startRemoteGateway`).
+ */
 export function gatewayServerSetup(upstreamUrl: string): { args: string[]; env: NodeJS.ProcessEnv } {
   return {
     args: ['--gateway-port', '0'],
-    env: { SVC_UPSTREAM_URL: upstreamUrl, SVC_RATE_LIMIT_CEILING: String(GATEWAY_RATE_CEILING) },
+    env: {
+      SVC_UPSTREAM_URL: upstreamUrl,
+      SVC_RATE_LIMIT_CEILING: String(GATEWAY_RATE_CEILING),
+      SVC_GATEWAY_TOKENS: SERVICE_TOKEN,
+    },
   };
+}
+
+/** `npm run gateway` in a process of its own, beside the server at `apiUrl`, in front of `upstreamUrl`. */
+export function startRemoteGateway(temp: string, apiUrl: string, upstreamUrl: string): Promise<Child> {
+  return startChild('server/cli.ts', ['gateway', '--control-plane', new URL(apiUrl).origin, '--port', '0'], {
+    logPath: join(temp, 'remote-gateway.log'),
+    ready: /^Gateway listening at (http:\/\/\S+\/v1)/m,
+    env: { SVC_GATEWAY_TOKEN: SERVICE_TOKEN, SVC_UPSTREAM_URL: upstreamUrl },
+  });
 }
 
 /** The gateway's address, from the line server/serve.ts prints once it listens. */
 export async function gatewayAddress(server: Child, timeoutMs = 10_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const match = /^Gateway listening at (http:\/\/\S+)/m.exec(server.log());
+    const match = /^Gateway listening at (http:\/\/\S+\/v1)/m.exec(server.log());
     if (match) return match[1]!;
     if (Date.now() > deadline) throw new Error(`the server announced no gateway:\n${server.log().slice(-2000)}`);
     await sleep(50);
@@ -516,6 +536,8 @@ export interface GatewayBenchOptions {
   upstreamUrl: string;
   proxyUrl: string;
   gatewayUrl: string;
+  /** A gateway in another process (`npm run gateway`), where revocation is measured. */
+  remoteGatewayUrl: string;
   /** The server's telemetry.db, where the throughput runs' rows are looked up. */
   telemetryPath: string;
   /** Timed seconds per target of each open-loop case, and of all throughput runs of a target. */
@@ -602,8 +624,12 @@ export async function measureGateway(o: GatewayBenchOptions): Promise<Omit<Gatew
     ? await rowVisibility(api, { ...targets[2]!, authorization: bearer(visibilityKey) }, visibilityKey.id, plain, log)
     : { samples: 0, p50: NaN, p95: NaN, max: NaN, notSeen: VISIBILITY_SAMPLES };
 
-  log(`gateway: revocation → refusal, ${REVOCATION_TRIALS} trials`);
-  const revocation = await measureRevocation(o.gatewayUrl, api, { projectId, model, where: "in the server's process" });
+  log(`gateway: revocation → refusal, ${REVOCATION_TRIALS} trials, through a gateway in another process`);
+  const revocation = await measureRevocation(o.remoteGatewayUrl, api, {
+    projectId,
+    model,
+    where: 'in another process (npm run gateway)',
+  });
 
   return {
     setup: {

@@ -15,7 +15,14 @@ import type { DuckDBPreparedStatement } from '@duckdb/node-api';
 import { ANALYTICS_WORKERS } from '../server/app.js';
 import { DEMO_ACCOUNTS } from '../server/demo/organisation.js';
 import { benchCases, paramTypes, pickValues, type BenchCase, type DuckStatement } from './cases.js';
-import { gatewayAddress, gatewayServerSetup, measureGateway, startBareProxy, startUpstream } from './gateway.js';
+import {
+  gatewayAddress,
+  gatewayServerSetup,
+  measureGateway,
+  startBareProxy,
+  startRemoteGateway,
+  startUpstream,
+} from './gateway.js';
 import { ApiClient } from './http.js';
 import { ROOT, RssSampler, startChild, type Child } from './processes.js';
 import {
@@ -172,6 +179,8 @@ async function gatewaySection(
 ): Promise<GatewayReport> {
   const proxy = await startBareProxy(temp, upstream.url);
   cleanups.push(() => proxy.stop());
+  const remote = await startRemoteGateway(temp, server.url, upstream.url);
+  cleanups.push(() => remote.stop());
   const sampler = new RssSampler(server.pid);
   try {
     const measured = await measureGateway({
@@ -179,6 +188,7 @@ async function gatewaySection(
       upstreamUrl: upstream.url,
       proxyUrl: proxy.url,
       gatewayUrl,
+      remoteGatewayUrl: remote.url,
       telemetryPath: join(dataDir, 'telemetry.db'),
       seconds,
       log,
@@ -192,6 +202,7 @@ async function gatewaySection(
   } finally {
     sampler.stop();
     await proxy.stop();
+    await remote.stop();
   }
 }
 

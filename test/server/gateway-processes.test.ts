@@ -123,6 +123,15 @@ async function rowsOf(keyId: string, count: number): Promise<{ status: number; f
   throw new Error(`fewer than ${count} rows for ${keyId}`);
 }
 
+async function waitForRows(client: TestClient, keyId: string): Promise<{ financials: { is_byok: number } }[]> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const page = await client.get(`/analytics/requests?time_range=1h&key_id=${keyId}`);
+    if (page.status === 200 && page.body.requests.length > 0) return page.body.requests;
+    await new Promise((done) => setTimeout(done, FLUSH_MS));
+  }
+  throw new Error(`no rows for ${keyId}`);
+}
+
 const internal = (path: string, body?: unknown, token = TOKEN) =>
   request(`${origin}/internal/gateway${path}`, {
     method: body === undefined ? 'GET' : 'POST',
@@ -194,6 +203,20 @@ describe('gateways in processes of their own', () => {
     expect(await status(gateways[0]!.url, key.api_key)).toBe(429);
     expect((await owner.client.patch(`/keys/${key.id}`, { rate_limit_rpm: 60 })).status).toBe(200);
     expect(await status(inProcess.url, key.api_key)).toBe(200);
+  });
+
+  it("forward on the organisation's own vault key, opened by the control plane for the request only", async () => {
+    const other = await register(server);
+    const vaultKey = 'sk-byok-across-processes-0123';
+    expect((await other.client.post('/vault/keys', { provider: 'openai', api_key: vaultKey })).status).toBe(200);
+    const otherProject = (await other.client.get('/projects')).body.projects[0].id;
+    const key = (await other.client.post('/keys', { project_id: otherProject, name: 'byok' })).body;
+    expect(await status(gateways[0]!.url, key.api_key)).toBe(200);
+    expect(upstream.lastAuthorization()).toBe(`Bearer ${vaultKey}`);
+    const rows = await waitForRows(other.client, key.id);
+    expect(rows[0]!.financials.is_byok).toBe(1);
+    for (const gateway of gateways) expect(gateway.output()).not.toContain(vaultKey);
+    expect(server.logs()).not.toContain(vaultKey);
   });
 
   it('keep spend within one request of the credit limit under 50 concurrent streams over three gateways', async () => {
