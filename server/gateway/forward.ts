@@ -145,8 +145,7 @@ export async function forward(
         'cache-control': 'no-cache',
         connection: 'keep-alive',
       });
-      // The status line goes now, as the upstream's came: the caller's first byte waits for nothing of ours.
-      reply.raw.flushHeaders();
+      // The status line leaves with the first events, in one packet (Node holds it until the first write).
       headersSent = true;
       const events = new SseEvents();
       let firstTokenAt: number | null = null;

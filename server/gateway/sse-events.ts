@@ -43,6 +43,38 @@ export interface SseEvent {
   usageOnly: boolean;
 }
 
+const CONTENT_KEY = '"content"';
+const CONTENT_TEXT = '"content":"';
+const CONTENT_NULL = '"content":null';
+
+/**
+ * The text of every `"content":"…"` in a chunk's JSON, decoded; null when a `content` key is
+ * written any other way (spaces, another type), for the caller to parse the chunk whole. A
+ * string's quotes are escaped inside strings, so every `"content":"` found is a key.
+ */
+function contentOf(data: string): string | null {
+  let content = '';
+  let at = data.indexOf(CONTENT_KEY);
+  while (at >= 0) {
+    if (data.startsWith(CONTENT_NULL, at)) {
+      at = data.indexOf(CONTENT_KEY, at + CONTENT_NULL.length);
+      continue;
+    }
+    if (!data.startsWith(CONTENT_TEXT, at)) return null;
+    const open = at + CONTENT_TEXT.length - 1;
+    let close = open + 1;
+    while (close < data.length && data[close] !== '"') close += data[close] === '\\' ? 2 : 1;
+    if (close >= data.length) return null;
+    try {
+      content += JSON.parse(data.slice(open, close + 1)) as string;
+    } catch {
+      return null;
+    }
+    at = data.indexOf(CONTENT_KEY, close + 1);
+  }
+  return content;
+}
+
 /** The blank line that ends an event. */
 const BLANK_LINE = /\r?\n\r?\n/g;
 
@@ -104,6 +136,14 @@ export class SseEvents {
       return event;
     }
     if (data === '') return event;
+    // A delta is read for its text alone, without parsing the whole chunk: most of a stream's
+    // events, each a few hundred bytes of JSON, at every request. Chunks with usage, and any
+    // whose `content` keys are not written as OpenAI writes them, are parsed whole.
+    const content = data.includes('"usage"') ? null : contentOf(data);
+    if (content !== null) {
+      event.content = content;
+      return event;
+    }
     try {
       const chunk = JSON.parse(data) as Chunk;
       for (const choice of chunk.choices ?? []) {

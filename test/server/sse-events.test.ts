@@ -46,4 +46,24 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
     events.read(last[0]!);
     expect(events.done).toBe(true);
   });
+
+  it("reads each delta's text exactly, escapes and all, however the chunk is written", () => {
+    const events = new SseEvents();
+    const chunks = [
+      { choices: [{ index: 0, delta: { role: 'assistant', content: null } }] },
+      { choices: [{ index: 0, delta: { content: 'She said "hi"\\ then\nleft: café ☕' } }] },
+      {
+        choices: [
+          { index: 0, delta: { content: 'one' } },
+          { index: 1, delta: { content: 'two' } },
+        ],
+      },
+      { choices: [{ index: 0, delta: { tool_calls: [{ function: { arguments: '{"content":"not text"}' } }] } }] },
+    ];
+    const compact = chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('');
+    const spaced = chunks.map((chunk) => `data: ${JSON.stringify(chunk, null, 1).replace(/\n/g, ' ')}\n\n`).join('');
+    const expected = ['', 'She said "hi"\\ then\nleft: café ☕', 'onetwo', ''];
+    expect(push(events, Buffer.from(compact)).map((event) => event.content)).toEqual(expected);
+    expect(push(events, Buffer.from(spaced)).map((event) => event.content)).toEqual(expected);
+  });
 });
