@@ -226,7 +226,8 @@ function rowOf(input: ForwardInput, measured: Measured, stream: boolean): Reques
   // Counted from the upstream's usage; estimated from the text only when it gave none.
   const estimated = answered && usage === null;
   const cached = promptCache ? (usage?.cachedPrompt ?? 0) : 0;
-  const prompt = usage ? usage.prompt - cached : answered ? estimatedTokens(input.promptCharacters) : 0;
+  // An upstream that reports more cached tokens than prompt tokens is wrong, not owed a refund.
+  const prompt = usage ? Math.max(0, usage.prompt - cached) : answered ? estimatedTokens(input.promptCharacters) : 0;
   const generated = usage ? usage.completion : answered ? Math.ceil(measured.generatedCharacters / 4) : 0;
   const cacheRead = promptCache ? cached : null;
   const cacheWrite = promptCache ? 0 : null;

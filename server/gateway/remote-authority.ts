@@ -39,9 +39,21 @@ export class ControlPlaneAnswer extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** For a 422 on rows: the indexes of the rows it names (`loc: ['body', 'rows', i, …]`). */
+    readonly rows: readonly number[] = [],
   ) {
     super(message);
   }
+}
+
+/** The row indexes a 422's `detail` names. */
+function rowsNamed(body: unknown): number[] {
+  const detail = (body as { detail?: unknown } | null)?.detail;
+  if (!Array.isArray(detail)) return [];
+  return detail.flatMap((issue) => {
+    const loc = (issue as { loc?: unknown } | null)?.loc;
+    return Array.isArray(loc) && loc[0] === 'body' && loc[1] === 'rows' && typeof loc[2] === 'number' ? [loc[2]] : [];
+  });
 }
 
 const checks = {
@@ -152,25 +164,38 @@ export class RemoteAuthority implements Authority {
   private send(): Promise<void> {
     if (this.sending || this.rows.length === 0) return this.sending ?? Promise.resolve();
     const batch = this.rows.slice(0, MAX_ROWS);
-    const rows = batch.flatMap((row): GatewayRow[] => {
-      if (row.key_id === null) return [];
+    // Every row a gateway makes has its key; one without would have nothing to be filed under.
+    const sent = batch.filter((row): row is RequestRecord & { key_id: string } => row.key_id !== null);
+    const rows = sent.map((row): GatewayRow => {
       const { org_id: _org, project_id: _project, ...rest } = row;
       // The gateway measures only the contract's four reasons; the control plane checks them again.
       const termination = row.termination_reason as GatewayRow['termination_reason'];
-      return [{ ...rest, key_id: row.key_id, termination_reason: termination }];
+      return { ...rest, termination_reason: termination };
     });
+    const forget = (done: readonly RequestRecord[]) => {
+      const gone = new Set(done);
+      this.rows = this.rows.filter((row) => !gone.has(row));
+    };
     this.sending = this.call('POST', '/requests', { rows }, checks.written)
       .then(
         () => {
           this.reachable();
-          this.rows.splice(0, batch.length);
+          forget(batch);
         },
         (error: unknown) => {
-          // Rows the control plane refuses as such (a key it does not know) would block all that follow.
-          if (error instanceof ControlPlaneAnswer && error.status === 400) {
-            this.options.logger.error({ err: error, rows: batch.length }, 'gateway telemetry: rows refused, dropped');
-            this.rows.splice(0, batch.length);
-          } else this.failed(error);
+          if (!(error instanceof ControlPlaneAnswer) || (error.status !== 400 && error.status !== 422)) {
+            this.failed(error);
+            return;
+          }
+          // Rows the control plane refuses as such would block all that follow: those it names are
+          // dropped and the rest sent again; a refusal that names none drops the batch.
+          const named = error.rows.filter((index) => index < sent.length).map((index) => sent[index]!);
+          const dropped = named.length > 0 ? named : batch;
+          this.options.logger.error(
+            { reason: error.message, rows: dropped.length },
+            'gateway telemetry: rows refused by the control plane, dropped',
+          );
+          forget(dropped);
         },
       )
       .finally(() => {
@@ -199,13 +224,15 @@ export class RemoteAuthority implements Authority {
     const text = await answer.body.text();
     if (answer.statusCode !== 200) {
       let reason = `status ${answer.statusCode}`;
+      let parsed: unknown = null;
       try {
-        const error = (JSON.parse(text) as { error?: unknown }).error;
+        parsed = JSON.parse(text);
+        const error = (parsed as { error?: unknown }).error;
         if (typeof error === 'string') reason += `: ${error.slice(0, 200)}`;
       } catch {
         // Not JSON: the status says enough.
       }
-      throw new ControlPlaneAnswer(answer.statusCode, `the control plane answered ${reason}`);
+      throw new ControlPlaneAnswer(answer.statusCode, `the control plane answered ${reason}`, rowsNamed(parsed));
     }
     const value: unknown = JSON.parse(text);
     if (!check.Check(value)) throw new ControlPlaneAnswer(200, 'the control plane answered in an unexpected shape');
