@@ -166,7 +166,10 @@ async function signIn(server: Child): Promise<ApiClient> {
   return ApiClient.signIn(server.url, admin.email, admin.password);
 }
 
-/** The gateway section: the bare proxy started for it, the server's memory sampled meanwhile. */
+/**
+ * The gateway section, the run's last: the bare proxy and a gateway in another process started
+ * for it, the server's memory sampled meanwhile; the server and the upstream stopped after it.
+ */
 async function gatewaySection(
   server: Child,
   client: ApiClient,
@@ -203,6 +206,8 @@ async function gatewaySection(
     sampler.stop();
     await proxy.stop();
     await remote.stop();
+    await server.stop();
+    await upstream.stop();
   }
 }
 
@@ -225,8 +230,6 @@ async function gatewayOnly(opts: Options, temp: string, cleanups: Cleanups, star
     opts.gatewaySeconds,
     cleanups,
   );
-  await server.stop();
-  await upstream.stop();
 
   const verdicts = gateway.figures.map((f) => f.pass).filter((p) => p !== null);
   const report: GatewayOnlyReport = {
@@ -321,8 +324,6 @@ async function everything(opts: Options, temp: string, cleanups: Cleanups, start
     opts.gatewaySeconds,
     cleanups,
   );
-  await server.stop();
-  await upstream.stop();
 
   const partial: Omit<Report, 'figures' | 'passed' | 'failed'> = {
     meta: {

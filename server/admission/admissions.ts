@@ -38,6 +38,16 @@ class Refused extends Error {
   }
 }
 
+/** `work`'s answer, or the refusal it threw, as the wire carries it. */
+function answered<T>(work: () => T): T | Extract<Decision, { kind: 'refused' }> {
+  try {
+    return work();
+  } catch (error) {
+    if (!(error instanceof Refused)) throw error;
+    return { kind: 'refused', key: error.key, refusal: error.refusal.toWire() };
+  }
+}
+
 const ownerOf = (key: KeyRow): KeyOwnerWire => ({ id: key.id, org_id: key.org_id, project_id: key.project_id });
 
 function rateHeaders(limit: number, remaining: number, resetMs: number): Record<string, string> {
@@ -72,28 +82,20 @@ export class Admissions {
 
   /** Key, model scope, catalogue, rate and credit, in that order; holds the request's largest possible cost. */
   admit(request: AdmissionRequest): Decision {
-    try {
-      return this.decide(request);
-    } catch (error) {
-      if (!(error instanceof Refused)) throw error;
-      return { kind: 'refused', key: error.key, refusal: error.refusal.toWire() };
-    }
+    return answered(() => this.decide(request));
   }
 
   /** The key's organisation and the active models it may use (`GET /v1/models`, and rows of requests refused as malformed). */
   keyModels(secret: string): KeyModels {
-    try {
+    return answered(() => {
       const key = this.keyOf(secret, this.options.now());
       const allowed = key.allowed_models === null ? null : new Set(JSON.parse(key.allowed_models) as string[]);
       const models = this.options.control.models
         .list()
         .filter((model) => model.active && (allowed === null || allowed.has(model.id)))
         .map((model) => ({ id: model.id, provider: model.provider }));
-      return { kind: 'known', key: ownerOf(key), models };
-    } catch (error) {
-      if (!(error instanceof Refused)) throw error;
-      return { kind: 'refused', key: error.key, refusal: error.refusal.toWire() };
-    }
+      return { kind: 'known' as const, key: ownerOf(key), models };
+    });
   }
 
   /** Queues rows for the next group commit; an answered request's cost stays held until written. */

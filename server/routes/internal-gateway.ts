@@ -96,9 +96,12 @@ export async function internalGatewayRoutes(fastify: FastifyInstance): Promise<v
       },
     },
     async (request) => {
+      // A batch's rows share a few keys: each is looked up once.
+      const keys = new Map<string, ReturnType<typeof app.control.keys.find>>();
       const rows: RequestRecord[] = request.body.rows.map((row, index) => {
         // Filed under the key's organisation and project as the control store has them, not as sent.
-        const key = app.control.keys.find(row.key_id);
+        if (!keys.has(row.key_id)) keys.set(row.key_id, app.control.keys.find(row.key_id));
+        const key = keys.get(row.key_id);
         if (!key) throw badRequest(`rows[${index}]: unknown key ${row.key_id}`);
         return { ...row, org_id: key.org_id, project_id: key.project_id };
       });
