@@ -8,6 +8,7 @@ import type { ControlStore } from '../stores/control/store.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { CreditHolds } from './credit-holds.js';
 import { LiveTelemetry } from './live-telemetry.js';
+import { Memo } from './memo.js';
 import { GatewayRefusal, creditSpent, invalidKey, modelNotAllowed, modelNotFound } from './refusals.js';
 import { RequestRate } from './request-rate.js';
 
@@ -69,12 +70,21 @@ export class Admissions {
   private readonly rate = new RequestRate();
   private readonly holds = new CreditHolds();
   private readonly telemetry: LiveTelemetry;
+  private readonly digests: Memo<Buffer>;
+  /** By organisation, provider and sealed bytes (base64), each joined by a newline. */
+  private readonly providerKeys: Memo<string>;
 
   constructor(private readonly options: AdmissionsOptions) {
+    this.digests = new Memo((secret) => hashApiKeySecret(secret, options.keyHashSecret));
+    this.providerKeys = new Memo((sealedKey) => {
+      const [orgId, provider, sealed] = sealedKey.split('\n') as [string, string, string];
+      return openProviderKey(options.vaultMasterKey, orgId, provider, Buffer.from(sealed, 'base64'));
+    }, 1_000);
     this.telemetry = new LiveTelemetry({
       controlPath: options.controlPath,
       telemetryPath: options.telemetryPath,
       holds: this.holds,
+      settled: () => options.control.keys.forgetSecrets(),
       log: options.logger,
       flushMs: options.flushMs,
     });
@@ -114,7 +124,7 @@ export class Admissions {
   }
 
   private keyOf(secret: string, now: number): KeyRow {
-    const key = this.options.control.keys.findBySecretHash(hashApiKeySecret(secret, this.options.keyHashSecret));
+    const key = this.options.control.keys.findBySecretHash(this.digests.get(secret));
     if (!key) throw new Refused(invalidKey(), null);
     if (key.revoked_at !== null || (key.expires_at !== null && key.expires_at <= now)) {
       throw new Refused(invalidKey(), ownerOf(key));
@@ -152,11 +162,11 @@ export class Admissions {
     }
     const sealed =
       facts.byokProvider === null ? undefined : this.options.control.vault.sealed(key.org_id, facts.byokProvider);
-    // Opened only now, in memory, for this request; never logged or kept.
+    // Opened in memory, never logged; kept opened while the store holds the same sealed bytes.
     const providerKey =
       sealed === undefined
         ? null
-        : openProviderKey(this.options.vaultMasterKey, key.org_id, facts.byokProvider!, sealed);
+        : this.providerKeys.get(`${key.org_id}\n${facts.byokProvider!}\n${sealed.toString('base64')}`);
     // Characters bound the prompt's tokens from above, and the dearer of the input prices covers a cache write.
     const promptPrice = Math.max(facts.price.input, facts.price.cacheWrite);
     const held = settledCostMicro(

@@ -14,6 +14,8 @@ export interface LiveTelemetryOptions {
   controlPath: string;
   telemetryPath: string;
   holds: CreditHolds;
+  /** Called as written rows' holds end: their spend is in the control store, whatever a cache of it says. */
+  settled: () => void;
   log: FastifyBaseLogger;
   flushMs: number;
 }
@@ -152,6 +154,7 @@ export class LiveTelemetry {
 
   /** Rows written (or dropped) leave the queue's books: their holds end, and those waiting on them hear. */
   private forget(rows: readonly RequestRecord[]): void {
+    this.options.settled();
     for (const row of rows) {
       this.waitingIds.delete(row.req_id);
       this.options.holds.release(row.req_id);

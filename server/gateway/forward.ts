@@ -3,8 +3,8 @@ import { performance } from 'node:perf_hooks';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import { settledCostMicro, type RoutePrice } from '../domain/route-catalogue.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
-import { estimatedTokens, type RowStart } from './request-facts.js';
-import { SseEvents, type SseEvent, type Usage, usageOf } from './sse-events.js';
+import { estimatedTokens, gatewayRow, type RowStart } from './request-facts.js';
+import { SseEvents, mayCarryUsage, type SseEvent, type Usage, usageOf } from './sse-events.js';
 
 export interface Forwarding {
   dispatcher: Dispatcher;
@@ -158,16 +158,22 @@ export async function forward(
         // event that may be a usage-only chunk is read first, to keep it back from a caller who
         // did not ask for it (its SDK would yield an empty chunk).
         let passed = '';
-        const read: (SseEvent | null)[] = [];
+        const read: (SseEvent | boolean)[] = [];
         for (const raw of raws) {
-          const event = wantsUsage || !raw.includes('"usage"') ? null : events.read(raw);
+          if (wantsUsage) {
+            passed += raw;
+            continue;
+          }
+          const withUsage = mayCarryUsage(raw);
+          const event = withUsage ? events.read(raw, true) : false;
           read.push(event);
-          if (!event?.usageOnly) passed += raw;
+          if (!event || !event.usageOnly) passed += raw;
         }
         if (passed !== '') reply.raw.write(passed);
         const at = performance.now();
         raws.forEach((raw, index) => {
-          const event = read[index] ?? events.read(raw);
+          const seen = read[index];
+          const event = typeof seen === 'object' ? seen : events.read(raw, seen);
           if (event.content.length > 0) {
             firstTokenAt ??= at;
             measured.generatedCharacters += event.content.length;
@@ -216,10 +222,10 @@ export async function forward(
     clearTimeout(timer);
     reply.raw.off('close', onClose);
   }
-  return rowOf(input, measured, stream);
+  return rowOf(input, measured);
 }
 
-function rowOf(input: ForwardInput, measured: Measured, stream: boolean): RequestRecord {
+function rowOf(input: ForwardInput, measured: Measured): RequestRecord {
   const { price, promptCache, isByok, upstreamModel } = input.admitted;
   const usage = measured.usage;
   const answered = measured.status < 400;
@@ -232,10 +238,8 @@ function rowOf(input: ForwardInput, measured: Measured, stream: boolean): Reques
   const cacheRead = promptCache ? cached : null;
   const cacheWrite = promptCache ? 0 : null;
   const cost = answered ? settledCostMicro(price, { prompt, generated, cacheWrite: 0, cacheRead: cached }, isByok) : 0;
-  return {
-    ...input.start,
+  return gatewayRow(input.start, {
     status: measured.status,
-    stream: stream ? 1 : 0,
     total_ms: performance.now() - input.arrived,
     ttft_ms: measured.ttftMs,
     tpot_ms: measured.tpotMs,
@@ -251,5 +255,5 @@ function rowOf(input: ForwardInput, measured: Measured, stream: boolean): Reques
     termination_reason: measured.termination,
     upstream_error: measured.upstreamError,
     upstream_model: upstreamModel,
-  };
+  });
 }

@@ -166,12 +166,7 @@ export class RemoteAuthority implements Authority {
     const batch = this.rows.slice(0, MAX_ROWS);
     // Every row a gateway makes has its key; one without would have nothing to be filed under.
     const sent = batch.filter((row): row is RequestRecord & { key_id: string } => row.key_id !== null);
-    const rows = sent.map((row): GatewayRow => {
-      const { org_id: _org, project_id: _project, ...rest } = row;
-      // The gateway measures only the contract's four reasons; the control plane checks them again.
-      const termination = row.termination_reason as GatewayRow['termination_reason'];
-      return { ...rest, termination_reason: termination };
-    });
+    const rows = sent.map(wireRow);
     const forget = (done: readonly RequestRecord[]) => {
       const gone = new Set(done);
       this.rows = this.rows.filter((row) => !gone.has(row));
@@ -255,4 +250,38 @@ export class RemoteAuthority implements Authority {
     this.unreachable = false;
     this.options.logger.info('gateway: the control plane answers again');
   }
+}
+
+/**
+ * A row as the internal API takes it: the key says whose it is, so no organisation or project.
+ * Written out field by field: `{ ...rest, termination_reason }` costs V8 a new hidden class per
+ * row, tens of microseconds each, up to 5000 rows a batch on the gateway's event loop.
+ */
+function wireRow(row: RequestRecord & { key_id: string }): GatewayRow {
+  return {
+    req_id: row.req_id,
+    ts: row.ts,
+    key_id: row.key_id,
+    model: row.model,
+    status: row.status,
+    stream: row.stream,
+    total_ms: row.total_ms,
+    ttft_ms: row.ttft_ms,
+    tpot_ms: row.tpot_ms,
+    pre_dispatch_ms: row.pre_dispatch_ms,
+    prompt_tokens: row.prompt_tokens,
+    tokens_generated: row.tokens_generated,
+    cache_creation_input_tokens: row.cache_creation_input_tokens,
+    cache_read_input_tokens: row.cache_read_input_tokens,
+    total_tokens: row.total_tokens,
+    tokens_estimated: row.tokens_estimated,
+    cost_micro: row.cost_micro,
+    is_byok: row.is_byok,
+    // The gateway measures only the contract's four reasons; the control plane checks them again.
+    termination_reason: row.termination_reason as GatewayRow['termination_reason'],
+    upstream_error: row.upstream_error,
+    upstream_model: row.upstream_model,
+    user_agent: row.user_agent,
+    metadata: row.metadata,
+  };
 }

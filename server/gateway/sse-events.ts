@@ -75,6 +75,17 @@ function contentOf(data: string): string | null {
   return content;
 }
 
+/**
+ * A `usage` key whose value is an object, in an event's data or in the raw event (whose data may
+ * go on over several `data:` lines). OpenAI writes `"usage":null` on every chunk of a stream that
+ * asked for usage, so the key alone says nothing; a quote inside a string is escaped, so this
+ * only matches a key (one nested deeper only costs a whole parse).
+ */
+const USAGE_OBJECT = /"usage"\s*:(?:\s|data:)*\{/;
+
+/** Whether an event may carry usage: only those are parsed whole, and before they are handed on. */
+export const mayCarryUsage = (raw: string): boolean => USAGE_OBJECT.test(raw);
+
 /** The blank line that ends an event. */
 const BLANK_LINE = /\r?\n\r?\n/g;
 
@@ -118,19 +129,22 @@ export class SseEvents {
     return rest.trim() === '' ? [] : [rest];
   }
 
-  /** What an event carries: generated text, usage; `[DONE]` marks the stream done. */
-  read(raw: string): SseEvent {
+  /**
+   * What an event carries: generated text, usage; `[DONE]` marks the stream done. `withUsage`:
+   * `mayCarryUsage(raw)`, when the caller has tested it already.
+   */
+  read(raw: string, withUsage?: boolean): SseEvent {
     const event: SseEvent = { raw, content: '', usage: null, usageOnly: false };
     // Nearly every event is one `data:` line; others (comments, several lines) are read line by line.
     const firstBreak = raw.indexOf('\n');
-    const data =
-      raw.startsWith('data:') && firstBreak >= raw.length - 3 && !raw.slice(0, firstBreak).includes('\r')
-        ? raw.slice(5, firstBreak).trimStart()
-        : raw
-            .split(/\r?\n/)
-            .filter((line) => line.startsWith('data:'))
-            .map((line) => line.slice(5).trimStart())
-            .join('\n');
+    const oneLine = raw.startsWith('data:') && firstBreak >= raw.length - 3 && !raw.slice(0, firstBreak).includes('\r');
+    const data = oneLine
+      ? raw.slice(5, firstBreak).trimStart()
+      : raw
+          .split(/\r?\n/)
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5).trimStart())
+          .join('\n');
     if (data === '[DONE]') {
       this.done = true;
       return event;
@@ -139,7 +153,8 @@ export class SseEvents {
     // A delta is read for its text alone, without parsing the whole chunk: most of a stream's
     // events, each a few hundred bytes of JSON, at every request. Chunks with usage, and any
     // whose `content` keys are not written as OpenAI writes them, are parsed whole.
-    const content = data.includes('"usage"') ? null : contentOf(data);
+    // The caller's test of the raw event holds for its data when that is one line.
+    const content = ((oneLine ? withUsage : undefined) ?? mayCarryUsage(data)) ? null : contentOf(data);
     if (content !== null) {
       event.content = content;
       return event;

@@ -11,7 +11,9 @@ import {
   KeyModelsRequest,
   RowBatch,
   RowsWritten,
+  type GatewayRow,
 } from '../schemas/gateway-internal.js';
+import type { KeyOwner } from '../stores/control/keys.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 
 const digest = (token: string) => createHash('sha256').update(token).digest();
@@ -103,11 +105,45 @@ export async function internalGatewayRoutes(fastify: FastifyInstance): Promise<v
         if (!keys.has(row.key_id)) keys.set(row.key_id, app.control.keys.find(row.key_id));
         const key = keys.get(row.key_id);
         if (!key) throw badRequest(`rows[${index}]: unknown key ${row.key_id}`);
-        return { ...row, org_id: key.org_id, project_id: key.project_id };
+        return storedRow(row, key);
       });
       app.admissions.record(rows);
       await app.admissions.written();
       return { stored: rows.length };
     },
   );
+}
+
+/**
+ * A gateway's row filed under its key's organisation and project. Written out field by field:
+ * V8 gives `{ ...row, org_id, project_id }` a new hidden class per row, tens of microseconds each.
+ */
+function storedRow(row: GatewayRow, key: KeyOwner): RequestRecord {
+  return {
+    req_id: row.req_id,
+    ts: row.ts,
+    org_id: key.org_id,
+    project_id: key.project_id,
+    key_id: row.key_id,
+    model: row.model,
+    status: row.status,
+    stream: row.stream,
+    total_ms: row.total_ms,
+    ttft_ms: row.ttft_ms,
+    tpot_ms: row.tpot_ms,
+    pre_dispatch_ms: row.pre_dispatch_ms,
+    prompt_tokens: row.prompt_tokens,
+    tokens_generated: row.tokens_generated,
+    cache_creation_input_tokens: row.cache_creation_input_tokens,
+    cache_read_input_tokens: row.cache_read_input_tokens,
+    total_tokens: row.total_tokens,
+    tokens_estimated: row.tokens_estimated,
+    cost_micro: row.cost_micro,
+    is_byok: row.is_byok,
+    termination_reason: row.termination_reason,
+    upstream_error: row.upstream_error,
+    upstream_model: row.upstream_model,
+    user_agent: row.user_agent,
+    metadata: row.metadata,
+  };
 }

@@ -58,6 +58,11 @@ export class ReadCache<V> {
     this.otherCommits = commits;
   }
 
+  /** Empties the cache: for a change the counters above cannot see yet (see `KeyRepository.forgetSecrets`). */
+  forget(): void {
+    this.entries.clear();
+  }
+
   get(key: string, read: () => V): V {
     const changes = this.localChanges.get()!;
     const commits = this.otherCommits.get();

@@ -3,10 +3,11 @@ import OpenAI from 'openai';
 import type { FastifyInstance } from 'fastify';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulatedUpstream, type SimulatedUpstream } from '../../server/gateway/simulated-upstream.js';
 import { startGateway } from './gateway-harness.js';
-import { register, startServer, type TestClient, type TestServer } from './harness.js';
+import { register, runOperator, startServer, type TestClient, type TestServer } from './harness.js';
 
 let server: TestServer;
 let upstream: SimulatedUpstream;
@@ -334,7 +335,17 @@ describe('the gateway, called with the official openai package', () => {
     const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
     const full = (usage.prompt_tokens - cached) * 42 + usage.completion_tokens * 168 + cached * 21;
     expect(row!.financials).toEqual({ cost_pkr: Math.round(full * 0.02) / 1e6, is_byok: 1 });
+    // Rotated, the new key serves from the next request; removed, the platform's own does.
+    expect(
+      (await other.client.post('/vault/keys', { provider: 'openai', api_key: 'sk-byok-rotated-4567' })).status,
+    ).toBe(200);
+    await ask(sdk(key.api_key));
+    expect(upstream.lastAuthorization()).toBe('Bearer sk-byok-rotated-4567');
+    expect((await other.client.delete('/vault/keys/openai')).status).toBe(200);
+    await ask(sdk(key.api_key));
+    expect(upstream.lastAuthorization()).toBe('Bearer sk-platform-upstream');
     expect(server.logs()).not.toContain('sk-byok-of-their-own-0123');
+    expect(server.logs()).not.toContain('sk-byok-rotated-4567');
   });
 
   it("answers 502 when the upstream refuses the platform's own credentials, without the upstream's words", async () => {
@@ -405,6 +416,96 @@ describe('the gateway, called with the official openai package', () => {
     expect(rows).toHaveLength(2);
     const spent = rows.reduce((sum, row) => sum + Math.round(row.financials.cost_pkr * 1e6), 0);
     expect(await spentCents(key.id)).toBe(spent);
+  });
+
+  it('sees what another process changes in the store from the next request: a route turned off, a key revoked', async () => {
+    const key = await newKey();
+    const client = sdk(key.api_key);
+    await ask(client, 'openai/gpt-4o');
+    await runOperator(server, 'set-model', '--id', 'openai/gpt-4o', '--active', 'false');
+    try {
+      await expect(ask(client, 'openai/gpt-4o')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    } finally {
+      await runOperator(server, 'set-model', '--id', 'openai/gpt-4o', '--active', 'true');
+    }
+    await ask(client, 'openai/gpt-4o');
+    // A file edited beside the server (or a tool of the operator's): no call of this process moved.
+    const beside = new Database(join(server.dataDir, 'control.db'));
+    try {
+      beside.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(Date.now(), key.id);
+    } finally {
+      beside.close();
+    }
+    await expect(ask(client)).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+  });
+
+  it('counts a settled row against the credit limit in the very turn its hold ends', async () => {
+    const key = await newKey({ credit_limit_cents: 1 });
+    const { admissions } = server.app;
+    const admit = (reqId: string) =>
+      admissions.admit({
+        reqId,
+        secret: key.api_key,
+        model: 'openai/gpt-4o-mini',
+        boundCharacters: 10,
+        maxGenerated: 10,
+        timeoutMs: 1000,
+      });
+    const first = admit('req_settle_first');
+    expect(first.kind).toBe('admitted');
+    if (first.kind !== 'admitted') return;
+    // The rows wait on another writer's lock, so that the store can be read before they commit.
+    const importer = new Database(server.config.telemetryDbPath);
+    importer.exec('BEGIN IMMEDIATE');
+    try {
+      admissions.record([
+        {
+          req_id: 'req_settle_first',
+          ts: Date.now(),
+          org_id: first.key.org_id,
+          project_id: first.key.project_id,
+          key_id: key.id,
+          model: 'openai/gpt-4o-mini',
+          status: 200,
+          stream: 0,
+          total_ms: 10,
+          ttft_ms: null,
+          tpot_ms: null,
+          pre_dispatch_ms: 1,
+          prompt_tokens: 100,
+          tokens_generated: 100,
+          cache_creation_input_tokens: null,
+          cache_read_input_tokens: null,
+          total_tokens: 200,
+          tokens_estimated: 0,
+          // The whole limit, 1 cent: nothing more may be admitted once it is spent.
+          cost_micro: 10_000,
+          is_byok: 0,
+          termination_reason: 'success',
+          upstream_error: null,
+          upstream_model: 'gpt-4o-mini',
+          user_agent: 'test',
+          metadata: '{}',
+        },
+      ]);
+      const written = admissions.written();
+      await new Promise((resolve) => setTimeout(resolve, 3 * FLUSH_MS)); // the thread waits on the lock
+      // In one turn: the key read (as any request would), the lock let go, and time for the
+      // thread to commit. The commit is heard in the next turn, before the store is read again.
+      await new Promise<void>((resolve) =>
+        setImmediate(() => {
+          admissions.keyModels(key.api_key);
+          importer.exec('COMMIT');
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+          resolve();
+        }),
+      );
+      await written;
+      expect(admit('req_settle_second')).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
+    } finally {
+      if (importer.inTransaction) importer.exec('ROLLBACK');
+      importer.close();
+    }
   });
 
   it('lists models only for a key in force: a revoked one is refused with 401', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SseEvents } from '../../server/gateway/sse-events.js';
+import { SseEvents, mayCarryUsage } from '../../server/gateway/sse-events.js';
 
 const delta = (content: string) =>
   `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`;
@@ -65,5 +65,27 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
     const expected = ['', 'She said "hi"\\ then\nleft: café ☕', 'onetwo', ''];
     expect(push(events, Buffer.from(compact)).map((event) => event.content)).toEqual(expected);
     expect(push(events, Buffer.from(spaced)).map((event) => event.content)).toEqual(expected);
+  });
+
+  it('tells the usage that counts from the `usage: null` OpenAI puts on every chunk, and from text that quotes it', () => {
+    const events = new SseEvents();
+    const withNull = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'a' } }], usage: null })}\n\n`;
+    const quoting = delta('say "usage":{ here');
+    const spacedUsage = `data: ${JSON.stringify(JSON.parse(usage.slice(6)), null, 1).replace(/\n/g, ' ')}\n\n`;
+    const splitUsage = usage.replace('"usage":', '"usage":\ndata: ');
+    expect([withNull, quoting, usage, spacedUsage, splitUsage].map(mayCarryUsage)).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
+    const read = push(events, Buffer.from(withNull + quoting + spacedUsage + splitUsage));
+    expect(read.map((event) => [event.content, event.usage?.prompt ?? null, event.usageOnly])).toEqual([
+      ['a', null, false],
+      ['say "usage":{ here', null, false],
+      ['', 9, true],
+      ['', 9, true],
+    ]);
   });
 });

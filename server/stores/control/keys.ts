@@ -60,6 +60,7 @@ export class KeyRepository {
   private readonly otherLimits: Statement<[string, string], { total: number }>;
   private readonly addSpend: Statement<[number, string]>;
   private readonly listCache: ReadCache<readonly Readonly<KeyRow>[]>;
+  private readonly secretCache: ReadCache<Readonly<KeyRow & { revoked_at: number | null }> | undefined>;
   private readonly everyOwner: Statement<[], KeyOwner>;
 
   constructor(db: Database) {
@@ -82,6 +83,7 @@ export class KeyRepository {
       WHERE org_id = ? AND id != ? AND revoked_at IS NULL`);
     this.addSpend = db.prepare('UPDATE api_keys SET spent_micro = spent_micro + ? WHERE id = ?');
     this.listCache = new ReadCache(db, 1_000);
+    this.secretCache = new ReadCache(db);
     this.everyOwner = db.prepare('SELECT id, org_id, project_id FROM api_keys');
   }
 
@@ -104,9 +106,21 @@ export class KeyRepository {
     return this.anyById.get(keyId);
   }
 
-  /** The key whose secret has this keyed hash, revoked or not: for the gateway's request path. */
-  findBySecretHash(secretHash: Buffer): (KeyRow & { revoked_at: number | null }) | undefined {
-    return this.bySecret.get(secretHash);
+  /**
+   * The key whose secret has this keyed hash, revoked or not: for the gateway's request path, so
+   * answered from the cache until the store changes. Shared with later callers: never modify it.
+   */
+  findBySecretHash(secretHash: Buffer): Readonly<KeyRow & { revoked_at: number | null }> | undefined {
+    return this.secretCache.get(secretHash.toString('base64'), () => this.bySecret.get(secretHash));
+  }
+
+  /**
+   * Forgets the keys found by secret. Called when the gateway's telemetry thread has settled spend
+   * into keys: its commit is seen by the cache from the next turn of the event loop, and the
+   * requests' holds end in this one, so a key read meanwhile must come from the store.
+   */
+  forgetSecrets(): void {
+    this.secretCache.forget();
   }
 
   create(key: NewKey): void {

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { ReadCache } from '../read-cache.js';
 
 export interface ModelRow {
   id: string;
@@ -12,6 +13,7 @@ export class ModelRepository {
   private readonly byId: Statement<[string], { id: string; provider: string; active: number }>;
   private readonly upsert: Statement<[string, string, number]>;
   private readonly updateActive: Statement<[number, string]>;
+  private readonly byIdCache: ReadCache<Readonly<ModelRow> | undefined>;
 
   constructor(db: Database) {
     this.listAll = db.prepare('SELECT id, provider, active FROM models ORDER BY id');
@@ -22,15 +24,19 @@ export class ModelRepository {
     this.upsert = db.prepare(`INSERT INTO models (id, provider, active) VALUES (?, ?, ?)
       ON CONFLICT (id) DO UPDATE SET provider = excluded.provider, active = excluded.active`);
     this.updateActive = db.prepare('UPDATE models SET active = ? WHERE id = ?');
+    this.byIdCache = new ReadCache(db, 1_000);
   }
 
   list(): ModelRow[] {
     return this.listAll.all().map((row) => ({ ...row, active: row.active === 1 }));
   }
 
-  find(id: string): ModelRow | undefined {
-    const row = this.byId.get(id);
-    return row && { ...row, active: row.active === 1 };
+  /** Read on every gateway request, so kept until the store changes: never modify it. */
+  find(id: string): Readonly<ModelRow> | undefined {
+    return this.byIdCache.get(id, () => {
+      const row = this.byId.get(id);
+      return row && { ...row, active: row.active === 1 };
+    });
   }
 
   /** The ids of the list that are not active routes of the catalogue, in the order given. */

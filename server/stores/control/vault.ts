@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { ReadCache } from '../read-cache.js';
 
 export interface VaultKeyRow {
   provider: string;
@@ -13,6 +14,7 @@ export class VaultRepository {
   private readonly sealedOf: Statement<[string, string], { sealed: Buffer }>;
   private readonly upsert: Statement<[string, string, Buffer, string, number, number]>;
   private readonly remove: Statement<[string, string]>;
+  private readonly sealedCache: ReadCache<Buffer | undefined>;
 
   constructor(db: Database) {
     this.listOf = db.prepare(
@@ -25,17 +27,22 @@ export class VaultRepository {
         updated_at = excluded.updated_at
       RETURNING provider, key_hint, created_at, updated_at`);
     this.remove = db.prepare('DELETE FROM vault_keys WHERE org_id = ? AND provider = ?');
+    this.sealedCache = new ReadCache(db, 1_000);
   }
 
   list(orgId: string): VaultKeyRow[] {
     return this.listOf.all(orgId);
   }
 
-  /** Stores or rotates; a rotation keeps the original `created_at`. */
-  /** The sealed key the organisation holds for `provider`, for the gateway to open in memory. */
+  /**
+   * The sealed key the organisation holds for `provider`, for the gateway to open in memory (read
+   * on its request path, so kept sealed until the store changes).
+   */
   sealed(orgId: string, provider: string): Buffer | undefined {
-    return this.sealedOf.get(orgId, provider)?.sealed;
+    return this.sealedCache.get(`${orgId}\n${provider}`, () => this.sealedOf.get(orgId, provider)?.sealed);
   }
+
+  /** Stores or rotates; a rotation keeps the original `created_at`. */
 
   put(orgId: string, provider: string, sealed: Buffer, keyHint: string, now: number): VaultKeyRow {
     return this.upsert.get(orgId, provider, sealed, keyHint, now, now) as VaultKeyRow;
