@@ -1,4 +1,3 @@
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { join } from 'node:path';
@@ -10,6 +9,7 @@ import { createLogger, lazyChildLogger } from './log.js';
 import { errorsPlugin } from './plugins/errors.js';
 import { isLoopbackName } from './loopback.js';
 import { guardsPlugin } from './plugins/guards.js';
+import { securityHeadersPlugin } from './plugins/security-headers.js';
 import { sessionPlugin } from './plugins/session.js';
 import { validationPlugin } from './plugins/validation.js';
 import { apiRoutes } from './routes/index.js';
@@ -160,7 +160,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     },
   });
   // The API answers JSON only: nothing in it is to be framed, run as a script or sniffed.
-  await app.register(helmet, {
+  await app.register(securityHeadersPlugin, {
     contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
     frameguard: { action: 'deny' },
     // Behind a TLS proxy this asks browsers for https on this host only: subdomains are the operator's call.
