@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { recordRequests } from '../ingest/record-requests.js';
 import { ControlStore } from '../stores/control/store.js';
+import { lowerThisThreadsPriority } from '../worker-threads.js';
 import type { FromTelemetryThread, TelemetryThreadData, ToTelemetryThread } from './telemetry-messages.js';
 
 /**
@@ -8,7 +9,16 @@ import type { FromTelemetryThread, TelemetryThreadData, ToTelemetryThread } from
  * transaction and its fsyncs take milliseconds that requests (the gateway's admissions
  * first) would otherwise wait behind. One batch at a time, as `LiveTelemetry` sends them.
  */
+/**
+ * How many nice steps this thread runs below the server (Linux): as the analytics threads
+ * (ANALYTICS_NICE), enough for the event loop to win a shared core, not so many that a
+ * saturated machine starves the writing and rows pile up.
+ */
+const TELEMETRY_NICE = 4;
+
 const { controlPath, telemetryPath, busyTimeoutMs } = workerData as TelemetryThreadData;
+// Rows wait for the next flush anyway: the gateway's requests on the event loop come first.
+lowerThisThreadsPriority(TELEMETRY_NICE);
 // Sessions are never read here: the lifetimes only complete the store's options.
 const control = ControlStore.open(controlPath, { accessSeconds: 1, refreshSeconds: 1 });
 const post = (message: FromTelemetryThread) => parentPort!.postMessage(message);

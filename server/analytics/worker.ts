@@ -1,6 +1,6 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
-import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import { lowerThisThreadsPriority } from '../worker-threads.js';
 import { AnalyticsQueries } from './queries.js';
 import type { AnalyticsQuery } from './query-types.js';
 
@@ -47,17 +47,7 @@ function reset(): void {
   queries = null;
 }
 
-// On Linux a thread has a nice value of its own, and thread 0 is the calling one (elsewhere
-// it would be the whole process's). Relative to the value the thread started with, the
-// server's: an absolute one could raise a server started at a higher nice value above itself.
-if (process.platform === 'linux') {
-  try {
-    setPriority(0, Math.min(19, getPriority(0) + nice));
-  } catch {
-    // Lowering a thread's own priority is allowed; a sandbox that refuses it leaves the
-    // worker at the server's, as before.
-  }
-}
+lowerThisThreadsPriority(nice);
 parentPort?.postMessage(WORKER_READY);
 parentPort?.on('message', (job: WorkerJob) => {
   let reply: WorkerReply;
