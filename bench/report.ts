@@ -1,4 +1,5 @@
 import type { CaseKind } from './cases.js';
+import type { ImportFigures } from './import-files.js';
 import { round, type Timing } from './stats.js';
 
 export interface CaseResult {
@@ -41,6 +42,8 @@ export interface Report {
     picks: Record<string, string | number>;
   };
   import: { rows: number; seconds: number; rowsPerSecond: number };
+  /** The seeded rows as NDJSON files, through `admin import-requests` and DuckDB's read_json (issue 31). */
+  importFiles: ImportFigures;
   duckdbLoad: { rows: number; seconds: number };
   disk: { telemetryBytes: number; bytesPerRow: number };
   cases: CaseResult[];
@@ -49,9 +52,12 @@ export interface Report {
     keysRps: number;
     bareFastifyRps: number;
     ratio: number;
+    /** Bare Fastify sending GET /keys' own answer (body and headers): what the bytes alone allow. */
+    sameBytesRps: number;
+    sameBytesRatio: number;
     seconds: number;
     connections: number;
-    rounds: { bareFastifyRps: number; keysRps: number }[];
+    rounds: { bareFastifyRps: number; sameBytesRps: number; keysRps: number }[];
   };
   keysLatency: {
     idleP99: number;
@@ -171,6 +177,8 @@ export function judgeCase(kind: CaseKind, server: Timing, duckdb: Timing, firstP
       return { target: 'p50 ≤ DuckDB p50, p95 ≤ 100 ms', pass: server.p50 <= duckdb.p50 && server.p95 <= 100 };
     case 'log':
       return { target: 'p95 ≤ 50 ms', pass: server.p95 <= 50 };
+    case 'log-duckdb':
+      return { target: 'p95 ≤ 50 ms, p95 ≤ DuckDB p95', pass: server.p95 <= 50 && server.p95 <= duckdb.p95 };
     case 'log-offset':
       return {
         target: `p50 ≤ 2× first page p50 (${firstPage ? fmt(firstPage.p50 * 2) : '?'} ms)`,
@@ -188,25 +196,33 @@ export function otherFigures(r: Omit<Report, 'figures' | 'passed' | 'failed'>): 
       figure: 'GET /keys throughput',
       value: round(r.keysThroughput.keysRps, 0),
       unit: 'req/s',
-      reference: `bare Fastify ${round(r.keysThroughput.bareFastifyRps, 0)} req/s (${fmt(r.keysThroughput.ratio * 100)}%); medians of ${r.keysThroughput.rounds.length} alternating runs`,
-      target: '≥ 50% of bare Fastify',
-      pass: r.keysThroughput.ratio >= 0.5,
+      reference: `bare Fastify ${round(r.keysThroughput.bareFastifyRps, 0)} req/s (${fmt(r.keysThroughput.ratio * 100)}%); bare Fastify sending GET /keys' own answer ${round(r.keysThroughput.sameBytesRps, 0)} req/s (${fmt(r.keysThroughput.sameBytesRatio * 100)}%); ${r.keysThroughput.connections} connections, medians of ${r.keysThroughput.rounds.length} alternating runs`,
+      target: '≥ 60% of bare Fastify',
+      pass: r.keysThroughput.ratio >= 0.6,
     },
     {
       figure: 'GET /keys p99 under analytics load',
       value: r.keysLatency.loadedP99,
       unit: 'ms',
       reference: `idle p99 ${fmt(r.keysLatency.idleP99)} ms (${fmt(r.keysLatency.ratio)}×)`,
-      target: '≤ 2× idle p99',
-      pass: r.keysLatency.ratio <= 2,
+      target: '≤ 1.5× idle p99',
+      pass: r.keysLatency.ratio <= 1.5,
     },
     {
-      figure: 'import rate (seeding, indexes included)',
+      figure: 'import of NDJSON files (admin import-requests)',
+      value: round(r.importFiles.importRowsPerSecond, 0),
+      unit: 'rows/s',
+      reference: `${r.importFiles.rows} rows in ${r.importFiles.files} files (${fmt(r.importFiles.bytes / 2 ** 20)} MiB), ${fmt(r.importFiles.importSeconds)} s; DuckDB read_json of the same files ${round(r.importFiles.duckdbRowsPerSecond, 0)} rows/s (${fmt(r.importFiles.ratio)}×)`,
+      target: '≥ 0.15× DuckDB read_json',
+      pass: r.importFiles.ratio >= 0.15,
+    },
+    {
+      figure: 'seeding rate (demo generator, indexes included)',
       value: round(r.import.rowsPerSecond, 0),
       unit: 'rows/s',
       reference: `${r.import.rows} rows in ${fmt(r.import.seconds)} s`,
-      target: '≥ 50,000 rows/s',
-      pass: r.import.rowsPerSecond >= 50_000,
+      target: '',
+      pass: null,
     },
     {
       figure: 'server peak anonymous RSS',

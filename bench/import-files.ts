@@ -1,0 +1,182 @@
+// Issue 31's import figure: `admin import-requests` against DuckDB's `read_json` on the same
+// NDJSON files. The seeded rows are written out as FILES files of the request-log shape (the
+// shape `GET /analytics/requests` answers and the import takes), then imported into a fresh
+// store that holds the seeded organisation's keys, one file after the other through the command
+// itself (in this process: twenty node starts would be timed too), then loaded by DuckDB.
+import { DuckDBInstance } from '@duckdb/node-api';
+import BetterSqlite3 from 'better-sqlite3';
+import { closeSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { runAdmin } from '../server/admin/commands.js';
+import { toRequestLogRow } from '../server/analytics/request-row.js';
+import { REQUEST_COLUMNS, type RequestRecord } from '../server/stores/telemetry/request-record.js';
+
+/** As issue 31 measured it: twenty files, one store. */
+export const IMPORT_FILES = 20;
+
+export interface ImportFigures {
+  rows: number;
+  files: number;
+  /** NDJSON bytes over every file. */
+  bytes: number;
+  importSeconds: number;
+  importRowsPerSecond: number;
+  duckdbSeconds: number;
+  duckdbRowsPerSecond: number;
+  /** Our rate over DuckDB's. */
+  ratio: number;
+}
+
+/** The seeded store's rows as NDJSON, in FILES files of (nearly) equal row counts. */
+function writeFiles(dataDir: string, folder: string, rows: number): { paths: string[]; bytes: number } {
+  const control = new BetterSqlite3(join(dataDir, 'control.db'), { readonly: true, fileMustExist: true });
+  const names = {
+    keys: new Map(
+      control
+        .prepare('SELECT id, name FROM api_keys')
+        .all()
+        .map((r) => [(r as RowName).id, (r as RowName).name]),
+    ),
+    projects: new Map(
+      control
+        .prepare('SELECT id, name FROM projects')
+        .all()
+        .map((r) => [(r as RowName).id, (r as RowName).name]),
+    ),
+  };
+  control.close();
+  const telemetry = new BetterSqlite3(join(dataDir, 'telemetry.db'), { readonly: true, fileMustExist: true });
+  const perFile = Math.ceil(rows / IMPORT_FILES);
+  const paths: string[] = [];
+  let bytes = 0;
+  let fd: number | null = null;
+  let text = '';
+  let inFile = 0;
+  const flush = () => {
+    if (fd === null || text === '') return;
+    bytes += writeSync(fd, text);
+    text = '';
+  };
+  try {
+    const select = telemetry.prepare(`SELECT ${REQUEST_COLUMNS.join(', ')} FROM requests ORDER BY rowid`);
+    for (const row of select.iterate() as IterableIterator<RequestRecord>) {
+      if (fd === null || inFile === perFile) {
+        flush();
+        if (fd !== null) closeSync(fd);
+        const path = join(folder, `requests-${String(paths.length + 1).padStart(2, '0')}.ndjson`);
+        paths.push(path);
+        fd = openSync(path, 'w');
+        inFile = 0;
+      }
+      text += JSON.stringify(toRequestLogRow(row, names)) + '\n';
+      inFile++;
+      if (text.length > 1 << 20) flush();
+    }
+    flush();
+  } finally {
+    if (fd !== null) closeSync(fd);
+    telemetry.close();
+  }
+  return { paths, bytes };
+}
+
+/**
+ * The files' columns, as an operator loading them would name them: DuckDB then reads each line
+ * once, with no sampling pass to guess the types (which also guesses BIGINT for a column whose
+ * first thousands of values happen to be whole).
+ */
+const NDJSON_COLUMNS = `{
+  req_id: 'VARCHAR', timestamp: 'TIMESTAMPTZ', model: 'VARCHAR', status: 'INTEGER', stream: 'BOOLEAN',
+  key: 'STRUCT(id VARCHAR, name VARCHAR)', project: 'STRUCT(id VARCHAR, name VARCHAR)',
+  metrics: 'STRUCT(total_ms DOUBLE, ttft_ms DOUBLE, tpot_ms DOUBLE, pre_dispatch_ms DOUBLE, prompt_tokens BIGINT,
+    tokens_generated BIGINT, cache_creation_input_tokens BIGINT, cache_read_input_tokens BIGINT, total_tokens BIGINT,
+    tokens_estimated BOOLEAN)',
+  financials: 'STRUCT(cost_pkr DOUBLE, is_byok INTEGER)',
+  status_detail: 'STRUCT(termination_reason VARCHAR, upstream_error VARCHAR)',
+  upstream: 'STRUCT(model VARCHAR)', user_agent: 'VARCHAR', metadata: 'JSON'
+}`;
+
+interface RowName {
+  id: string;
+  name: string;
+}
+
+/**
+ * Writes the files, imports them into a fresh store beside `dataDir` (its control store
+ * copied), loads them into DuckDB, and removes what it made.
+ */
+export async function measureImport(
+  dataDir: string,
+  temp: string,
+  rows: number,
+  log: (line: string) => void,
+): Promise<ImportFigures> {
+  const folder = join(temp, 'ndjson');
+  const target = join(temp, 'import-target');
+  mkdirSync(folder, { recursive: true });
+  mkdirSync(target, { recursive: true, mode: 0o700 });
+  try {
+    log(`import: writing the ${rows} seeded rows to ${IMPORT_FILES} NDJSON files`);
+    const { paths, bytes } = writeFiles(dataDir, folder, rows);
+    log(`import: ${(bytes / 2 ** 20).toFixed(0)} MiB written; copying the control store (its keys own the rows)`);
+    const source = new BetterSqlite3(join(dataDir, 'control.db'), { readonly: true, fileMustExist: true });
+    try {
+      await source.backup(join(target, 'control.db'));
+    } finally {
+      source.close();
+    }
+
+    log(`import: admin import-requests, ${paths.length} files one after the other`);
+    let started = performance.now();
+    for (const [i, path] of paths.entries()) {
+      const lines: string[] = [];
+      const code = await runAdmin(['import-requests', '--data-dir', target, '--file', path], (line) =>
+        lines.push(line),
+      );
+      if (code !== 0) throw new Error(`import-requests ${path} exited with ${code}:\n${lines.join('\n')}`);
+      if ((i + 1) % 5 === 0) log(`  ${i + 1}/${paths.length} files imported`);
+    }
+    const importSeconds = (performance.now() - started) / 1000;
+    const imported = new BetterSqlite3(join(target, 'telemetry.db'), { readonly: true });
+    const importedRows = imported.prepare('SELECT COUNT(*) FROM requests').pluck().get() as number;
+    imported.close();
+    if (importedRows !== rows) throw new Error(`the import stored ${importedRows} rows, not ${rows}`);
+    rmSync(target, { recursive: true, force: true });
+
+    log('import: DuckDB read_json of the same files (in memory, threads=2)');
+    const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
+    let duckdbSeconds: number;
+    try {
+      const connection = await instance.connect();
+      try {
+        const list = paths.map((path) => `'${path.replace(/'/g, "''")}'`).join(', ');
+        started = performance.now();
+        await connection.run(
+          `CREATE TABLE requests AS SELECT * FROM read_json([${list}], format = 'newline_delimited', columns = ${NDJSON_COLUMNS})`,
+        );
+        duckdbSeconds = (performance.now() - started) / 1000;
+        const count = Number((await connection.runAndReadAll('SELECT COUNT(*) FROM requests')).getRows()[0]?.[0]);
+        if (count !== rows) throw new Error(`DuckDB read ${count} rows, not ${rows}`);
+      } finally {
+        connection.closeSync();
+      }
+    } finally {
+      instance.closeSync();
+    }
+    const importRowsPerSecond = rows / importSeconds;
+    const duckdbRowsPerSecond = rows / duckdbSeconds;
+    return {
+      rows,
+      files: paths.length,
+      bytes,
+      importSeconds,
+      importRowsPerSecond,
+      duckdbSeconds,
+      duckdbRowsPerSecond,
+      ratio: importRowsPerSecond / duckdbRowsPerSecond,
+    };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+    rmSync(target, { recursive: true, force: true });
+  }
+}
