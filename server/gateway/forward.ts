@@ -158,7 +158,8 @@ export async function forward(
         // event that may be a usage-only chunk is read first, to keep it back from a caller who
         // did not ask for it (its SDK would yield an empty chunk).
         let passed = '';
-        const read: (SseEvent | boolean)[] = [];
+        // Per event: read already (it may carry usage), or false when it cannot.
+        const read: (SseEvent | false)[] = [];
         for (const raw of raws) {
           if (wantsUsage) {
             passed += raw;
@@ -173,7 +174,7 @@ export async function forward(
         const at = performance.now();
         raws.forEach((raw, index) => {
           const seen = read[index];
-          const event = typeof seen === 'object' ? seen : events.read(raw, seen);
+          const event = seen || events.read(raw, seen);
           if (event.content.length > 0) {
             firstTokenAt ??= at;
             measured.generatedCharacters += event.content.length;
