@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulatedUpstream, type SimulatedUpstream } from '../../server/gateway/simulated-upstream.js';
 import { startGateway } from './gateway-harness.js';
 import { register, runOperator, startServer, type TestClient, type TestServer } from './harness.js';
+import { requestRecord } from './request-rows.js';
 
 let server: TestServer;
 let upstream: SimulatedUpstream;
@@ -456,47 +457,35 @@ describe('the gateway, called with the official openai package', () => {
     if (first.kind !== 'admitted') return;
     // The rows wait on another writer's lock, so that the store can be read before they commit.
     const importer = new Database(server.config.telemetryDbPath);
+    const beside = new Database(join(server.dataDir, 'control.db'), { readonly: true });
     importer.exec('BEGIN IMMEDIATE');
     try {
       admissions.record([
         {
+          ...requestRecord(0),
           req_id: 'req_settle_first',
           ts: Date.now(),
           org_id: first.key.org_id,
           project_id: first.key.project_id,
           key_id: key.id,
-          model: 'openai/gpt-4o-mini',
-          status: 200,
-          stream: 0,
-          total_ms: 10,
-          ttft_ms: null,
-          tpot_ms: null,
-          pre_dispatch_ms: 1,
-          prompt_tokens: 100,
-          tokens_generated: 100,
-          cache_creation_input_tokens: null,
-          cache_read_input_tokens: null,
-          total_tokens: 200,
-          tokens_estimated: 0,
           // The whole limit, 1 cent: nothing more may be admitted once it is spent.
           cost_micro: 10_000,
-          is_byok: 0,
-          termination_reason: 'success',
-          upstream_error: null,
-          upstream_model: 'gpt-4o-mini',
-          user_agent: 'test',
-          metadata: '{}',
         },
       ]);
       const written = admissions.written();
       await new Promise((resolve) => setTimeout(resolve, 3 * FLUSH_MS)); // the thread waits on the lock
-      // In one turn: the key read (as any request would), the lock let go, and time for the
-      // thread to commit. The commit is heard in the next turn, before the store is read again.
+      // In one turn: the key read (as any request would), the lock let go, and the thread's
+      // commit of the spend awaited. The rows written are heard in the next turn, before the
+      // store's commits are read again.
+      const spent = beside.prepare<[string], number>('SELECT spent_micro FROM api_keys WHERE id = ?').pluck();
       await new Promise<void>((resolve) =>
         setImmediate(() => {
           admissions.keyModels(key.api_key);
           importer.exec('COMMIT');
-          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+          const pause = new Int32Array(new SharedArrayBuffer(4));
+          for (let waited = 0; spent.get(key.id) === 0 && waited < 10_000; waited += 10) Atomics.wait(pause, 0, 0, 10);
+          // And for the outbox's clearing after it, before the thread says the rows are written.
+          Atomics.wait(pause, 0, 0, 300);
           resolve();
         }),
       );
@@ -505,6 +494,7 @@ describe('the gateway, called with the official openai package', () => {
     } finally {
       if (importer.inTransaction) importer.exec('ROLLBACK');
       importer.close();
+      beside.close();
     }
   });
 
