@@ -40,6 +40,10 @@ export class LiveTelemetry {
   private closed: (() => void) | null = null;
   private readonly timer: NodeJS.Timeout;
   private failing = false;
+  /** The batch under way was committed but its spend left in the outbox (the control store busy). */
+  private writingUnsettled = false;
+  /** Requests whose rows are written and whose spend waits in the outbox: still held against their keys. */
+  private owed: string[] = [];
 
   constructor(private readonly options: LiveTelemetryOptions) {
     this.timer = setInterval(() => this.flush(), options.flushMs).unref();
@@ -123,6 +127,7 @@ export class LiveTelemetry {
   private heard(message: FromTelemetryThread): void {
     if (message.kind === 'unsettled') {
       this.options.log.warn({ reason: message.message }, 'gateway telemetry: spend waits');
+      this.writingUnsettled = true;
       return;
     }
     if (message.id !== this.writing?.id) return;
@@ -141,23 +146,38 @@ export class LiveTelemetry {
     this.failing = false;
     const rows = this.writing.rows;
     this.writing = null;
+    if (this.writingUnsettled) {
+      // Their spend is owed, not yet in the keys: held until a commit settles the outbox.
+      this.writingUnsettled = false;
+      for (const row of rows) this.owed.push(row.req_id);
+      this.forget(rows, { keepHolds: true });
+      return;
+    }
+    // Each commit settles whatever the outbox still holds: what was owed is in the keys now.
+    const owed = this.owed;
+    this.owed = [];
     this.forget(rows);
+    for (const reqId of owed) this.options.holds.release(reqId);
   }
 
   /** The batch under way goes back to the front of the queue, for the next tick. */
   private retry(): void {
+    this.writingUnsettled = false;
     if (!this.writing) return;
     this.waiting = this.writing.rows.concat(this.waiting);
     this.writing = null;
     // Waiters counted these rows already; nothing is forgotten, so they keep waiting.
   }
 
-  /** Rows written (or dropped) leave the queue's books: their holds end, and those waiting on them hear. */
-  private forget(rows: readonly RequestRecord[]): void {
+  /**
+   * Rows written (or dropped) leave the queue's books: their holds end (unless their spend is
+   * still owed), and those waiting on them hear.
+   */
+  private forget(rows: readonly RequestRecord[], options: { keepHolds?: boolean } = {}): void {
     this.options.settled();
     for (const row of rows) {
       this.waitingIds.delete(row.req_id);
-      this.options.holds.release(row.req_id);
+      if (!options.keepHolds) this.options.holds.release(row.req_id);
     }
     const waiters = this.waiters;
     this.waiters = [];

@@ -498,6 +498,50 @@ describe('the gateway, called with the official openai package', () => {
     }
   });
 
+  it('keeps holding a row’s cost while its spend waits in the outbox (the control store busy), until it settles', async () => {
+    const key = await newKey({ credit_limit_cents: 1 });
+    const { admissions } = server.app;
+    const admit = (reqId: string) =>
+      admissions.admit({
+        reqId,
+        secret: key.api_key,
+        model: 'openai/gpt-4o-mini',
+        boundCharacters: 10,
+        maxGenerated: 10,
+        timeoutMs: 1000,
+      });
+    const first = admit('req_owed_first');
+    expect(first.kind).toBe('admitted');
+    if (first.kind !== 'admitted') return;
+    const row = (reqId: string, costMicro: number) => ({
+      ...requestRecord(0),
+      req_id: reqId,
+      ts: Date.now(),
+      org_id: first.key.org_id,
+      project_id: first.key.project_id,
+      key_id: key.id,
+      cost_micro: costMicro,
+    });
+    // Another writer holds the control store past the writing thread's patience: the rows commit,
+    // their spend stays in the outbox.
+    const blocker = new Database(join(server.dataDir, 'control.db'));
+    blocker.exec('BEGIN IMMEDIATE');
+    try {
+      admissions.record([row('req_owed_first', 10_000)]); // the whole limit
+      await admissions.written();
+      expect(await spentCents(key.id)).toBe(0);
+      expect(admit('req_owed_refused')).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
+    } finally {
+      blocker.exec('ROLLBACK');
+      blocker.close();
+    }
+    // The next commit settles the outbox: the spend is the key's now, and still refuses.
+    admissions.record([row('req_owed_later', 0)]);
+    await admissions.written();
+    expect(await spentCents(key.id)).toBe(10_000);
+    expect(admit('req_owed_after')).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
+  });
+
   it('lists models only for a key in force: a revoked one is refused with 401', async () => {
     const key = await newKey();
     expect((await owner.client.delete(`/keys/${key.id}`)).status).toBe(200);
