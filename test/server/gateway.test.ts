@@ -120,6 +120,17 @@ async function rowsOf(keyId: string, count: number, reader: TestClient = owner.c
   throw new Error(`fewer than ${count} rows for key ${keyId}`);
 }
 
+/** A small request of `secret`'s decided by the control plane directly, as the gateway asks it. */
+const admitDirectly = (secret: string, reqId: string) =>
+  server.app.admissions.admit({
+    reqId,
+    secret,
+    model: 'openai/gpt-4o-mini',
+    boundCharacters: 10,
+    maxGenerated: 10,
+    timeoutMs: 1000,
+  });
+
 async function spentCents(keyId: string): Promise<number> {
   const throttling = await owner.client.get('/admin/usage-throttling?time_range=1h');
   return throttling.body.keys.find((key: { id: string }) => key.id === keyId).spent_cents;
@@ -443,15 +454,7 @@ describe('the gateway, called with the official openai package', () => {
   it('counts a settled row against the credit limit in the very turn its hold ends', async () => {
     const key = await newKey({ credit_limit_cents: 1 });
     const { admissions } = server.app;
-    const admit = (reqId: string) =>
-      admissions.admit({
-        reqId,
-        secret: key.api_key,
-        model: 'openai/gpt-4o-mini',
-        boundCharacters: 10,
-        maxGenerated: 10,
-        timeoutMs: 1000,
-      });
+    const admit = (reqId: string) => admitDirectly(key.api_key, reqId);
     const first = admit('req_settle_first');
     expect(first.kind).toBe('admitted');
     if (first.kind !== 'admitted') return;
@@ -501,15 +504,7 @@ describe('the gateway, called with the official openai package', () => {
   it('keeps holding a row’s cost while its spend waits in the outbox (the control store busy), until it settles', async () => {
     const key = await newKey({ credit_limit_cents: 1 });
     const { admissions } = server.app;
-    const admit = (reqId: string) =>
-      admissions.admit({
-        reqId,
-        secret: key.api_key,
-        model: 'openai/gpt-4o-mini',
-        boundCharacters: 10,
-        maxGenerated: 10,
-        timeoutMs: 1000,
-      });
+    const admit = (reqId: string) => admitDirectly(key.api_key, reqId);
     const first = admit('req_owed_first');
     expect(first.kind).toBe('admitted');
     if (first.kind !== 'admitted') return;
