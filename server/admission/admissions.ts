@@ -84,7 +84,7 @@ export class Admissions {
       controlPath: options.controlPath,
       telemetryPath: options.telemetryPath,
       holds: this.holds,
-      settled: () => options.control.keys.forgetSecrets(),
+      settled: () => options.control.committedElsewhere(),
       log: options.logger,
       flushMs: options.flushMs,
     });

@@ -14,7 +14,10 @@ export interface LiveTelemetryOptions {
   controlPath: string;
   telemetryPath: string;
   holds: CreditHolds;
-  /** Called as written rows' holds end: their spend is in the control store, whatever a cache of it says. */
+  /**
+   * Called as written rows' holds end: their spend is committed to the control store, which the
+   * store's caches would otherwise learn only from the next turn of the event loop.
+   */
   settled: () => void;
   log: FastifyBaseLogger;
   flushMs: number;

@@ -5,17 +5,17 @@ import { lowerThisThreadsPriority } from '../worker-threads.js';
 import type { FromTelemetryThread, TelemetryThreadData, ToTelemetryThread } from './telemetry-messages.js';
 
 /**
- * Writes the gateways' rows off the control plane's event loop: opening the store, the
- * transaction and its fsyncs take milliseconds that requests (the gateway's admissions
- * first) would otherwise wait behind. One batch at a time, as `LiveTelemetry` sends them.
- */
-/**
  * How many nice steps this thread runs below the server (Linux): as the analytics threads
  * (ANALYTICS_NICE), enough for the event loop to win a shared core, not so many that a
  * saturated machine starves the writing and rows pile up.
  */
 const TELEMETRY_NICE = 4;
 
+/**
+ * Writes the gateways' rows off the control plane's event loop: opening the store, the
+ * transaction and its fsyncs take milliseconds that requests (the gateway's admissions
+ * first) would otherwise wait behind. One batch at a time, as `LiveTelemetry` sends them.
+ */
 const { controlPath, telemetryPath, busyTimeoutMs } = workerData as TelemetryThreadData;
 // Rows wait for the next flush anyway: the gateway's requests on the event loop come first.
 lowerThisThreadsPriority(TELEMETRY_NICE);

@@ -13,7 +13,8 @@ import type { Database, Statement } from 'better-sqlite3';
 class OtherCommits {
   private readonly version: Statement<[], number>;
   private current: number | null = null;
-  private readonly forget = () => {
+  /** Read again at the next `get`: for a commit known to have happened (see `otherConnectionCommitted`). */
+  readonly forget = () => {
     this.current = null;
   };
 
@@ -31,6 +32,15 @@ class OtherCommits {
 }
 
 const otherCommitsOf = new WeakMap<Database, OtherCommits>();
+
+/**
+ * Tells `db`'s caches that another connection has committed, for a caller that learns it before
+ * the next turn of the event loop would (a writing thread's message): they read `data_version`
+ * again at their next read instead of keeping this turn's answer.
+ */
+export function otherConnectionCommitted(db: Database): void {
+  otherCommitsOf.get(db)?.forget();
+}
 
 /**
  * Answers of a connection's hot reads (the caller's session, the key list, each key's last
@@ -56,11 +66,6 @@ export class ReadCache<V> {
     let commits = otherCommitsOf.get(db);
     if (!commits) otherCommitsOf.set(db, (commits = new OtherCommits(db)));
     this.otherCommits = commits;
-  }
-
-  /** Empties the cache: for a change the counters above cannot see yet (see `KeyRepository.forgetSecrets`). */
-  forget(): void {
-    this.entries.clear();
   }
 
   get(key: string, read: () => V): V {

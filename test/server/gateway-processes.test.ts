@@ -205,7 +205,7 @@ describe('gateways in processes of their own', () => {
     expect(await status(inProcess.url, key.api_key)).toBe(200);
   });
 
-  it("forward on the organisation's own vault key, opened by the control plane for the request only", async () => {
+  it("forward on the organisation's own vault key, opened by the control plane and never logged", async () => {
     const other = await register(server);
     const vaultKey = 'sk-byok-across-processes-0123';
     expect((await other.client.post('/vault/keys', { provider: 'openai', api_key: vaultKey })).status).toBe(200);

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RemoteAuthority } from '../../server/gateway/remote-authority.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
+import { requestRecord } from './request-rows.js';
 
 /** A control plane's /requests that answers each call as `answers` says, in turn, and keeps what it received. */
 async function fakeControlPlane(answers: ((ids: string[]) => { status: number; body: unknown })[]) {
@@ -23,32 +24,12 @@ async function fakeControlPlane(answers: ((ids: string[]) => { status: number; b
   return { server, received, url: new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`) };
 }
 
+// Its owners are dropped on the way: the control plane files a row under its key's.
 const row = (n: number): RequestRecord => ({
-  req_id: `req_${n.toString(16).padStart(32, '0')}`,
-  ts: 1_700_000_000_000,
+  ...requestRecord(n),
   org_id: 'org',
   project_id: 'project',
   key_id: 'key',
-  model: 'openai/gpt-4o-mini',
-  status: 200,
-  stream: 0,
-  total_ms: 10,
-  ttft_ms: null,
-  tpot_ms: null,
-  pre_dispatch_ms: 1,
-  prompt_tokens: 5,
-  tokens_generated: 7,
-  cache_creation_input_tokens: 0,
-  cache_read_input_tokens: 0,
-  total_tokens: 12,
-  tokens_estimated: 0,
-  cost_micro: 100,
-  is_byok: 0,
-  termination_reason: 'success',
-  upstream_error: null,
-  upstream_model: 'gpt-4o-mini',
-  user_agent: 'test',
-  metadata: '{}',
 });
 
 const servers: Server[] = [];

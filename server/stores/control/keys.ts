@@ -114,15 +114,6 @@ export class KeyRepository {
     return this.secretCache.get(secretHash.toString('base64'), () => this.bySecret.get(secretHash));
   }
 
-  /**
-   * Forgets the keys found by secret. Called when the gateway's telemetry thread has settled spend
-   * into keys: its commit is seen by the cache from the next turn of the event loop, and the
-   * requests' holds end in this one, so a key read meanwhile must come from the store.
-   */
-  forgetSecrets(): void {
-    this.secretCache.forget();
-  }
-
   create(key: NewKey): void {
     this.insert.run(
       key.id,

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { otherConnectionCommitted } from '../read-cache.js';
 import { openSqlite } from '../sqlite.js';
 import { AccountRepository } from './accounts.js';
 import { ActivityRepository } from './activity.js';
@@ -48,6 +49,14 @@ export class ControlStore {
    */
   write<T>(work: () => T): T {
     return this.db.transaction(work).immediate();
+  }
+
+  /**
+   * Another connection (a writing thread) has committed to this store: the caches read the store's
+   * commit count again at their next read, rather than from the next turn of the event loop on.
+   */
+  committedElsewhere(): void {
+    otherConnectionCommitted(this.db);
   }
 
   close(): void {
