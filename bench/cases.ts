@@ -209,6 +209,20 @@ export function benchCases(picks: Picks): BenchCase[] {
     }
   }
 
+  // Issue 26's spend screen: each key's cost on each of the last seven days (24 hours each, ending now).
+  cases.push({
+    id: 'spend 7d by key and day',
+    kind: 'analytics',
+    path: '/analytics/spend',
+    duck: (now) => [
+      {
+        sql: `SELECT key_id, ($now - ts) // 86400000 AS age, SUM(cost_micro) AS cost FROM requests
+          WHERE org_id = $orgId AND ts > $now - 604800000 AND ts <= $now GROUP BY ALL`,
+        params: { orgId, now: BigInt(now) },
+      },
+    ],
+  });
+
   const series: { range: Range; interval: string; intervalMs: number }[] = [
     { range: '24h', interval: '5m', intervalMs: 300_000 },
     { range: '30d', interval: '1h', intervalMs: 3_600_000 },

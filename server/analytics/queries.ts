@@ -4,6 +4,7 @@ import { registerSearchFunctions } from '../stores/telemetry/search-terms.js';
 import type {
   AnalyticsQuery,
   AnalyticsResult,
+  BurnResult,
   Metric,
   RequestFilter,
   RequestPage,
@@ -114,6 +115,9 @@ export class AnalyticsQueries {
         )() as AnalyticsResult<Q>;
       case 'throttling':
         return this.throttling(query) as AnalyticsResult<Q>;
+      case 'burn':
+        // One read transaction: every day sees the same rows.
+        return this.db.transaction(() => this.burn(query))() as AnalyticsResult<Q>;
     }
     throw new Error('unknown analytics query');
   }
@@ -251,6 +255,23 @@ export class AnalyticsQueries {
       lastMinute: perKey('ts > @to - 60000 AND ts <= @to'),
       throttled: perKey('ts >= @from AND ts <= @to AND status = 429'),
     };
+  }
+
+  /** Each day's cost by key, from the rollups by key (whole cells inside, rows at the edges). */
+  private burn(query: Extract<AnalyticsQuery, { kind: 'burn' }>): BurnResult {
+    const result: BurnResult = { byKey: {}, organization: query.days.map(() => 0) };
+    query.days.forEach((day, index) => {
+      const source = rollupSource({ orgId: query.orgId, from: day.from, to: day.to }, { groupBy: 'key' });
+      const rows = this.statement(
+        `SELECT grp AS keyId, COALESCE(SUM(cost_micro), 0) AS cost FROM (${source.sql}) GROUP BY grp`,
+      ).all(source.params) as { keyId: string | null; cost: number }[];
+      for (const { keyId, cost } of rows) {
+        result.organization[index]! += cost;
+        if (keyId === null) continue;
+        (result.byKey[keyId] ??= query.days.map(() => 0))[index] = cost;
+      }
+    });
+    return result;
   }
 
   private statement(sql: string): Statement {

@@ -32,7 +32,9 @@ export type AnalyticsQuery =
   | { kind: 'summary'; scope: Scope }
   | { kind: 'timeseries'; scope: Scope; metric: Metric; intervalMs: number; groupBy: GroupBy | null }
   | { kind: 'requests'; filter: RequestFilter; limit: number; offset: number }
-  | { kind: 'throttling'; orgId: string; keyIds: string[]; from: number; to: number };
+  | { kind: 'throttling'; orgId: string; keyIds: string[]; from: number; to: number }
+  /** Cost by key over each of `days` ([from, to], both edges included). */
+  | { kind: 'burn'; orgId: string; days: { from: number; to: number }[] };
 
 export interface SummaryResult {
   requests: number;
@@ -63,10 +65,18 @@ export interface ThrottlingResult {
   throttled: Record<string, number>;
 }
 
+/** Micro-PKR a day, one figure per asked day: by key id, and over every row of the organisation. */
+export interface BurnResult {
+  byKey: Record<string, number[]>;
+  organization: number[];
+}
+
 export type AnalyticsResult<Q extends AnalyticsQuery> = Q extends { kind: 'summary' }
   ? SummaryResult
   : Q extends { kind: 'timeseries' }
     ? SeriesJson
     : Q extends { kind: 'requests' }
       ? RequestPage
-      : ThrottlingResult;
+      : Q extends { kind: 'burn' }
+        ? BurnResult
+        : ThrottlingResult;

@@ -1,13 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { defaultInterval, parseDuration, parseTimeRange } from '../analytics/durations.js';
-import { AnalyticsUnavailable } from '../analytics/pool.js';
 import type { AnalyticsQuery, AnalyticsResult, GroupBy, Metric, Scope } from '../analytics/query-types.js';
 import { toRequestLogRow } from '../analytics/request-row.js';
 import { microAtLeast, microToPkr } from '../domain/money.js';
-import { ApiError, badRequest, notFound } from '../http-errors.js';
+import { badRequest, notFound } from '../http-errors.js';
 import { parseId } from '../ids.js';
 import { authOf } from '../plugins/session.js';
+import { isAnalyticsUnavailable, runAnalytics } from './analytics-run.js';
 import {
   RequestPage,
   RequestsQuery,
@@ -25,11 +25,9 @@ const METRICS: Metric[] = ['volume', 'latency', 'ttft', 'tok_s', 'token_usage'];
 const GROUPS: GroupBy[] = ['project', 'key', 'model'];
 const STATUS_CATEGORIES = ['2xx', '3xx', '4xx', '5xx'];
 
-const unavailable = () => new ApiError(503, { error: 'analytics backend unavailable' });
-
 export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const { control, config, telemetry, analytics } = app;
+  const { control, config } = app;
 
   /** The caller's window and filters; ids of other organisations, malformed or revoked, answer 404. */
   function scopeOf(request: FastifyRequest, query: { time_range?: string; project_id?: string; key_id?: string }) {
@@ -52,22 +50,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     return { scope, range };
   }
 
-  /** Runs a telemetry query in the pool; dropped while it waits if the caller disconnects. */
-  async function run<Q extends AnalyticsQuery>(query: Q, reply: FastifyReply): Promise<AnalyticsResult<Q>> {
-    if (!telemetry.reachable()) throw unavailable();
-    const gone = new AbortController();
-    const onClose = () => {
-      if (!reply.raw.writableFinished) gone.abort();
-    };
-    reply.raw.once('close', onClose);
-    try {
-      return await analytics.run(query, gone.signal);
-    } catch (error) {
-      if (!(error instanceof AnalyticsUnavailable)) throw error;
-      app.log.warn({ err: error }, 'analytics query not answered');
-      throw unavailable();
-    }
-  }
+  const run = <Q extends AnalyticsQuery>(query: Q, reply: FastifyReply) => runAnalytics(app, query, reply);
 
   app.get(
     '/analytics/summary',
@@ -180,7 +163,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
           reply,
         );
       } catch (error) {
-        if (!(error instanceof ApiError && error.statusCode === 503)) throw error;
+        if (!isAnalyticsUnavailable(error)) throw error;
       }
       return {
         time_range: range.text,

@@ -7,6 +7,7 @@ import { googleRoutes } from './auth-google.js';
 import { keyRoutes } from './keys.js';
 import { modelRoutes } from './models.js';
 import { organizationRoutes } from './organization.js';
+import { spendRoutes } from './spend.js';
 import { vaultRoutes } from './vault.js';
 
 /** Everything under `/api`. Auth routes pick their own guard; the rest need a session. */
@@ -21,5 +22,6 @@ export async function apiRoutes(api: FastifyInstance): Promise<void> {
     await secured.register(activityRoutes);
     await secured.register(modelRoutes);
     await secured.register(analyticsRoutes);
+    await secured.register(spendRoutes);
   });
 }

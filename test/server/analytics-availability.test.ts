@@ -107,6 +107,14 @@ describe('while the telemetry store cannot be opened', () => {
         spent_cents: 0,
       }),
     ]);
+
+    // The settled figures still answer; the rates and forecasts are unknown, not nil.
+    const spend = await client.get('/analytics/spend');
+    expect(spend.status).toBe(200);
+    expect(spend.body.organization).toMatchObject({ deposited_micro: 0, spent_micro: 0, burn: null, forecast: null });
+    expect(spend.body.keys).toEqual([
+      expect.objectContaining({ id: keyId, spent_micro: 0, burn: null, forecast: null }),
+    ]);
   });
 
   it('recovers by itself once the store can be opened, with the right numbers', async () => {

@@ -241,6 +241,7 @@ describe('OpenAPI document', () => {
     '/vault/keys/{provider}',
     '/activity',
     '/models',
+    '/analytics/spend',
   ];
 
   it('GET /api/openapi.json is an OpenAPI 3 document listing every endpoint', async () => {

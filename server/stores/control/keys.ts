@@ -59,6 +59,7 @@ export class KeyRepository {
   private readonly markRevoked: Statement<[number, string, string]>;
   private readonly otherLimits: Statement<[string, string], { total: number }>;
   private readonly addSpend: Statement<[number, string]>;
+  private readonly orgSpend: Statement<[string], { total: number }>;
   private readonly listCache: ReadCache<readonly Readonly<KeyRow>[]>;
   private readonly secretCache: ReadCache<Readonly<KeyRow & { revoked_at: number | null }> | undefined>;
   private readonly everyOwner: Statement<[], KeyOwner>;
@@ -82,6 +83,7 @@ export class KeyRepository {
     this.otherLimits = db.prepare(`SELECT COALESCE(SUM(credit_limit_micro), 0) AS total FROM api_keys
       WHERE org_id = ? AND id != ? AND revoked_at IS NULL`);
     this.addSpend = db.prepare('UPDATE api_keys SET spent_micro = spent_micro + ? WHERE id = ?');
+    this.orgSpend = db.prepare('SELECT COALESCE(SUM(spent_micro), 0) AS total FROM api_keys WHERE org_id = ?');
     this.listCache = new ReadCache(db, 1_000);
     this.secretCache = new ReadCache(db);
     this.everyOwner = db.prepare('SELECT id, org_id, project_id FROM api_keys');
@@ -142,6 +144,11 @@ export class KeyRepository {
   /** Sum of the credit limits of the organisation's other active keys; unlimited keys add nothing. */
   otherLimitsMicro(orgId: string, keyId: string): number {
     return this.otherLimits.get(orgId, keyId)?.total ?? 0;
+  }
+
+  /** The settled spend of every key the organisation ever had, revoked ones included: what its deposits paid for. */
+  spentMicro(orgId: string): number {
+    return this.orgSpend.get(orgId)?.total ?? 0;
   }
 
   settle(keyId: string, costMicro: number): void {
