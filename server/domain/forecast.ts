@@ -12,6 +12,11 @@
 
 export const BURN_DAYS = 7;
 export const PROJECTION_DAYS = 30;
+/**
+ * How far ahead a date is given. A trickle of spend against a large limit would put it in the
+ * year 30,000 (past what a date can be written as); beyond this it "lasts beyond" instead.
+ */
+export const HORIZON_DAYS = 3_650;
 const DAY_MS = 86_400_000;
 /** Student's t, 95th percentile, 6 degrees of freedom: a two-sided 90 % interval of a mean of 7. */
 const T_90 = 1.943;
@@ -32,9 +37,14 @@ export type Forecast =
   | { kind: 'spent'; remaining: number }
   /** Something remains, and nothing was spent in the window: no date follows from a nil rate. */
   | { kind: 'idle'; remaining: number }
-  /** Runs out at `at`; `earliest`/`latest` from the interval's ends, `latest` null when its slow end is nil. */
+  /**
+   * Runs out at `at`; `earliest`/`latest` from the interval's ends, `latest` null when its slow
+   * end is nil or past the horizon.
+   */
   | { kind: 'runs_out'; remaining: number; at: number; earliest: number; latest: number | null }
-  /** No limit: the spend of the next PROJECTION_DAYS at the rate, with the interval's ends. */
+  /** Something remains, and at the rate it lasts past HORIZON_DAYS. */
+  | { kind: 'beyond'; remaining: number; days: number }
+  /** No limit: the spend of the next PROJECTION_DAYS at the rate (whole micro-PKR), with the interval's ends. */
   | { kind: 'projected'; days: number; amount: number; low: number; high: number };
 
 /** The window's rate from its daily spends (BURN_DAYS of them, oldest first). */
@@ -51,18 +61,20 @@ export function burnOf(daily: readonly number[]): Burn {
 export function forecastOf(burn: Burn, remaining: number | null, now: number): Forecast {
   if (remaining === null) {
     const days = PROJECTION_DAYS;
-    return { kind: 'projected', days, amount: burn.rate * days, low: burn.rateLow * days, high: burn.rateHigh * days };
+    const over = (rate: number) => Math.round(rate * days);
+    return { kind: 'projected', days, amount: over(burn.rate), low: over(burn.rateLow), high: over(burn.rateHigh) };
   }
   if (remaining <= 0) return { kind: 'spent', remaining };
   if (burn.rate === 0) return { kind: 'idle', remaining };
-  const after = (rate: number) => now + Math.round((remaining / rate) * DAY_MS);
-  return {
-    kind: 'runs_out',
-    remaining,
-    at: after(burn.rate),
-    earliest: after(burn.rateHigh),
-    latest: burn.rateLow > 0 ? after(burn.rateLow) : null,
+  // A date within the horizon, or null past it (a nil rate is past every horizon).
+  const after = (rate: number) => {
+    const days = rate > 0 ? remaining / rate : Infinity;
+    return days <= HORIZON_DAYS ? now + Math.round(days * DAY_MS) : null;
   };
+  const at = after(burn.rate);
+  if (at === null) return { kind: 'beyond', remaining, days: HORIZON_DAYS };
+  // The fast end is at least the rate, so its date comes no later than `at`.
+  return { kind: 'runs_out', remaining, at, earliest: after(burn.rateHigh)!, latest: after(burn.rateLow) };
 }
 
 /** The window's days as [from, to] in epoch ms, both edges included, oldest first, the last ending at `now`. */
@@ -75,10 +87,10 @@ export function burnDays(now: number): { from: number; to: number }[] {
 
 /**
  * How urgent a forecast is, for sorting (smaller first): used up, then the soonest date, then
- * the largest projection, then idle.
+ * the largest projection, then those that last past the horizon, then idle.
  */
 export function urgency(forecast: Forecast | null): [number, number] {
-  if (forecast === null) return [4, 0];
+  if (forecast === null) return [5, 0];
   switch (forecast.kind) {
     case 'spent':
       return [0, forecast.remaining];
@@ -86,7 +98,9 @@ export function urgency(forecast: Forecast | null): [number, number] {
       return [1, forecast.at];
     case 'projected':
       return [2, -forecast.amount];
-    case 'idle':
+    case 'beyond':
       return [3, 0];
+    case 'idle':
+      return [4, 0];
   }
 }

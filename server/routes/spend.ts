@@ -119,6 +119,8 @@ function forecastJson(forecast: Forecast): schema.Forecast {
     case 'spent':
     case 'idle':
       return { kind: forecast.kind, remaining_micro: forecast.remaining };
+    case 'beyond':
+      return { kind: 'beyond', remaining_micro: forecast.remaining, days: forecast.days };
     case 'runs_out':
       return {
         kind: 'runs_out',

@@ -49,11 +49,16 @@ export const Forecast = Type.Union([
     latest: Nullable(Timestamp),
   }),
   Type.Object({
+    kind: Type.Literal('beyond'),
+    remaining_micro: Micro('What remains; at the rate it lasts past `days`'),
+    days: Type.Integer(),
+  }),
+  Type.Object({
     kind: Type.Literal('projected'),
     days: Type.Integer(),
-    amount_micro: Type.Number(),
-    low_micro: Type.Number(),
-    high_micro: Type.Number(),
+    amount_micro: Micro('Spend of the next `days` at the rate'),
+    low_micro: Micro("The same at the low end of the rate's interval"),
+    high_micro: Micro("The same at the high end of the rate's interval"),
   }),
 ]);
 export type Forecast = Static<typeof Forecast>;

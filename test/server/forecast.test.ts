@@ -61,6 +61,21 @@ describe('forecastOf', () => {
     expect(forecastOf(burnOf(Array(7).fill(0)), 5 * PKR, NOW)).toEqual({ kind: 'idle', remaining: 5 * PKR });
   });
 
+  it('gives no date past ten years: a trickle against a large limit lasts beyond, a slow end past it has no latest date', () => {
+    expect(forecastOf(burnOf([0, 0, 0, 0, 0, 0, 100]), 10_000 * PKR, NOW)).toEqual({
+      kind: 'beyond',
+      remaining: 10_000 * PKR,
+      days: 3650,
+    });
+    // Rate 12/7 PKR a day, low end ~1.16: 5,000 PKR lasts ~2,917 days, ~4,300 at the low end.
+    const slow = forecastOf(burnOf([2, 2, 2, 2, 2, 2, 0].map((pkr) => pkr * PKR)), 5000 * PKR, NOW);
+    expect(slow.kind).toBe('runs_out');
+    if (slow.kind !== 'runs_out') return;
+    expect(Math.round((slow.at - NOW) / DAY)).toBe(2917);
+    expect(slow.latest).toBeNull();
+    expect(slow.earliest).toBeLessThan(slow.at);
+  });
+
   it('projects thirty days of spend for a key without a limit', () => {
     const projected = forecastOf(burnOf([4, 6, 4, 6, 4, 6, 5].map((pkr) => pkr * PKR)), null, NOW);
     expect(projected.kind).toBe('projected');
@@ -68,13 +83,16 @@ describe('forecastOf', () => {
     expect(projected.days).toBe(30);
     expect(projected.amount).toBe(150 * PKR);
     expect(projected.low).toBeLessThan(projected.amount);
-    expect(projected.high - projected.amount).toBeCloseTo(projected.amount - projected.low, 3);
+    // Whole micro-PKR, symmetric about the projection to the unit.
+    for (const amount of [projected.low, projected.high]) expect(Number.isInteger(amount)).toBe(true);
+    expect(Math.abs(projected.high - projected.amount - (projected.amount - projected.low))).toBeLessThanOrEqual(1);
   });
 
-  it('orders forecasts by urgency: used up, soonest date, largest projection, idle, unknown', () => {
+  it('orders forecasts by urgency: used up, soonest date, largest projection, beyond, idle, unknown', () => {
     const burn = burnOf(Array(7).fill(PKR));
     const sorted = [
       forecastOf(burnOf(Array(7).fill(0)), PKR, NOW),
+      forecastOf(burn, 10_000 * PKR, NOW),
       null,
       forecastOf(burn, null, NOW),
       forecastOf(burn, 9 * PKR, NOW),
@@ -86,7 +104,7 @@ describe('forecastOf', () => {
     });
     expect(
       sorted.map((f) => (f === null ? 'unknown' : f.kind === 'runs_out' ? `runs_out ${f.remaining / PKR}` : f.kind)),
-    ).toEqual(['spent', 'runs_out 2', 'runs_out 9', 'projected', 'idle', 'unknown']);
+    ).toEqual(['spent', 'runs_out 2', 'runs_out 9', 'projected', 'beyond', 'idle', 'unknown']);
   });
 });
 

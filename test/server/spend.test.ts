@@ -217,6 +217,17 @@ describe('GET /analytics/spend', () => {
     expect(bySpent.body.keys.map((k: any) => k.name)).toEqual(['steady', 'open', 'used up', 'idle']);
   });
 
+  it('answers a trickle of spend against a large limit as lasting beyond the horizon, not with a date it cannot write', async () => {
+    const org = await freshOrg();
+    await runOperator(server, 'deposit', '--org', org.name, '--pkr', '1000000');
+    const large = await org.key('large', 900_000);
+    load([row(org, large, NOW - HOUR, 100)]);
+    const answer = await org.client.get('/analytics/spend');
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    expect(answer.body.keys[0].forecast).toEqual({ kind: 'beyond', remaining_micro: 900_000 * PKR - 100, days: 3650 });
+    expect(answer.body.organization.forecast.kind).toBe('beyond');
+  });
+
   it("never shows another organisation's keys or rows", async () => {
     const mine = await freshOrg();
     const theirs = await freshOrg();
