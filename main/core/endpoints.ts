@@ -6,6 +6,7 @@ import { MessageBody } from '#server/schemas/common.js';
 import * as keys from '#server/schemas/keys.js';
 import * as models from '#server/schemas/models.js';
 import * as organization from '#server/schemas/organization.js';
+import * as spend from '#server/schemas/spend.js';
 import * as vault from '#server/schemas/vault.js';
 
 /**
@@ -109,6 +110,8 @@ export const endpoints = {
     query: analytics.ThrottlingQuery,
     response: analytics.UsageThrottling,
   }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  spend: endpoint({ method: 'GET', path: '/analytics/spend', query: spend.SpendQuery, response: spend.SpendReport }),
   activity: endpoint({
     method: 'GET',
     path: '/activity',

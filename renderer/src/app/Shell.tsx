@@ -1,5 +1,6 @@
-import { useEffect } from 'react';
+import { useEffect, useMemo } from 'react';
 import { useAnalyticsHealth } from '../state/api.js';
+import { useOffers } from '../state/offers.js';
 import { SCREENS, useRoute } from '../state/route.js';
 import { useSession } from '../state/session.js';
 import { screens } from './screens.js';
@@ -9,32 +10,41 @@ export function Shell() {
   const screen = useRoute((s) => s.screen);
   const go = useRoute((s) => s.go);
   const { title, component: Screen } = screens[screen];
+  const spendOffered = useOffers((s) => s.spend);
+  const probe = useOffers((s) => s.probe);
+  // Screens beyond the contract leave the navigation once the server says it lacks them.
+  const shown = useMemo(() => SCREENS.filter((name) => name !== 'spend' || spendOffered !== false), [spendOffered]);
+
+  // Asked again when the answer is forgotten: another organisation (or profile) may be another server.
+  useEffect(() => {
+    void probe();
+  }, [probe, spendOffered]);
 
   useEffect(() => {
     document.title = `${title} · Gateway Console`;
   }, [title]);
 
-  // Alt+1 … Alt+6 open the screens in the order of the navigation.
+  // Alt+1, Alt+2 … open the screens in the order the navigation shows them.
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (!event.altKey || event.ctrlKey || event.metaKey) return;
       // The physical digit key: Option+1 types "¡" on a Mac, so event.key would not do.
       const digit = /^Digit([1-9])$/.exec(event.code)?.[1];
-      const target = digit ? SCREENS[Number(digit) - 1] : undefined;
+      const target = digit ? shown[Number(digit) - 1] : undefined;
       if (!target) return;
       event.preventDefault();
       go(target);
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [go]);
+  }, [go, shown]);
 
   return (
     <div className="shell">
       <nav className="sidebar" aria-label="Console">
         <p className="brand">Gateway Console</p>
         <ul>
-          {SCREENS.map((name, index) => (
+          {shown.map((name, index) => (
             <li key={name}>
               <a
                 href={`#/${name}`}

@@ -1,20 +1,29 @@
-import { PageSizeSelect } from '../../components/PageSizeSelect.js';
-import { pageSizeFrom, pageSizeParam } from '../../lib/page-size.js';
-import { useRoute } from '../../state/route.js';
-import { pageOf, pageText } from './paging.js';
-import type { RequestPage } from './request-row.js';
+import { PageSizeSelect } from './PageSizeSelect.js';
+import { pageSizeFrom, pageSizeParam } from '../lib/page-size.js';
+import { pageOf, pageText } from '../lib/paging.js';
+import { useRoute } from '../state/route.js';
+
+/** The rows a server-paged list shows: where they start, how many, of how many. */
+export interface PageView {
+  offset: number;
+  shown: number;
+  total: number;
+}
 
 /**
- * Where the page is in the filtered log, and the way to the pages beside it. `announce`: the
- * text is a polite live region, off while following (it would speak every 2 s).
+ * Where the page is in a server-paged list, and the way to the pages beside it; the page and
+ * its size live in the address (`page`, `size`). `announce`: the text is a polite live region
+ * (off while a list follows new rows: it would speak every 2 s). `none`: said of an empty list.
  */
 export function Pager({
-  page,
+  view,
   busy,
+  none,
   announce = true,
 }: {
-  page: RequestPage | null;
+  view: PageView | null;
   busy: boolean;
+  none: string;
   announce?: boolean;
 }) {
   const params = useRoute((s) => s.params);
@@ -22,7 +31,7 @@ export function Pager({
   const current = pageOf(params);
   const size = pageSizeFrom(params.size);
   const go = (to: number) => setParams({ page: to > 1 ? String(to) : null });
-  const hasNext = page !== null && page.offset + page.requests.length < page.total;
+  const hasNext = view !== null && view.offset + view.shown < view.total;
 
   const resize = (next: number) => {
     // The first row on screen stays on the new page.
@@ -31,9 +40,9 @@ export function Pager({
   };
 
   return (
-    <div className="requests-pager" aria-label="Pages" role="group">
-      <span className="requests-page-text" aria-live={announce ? 'polite' : 'off'} data-testid="page-text">
-        {page ? pageText(page.offset, page.requests.length, page.total) : '…'}
+    <div className="pager" aria-label="Pages" role="group">
+      <span className="pager-text" aria-live={announce ? 'polite' : 'off'} data-testid="page-text">
+        {view ? pageText(view.offset, view.shown, view.total, none) : '…'}
       </span>
       <button type="button" disabled={busy || current <= 1} onClick={() => go(current - 1)} data-testid="page-previous">
         Previous

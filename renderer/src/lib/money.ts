@@ -26,6 +26,11 @@ export function parsePkr(text: string): ParsedPkr {
   return { ok: true, micro };
 }
 
+/** PKR as the server sends them (micro-PKR over a million, as a double) back to its whole micro-PKR. */
+export function pkrToMicro(pkr: number): number {
+  return Math.round(pkr * MICRO_PER_PKR);
+}
+
 /** Micro-PKR as exact PKR text: two decimals, and as many more as needed ("5.00", "12.345678"). */
 export function microToPkrText(micro: number): string {
   const sign = micro < 0 ? '-' : '';
@@ -54,14 +59,28 @@ export function formatMicroPkr(micro: number | null | undefined): string {
   return micro === null || micro === undefined ? UNKNOWN : formatPkr(micro / MICRO_PER_PKR);
 }
 
-const toPaisa = new Intl.NumberFormat(undefined, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const fixedFormats = new Map<number, Intl.NumberFormat>();
 
 /**
- * Micro-PKR to the paisa, for reading down a column (the exact figure is `formatMicroPkr`):
- * a trace below one paisa reads "< 0.01 PKR", never 0; null is unknown.
+ * Micro-PKR as a figure with exactly `decimals` decimals (a context's own: two for balances and
+ * limits), for columns of figures that line up; an amount too small to show reads "< 0.01"
+ * (or "> -0.01"), never 0; null is unknown. The exact amount is `exactPkrTitle`.
  */
-export function formatMicroPkrToPaisa(micro: number | null | undefined): string {
+export function formatMicroPkrFixed(micro: number | null | undefined, decimals = 2): string {
   if (micro === null || micro === undefined) return UNKNOWN;
-  if (micro > 0 && micro < MICRO_PER_PKR / 100) return '< 0.01 PKR';
-  return `${toPaisa.format(micro / MICRO_PER_PKR)} PKR`;
+  const smallest = 10 ** -decimals;
+  if (micro > 0 && micro / MICRO_PER_PKR < smallest / 2) return `< ${smallest.toFixed(decimals)}`;
+  if (micro < 0 && micro / MICRO_PER_PKR > -smallest / 2) return `> -${smallest.toFixed(decimals)}`;
+  let format = fixedFormats.get(decimals);
+  if (!format) {
+    format = new Intl.NumberFormat(undefined, { minimumFractionDigits: decimals, maximumFractionDigits: decimals });
+    fixedFormats.set(decimals, format);
+  }
+  return format.format(micro / MICRO_PER_PKR);
+}
+
+/** The exact amount for a tooltip: every settled decimal, and the micro-PKR the server counts. */
+export function exactPkrTitle(micro: number): string {
+  const whole = Math.round(micro);
+  return `${microToPkrText(whole)} PKR (${whole.toLocaleString('en-US')} micro-PKR)${whole === micro ? '' : ', rounded'}`;
 }

@@ -21,7 +21,6 @@ import {
   toIsoWithOffset,
 } from '../../../renderer/src/lib/local-time-input.js';
 import { catalogueOf } from '../../../renderer/src/lib/model-catalogue.js';
-import { formatMicroPkrToPaisa } from '../../../renderer/src/lib/money.js';
 import { KEYS, MODELS, PROJECTS } from './fixtures.js';
 
 const rows: KeyRow[] = KEYS.map((key, i) => ({
@@ -122,17 +121,6 @@ describe('credit limits typed in PKR', () => {
     for (const micro of [1, 290_000, 1_500_250_000, 123_456_789_012, 2 ** 51 - 1]) {
       expect(Math.round(microToPkrNumber(micro) * 1e6)).toBe(micro);
     }
-  });
-});
-
-describe('spend down a column', () => {
-  it('reads to the paisa, a trace is not zero, and unknown is a dash', () => {
-    expect(formatMicroPkrToPaisa(12_340_000)).toBe('12.34 PKR');
-    expect(formatMicroPkrToPaisa(1_234_567_890_000)).toBe('1,234,567.89 PKR');
-    expect(formatMicroPkrToPaisa(9_999)).toBe('< 0.01 PKR');
-    expect(formatMicroPkrToPaisa(10_000)).toBe('0.01 PKR');
-    expect(formatMicroPkrToPaisa(0)).toBe('0.00 PKR');
-    expect(formatMicroPkrToPaisa(null)).toBe('–');
   });
 });
 

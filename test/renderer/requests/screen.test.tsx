@@ -200,7 +200,7 @@ describe('the detail panel', () => {
     expect((document.activeElement as HTMLElement).dataset.reqId).toBe('req_100000');
   });
 
-  it('shows a timestamp that does not read as it came, and costs as figures under "Cost (PKR)"', async () => {
+  it('shows a timestamp that does not read as it came, and costs as figures with the same decimals under "Cost (PKR)"', async () => {
     bridge.on('api.requests', () => ({
       total: 2,
       limit: 50,
@@ -214,8 +214,12 @@ describe('the detail panel', () => {
     const rows = await screen.findAllByTestId('request-row');
     const cells = (row: HTMLElement) => [...row.querySelectorAll('td')].map((td) => td.textContent);
     expect(cells(rows[0]!)[0]).toBe('not-a-time');
-    expect(cells(rows[0]!)[8]).toBe('1,250.50');
-    expect(cells(rows[1]!)[8]).toBe('0.000123');
+    // Four decimals down the column, whatever each cost's own; the exact cost on hover.
+    expect(cells(rows[0]!)[8]).toBe('1,250.5000');
+    expect(cells(rows[1]!)[8]).toBe('0.0001');
+    expect(rows[1]!.querySelectorAll('td')[8]!.querySelector('.money')!.getAttribute('title')).toBe(
+      '0.000123 PKR (123 micro-PKR)',
+    );
     expect(screen.getByRole('columnheader', { name: 'Cost (PKR)' })).toBeTruthy();
   });
 

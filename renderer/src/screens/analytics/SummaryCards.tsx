@@ -1,13 +1,15 @@
+import type { ReactNode } from 'react';
 import { ErrorNote, Loading } from '../../components/Feedback.js';
+import { Money } from '../../components/Money.js';
 import { UNKNOWN, formatCount, formatDecimal, formatMs } from '../../lib/format.js';
-import { formatPkr } from '../../lib/money.js';
+import { pkrToMicro } from '../../lib/money.js';
 import type { Summary, SummaryQuery } from './analytics-store.js';
 import { useAnalytics } from './analytics-store.js';
 
 interface Card {
   id: string;
   label: string;
-  value: (summary: Summary) => string;
+  value: (summary: Summary) => ReactNode;
   hint?: string;
 }
 
@@ -33,7 +35,7 @@ const CARDS: Card[] = [
 const COST: Card = {
   id: 'cost',
   label: 'Cost',
-  value: (s) => formatPkr(s.total_cost_pkr ?? null),
+  value: (s) => <Money micro={s.total_cost_pkr === undefined ? null : pkrToMicro(s.total_cost_pkr)} unit />,
   hint: 'Settled cost of this key',
 };
 

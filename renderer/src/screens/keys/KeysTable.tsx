@@ -1,9 +1,9 @@
 import type { ReactNode } from 'react';
 import { DataTable, RowActions, sortedBy, type Column } from '../../components/DataTable.js';
+import { Money } from '../../components/Money.js';
 import { Time } from '../../components/Time.js';
 import { UNKNOWN, formatCount } from '../../lib/format.js';
 import { isExpired, type KeyRow, type Sort, type SortColumn } from '../../lib/key-table.js';
-import { formatMicroPkr, formatMicroPkrToPaisa } from '../../lib/money.js';
 import type { Key } from '../../state/directory.js';
 
 const COLUMNS: Column<SortColumn>[] = [
@@ -67,7 +67,7 @@ export function KeysTable(props: {
             {key.credit_limit_cents === null ? (
               <span className="muted">unlimited</span>
             ) : (
-              formatMicroPkr(key.credit_limit_cents)
+              <Money micro={key.credit_limit_cents} unit />
             )}
           </Cell>
           <Cell name="spend" number>
@@ -76,7 +76,7 @@ export function KeysTable(props: {
               <span className="muted">{UNKNOWN}</span>
             ) : (
               // To the paisa down the column; the exact figure on hover.
-              <span title={formatMicroPkr(spentMicro)}>{formatMicroPkrToPaisa(spentMicro)}</span>
+              <Money micro={spentMicro} unit />
             )}
           </Cell>
           <Cell name="expiry">

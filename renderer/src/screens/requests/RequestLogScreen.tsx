@@ -5,8 +5,8 @@ import { useRoute } from '../../state/route.js';
 import { ExportBar } from './ExportBar.js';
 import { Filters } from './Filters.js';
 import { FOLLOW_EVERY_MS, FollowControl, type FollowPause } from './FollowControl.js';
-import { Pager } from './Pager.js';
-import { pageOf } from './paging.js';
+import { Pager } from '../../components/Pager.js';
+import { pageOf } from '../../lib/paging.js';
 import { RequestDetail } from './RequestDetail.js';
 import { pageQuery } from './request-query.js';
 import type { RequestRow } from './request-row.js';
@@ -68,7 +68,12 @@ export function RequestLogScreen() {
     <div className="requests stack" data-testid="requests-screen" aria-busy={loading}>
       <Filters />
       <div className="requests-bar">
-        <Pager page={page} busy={loading} announce={!following} />
+        <Pager
+          view={page && { offset: page.offset, shown: page.requests.length, total: page.total }}
+          busy={loading}
+          none="No requests match"
+          announce={!following}
+        />
         <FollowControl
           following={following}
           pause={pause}

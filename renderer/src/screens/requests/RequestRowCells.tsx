@@ -1,5 +1,6 @@
 import { formatCount, formatMs, UNKNOWN, utcTitle } from '../../lib/format.js';
-import { formatPkrFigure } from '../../lib/money.js';
+import { Money } from '../../components/Money.js';
+import { pkrToMicro } from '../../lib/money.js';
 import { reasonLabel, type RequestRow } from './request-row.js';
 
 // The table's times leave out the year to fit the column; the tooltip gives the exact UTC instant.
@@ -58,8 +59,10 @@ export function RequestRowCells({ row }: { row: RequestRow }) {
         {m.tokens_estimated ? '≈ ' : ''}
         {formatCount(m.total_tokens)}
       </td>
-      {/* PKR in the header, so the cell is the figure alone. */}
-      <td className="number">{formatPkrFigure(row.financials.cost_pkr)}</td>
+      {/* PKR in the header, so the cell is the figure alone: four decimals down the column, exact on hover. */}
+      <td className="number">
+        <Money micro={pkrToMicro(row.financials.cost_pkr)} decimals={4} />
+      </td>
       <td title={row.status_detail.termination_reason}>{reasonLabel(row.status_detail.termination_reason)}</td>
     </>
   );

@@ -3,7 +3,7 @@ import { MICRO_PER_PKR, parsePkr } from '../../lib/money.js';
 import { pageSizeFrom } from '../../lib/page-size.js';
 import { DEFAULT_RANGE, rangeFromParam } from '../../lib/time-range.js';
 import type { RouteParams } from '../../state/route.js';
-import { pageOf } from './paging.js';
+import { pageOf } from '../../lib/paging.js';
 
 /**
  * The request log's view as route parameters (so a reload or a shared address restores
