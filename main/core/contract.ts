@@ -1,6 +1,7 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import { Me, SignedIn } from '#server/schemas/auth.js';
 import { Nullable } from '#server/schemas/common.js';
+import { AlertCheck, AlertRules, FiredAlert } from './alerts/rules.js';
 import { endpoints, type EndpointInput, type EndpointName, type EndpointOutput } from './endpoints.js';
 
 /**
@@ -38,6 +39,14 @@ export const EmbeddedStatus = Type.Object({
   gatewayUrl: Type.Optional(Type.String()),
 });
 export type EmbeddedStatus = Static<typeof EmbeddedStatus>;
+
+/** A profile's alert rules, the alerts they fired (newest first) and how the last check went. */
+export const AlertsView = Type.Object({
+  rules: AlertRules,
+  fired: Type.Array(Type.Intersect([FiredAlert, Type.Object({ delivered: Type.Boolean() })])),
+  check: AlertCheck,
+});
+export type AlertsView = Static<typeof AlertsView>;
 
 export const hostCalls = {
   'app.info': {
@@ -83,6 +92,15 @@ export const hostCalls = {
   'session.signInDemo': { args: ForProfile, result: SignedIn },
   'session.signOut': { args: ForProfile, result: Empty },
   'session.me': { args: ForProfile, result: Me },
+  'alerts.get': { args: ForProfile, result: AlertsView },
+  'alerts.setRules': { args: Type.Object({ profileId: ProfileId, rules: AlertRules }), result: AlertsView },
+  /** Checks the rules now rather than at the next round. */
+  'alerts.check': { args: ForProfile, result: AlertsView },
+  /** The renderer raised these as notifications (the web shell: the host cannot). */
+  'alerts.delivered': {
+    args: Type.Object({ profileId: ProfileId, through: Type.Integer({ minimum: 1 }) }),
+    result: Empty,
+  },
   'embedded.status': { args: Empty, result: EmbeddedStatus },
   'embedded.restart': { args: Empty, result: EmbeddedStatus },
 } satisfies Record<string, { args: TObject; result: TSchema }>;

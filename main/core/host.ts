@@ -2,6 +2,8 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TObject } from '@sinclair/typebox';
 import type { Dispatcher } from 'undici';
 import { EMBEDDED_ADDRESS } from '#server/schemas/embedded.js';
+import { AlertStore, type StoredAlert } from './alerts/alert-store.js';
+import { AlertWatcher } from './alerts/watcher.js';
 import { ControlPlaneClient } from './client.js';
 import {
   apiEndpoints,
@@ -10,6 +12,7 @@ import {
   type BridgeEnvelope,
   type CallArgs,
   type CallName,
+  type AlertsView,
   type CallResult,
   type EmbeddedStatus,
   type ProfileView,
@@ -44,7 +47,17 @@ export interface HostOptions {
   refreshAheadMs?: number;
   /** Told when a profile is signed out because its session could not be refreshed. */
   onSignedOut?: (profileId: string) => void;
+  /** Alert rules and what they fired, checked every `everyMs` (one minute by default); in memory without it. */
+  alerts?: {
+    store: AlertStore;
+    everyMs?: number;
+    /** The shell's own notification, where the host can raise one (Electron); the web shell's renderer raises its own. */
+    notify?: (profileId: string, alert: StoredAlert) => void;
+  };
 }
+
+/** Fired alerts the renderer is given: the newest, enough for its list. */
+const SHOWN_ALERTS = 50;
 
 /** The embedded server's address is the same at every start, so its jar's cookies always match it. */
 const EMBEDDED_COOKIE_ORIGIN = EMBEDDED_ADDRESS;
@@ -65,9 +78,31 @@ export class ConsoleHost {
     { baseUrl: string; dispatcher: Dispatcher | undefined; client: ControlPlaneClient }
   >();
   readonly handlers: Handlers;
+  readonly alerts: AlertWatcher;
+  private readonly alertStore: AlertStore;
 
   constructor(private readonly options: HostOptions) {
+    this.alertStore = options.alerts?.store ?? new AlertStore(null);
     this.handlers = this.createHandlers();
+    this.alerts = new AlertWatcher({
+      store: this.alertStore,
+      profiles: () => options.profiles.list().map((profile) => profile.id),
+      // Only a profile signed in on this side is read: a check never asks for a password.
+      client: async (profileId) =>
+        (await this.view(options.profiles.get(profileId))).signedIn ? this.client(profileId) : null,
+      ...(options.alerts?.notify ? { notify: options.alerts.notify } : {}),
+    });
+    this.alerts.start(options.alerts?.everyMs ?? 60_000);
+  }
+
+  /** Stops the alert checks (the host is going). */
+  close(): void {
+    this.alerts.stop();
+  }
+
+  private alertsView(profileId: string): AlertsView {
+    const { rules, fired } = this.alertStore.get(profileId);
+    return { rules, fired: fired.slice(-SHOWN_ALERTS).reverse(), check: this.alerts.status(profileId) };
   }
 
   /** Validates a call's arguments against the contract, runs it, and wraps the outcome for the bridge. */
@@ -132,6 +167,7 @@ export class ConsoleHost {
         // End the server-side session too, so a copy of the jar file grants nothing afterwards.
         await this.signOut(profileId);
         profiles.remove(profileId);
+        this.alertStore.remove(profileId);
         this.connections.delete(profileId);
         return {};
       },
@@ -152,6 +188,34 @@ export class ConsoleHost {
         return {};
       },
       'session.me': async ({ profileId }) => (await this.client(profileId)).call('me', {}),
+      'alerts.get': async ({ profileId }) => {
+        profiles.get(profileId);
+        return this.alertsView(profileId);
+      },
+      'alerts.setRules': async ({ profileId, rules }) => {
+        profiles.get(profileId);
+        if (new Set(rules.map((rule) => rule.id)).size !== rules.length) {
+          throw new ConsoleError(400, 'two alert rules have the same id', { field: 'rules' });
+        }
+        this.alertStore.setRules(profileId, rules);
+        await this.alerts.check(profileId);
+        return this.alertsView(profileId);
+      },
+      'alerts.check': async ({ profileId }) => {
+        profiles.get(profileId);
+        await this.alerts.check(profileId);
+        return this.alertsView(profileId);
+      },
+      'alerts.delivered': async ({ profileId, through }) => {
+        profiles.get(profileId);
+        const store = this.alertStore;
+        const alerts = store.get(profileId);
+        store.save(profileId, {
+          ...alerts,
+          fired: alerts.fired.map((alert) => (alert.seq <= through ? { ...alert, delivered: true } : alert)),
+        });
+        return {};
+      },
       'embedded.status': async () => this.options.embedded.status(),
       'embedded.restart': async () => {
         this.dropEmbeddedConnections();

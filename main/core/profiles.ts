@@ -145,7 +145,7 @@ export class ProfileStore {
 }
 
 /** Write-then-rename, owner-only, so a crash never leaves half a file. */
-function writeAtomically(path: string, data: Buffer): void {
+export function writeAtomically(path: string, data: Buffer): void {
   const temporary = `${path}.${process.pid}.tmp`;
   writeFileSync(temporary, data, { mode: 0o600 });
   renameSync(temporary, path);

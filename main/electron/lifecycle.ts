@@ -1,8 +1,10 @@
 import { join } from 'node:path';
 import { app, BrowserWindow, dialog, session } from 'electron';
+import { AlertStore } from '../core/alerts/alert-store.js';
 import { callNames } from '../core/contract.js';
 import { EmbeddedServer } from '../core/embedded-server.js';
 import { ConsoleHost } from '../core/host.js';
+import { alertNotifier } from './alert-notifications.js';
 import { handleAppScheme, registerAppScheme } from './app-protocol.js';
 import { EMBEDDED_STATUS_CHANNEL } from './channels.js';
 import { registerBridge } from './ipc.js';
@@ -58,8 +60,10 @@ export function runElectronShell(): void {
   };
 
   const openWindow = () => {
-    mainWindow = createConsoleWindow({ preload: paths.preload(), callNames });
-    mainWindow.on('closed', () => (mainWindow = null));
+    const opened = createConsoleWindow({ preload: paths.preload(), callNames });
+    mainWindow = opened;
+    opened.on('closed', () => (mainWindow = null));
+    return opened;
   };
 
   app.on('second-instance', showWindow);
@@ -103,7 +107,13 @@ export function runElectronShell(): void {
       if (mainWindow && !mainWindow.isDestroyed()) mainWindow.webContents.send(EMBEDDED_STATUS_CHANNEL, status);
     });
 
-    const host = new ConsoleHost({ shell: 'electron', version: app.getVersion(), profiles, embedded });
+    const host = new ConsoleHost({
+      shell: 'electron',
+      version: app.getVersion(),
+      profiles,
+      embedded,
+      alerts: { store: new AlertStore(join(userData, 'alerts')), notify: alertNotifier(() => mainWindow, openWindow) },
+    });
     registerBridge(host, () => mainWindow);
     openWindow();
     // Started now so the demo server is up by the time the user signs in; a failure is a crashed status, already sent.

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { AlertStore } from '../core/alerts/alert-store.js';
 import { appDataDir } from '../core/app-data.js';
 import { EmbeddedServer } from '../core/embedded-server.js';
 import { ConsoleHost } from '../core/host.js';
@@ -14,7 +15,8 @@ import { startWebShell } from './server.js';
  *
  * Environment: GC_DATA_DIR (the data folder; the platform's application-data folder by
  * default), GC_PORT (a fixed port; a free one by default), GC_NO_BROWSER=1 (print the
- * address, open nothing), GC_BROWSER (a Chromium-family browser to use).
+ * address, open nothing), GC_BROWSER (a Chromium-family browser to use), GC_ALERT_CHECK_MS
+ * (how often alert rules are checked; one minute by default).
  */
 
 export const APP_NAME = 'gateway-console';
@@ -31,6 +33,15 @@ function version(): string {
   } catch {
     return '0.0.0';
   }
+}
+
+/** GC_ALERT_CHECK_MS as a whole number of milliseconds, at least one second; one minute when unset. */
+function alertCheckMs(text: string | undefined): number {
+  if (!text) return 60_000;
+  const ms = Number(text);
+  if (!Number.isSafeInteger(ms) || ms < 1000)
+    throw new Error('GC_ALERT_CHECK_MS must be a whole number of milliseconds, 1000 or more');
+  return ms;
 }
 
 export async function runWebShell(env: NodeJS.ProcessEnv = process.env): Promise<void> {
@@ -54,6 +65,8 @@ export async function runWebShell(env: NodeJS.ProcessEnv = process.env): Promise
     version: version(),
     profiles,
     embedded,
+    // The page raises the web shell's notifications: the host has no way to the desktop's.
+    alerts: { store: new AlertStore(join(dataDir, 'alerts')), everyMs: alertCheckMs(env.GC_ALERT_CHECK_MS) },
     onSignedOut: (profileId) => {
       const name = profiles.list().find((p) => p.id === profileId)?.name ?? profileId;
       say(`Signed out of "${name}": its session could not be refreshed.`);

@@ -65,16 +65,16 @@ export interface ConsoleShell {
   dataDir: string;
 }
 
-export const test = base.extend<{ shell: ConsoleShell; consolePage: Page }>({
-  // Playwright reads fixture dependencies from the destructuring pattern, even an empty one.
-  // eslint-disable-next-line no-empty-pattern
-  shell: async ({}, use) => {
+export const test = base.extend<{ shell: ConsoleShell; consolePage: Page; shellEnv: NodeJS.ProcessEnv }>({
+  /** More environment for the web shell (`test.use({ shellEnv: … })`). */
+  shellEnv: [{}, { option: true }],
+  shell: async ({ shellEnv }, use) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-'));
     const shell = await startProcess(
       'main/web/main.ts',
       [],
       // No live demo traffic: the tests count rows (gateway.spec.ts calls the gateway itself).
-      { GC_DATA_DIR: dataDir, GC_NO_BROWSER: '1', GC_PORT: '', GC_DEMO_TRAFFIC: '0' },
+      { GC_DATA_DIR: dataDir, GC_NO_BROWSER: '1', GC_PORT: '', GC_DEMO_TRAFFIC: '0', ...shellEnv },
       /(http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]+)/,
     );
     try {

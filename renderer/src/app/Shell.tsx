@@ -1,4 +1,5 @@
 import { useEffect, useMemo } from 'react';
+import { useAlertFeed } from '../screens/alerts/useAlertFeed.js';
 import { useAnalyticsHealth } from '../state/api.js';
 import { useOffers } from '../state/offers.js';
 import { SCREENS, useRoute } from '../state/route.js';
@@ -13,6 +14,7 @@ export function Shell() {
   const spendOffered = useOffers((s) => s.spend);
   const probe = useOffers((s) => s.probe);
   // Screens beyond the contract leave the navigation once the server says it lacks them.
+  useAlertFeed();
   const shown = useMemo(() => SCREENS.filter((name) => name !== 'spend' || spendOffered !== false), [spendOffered]);
 
   // Asked again when the answer is forgotten: another organisation (or profile) may be another server.

@@ -1,5 +1,6 @@
 import type { ComponentType } from 'react';
 import { ActivityScreen } from '../screens/activity/ActivityScreen.js';
+import { AlertsScreen } from '../screens/alerts/AlertsScreen.js';
 import { AnalyticsScreen } from '../screens/analytics/AnalyticsScreen.js';
 import { KeysScreen } from '../screens/keys/KeysScreen.js';
 import { OrganisationScreen } from '../screens/organisation/OrganisationScreen.js';
@@ -15,5 +16,6 @@ export const screens: Record<Screen, { title: string; component: ComponentType }
   spend: { title: 'Spend', component: SpendScreen },
   requests: { title: 'Request log', component: RequestLogScreen },
   activity: { title: 'Activity', component: ActivityScreen },
+  alerts: { title: 'Alerts', component: AlertsScreen },
   organisation: { title: 'Organisation', component: OrganisationScreen },
 };

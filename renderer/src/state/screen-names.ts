@@ -1,3 +1,12 @@
 /** The console's screens, in the order of its navigation (DOM-free: end-to-end tests import it too). */
-export const SCREENS = ['keys', 'vault', 'analytics', 'spend', 'requests', 'activity', 'organisation'] as const;
+export const SCREENS = [
+  'keys',
+  'vault',
+  'analytics',
+  'spend',
+  'requests',
+  'activity',
+  'alerts',
+  'organisation',
+] as const;
 export type Screen = (typeof SCREENS)[number];

@@ -1,0 +1,85 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeAtomically } from '../profiles.js';
+import { AlertRules, FiredAlert, type AlertRule } from './rules.js';
+
+/** How many fired alerts a profile keeps: the newest, enough for the list on screen. */
+export const KEPT_ALERTS = 100;
+
+const ProfileAlerts = Type.Object({
+  rules: AlertRules,
+  fired: Type.Array(Type.Intersect([FiredAlert, Type.Object({ delivered: Type.Boolean() })])),
+  /** Conditions that held at the last check (`ruleId|subject`): they fire again only after clearing. */
+  active: Type.Array(Type.String()),
+  seq: Type.Integer({ minimum: 0 }),
+});
+export type ProfileAlerts = Static<typeof ProfileAlerts>;
+export type StoredAlert = ProfileAlerts['fired'][number];
+
+const check = TypeCompiler.Compile(ProfileAlerts);
+const empty = (): ProfileAlerts => ({ rules: [], fired: [], active: [], seq: 0 });
+
+/**
+ * Each profile's alert rules and what they fired, one file per profile in the console's data
+ * folder (`alerts/<profile>.json`, owner-only, written whole). A file that is not what this
+ * version writes (hand-edited, from another version) is set aside rather than half-read.
+ * Without a folder (a host made for a test), they live in memory only.
+ */
+export class AlertStore {
+  private readonly cache = new Map<string, ProfileAlerts>();
+
+  constructor(private readonly dir: string | null) {
+    if (dir !== null) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  }
+
+  get(profileId: string): ProfileAlerts {
+    let alerts = this.cache.get(profileId);
+    if (!alerts) {
+      alerts = this.read(profileId);
+      this.cache.set(profileId, alerts);
+    }
+    return alerts;
+  }
+
+  setRules(profileId: string, rules: AlertRule[]): ProfileAlerts {
+    const alerts = this.get(profileId);
+    const ids = new Set(rules.map((rule) => rule.id));
+    return this.save(profileId, {
+      ...alerts,
+      rules,
+      // A rule removed forgets what it found: added back, it fires afresh.
+      active: alerts.active.filter((key) => ids.has(key.slice(0, key.indexOf('|')))),
+    });
+  }
+
+  save(profileId: string, alerts: ProfileAlerts): ProfileAlerts {
+    const kept = { ...alerts, fired: alerts.fired.slice(-KEPT_ALERTS) };
+    if (this.dir !== null) writeAtomically(this.path(profileId), Buffer.from(JSON.stringify(kept, null, 2)));
+    this.cache.set(profileId, kept);
+    return kept;
+  }
+
+  remove(profileId: string): void {
+    this.cache.delete(profileId);
+    if (this.dir !== null) rmSync(this.path(profileId), { force: true });
+  }
+
+  private read(profileId: string): ProfileAlerts {
+    if (this.dir === null) return empty();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(this.path(profileId), 'utf8'));
+    } catch {
+      return empty();
+    }
+    return check.Check(parsed) ? parsed : empty();
+  }
+
+  private path(profileId: string): string {
+    // Profile ids are the host's own UUIDs; anything else never names a file.
+    if (!/^[\w-]+$/.test(profileId)) throw new Error('not a profile id');
+    return join(this.dir ?? '', `${profileId}.json`);
+  }
+}
