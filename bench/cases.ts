@@ -223,6 +223,28 @@ export function benchCases(picks: Picks): BenchCase[] {
     ],
   });
 
+  // Issue 26's top-N table: 30 days by key, with the 30 days before and the 5xx answers.
+  cases.push({
+    id: 'top keys 30d',
+    kind: 'analytics',
+    path: '/analytics/top?group_by=key&time_range=30d',
+    duck: (now) => [
+      {
+        sql: `SELECT key_id, COUNT(*) FILTER (WHERE ts >= $from) AS requests,
+            SUM(cost_micro) FILTER (WHERE ts >= $from) AS cost, AVG(total_ms) FILTER (WHERE ts >= $from) AS latency,
+            COUNT(*) FILTER (WHERE ts >= $from AND status >= 500) AS errors,
+            COUNT(*) FILTER (WHERE ts < $from) AS previous_requests, SUM(cost_micro) FILTER (WHERE ts < $from) AS previous_cost
+          FROM requests WHERE org_id = $orgId AND ts >= $previous AND ts <= $now GROUP BY key_id`,
+        params: {
+          orgId,
+          now: BigInt(now),
+          from: BigInt(now - RANGES['30d']),
+          previous: BigInt(now - 2 * RANGES['30d'] - 1),
+        },
+      },
+    ],
+  });
+
   const series: { range: Range; interval: string; intervalMs: number }[] = [
     { range: '24h', interval: '5m', intervalMs: 300_000 },
     { range: '30d', interval: '1h', intervalMs: 3_600_000 },

@@ -7,6 +7,7 @@ import * as keys from '#server/schemas/keys.js';
 import * as models from '#server/schemas/models.js';
 import * as organization from '#server/schemas/organization.js';
 import * as spend from '#server/schemas/spend.js';
+import * as top from '#server/schemas/top.js';
 import * as vault from '#server/schemas/vault.js';
 
 /**
@@ -110,6 +111,8 @@ export const endpoints = {
     query: analytics.ThrottlingQuery,
     response: analytics.UsageThrottling,
   }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  top: endpoint({ method: 'GET', path: '/analytics/top', query: top.TopQuery, response: top.Top }),
   /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
   spend: endpoint({ method: 'GET', path: '/analytics/spend', query: spend.SpendQuery, response: spend.SpendReport }),
   activity: endpoint({

@@ -12,6 +12,7 @@ import type {
   SeriesJson,
   SummaryResult,
   ThrottlingResult,
+  TopRow,
 } from './query-types.js';
 import { countableFromRollups, rollupSource } from './rollup-sql.js';
 import {
@@ -115,6 +116,8 @@ export class AnalyticsQueries {
         )() as AnalyticsResult<Q>;
       case 'throttling':
         return this.throttling(query) as AnalyticsResult<Q>;
+      case 'top':
+        return this.db.transaction(() => this.top(query))() as AnalyticsResult<Q>;
       case 'burn':
         // One read transaction: every day sees the same rows.
         return this.db.transaction(() => this.burn(query))() as AnalyticsResult<Q>;
@@ -255,6 +258,38 @@ export class AnalyticsQueries {
       lastMinute: perKey('ts > @to - 60000 AND ts <= @to'),
       throttled: perKey('ts >= @from AND ts <= @to AND status = 429'),
     };
+  }
+
+  /** Every group's figures in the window and the one before, from the rollups (rows at the edges). */
+  private top(query: Extract<AnalyticsQuery, { kind: 'top' }>): TopRow[] {
+    const { scope, groupBy } = query;
+    const rows = new Map<string | null, TopRow>();
+    const row = (group: string | null) => {
+      let found = rows.get(group);
+      if (!found) {
+        found = { group, requests: 0, totalMs: 0, costMicro: 0, errors: 0, previousRequests: 0, previousCostMicro: 0 };
+        rows.set(group, found);
+      }
+      return found;
+    };
+    const usage = (window: Scope) => {
+      const source = rollupSource(window, { groupBy });
+      return this.statement(
+        `SELECT grp, SUM(requests) AS requests, SUM(total_ms) AS totalMs, SUM(cost_micro) AS costMicro
+        FROM (${source.sql}) GROUP BY grp`,
+      ).all(source.params) as { grp: string | null; requests: number; totalMs: number; costMicro: number }[];
+    };
+    for (const u of usage(scope))
+      Object.assign(row(u.grp), { requests: u.requests, totalMs: u.totalMs, costMicro: u.costMicro });
+    for (const u of usage({ ...scope, ...query.previous })) {
+      Object.assign(row(u.grp), { previousRequests: u.requests, previousCostMicro: u.costMicro });
+    }
+    const failed = rollupSource({ ...scope, statusClass: 5 }, { counts: true, groupBy });
+    const errors = this.statement(`SELECT grp, SUM(requests) AS n FROM (${failed.sql}) GROUP BY grp`).all(
+      failed.params,
+    ) as { grp: string | null; n: number }[];
+    for (const e of errors) row(e.grp).errors = e.n;
+    return [...rows.values()];
   }
 
   /** Each day's cost by key, from the rollups by key (whole cells inside, rows at the edges). */

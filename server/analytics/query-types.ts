@@ -33,6 +33,8 @@ export type AnalyticsQuery =
   | { kind: 'timeseries'; scope: Scope; metric: Metric; intervalMs: number; groupBy: GroupBy | null }
   | { kind: 'requests'; filter: RequestFilter; limit: number; offset: number }
   | { kind: 'throttling'; orgId: string; keyIds: string[]; from: number; to: number }
+  /** Usage and 5xx answers by `groupBy` over the scope's window and over `previous` (both edges included). */
+  | { kind: 'top'; scope: Scope; groupBy: GroupBy; previous: { from: number; to: number } }
   /** Cost by key over each of `days` ([from, to], both edges included). */
   | { kind: 'burn'; orgId: string; days: { from: number; to: number }[] };
 
@@ -71,6 +73,17 @@ export interface BurnResult {
   organization: number[];
 }
 
+/** One group's figures (group null: rows without a key, project); `previous*` over the window before. */
+export interface TopRow {
+  group: string | null;
+  requests: number;
+  totalMs: number;
+  costMicro: number;
+  errors: number;
+  previousRequests: number;
+  previousCostMicro: number;
+}
+
 export type AnalyticsResult<Q extends AnalyticsQuery> = Q extends { kind: 'summary' }
   ? SummaryResult
   : Q extends { kind: 'timeseries' }
@@ -79,4 +92,6 @@ export type AnalyticsResult<Q extends AnalyticsQuery> = Q extends { kind: 'summa
       ? RequestPage
       : Q extends { kind: 'burn' }
         ? BurnResult
-        : ThrottlingResult;
+        : Q extends { kind: 'top' }
+          ? TopRow[]
+          : ThrottlingResult;

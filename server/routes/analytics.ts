@@ -19,6 +19,7 @@ import {
   UsageThrottling,
 } from '../schemas/analytics.js';
 import { PAGE_SIZE_CLAMP, errors } from '../schemas/common.js';
+import { Top, TopQuery, type TopGroup } from '../schemas/top.js';
 
 const tags = ['analytics'];
 const METRICS: Metric[] = ['volume', 'latency', 'ttft', 'tok_s', 'token_usage'];
@@ -138,6 +139,73 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
         projects: new Map(control.organizations.projects(scope.orgId).map((project) => [project.id, project.name])),
       };
       return { total: page.total, limit, offset, requests: page.rows.map((row) => toRequestLogRow(row, names)) };
+    },
+  );
+
+  app.get(
+    '/analytics/top',
+    { schema: { tags, querystring: TopQuery, response: { 200: Top, ...errors(400, 401, 404, 422, 503) } } },
+    async (request, reply): Promise<Top> => {
+      const query = request.query;
+      const { scope, range } = scopeOf(request, query);
+      if (query.model_alias !== undefined) scope.model = query.model_alias;
+      // The window just before, as long: [from - length, from - 1], both edges included as the window's are.
+      const length = scope.to - scope.from;
+      const previous = { from: scope.from - length - 1, to: scope.from - 1 };
+      const rows = await run({ kind: 'top', scope, groupBy: query.group_by, previous }, reply);
+      const sort = query.sort ?? 'cost';
+      const names =
+        query.group_by === 'key'
+          ? new Map(control.keys.list(scope.orgId).map((key) => [key.id, key.name]))
+          : query.group_by === 'project'
+            ? new Map(control.organizations.projects(scope.orgId).map((project) => [project.id, project.name]))
+            : null;
+      const figures = (r: Omit<(typeof rows)[number], 'group'>) => ({
+        requests: r.requests,
+        cost_micro: r.costMicro,
+        errors: r.errors,
+        mean_latency_ms: r.requests > 0 ? r.totalMs / r.requests : null,
+        previous_requests: r.previousRequests,
+        previous_cost_micro: r.previousCostMicro,
+      });
+      const sum = (list: typeof rows) =>
+        list.reduce(
+          (all, r) => ({
+            requests: all.requests + r.requests,
+            totalMs: all.totalMs + r.totalMs,
+            costMicro: all.costMicro + r.costMicro,
+            errors: all.errors + r.errors,
+            previousRequests: all.previousRequests + r.previousRequests,
+            previousCostMicro: all.previousCostMicro + r.previousCostMicro,
+          }),
+          { requests: 0, totalMs: 0, costMicro: 0, errors: 0, previousRequests: 0, previousCostMicro: 0 },
+        );
+      // Groups with traffic in this window, largest first (ties by group, so the order is stable);
+      // the others add up the rest, those seen in the previous window only included, so that the
+      // groups and the others always add up to the total.
+      const limit = query.limit ?? 10;
+      const shown = rows
+        .filter((r) => r.requests > 0)
+        .sort(
+          (a, b) =>
+            (sort === 'cost' ? b.costMicro - a.costMicro : b.requests - a.requests) ||
+            b.requests - a.requests ||
+            String(a.group).localeCompare(String(b.group)),
+        )
+        .slice(0, limit);
+      const rest = rows.filter((r) => !shown.includes(r));
+      return {
+        time_range: range.text,
+        group_by: query.group_by,
+        sort,
+        total: figures(sum(rows)),
+        groups: shown.map((r): TopGroup => ({
+          group: r.group,
+          name: names && r.group !== null ? (names.get(r.group) ?? null) : null,
+          ...figures(r),
+        })),
+        others: rest.length === 0 ? null : { count: rest.length, ...figures(sum(rest)) },
+      };
     },
   );
 

@@ -114,3 +114,33 @@ test('metric and group-by name the series; a reload brings the same view back', 
   const after = await analytics.count('requests');
   expect(Math.abs(after - requests)).toBeLessThanOrEqual(Math.max(2, requests * 0.01));
 });
+
+test('the top keys add up to the window, and a click on one narrows the whole screen to it', async ({
+  consolePage: page,
+}, testInfo) => {
+  await signInAsDemoAdmin(page);
+  const analytics = new AnalyticsPage(page);
+  await analytics.open();
+  await analytics.chooseRange('Last 7 days');
+  await analytics.settled();
+  const all = await analytics.count('requests');
+
+  const top = page.getByTestId('top-row');
+  await expect(top.first()).toBeVisible();
+  // Largest spend first; the requests of the rows shown and the rest add up to the cards' count.
+  const shown = (await top.locator('td:nth-child(2)').allTextContents()).map((t) => Number(t.replace(/\D/g, '')));
+  const others = page.getByTestId('top-others');
+  const rest = (await others.count())
+    ? Number(/(\d[\d,]*) requests/.exec((await others.textContent())!)![1]!.replace(/\D/g, ''))
+    : 0;
+  expect(shown.reduce((a, b) => a + b, 0) + rest).toBe(all);
+  await page.screenshot({ path: testInfo.outputPath('analytics-top.png'), fullPage: true });
+
+  const first = top.first().getByRole('button');
+  const name = (await first.textContent())!;
+  await first.click();
+  await expect(page.getByLabel('Key', { exact: true }).locator('option:checked')).toContainText(`${name} (`);
+  await expect.poll(() => analytics.count('requests')).toBe(shown[0]);
+  // Narrowed to one key, the top shows that key alone.
+  await expect(top).toHaveCount(1);
+});

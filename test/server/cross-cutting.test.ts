@@ -242,6 +242,7 @@ describe('OpenAPI document', () => {
     '/activity',
     '/models',
     '/analytics/spend',
+    '/analytics/top',
   ];
 
   it('GET /api/openapi.json is an OpenAPI 3 document listing every endpoint', async () => {

@@ -103,11 +103,15 @@ describe('summary cards', () => {
       timeseries: () => {
         throw new Refusal(503, 'analytics backend unavailable');
       },
+      top: () => {
+        throw new Refusal(503, 'analytics backend unavailable');
+      },
     });
     openAnalytics();
     render(<AnalyticsScreen />);
     expect(await screen.findByTestId('summary-unavailable')).toBeTruthy();
     expect(await screen.findByTestId('series-unavailable')).toBeTruthy();
+    expect(await screen.findByTestId('top-unavailable')).toBeTruthy();
     expect(screen.getByTestId('card-requests-value').textContent).toContain('–');
     expect(screen.queryByRole('alert')).toBeNull();
     expect(useAnalyticsHealth.getState().unavailable).toBe('analytics backend unavailable');

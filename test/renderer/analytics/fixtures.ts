@@ -52,6 +52,7 @@ export const SUMMARY: Summary = {
 export function serve(options: {
   summary?: (args: CallArgs<'api.summary'>) => Summary | Promise<Summary>;
   timeseries?: (args: CallArgs<'api.timeseries'>) => Timeseries | Promise<Timeseries>;
+  top?: (args: CallArgs<'api.top'>) => CallResult<'api.top'> | Promise<CallResult<'api.top'>>;
 }): void {
   bridge.on('api.projects', () => ({
     projects: [
@@ -80,6 +81,21 @@ export function serve(options: {
         data: [],
       })),
   );
+  bridge.on('api.top', options.top ?? ((args) => emptyTop(args.query.group_by)));
+}
+
+const NO_FIGURES = {
+  requests: 0,
+  cost_micro: 0,
+  errors: 0,
+  mean_latency_ms: null,
+  previous_requests: 0,
+  previous_cost_micro: 0,
+};
+
+/** A top of a window without requests. */
+export function emptyTop(groupBy: string): CallResult<'api.top'> {
+  return { time_range: '24h', group_by: groupBy, sort: 'cost', total: NO_FIGURES, groups: [], others: null };
 }
 
 /** Signs in, resets the stores and opens the analytics screen with these parameters. */

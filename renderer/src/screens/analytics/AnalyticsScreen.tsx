@@ -7,6 +7,7 @@ import { useAnalytics } from './analytics-store.js';
 import { summaryQuery, timeseriesQuery, viewFromParams } from './analytics-view.js';
 import { SummaryCards } from './SummaryCards.js';
 import { TimeseriesPanel } from './TimeseriesPanel.js';
+import { TopPanel } from './TopPanel.js';
 import './analytics.css';
 
 /** Auto-refresh's interval: a summary and a chart every 15 s keep the figures current at little cost. */
@@ -71,6 +72,7 @@ export function AnalyticsScreen() {
       />
       <SummaryCards query={summaryQuery(view)} onRetry={refreshSummary} />
       <TimeseriesPanel view={view} onRetry={refreshSeries} />
+      <TopPanel view={view} />
     </div>
   );
 }

@@ -1,0 +1,49 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable } from './common.js';
+
+/**
+ * `GET /analytics/top`, beyond the contract: the window's requests, spend, 5xx answers and mean
+ * latency by key, model or project, the largest first, each beside the same window just before
+ * (the previous period), and what the rest add up to. Exact: rollups plus the rows at the edges.
+ */
+
+export const TopQuery = Type.Object({
+  time_range: Type.Optional(Type.String({ description: '<int><unit>, unit s, m, h or d; default 24h, at most 400d' })),
+  project_id: Type.Optional(Type.String()),
+  key_id: Type.Optional(Type.String()),
+  model_alias: Type.Optional(Type.String()),
+  group_by: Type.Union([Type.Literal('key'), Type.Literal('model'), Type.Literal('project')]),
+  sort: Type.Optional(Type.Union([Type.Literal('cost'), Type.Literal('requests')], { description: 'cost (default)' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 })),
+});
+export type TopQuery = Static<typeof TopQuery>;
+
+const Figures = {
+  requests: Type.Integer(),
+  cost_micro: Type.Integer({ description: 'Settled cost, micro-PKR' }),
+  /** Requests answered 5xx. */
+  errors: Type.Integer(),
+  mean_latency_ms: Nullable(Type.Number({ description: 'Mean end-to-end latency; null without requests' })),
+  previous_requests: Type.Integer({ description: 'The same figures over the window just before' }),
+  previous_cost_micro: Type.Integer(),
+};
+
+export const TopGroup = Type.Object({
+  /** The key's or project's id, or the model; null for requests without a key (or project). */
+  group: Nullable(Type.String()),
+  /** The key's or project's name; null when it no longer exists, or for a model. */
+  name: Nullable(Type.String()),
+  ...Figures,
+});
+export type TopGroup = Static<typeof TopGroup>;
+
+export const Top = Type.Object({
+  time_range: Type.String(),
+  group_by: Type.String(),
+  sort: Type.String(),
+  total: Type.Object(Figures),
+  groups: Type.Array(TopGroup),
+  /** What the groups past `limit` add up to; null when there are none. */
+  others: Nullable(Type.Object({ count: Type.Integer(), ...Figures })),
+});
+export type Top = Static<typeof Top>;
