@@ -51,8 +51,11 @@ export interface HostOptions {
   alerts?: {
     store: AlertStore;
     everyMs?: number;
-    /** The shell's own notification, where the host can raise one (Electron); the web shell's renderer raises its own. */
-    notify?: (profileId: string, alert: StoredAlert) => void;
+    /**
+     * The shell's own notification, where the host can raise one (Electron), true when raised;
+     * the web shell's page raises its own.
+     */
+    notify?: (profileId: string, alert: StoredAlert) => boolean;
   };
 }
 
@@ -198,7 +201,7 @@ export class ConsoleHost {
           throw new ConsoleError(400, 'two alert rules have the same id', { field: 'rules' });
         }
         this.alertStore.setRules(profileId, rules);
-        await this.alerts.check(profileId);
+        await this.alerts.recheck(profileId);
         return this.alertsView(profileId);
       },
       'alerts.check': async ({ profileId }) => {

@@ -51,6 +51,7 @@ export function runElectronShell(): void {
 
   let mainWindow: BrowserWindow | null = null;
   let embedded: EmbeddedServer | null = null;
+  let host: ConsoleHost | null = null;
   let stopped = false;
 
   const showWindow = () => {
@@ -78,6 +79,7 @@ export function runElectronShell(): void {
   });
 
   app.on('before-quit', (event) => {
+    host?.close();
     // The embedded server closes its stores before the app goes; then the quit resumes.
     if (stopped || !embedded) return;
     event.preventDefault();
@@ -107,7 +109,7 @@ export function runElectronShell(): void {
       if (mainWindow && !mainWindow.isDestroyed()) mainWindow.webContents.send(EMBEDDED_STATUS_CHANNEL, status);
     });
 
-    const host = new ConsoleHost({
+    host = new ConsoleHost({
       shell: 'electron',
       version: app.getVersion(),
       profiles,

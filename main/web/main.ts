@@ -110,6 +110,7 @@ export async function runWebShell(env: NodeJS.ProcessEnv = process.env): Promise
     // Whatever hangs, the process ends.
     setTimeout(() => process.exit(0), 15_000).unref();
     browser?.close();
+    host.close();
     await shell.close().catch(() => {});
     await embedded.stop().catch(() => {});
     process.exit(0);

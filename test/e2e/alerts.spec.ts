@@ -64,6 +64,6 @@ test('a rule set in the console fires a desktop notification when live traffic c
   const row = page.getByTestId('fired-alert').filter({ hasText: name });
   await expect(row).toHaveCount(1);
   await page.screenshot({ path: testInfo.outputPath('alerts.png'), fullPage: true });
-  await row.getByRole('button', { name: 'Open keys' }).click();
+  await row.getByRole('button', { name: 'Open API keys' }).click();
   await expect(page.getByTestId('keys-table')).toBeVisible();
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,7 +45,7 @@ function spend(orgId: string, projectId: string, keyId: string, micro: number): 
 }
 
 /** A web-shell host on `dir`, its alerts kept there, checked only when asked (every hour otherwise). */
-function hostOn(dir: string, notify?: (profileId: string, alert: StoredAlert) => void): ConsoleHost {
+function hostOn(dir: string, notify?: (profileId: string, alert: StoredAlert) => boolean): ConsoleHost {
   return new ConsoleHost({
     shell: 'web',
     version: 'test',
@@ -56,7 +56,7 @@ function hostOn(dir: string, notify?: (profileId: string, alert: StoredAlert) =>
 }
 
 /** A host on a folder of its own, a remote profile signed in to a new organisation with one key limited to 10 PKR. */
-async function setUp(notify?: (profileId: string, alert: StoredAlert) => void) {
+async function setUp(notify?: (profileId: string, alert: StoredAlert) => boolean) {
   const dir = mkdtempSync(join(folder, 'host-'));
   const host = hostOn(dir, notify);
   const account = await register(server);
@@ -135,6 +135,9 @@ describe('alert rules in the host', () => {
     writeFileSync(join(dir, 'alerts', `${profileId}.json`), '{"rules": [{"kind": "nonsense"}]}');
     const third = hostOn(dir);
     expect((await ok<AlertsView>(third, 'alerts.get', { profileId })).rules).toEqual([]);
+    expect(readdirSync(join(dir, 'alerts')).filter((name) => name.startsWith(`${profileId}.json.bad-`))).toHaveLength(
+      1,
+    );
     third.close();
   });
 
@@ -163,7 +166,7 @@ describe('alert rules in the host', () => {
 
   it("hands each new alert to the shell's notifier, which marks it delivered", async () => {
     const notified: StoredAlert[] = [];
-    const { host, profileId, orgId, projectId, keyId } = await setUp((_id, alert) => notified.push(alert));
+    const { host, profileId, orgId, projectId, keyId } = await setUp((_id, alert) => notified.push(alert) > 0);
     await ok(host, 'alerts.setRules', { profileId, rules: [{ id: 'r', kind: 'limit_share', percent: 100 }] });
     spend(orgId, projectId, keyId, 10 * PKR);
     const view = await ok<AlertsView>(host, 'alerts.check', { profileId });

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeAtomically } from '../profiles.js';
 import { AlertRules, FiredAlert, type AlertRule } from './rules.js';
@@ -68,13 +68,24 @@ export class AlertStore {
 
   private read(profileId: string): ProfileAlerts {
     if (this.dir === null) return empty();
-    let parsed: unknown;
+    const path = this.path(profileId);
+    let text: string;
     try {
-      parsed = JSON.parse(readFileSync(this.path(profileId), 'utf8'));
-    } catch {
-      return empty();
+      text = readFileSync(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return empty();
+      throw error;
     }
-    return check.Check(parsed) ? parsed : empty();
+    let parsed: unknown = null;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // Set aside below.
+    }
+    if (check.Check(parsed)) return parsed;
+    // Kept for whoever wrote it; the profile starts again without rules.
+    renameSync(path, `${path}.bad-${Date.now()}`);
+    return empty();
   }
 
   private path(profileId: string): string {

@@ -1,6 +1,6 @@
 import type { ControlPlaneClient } from '../client.js';
 import { ConsoleError } from '../errors.js';
-import type { AlertStore, ProfileAlerts, StoredAlert } from './alert-store.js';
+import type { AlertStore, StoredAlert } from './alert-store.js';
 import { conditions, type Observed } from './conditions.js';
 import type { AlertCheck, AlertRule } from './rules.js';
 
@@ -8,6 +8,7 @@ import type { AlertCheck, AlertRule } from './rules.js';
 const SPEND_PAGE = 200;
 /** Pages read at most per check: 10,000 keys. */
 const MAX_SPEND_PAGES = 50;
+const SIGNED_OUT = 'signed out: sign in to this connection to check its rules';
 
 export interface WatcherOptions {
   store: AlertStore;
@@ -15,16 +16,24 @@ export interface WatcherOptions {
   client(profileId: string): Promise<ControlPlaneClient | null>;
   /** The profiles there are. */
   profiles(): string[];
-  /** Told of each alert as it fires (the Electron shell raises a native notification). */
-  notify?: (profileId: string, alert: StoredAlert) => void;
+  /** The shell's own notification of a new alert, where it has one (Electron); true when it was raised. */
+  notify?: (profileId: string, alert: StoredAlert) => boolean;
   now?: () => number;
+}
+
+/** What a check read, and which rules it could not judge (their data unknown) with why. */
+interface Reading {
+  observed: Observed;
+  unknown: Set<AlertRule['kind']>;
+  problems: string[];
 }
 
 /**
  * Checks each profile's alert rules against its control plane, in the host (so a closed window
- * still alerts from the Electron shell's tray), and fires an alert when a rule starts to hold for
- * a subject; it fires again only after the condition has cleared. What a rule needs is read only
- * when a rule needs it, and one check of a profile runs at a time.
+ * still alerts from the Electron shell), and fires an alert when a rule starts to hold for a
+ * subject; it fires again only after the condition has cleared. A rule whose data could not be
+ * read keeps what it held (unknown is not "cleared"). What a rule needs is read only when a rule
+ * needs it, and one check of a profile runs at a time.
  */
 export class AlertWatcher {
   private readonly checks = new Map<string, AlertCheck>();
@@ -65,64 +74,106 @@ export class AlertWatcher {
     return running;
   }
 
+  /** A check that starts after now (the rules just changed): one on its way read the old rules. */
+  async recheck(profileId: string): Promise<AlertCheck> {
+    await this.running.get(profileId)?.catch(() => undefined);
+    return this.check(profileId);
+  }
+
   private async checkNow(profileId: string): Promise<AlertCheck> {
     const now = (this.options.now ?? Date.now)();
     const { rules } = this.options.store.get(profileId);
     let problem: string | null = null;
-    try {
-      const client = rules.length > 0 ? await this.options.client(profileId) : null;
-      if (rules.length > 0 && !client) problem = 'signed out: sign in to this connection to check its rules';
-      if (client) this.fire(profileId, conditions(rules, await observe(client, rules, now)), now);
-    } catch (error) {
-      problem =
-        error instanceof ConsoleError && error.status === 401
-          ? 'signed out: sign in to this connection to check its rules'
-          : `could not read the control plane: ${error instanceof Error ? error.message : String(error)}`;
+    if (rules.length > 0) {
+      try {
+        const client = await this.options.client(profileId);
+        if (!client) problem = SIGNED_OUT;
+        else {
+          const reading = await read(client, rules, now);
+          this.fire(profileId, conditions(rules, reading.observed), reading.unknown, now);
+          problem = reading.problems.length > 0 ? reading.problems.join('; ') : null;
+        }
+      } catch (error) {
+        problem = describe(error);
+      }
     }
     const check = { checkedAt: new Date(now).toISOString(), problem };
     this.checks.set(profileId, check);
     return check;
   }
 
-  private fire(profileId: string, holding: ReturnType<typeof conditions>, now: number): void {
-    const alerts: ProfileAlerts = this.options.store.get(profileId);
+  private fire(profileId: string, holding: ReturnType<typeof conditions>, unknown: Set<string>, now: number): void {
+    // The profile may have gone, or its rules changed, while the control plane was read.
+    if (!this.options.profiles().includes(profileId)) return;
+    const alerts = this.options.store.get(profileId);
+    const rules = new Map(alerts.rules.map((rule) => [rule.id, rule.kind]));
+    const current = holding.filter((condition) => rules.has(condition.ruleId));
     const before = new Set(alerts.active);
+    // What a rule whose data is unknown held stays held: it neither clears nor fires again.
+    const kept = alerts.active.filter((key) => unknown.has(rules.get(ruleOf(key)) ?? ''));
+    const active = [...new Set([...kept, ...current.map(activeKey)])];
     let seq = alerts.seq;
     const fired: StoredAlert[] = [];
-    for (const condition of holding) {
+    for (const condition of current) {
       if (before.has(activeKey(condition))) continue;
-      // Delivered here when the shell raises it; otherwise the page does and says so.
-      const delivered = this.options.notify !== undefined;
-      fired.push({ ...condition, seq: ++seq, firedAt: new Date(now).toISOString(), delivered });
+      fired.push({ ...condition, seq: ++seq, firedAt: new Date(now).toISOString(), delivered: false });
     }
-    const active = [...new Set(holding.map(activeKey))];
     const unchanged = fired.length === 0 && active.length === before.size && active.every((key) => before.has(key));
     if (unchanged) return;
+    // Raised by the shell, or left for the page to raise.
+    for (const alert of fired) alert.delivered = this.options.notify?.(profileId, alert) ?? false;
     this.options.store.save(profileId, { ...alerts, seq, active, fired: [...alerts.fired, ...fired] });
-    for (const alert of fired) this.options.notify?.(profileId, alert);
   }
 }
 
 const activeKey = (condition: { ruleId: string; subject: string }) => `${condition.ruleId}|${condition.subject}`;
+const ruleOf = (key: string) => key.slice(0, key.indexOf('|'));
 
-/** What the rules need from the control plane, and nothing more. */
-async function observe(client: ControlPlaneClient, rules: readonly AlertRule[], now: number): Promise<Observed> {
+function describe(error: unknown): string {
+  if (error instanceof ConsoleError && error.status === 401) return SIGNED_OUT;
+  return `could not read the control plane: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** What the rules need from the control plane, and nothing more; each part that fails leaves its rules unknown. */
+async function read(client: ControlPlaneClient, rules: readonly AlertRule[], now: number): Promise<Reading> {
   const needs = new Set(rules.map((rule) => rule.kind));
-  const keys = needs.has('limit_share') || needs.has('expires') ? (await client.call('listKeys', {})).keys : [];
   const spent = new Map<string, number>();
-  if (needs.has('limit_share')) {
-    for (const key of (await client.call('usageThrottling', { query: {} })).keys) spent.set(key.id, key.spent_cents);
-  }
-  const spend = needs.has('runs_out') ? await spendReport(client) : null;
-  let recent: Observed['recent'] = null;
-  if (needs.has('error_rate')) {
+  const observed: Observed = { now, keys: [], spent, spend: null, recent: null };
+  const reading: Reading = { observed, unknown: new Set(), problems: [] };
+  const part = async (kinds: AlertRule['kind'][], load: () => Promise<void>) => {
+    if (!kinds.some((kind) => needs.has(kind))) return;
+    try {
+      await load();
+    } catch (error) {
+      // Signed out: nothing can be read; the whole check says so.
+      if (error instanceof ConsoleError && error.status === 401) throw error;
+      for (const kind of kinds) reading.unknown.add(kind);
+      reading.problems.push(describe(error));
+    }
+  };
+  await part(['limit_share', 'expires'], async () => {
+    observed.keys = (await client.call('listKeys', {})).keys;
+  });
+  await part(['limit_share'], async () => {
+    for (const key of (await client.call('usageThrottling', { query: {} })).keys) {
+      spent.set(key.id, key.spent_cents);
+    }
+  });
+  await part(['runs_out'], async () => {
+    observed.spend = await spendReport(client);
+    if (observed.spend === null) {
+      reading.unknown.add('runs_out');
+      reading.problems.push('this control plane gives no spend forecasts (GET /analytics/spend): run-out rules wait');
+    }
+  });
+  await part(['error_rate'], async () => {
     const [all, errors] = await Promise.all([
       client.call('summary', { query: { time_range: '15m' } }),
       client.call('requests', { query: { time_range: '15m', status_category: '5xx', limit: 1 } }),
     ]);
-    recent = { requests: all.total_requests, errors: errors.total };
-  }
-  return { now, keys, spent, spend, recent };
+    observed.recent = { requests: all.total_requests, errors: errors.total };
+  });
+  return reading;
 }
 
 /** Every page of GET /analytics/spend; null when the control plane does not offer it. */

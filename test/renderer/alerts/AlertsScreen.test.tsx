@@ -18,7 +18,7 @@ const FIRED: AlertsView['fired'][number] = {
   body: '8.00 PKR of 10.00 PKR; the gateway refuses it once the limit is spent.',
   screen: 'keys',
   params: {},
-  firedAt: '2026-11-22T07:49:19.123Z',
+  firedAt: new Date().toISOString(),
   delivered: false,
 };
 
@@ -93,7 +93,7 @@ describe('the alerts screen', () => {
     const row = await screen.findByTestId('fired-alert');
     expect(row.textContent).toContain('batch jobs has spent 80% of its credit limit');
     expect(screen.getByTestId('alert-check').textContent).toBe('signed out: sign in to this connection');
-    await userEvent.setup().click(within(row).getByRole('button', { name: 'Open keys' }));
+    await userEvent.setup().click(within(row).getByRole('button', { name: 'Open API keys' }));
     expect(useRoute.getState().screen).toBe('keys');
   });
 });
@@ -115,18 +115,32 @@ describe('alerts reaching the desktop in the web shell', () => {
     expect(RecordedNotification.raised).toEqual([{ title: FIRED.title, body: FIRED.body }]);
   });
 
-  it('raises nothing where notifications are blocked, and nothing in the Electron shell (its host does)', async () => {
+  it('raises and acknowledges nothing while notifications are blocked, nor in the Electron shell (its host raises them)', async () => {
     RecordedNotification.permission = 'denied';
     shellWith('web');
     const { unmount } = render(<Shell />);
-    await waitFor(() => expect(bridge.callsOf('alerts.delivered')).toHaveLength(1));
+    await waitFor(() => expect(bridge.callsOf('alerts.get').length).toBeGreaterThan(0));
+    await new Promise((resolve) => setTimeout(resolve, 50));
     unmount();
     RecordedNotification.permission = 'granted';
     bridge.reset();
     resetOrganisationStores();
     shellWith('electron');
     render(<Shell />);
-    await waitFor(() => expect(bridge.callsOf('alerts.delivered')).toHaveLength(1));
+    await waitFor(() => expect(bridge.callsOf('alerts.get').length).toBeGreaterThan(0));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(RecordedNotification.raised).toEqual([]);
+    expect(bridge.callsOf('alerts.delivered')).toEqual([]);
+  });
+
+  it('does not raise an alert fired more than an hour ago', async () => {
+    shellWith('web');
+    bridge.on('alerts.get', () =>
+      view({ fired: [{ ...FIRED, firedAt: new Date(Date.now() - 3_700_000).toISOString() }] }),
+    );
+    render(<Shell />);
+    await waitFor(() => expect(bridge.callsOf('alerts.get').length).toBeGreaterThan(0));
+    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(RecordedNotification.raised).toEqual([]);
   });
 });

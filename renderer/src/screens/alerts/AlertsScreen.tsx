@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { Time } from '../../components/Time.js';
 import { useRoute } from '../../state/route.js';
+import { SCREEN_TITLES } from './alert-rules.js';
 import { useAlerts, type FiredAlert } from './alerts-store.js';
 import { RulesEditor } from './RulesEditor.js';
 import './alerts.css';
@@ -32,7 +33,7 @@ export function AlertsScreen() {
       <section aria-labelledby="fired-heading" className="stack">
         <h2 id="fired-heading">Fired</h2>
         <div className="toolbar">
-          <span className="muted" data-testid="alert-check">
+          <span className="muted" data-testid="alert-check" aria-live="polite">
             {view?.check.problem ??
               (view?.check.checkedAt ? (
                 <>
@@ -68,7 +69,7 @@ export function AlertsScreen() {
               </td>
               <td>
                 <button type="button" className="link" onClick={() => go(alert.screen, alert.params)}>
-                  Open {alert.screen}
+                  Open {SCREEN_TITLES[alert.screen]}
                 </button>
               </td>
             </tr>

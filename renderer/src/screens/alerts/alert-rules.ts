@@ -54,3 +54,6 @@ export function describeRule(rule: AlertRule): string {
       return `A key expires within ${rule.days} days`;
   }
 }
+
+/** The titles of the screens an alert opens, as the navigation names them. */
+export const SCREEN_TITLES = { keys: 'API keys', spend: 'Spend', requests: 'Request log' } as const;

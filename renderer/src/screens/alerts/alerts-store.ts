@@ -28,16 +28,17 @@ function profileId(): string {
 }
 
 export const useAlerts = organisationStore<AlertsState>()((set) => {
-  // Every answer replaces the view, if it is still this organisation's.
-  const run = async (ask: () => Promise<AlertsView>, rethrow: boolean) => {
+  // Every answer replaces the view, if it is still this organisation's; only a change (a save,
+  // a check) holds the buttons meanwhile, so the feed's reads never free them early.
+  const run = async (ask: () => Promise<AlertsView>, change: boolean) => {
     const current = thisOrganisation();
     try {
       const view = await ask();
-      if (current()) set({ view, error: null, busy: false });
+      if (current()) set(change ? { view, error: null, busy: false } : { view, error: null });
       return view;
     } catch (error) {
-      if (current()) set({ error: errorMessage(error), busy: false });
-      if (rethrow) throw error;
+      if (current()) set(change ? { error: errorMessage(error), busy: false } : { error: errorMessage(error) });
+      if (change) throw error;
       return null;
     }
   };
@@ -52,7 +53,7 @@ export const useAlerts = organisationStore<AlertsState>()((set) => {
     },
     async checkNow() {
       set({ busy: true });
-      await run(() => call('alerts.check', { profileId: profileId() }), false);
+      await run(() => call('alerts.check', { profileId: profileId() }), true).catch(() => undefined);
     },
   };
 });

@@ -6,12 +6,16 @@ import { useAlerts, type FiredAlert } from './alerts-store.js';
 
 /** How often the page asks the host what fired: a call to the host alone, no server behind it. */
 const FEED_MS = 5_000;
+/** An alert older than this is not raised any more (notifications allowed late, a profile opened again): it is in the list. */
+const RAISE_WITHIN_MS = 3_600_000;
 
 /**
  * Keeps the alert list current while the console is signed in and, in the web shell, raises
  * the browser's notification for each alert the host fired since (the Electron shell's host
  * raises the system's own and marks them delivered). A click opens the screen that explains
- * it. Runs whether or not the tab is seen: a notification is for when it is not.
+ * it. Runs whether or not the tab is seen: a notification is for when it is not. Only alerts
+ * raised are acknowledged: those fired while notifications were blocked wait, and are raised
+ * once allowed if they are recent. (Two tabs of one console would each raise them.)
  */
 export function useAlertFeed(): void {
   const profileId = useSession((s) => s.profileId);
@@ -21,18 +25,30 @@ export function useAlertFeed(): void {
   useEffect(() => {
     if (!profileId) return;
     let stopped = false;
+    let busy = false;
     let shell: 'web' | 'electron' | null = null;
     const tick = async () => {
       shell ??= (await call('app.info', {}).catch(() => null))?.shell ?? null;
       const view = await load();
-      if (!view || stopped) return;
-      const fresh = view.fired.filter((alert) => !alert.delivered).sort((a, b) => a.seq - b.seq);
+      if (!view || stopped || shell !== 'web' || !allowed()) return;
+      const now = Date.now();
+      const fresh = view.fired
+        .filter((alert) => !alert.delivered && now - Date.parse(alert.firedAt) < RAISE_WITHIN_MS)
+        .sort((a, b) => a.seq - b.seq);
       if (fresh.length === 0) return;
-      if (shell === 'web') for (const alert of fresh) raise(alert, go);
+      for (const alert of fresh) raise(alert, go);
       await call('alerts.delivered', { profileId, through: fresh[fresh.length - 1]!.seq }).catch(() => undefined);
     };
-    void tick();
-    const timer = setInterval(() => void tick(), FEED_MS);
+    // One round at a time: a slow host never gets a second round raising the same alerts.
+    const round = () => {
+      if (busy) return;
+      busy = true;
+      void tick().finally(() => {
+        busy = false;
+      });
+    };
+    round();
+    const timer = setInterval(round, FEED_MS);
     return () => {
       stopped = true;
       clearInterval(timer);
@@ -40,8 +56,11 @@ export function useAlertFeed(): void {
   }, [profileId, load, go]);
 }
 
+function allowed(): boolean {
+  return typeof Notification !== 'undefined' && Notification.permission === 'granted';
+}
+
 function raise(alert: FiredAlert, go: ReturnType<typeof useRoute.getState>['go']): void {
-  if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
   const notification = new Notification(alert.title, { body: alert.body, tag: `gateway-console-alert-${alert.seq}` });
   notification.onclick = () => {
     window.focus();
