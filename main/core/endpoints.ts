@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import * as analytics from '#server/schemas/analytics.js';
 import * as auth from '#server/schemas/auth.js';
+import * as compare from '#server/schemas/compare.js';
 import * as activity from '#server/schemas/activity.js';
 import { MessageBody } from '#server/schemas/common.js';
 import * as keys from '#server/schemas/keys.js';
@@ -110,6 +111,13 @@ export const endpoints = {
     path: '/admin/usage-throttling',
     query: analytics.ThrottlingQuery,
     response: analytics.UsageThrottling,
+  }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  compare: endpoint({
+    method: 'GET',
+    path: '/analytics/compare',
+    query: compare.CompareQuery,
+    response: compare.Compare,
   }),
   /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
   top: endpoint({ method: 'GET', path: '/analytics/top', query: top.TopQuery, response: top.Top }),

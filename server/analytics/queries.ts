@@ -116,6 +116,13 @@ export class AnalyticsQueries {
         )() as AnalyticsResult<Q>;
       case 'throttling':
         return this.throttling(query) as AnalyticsResult<Q>;
+      case 'compare': {
+        const { scope, previous } = query;
+        return this.db.transaction(() => ({
+          current: this.summary(scope),
+          previous: this.summary({ ...scope, ...previous }),
+        }))() as AnalyticsResult<Q>;
+      }
       case 'top':
         return this.db.transaction(() => this.top(query))() as AnalyticsResult<Q>;
       case 'burn':

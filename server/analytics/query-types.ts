@@ -33,6 +33,8 @@ export type AnalyticsQuery =
   | { kind: 'timeseries'; scope: Scope; metric: Metric; intervalMs: number; groupBy: GroupBy | null }
   | { kind: 'requests'; filter: RequestFilter; limit: number; offset: number }
   | { kind: 'throttling'; orgId: string; keyIds: string[]; from: number; to: number }
+  /** The summary over the scope's window and over `previous` (both edges included), in one read. */
+  | { kind: 'compare'; scope: Scope; previous: { from: number; to: number } }
   /** Usage and 5xx answers by `groupBy` over the scope's window and over `previous` (both edges included). */
   | { kind: 'top'; scope: Scope; groupBy: GroupBy; previous: { from: number; to: number } }
   /** Cost by key over each of `days` ([from, to], both edges included). */
@@ -94,4 +96,6 @@ export type AnalyticsResult<Q extends AnalyticsQuery> = Q extends { kind: 'summa
         ? BurnResult
         : Q extends { kind: 'top' }
           ? TopRow[]
-          : ThrottlingResult;
+          : Q extends { kind: 'compare' }
+            ? { current: SummaryResult; previous: SummaryResult }
+            : ThrottlingResult;

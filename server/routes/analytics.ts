@@ -19,6 +19,7 @@ import {
   UsageThrottling,
 } from '../schemas/analytics.js';
 import { PAGE_SIZE_CLAMP, errors } from '../schemas/common.js';
+import { Compare, CompareQuery, type PeriodFigures } from '../schemas/compare.js';
 import { Top, TopQuery, type TopGroup } from '../schemas/top.js';
 
 const tags = ['analytics'];
@@ -142,6 +143,31 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     },
   );
 
+  /** The window of the same length just before `scope`'s, both edges included as the window's are. */
+  const previousOf = (scope: Scope) => {
+    const length = scope.to - scope.from;
+    return { from: scope.from - length - 1, to: scope.from - 1 };
+  };
+
+  app.get(
+    '/analytics/compare',
+    { schema: { tags, querystring: CompareQuery, response: { 200: Compare, ...errors(400, 401, 404, 422, 503) } } },
+    async (request, reply): Promise<Compare> => {
+      const { scope, range } = scopeOf(request, request.query);
+      if (request.query.model_alias !== undefined) scope.model = request.query.model_alias;
+      const { current, previous } = await run({ kind: 'compare', scope, previous: previousOf(scope) }, reply);
+      const figures = (s: typeof current): PeriodFigures => ({
+        total_requests: s.requests,
+        avg_e2e_latency_ms: s.avgTotalMs,
+        avg_ttft_ms: s.avgTtftMs,
+        avg_tokens_per_sec: s.tokensPerSecond,
+        total_token_usage: s.totalTokens,
+        cost_micro: s.costMicro,
+      });
+      return { time_range: range.text, current: figures(current), previous: figures(previous) };
+    },
+  );
+
   app.get(
     '/analytics/top',
     { schema: { tags, querystring: TopQuery, response: { 200: Top, ...errors(400, 401, 404, 422, 503) } } },
@@ -149,10 +175,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
       const query = request.query;
       const { scope, range } = scopeOf(request, query);
       if (query.model_alias !== undefined) scope.model = query.model_alias;
-      // The window just before, as long: [from - length, from - 1], both edges included as the window's are.
-      const length = scope.to - scope.from;
-      const previous = { from: scope.from - length - 1, to: scope.from - 1 };
-      const rows = await run({ kind: 'top', scope, groupBy: query.group_by, previous }, reply);
+      const rows = await run({ kind: 'top', scope, groupBy: query.group_by, previous: previousOf(scope) }, reply);
       const sort = query.sort ?? 'cost';
       const names =
         query.group_by === 'key'

@@ -1,3 +1,4 @@
+import type { Locator } from '@playwright/test';
 import { expect, test } from './fixtures.js';
 import { AnalyticsPage } from './pages/analytics.js';
 import { signInAsDemoAdmin } from './pages/connect.js';
@@ -134,6 +135,18 @@ test('the top keys add up to the window, and a click on one narrows the whole sc
     ? Number(/(\d[\d,]*) requests/.exec((await others.textContent())!)![1]!.replace(/\D/g, ''))
     : 0;
   expect(shown.reduce((a, b) => a + b, 0) + rest).toBe(all);
+  // Two endpoints, one truth: the spend card is the top's spend plus the rest's, to the micro-PKR.
+  const micro = async (amounts: Locator) =>
+    (await amounts.evaluateAll((all) => all.map((a) => Number(a.getAttribute('data-micro'))))).reduce(
+      (x, y) => x + y,
+      0,
+    );
+  const spendCard = await micro(page.getByTestId('card-spend-value').locator('[data-micro]'));
+  expect(spendCard).toBeGreaterThan(0);
+  expect(
+    (await micro(top.locator('td:nth-child(4) [data-micro]'))) + (await micro(others.locator('[data-micro]'))),
+  ).toBe(spendCard);
+  await expect(page.getByTestId('card-requests-change')).toHaveText(/ vs before$/);
   await page.screenshot({ path: testInfo.outputPath('analytics-top.png'), fullPage: true });
 
   const first = top.first().getByRole('button');

@@ -243,6 +243,7 @@ describe('OpenAPI document', () => {
     '/models',
     '/analytics/spend',
     '/analytics/top',
+    '/analytics/compare',
   ];
 
   it('GET /api/openapi.json is an OpenAPI 3 document listing every endpoint', async () => {

@@ -4,6 +4,7 @@ import { useDirectory } from '../../state/directory.js';
 import { useRoute } from '../../state/route.js';
 import { AnalyticsFilters } from './AnalyticsFilters.js';
 import { useAnalytics } from './analytics-store.js';
+import { useCompare } from './compare-store.js';
 import { summaryQuery, timeseriesQuery, viewFromParams } from './analytics-view.js';
 import { SummaryCards } from './SummaryCards.js';
 import { TimeseriesPanel } from './TimeseriesPanel.js';
@@ -22,6 +23,7 @@ export function AnalyticsScreen() {
   const view = useMemo(() => viewFromParams(params), [params]);
   const loadDirectory = useDirectory((s) => s.load);
   const loadSummary = useAnalytics((s) => s.loadSummary);
+  const loadCompare = useCompare((s) => s.load);
   const loadSeries = useAnalytics((s) => s.loadSeries);
 
   useEffect(() => {
@@ -33,7 +35,10 @@ export function AnalyticsScreen() {
   const seriesKey = JSON.stringify(timeseriesQuery(view));
   const { rangeMs } = view;
 
-  const refreshSummary = useCallback(() => void loadSummary(JSON.parse(summaryKey)), [loadSummary, summaryKey]);
+  const refreshSummary = useCallback(() => {
+    void loadSummary(JSON.parse(summaryKey));
+    void loadCompare(JSON.parse(summaryKey));
+  }, [loadSummary, loadCompare, summaryKey]);
   const refreshSeries = useCallback(
     () => void loadSeries(JSON.parse(seriesKey), rangeMs),
     [loadSeries, seriesKey, rangeMs],
@@ -55,7 +60,11 @@ export function AnalyticsScreen() {
     async () => {
       const { summary, series } = useAnalytics.getState();
       if (summary.loading || series.loading) return;
-      await Promise.all([loadSummary(JSON.parse(summaryKey), true), loadSeries(JSON.parse(seriesKey), rangeMs, true)]);
+      await Promise.all([
+        loadSummary(JSON.parse(summaryKey), true),
+        loadCompare(JSON.parse(summaryKey)),
+        loadSeries(JSON.parse(seriesKey), rangeMs, true),
+      ]);
     },
     { every: AUTO_REFRESH_MS, active: autoRefresh && visible, since: () => updatedAt },
   );
