@@ -3,7 +3,7 @@ import { recordRequests } from '../../server/ingest/record-requests.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import * as ref from './analytics-reference.js';
 import { register, startServer, type TestClient, type TestServer } from './harness.js';
-import { requestRecord } from './request-rows.js';
+import { requestRecord, seededRandom } from './request-rows.js';
 
 /** Frozen mid-hour: both windows' edges cut rollup cells, so cells and raw rows both count. */
 const NOW = Date.UTC(2026, 10, 22, 7, 49, 19, 123);
@@ -17,20 +17,12 @@ beforeAll(async () => {
 afterAll(() => server?.close());
 
 let counter = 0;
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
 async function orgWithRows(): Promise<{ client: TestClient; orgId: string; keyId: string; rows: RequestRecord[] }> {
   const { client, org } = await register(server);
   const orgId = server.app.control.organizations.findByName(org)!.id;
   const projectId: string = (await client.get('/projects')).body.projects[0].id;
   const keyId: string = (await client.post('/keys', { project_id: projectId, name: 'compared' })).body.id;
-  const random = seeded(31);
+  const random = seededRandom(31);
   const rows: RequestRecord[] = [];
   for (let i = 0; i < 700; i++) {
     counter++;

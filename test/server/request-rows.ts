@@ -47,6 +47,15 @@ export function ndjsonFile(folder: string, lines: (object | string)[]): string {
   return path;
 }
 
+/** A generator of numbers in [0, 1), the same on every run for a seed (tests' random rows, reproducible). */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
 /** A stored request-log row, numbered `i`: its request id and time follow from the number. */
 export const requestRecord = (i: number): RequestRecord => ({
   req_id: `req-${i}`,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { register, runOperator, startServer, type TestClient, type TestServer } from './harness.js';
+import { requestRecord, seededRandom } from './request-rows.js';
 
 /** The server's clock is frozen: the window's edges fall mid-hour, so rollup cells and raw rows both count. */
 const NOW = Date.UTC(2026, 10, 22, 7, 49, 19, 123);
@@ -43,34 +44,17 @@ async function freshOrg(): Promise<Org> {
 }
 
 let counter = 0;
+/** A row of `org` by `keyId` at `ts` costing `costMicro`. */
 function row(org: Org, keyId: string | null, ts: number, costMicro: number): RequestRecord {
   counter++;
   return {
+    ...requestRecord(counter),
     req_id: `req-spend-${process.pid}-${counter}`,
     ts,
     org_id: org.orgId,
     project_id: org.projectId,
     key_id: keyId,
-    model: 'openai/gpt-4o-mini',
-    status: 200,
-    stream: 0,
-    total_ms: 400,
-    ttft_ms: null,
-    tpot_ms: null,
-    pre_dispatch_ms: 10,
-    prompt_tokens: 30,
-    tokens_generated: 50,
-    cache_creation_input_tokens: 0,
-    cache_read_input_tokens: 0,
-    total_tokens: 80,
-    tokens_estimated: 0,
     cost_micro: costMicro,
-    is_byok: 0,
-    termination_reason: 'success',
-    upstream_error: null,
-    upstream_model: 'gpt-4o-mini-2024-07-18',
-    user_agent: 'spend-test/1.0',
-    metadata: '{}',
   };
 }
 
@@ -89,21 +73,12 @@ function dailyOf(rows: RequestRecord[]): number[] {
   return days;
 }
 
-/** A generator of numbers, the same on every run. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
 describe('GET /analytics/spend', () => {
   it("adds each key's spend up by day exactly as the rows do, edges of the window included", async () => {
     const org = await freshOrg();
     await runOperator(server, 'deposit', '--org', org.name, '--pkr', '6000');
     const keys = [await org.key('alpha'), await org.key('beta', 5000), await org.key('gamma', 800)];
-    const random = seeded(7);
+    const random = seededRandom(7);
     const rows: RequestRecord[] = [];
     // Eight and a half days of rows at random moments, most inside the window, some just outside.
     for (let i = 0; i < 600; i++) {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { register, startServer, type TestClient, type TestServer } from './harness.js';
-import { requestRecord } from './request-rows.js';
+import { requestRecord, seededRandom } from './request-rows.js';
 
 /** Frozen mid-hour, so both windows' edges cut rollup cells and raw rows both count. */
 const NOW = Date.UTC(2026, 10, 22, 7, 49, 19, 123);
@@ -37,17 +37,9 @@ async function freshOrg(): Promise<Org> {
 }
 
 let counter = 0;
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state * 1_664_525 + 1_013_904_223) >>> 0;
-    return state / 2 ** 32;
-  };
-}
-
 /** Rows over the last two days and a bit, of every key (and none), several models and statuses. */
 function rowsOf(org: Org, seed: number, count: number): RequestRecord[] {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
   const owners = [
     ...org.keys.map((k, i) => ({ key: k, project: org.projects[i % 2]! })),
