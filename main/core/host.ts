@@ -211,12 +211,7 @@ export class ConsoleHost {
       },
       'alerts.delivered': async ({ profileId, through }) => {
         profiles.get(profileId);
-        const store = this.alertStore;
-        const alerts = store.get(profileId);
-        store.save(profileId, {
-          ...alerts,
-          fired: alerts.fired.map((alert) => (alert.seq <= through ? { ...alert, delivered: true } : alert)),
-        });
+        this.alertStore.markDelivered(profileId, through);
         return {};
       },
       'embedded.status': async () => this.options.embedded.status(),

@@ -19,6 +19,10 @@ export type ProfileAlerts = Static<typeof ProfileAlerts>;
 export type StoredAlert = ProfileAlerts['fired'][number];
 
 const check = TypeCompiler.Compile(ProfileAlerts);
+
+/** A condition that held at the last check, as `active` keeps it: `ruleId|subject`. */
+export const activeKey = (condition: { ruleId: string; subject: string }) => `${condition.ruleId}|${condition.subject}`;
+export const ruleOf = (key: string) => key.slice(0, key.indexOf('|'));
 const empty = (): ProfileAlerts => ({ rules: [], fired: [], active: [], seq: 0 });
 
 /**
@@ -50,7 +54,7 @@ export class AlertStore {
       ...alerts,
       rules,
       // A rule removed forgets what it found: added back, it fires afresh.
-      active: alerts.active.filter((key) => ids.has(key.slice(0, key.indexOf('|')))),
+      active: alerts.active.filter((key) => ids.has(ruleOf(key))),
     });
   }
 
@@ -59,6 +63,13 @@ export class AlertStore {
     if (this.dir !== null) writeAtomically(this.path(profileId), Buffer.from(JSON.stringify(kept, null, 2)));
     this.cache.set(profileId, kept);
     return kept;
+  }
+
+  /** The page raised the alerts up to `through` (the web shell's notifications). */
+  markDelivered(profileId: string, through: number): void {
+    const alerts = this.get(profileId);
+    const fired = alerts.fired.map((alert) => (alert.seq <= through ? { ...alert, delivered: true } : alert));
+    this.save(profileId, { ...alerts, fired });
   }
 
   remove(profileId: string): void {

@@ -1,6 +1,6 @@
 import type { ControlPlaneClient } from '../client.js';
 import { ConsoleError } from '../errors.js';
-import type { AlertStore, StoredAlert } from './alert-store.js';
+import { activeKey, ruleOf, type AlertStore, type StoredAlert } from './alert-store.js';
 import { conditions, type Observed } from './conditions.js';
 import type { AlertCheck, AlertRule } from './rules.js';
 
@@ -125,9 +125,6 @@ export class AlertWatcher {
     this.options.store.save(profileId, { ...alerts, seq, active, fired: [...alerts.fired, ...fired] });
   }
 }
-
-const activeKey = (condition: { ruleId: string; subject: string }) => `${condition.ruleId}|${condition.subject}`;
-const ruleOf = (key: string) => key.slice(0, key.indexOf('|'));
 
 function describe(error: unknown): string {
   if (error instanceof ConsoleError && error.status === 401) return SIGNED_OUT;

@@ -12,7 +12,7 @@ export function BudgetPanel({ report }: { report: SpendReport }) {
   // Without deposits there is nothing to run out: the budget is not in use.
   const forecast =
     org.deposited_micro === 0
-      ? { headline: 'No deposits', detail: 'an operator adds credit with the admin command’s deposit' }
+      ? { headline: 'No deposits', detail: 'an operator adds credit with the admin command’s deposit', tone: 'calm' }
       : org.forecast && forecastText(org.forecast, now);
   return (
     <section aria-labelledby="budget-heading" className="budget" data-testid="budget">
@@ -48,11 +48,7 @@ export function BudgetPanel({ report }: { report: SpendReport }) {
           )}
         </Card>
         <Card id="forecast" label="Deposits last until" hint={forecast?.detail}>
-          {forecast ? (
-            <span className={`forecast ${'tone' in forecast ? forecast.tone : 'calm'}`}>{forecast.headline}</span>
-          ) : (
-            UNKNOWN
-          )}
+          {forecast ? <span className={`forecast ${forecast.tone}`}>{forecast.headline}</span> : UNKNOWN}
         </Card>
       </div>
     </section>
