@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { app, BrowserWindow, dialog, session } from 'electron';
+import { app, dialog, session, type BrowserWindow, type Tray } from 'electron';
 import { AlertStore } from '../core/alerts/alert-store.js';
 import { callNames } from '../core/contract.js';
 import { EmbeddedServer } from '../core/embedded-server.js';
@@ -10,6 +10,7 @@ import { EMBEDDED_STATUS_CHANNEL } from './channels.js';
 import { registerBridge } from './ipc.js';
 import { SealedProfileStore, safeStorageBox } from './safe-storage-box.js';
 import { applyContentSecurityPolicy, denyAllPermissions } from './security.js';
+import { createTray, hideToTray } from './tray.js';
 import { embeddedServerSpawner } from './utility-server.js';
 import { createConsoleWindow } from './window.js';
 
@@ -53,32 +54,50 @@ export function runElectronShell(): void {
   let embedded: EmbeddedServer | null = null;
   let host: ConsoleHost | null = null;
   let stopped = false;
+  /** Held so that it is not collected (which would remove the icon); null until ready, or when none could be made. */
+  let tray: Tray | null = null;
+  /** Set by before-quit: from then on closing the window closes it for real. */
+  let quitting = false;
 
-  const showWindow = () => {
-    if (!mainWindow || mainWindow.isDestroyed()) return;
-    if (mainWindow.isMinimized()) mainWindow.restore();
-    mainWindow.focus();
+  /** A new console window, once the app is set up (not during a quit); `hash` names its first screen. */
+  const openWindow = (hash?: string) => {
+    if (!host || quitting) return;
+    const opened = createConsoleWindow({ preload: paths.preload(), callNames, ...(hash ? { hash } : {}) });
+    mainWindow = opened;
+    // With a tray, closing the window hides it there: the host goes on checking alerts.
+    opened.on('close', (event) => {
+      if (quitting || !tray) return;
+      event.preventDefault();
+      hideToTray(opened);
+    });
+    // Windows: a logout or shutdown emits no before-quit; the window must not hold it up by hiding.
+    opened.on('session-end', () => (quitting = true));
+    opened.on('closed', () => {
+      if (mainWindow === opened) mainWindow = null;
+    });
   };
 
-  const openWindow = () => {
-    const opened = createConsoleWindow({ preload: paths.preload(), callNames });
-    mainWindow = opened;
-    opened.on('closed', () => (mainWindow = null));
-    return opened;
+  /** Brings the console forward: shown again when hidden or minimized, opened when gone. */
+  const showWindow = () => {
+    if (!mainWindow || mainWindow.isDestroyed()) return openWindow();
+    if (mainWindow.isMinimized()) mainWindow.restore();
+    mainWindow.show();
+    mainWindow.focus();
   };
 
   app.on('second-instance', showWindow);
 
   app.on('window-all-closed', () => {
-    // macOS keeps an app without windows running until Cmd+Q.
-    if (process.platform !== 'darwin') app.quit();
+    // With a tray the app stays there. Without one, closing quits, except on macOS, which keeps
+    // an app without windows running until Cmd+Q.
+    if (!tray && process.platform !== 'darwin') app.quit();
   });
 
-  app.on('activate', () => {
-    if (app.isReady() && BrowserWindow.getAllWindows().length === 0) openWindow();
-  });
+  // macOS: a click on the dock icon shows the window hidden to the tray, or opens one.
+  app.on('activate', showWindow);
 
   app.on('before-quit', (event) => {
+    quitting = true;
     host?.close();
     // The embedded server closes its stores before the app goes; then the quit resumes.
     if (stopped || !embedded) return;
@@ -109,15 +128,29 @@ export function runElectronShell(): void {
       if (mainWindow && !mainWindow.isDestroyed()) mainWindow.webContents.send(EMBEDDED_STATUS_CHANNEL, status);
     });
 
-    host = new ConsoleHost({
+    const alertStore = new AlertStore(join(userData, 'alerts'));
+    const consoleHost = new ConsoleHost({
       shell: 'electron',
       version: app.getVersion(),
       profiles,
       embedded,
-      alerts: { store: new AlertStore(join(userData, 'alerts')), notify: alertNotifier(() => mainWindow, openWindow) },
+      alerts: { store: alertStore, notify: alertNotifier(() => mainWindow, openWindow) },
     });
-    registerBridge(host, () => mainWindow);
+    host = consoleHost;
+    registerBridge(consoleHost, () => mainWindow);
     openWindow();
+    // What the host's minute-by-minute check does (only profiles with rules), at once.
+    const checkAlerts = () => {
+      for (const { id } of profiles.list()) {
+        if (alertStore.get(id).rules.length > 0) void consoleHost.alerts.check(id).catch(() => undefined);
+      }
+    };
+    try {
+      tray = createTray({ open: showWindow, quit: () => app.quit(), checkAlerts });
+    } catch {
+      // No tray on this system: closing the window quits, as it did before there was one.
+      tray = null;
+    }
     // Started now so the demo server is up by the time the user signs in; a failure is a crashed status, already sent.
     void embedded.start().catch(() => undefined);
   });

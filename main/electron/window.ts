@@ -8,6 +8,8 @@ export interface ConsoleWindowOptions {
   preload: string;
   /** The contract's call names, handed to the preload (see channels.ts). */
   callNames: readonly string[];
+  /** The screen to open on, as the renderer's address hash (`#/spend?key=…`); its default screen without. */
+  hash?: string;
 }
 
 /** The console's window: secure webPreferences, navigation and new windows restricted, the renderer from app://console. */
@@ -24,6 +26,6 @@ export function createConsoleWindow(options: ConsoleWindowOptions): BrowserWindo
   restrictContents(window.webContents);
   window.once('ready-to-show', () => window.show());
   // Electron security checklist, 1 "Only load secure content": the app's own files, never a remote page.
-  void window.loadURL(APP_ENTRY_URL);
+  void window.loadURL(`${APP_ENTRY_URL}${options.hash ?? ''}`);
   return window;
 }

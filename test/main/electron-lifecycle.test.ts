@@ -5,6 +5,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import * as electron from './fakes/electron.js';
 import { paths, runElectronShell } from '../../main/electron/lifecycle.js';
 import type { ServerExit, ServerProcess } from '../../main/core/server-process.js';
+import type { StoredAlert } from '../../main/core/alerts/alert-store.js';
+import type * as HostModule from '../../main/core/host.js';
+import type { ConsoleHost, HostOptions } from '../../main/core/host.js';
+import { TRAY_TOOLTIP } from '../../main/electron/tray.js';
 
 vi.mock('electron', () => import('./fakes/electron.js'));
 
@@ -28,6 +32,21 @@ vi.mock('../../main/core/embedded-server.js', async (importOriginal) => ({
   },
 }));
 
+// The real host, its options recorded: a test raises an alert through the shell's notifier.
+const hosts = vi.hoisted(() => [] as { host: ConsoleHost; options: HostOptions }[]);
+vi.mock('../../main/core/host.js', async (importOriginal) => {
+  const original = await importOriginal<typeof HostModule>();
+  return {
+    ...original,
+    ConsoleHost: class extends original.ConsoleHost {
+      constructor(options: HostOptions) {
+        super(options);
+        hosts.push({ host: this, options });
+      }
+    },
+  };
+});
+
 let userData: string;
 
 /** Runs the shell's lifecycle against a freshly reset fake; lets the ready callback run. */
@@ -41,9 +60,13 @@ async function launch(configure: (fake: typeof electron) => void = () => {}) {
 
 beforeEach(() => {
   embeddedServers.length = 0;
+  hosts.length = 0;
   userData = mkdtempSync(join(tmpdir(), 'console-electron-main-'));
 });
-afterEach(() => rmSync(userData, { recursive: true, force: true }));
+afterEach(() => {
+  for (const { host } of hosts) host.close();
+  rmSync(userData, { recursive: true, force: true });
+});
 
 const platform = (value: NodeJS.Platform) => Object.defineProperty(process, 'platform', { value, configurable: true });
 const realPlatform = process.platform;
@@ -163,9 +186,9 @@ describe('the Electron shell lifecycle', () => {
     expect(electron.BrowserWindow.instances[0]!.webContents.sent).toEqual([['embedded:status', crashed]]);
   });
 
-  it('sends no status to a closed window', async () => {
+  it('sends no status to a window that is gone', async () => {
     await launch();
-    electron.BrowserWindow.instances[0]!.close();
+    electron.BrowserWindow.instances[0]!.destroy();
     embeddedServers[0].listeners.forEach((listener: (s: unknown) => void) => listener({ state: 'stopped' }));
     expect(electron.BrowserWindow.instances[0]!.webContents.sent).toEqual([]);
   });
@@ -182,8 +205,21 @@ describe('the Electron shell lifecycle', () => {
     expect(embeddedServers[0].stop).toHaveBeenCalledOnce();
   });
 
-  it('quits when the last window closes, except on macOS', async () => {
+  it('keeps running in the tray when the last window goes, on every platform', async () => {
     await launch();
+    for (const name of ['linux', 'win32', 'darwin'] as const) {
+      platform(name);
+      electron.app.fire('window-all-closed');
+    }
+    expect(electron.app.quit).not.toHaveBeenCalled();
+  });
+
+  it('without a tray (none could be made), closing quits as before, except on macOS', async () => {
+    await launch((fake) => (fake.Tray.unavailable = true));
+    expect(electron.Tray.instances).toHaveLength(0);
+    const window = electron.BrowserWindow.instances[0]!;
+    expect(window.close().defaultPrevented).toBe(false);
+    expect(window.destroyed).toBe(true);
     platform('linux');
     electron.app.fire('window-all-closed');
     expect(electron.app.quit).toHaveBeenCalledOnce();
@@ -192,13 +228,26 @@ describe('the Electron shell lifecycle', () => {
     expect(electron.app.quit).toHaveBeenCalledOnce();
   });
 
-  it('reopens the window on activate (macOS) and focuses it on a second instance', async () => {
+  it('shows the window hidden to the tray on activate (macOS) and on a second instance', async () => {
     await launch();
-    electron.BrowserWindow.instances[0]!.close();
+    const window = electron.BrowserWindow.instances[0]!;
+    window.close();
+    expect(window.visible).toBe(false);
+    electron.app.fire('activate');
+    expect(window.visible).toBe(true);
+    expect(electron.BrowserWindow.instances).toHaveLength(1);
+    window.close();
+    electron.app.fire('second-instance');
+    expect(window.visible).toBe(true);
+    expect(window.focus).toHaveBeenCalledTimes(2);
+  });
+
+  it('opens a new window on activate (macOS) when the window is gone', async () => {
+    await launch();
+    electron.BrowserWindow.instances[0]!.destroy();
     electron.app.fire('activate');
     expect(electron.BrowserWindow.getAllWindows()).toHaveLength(1);
-    electron.app.fire('second-instance');
-    expect(electron.BrowserWindow.getAllWindows()[0]!.focus).toHaveBeenCalledOnce();
+    expect(electron.BrowserWindow.instances).toHaveLength(2);
   });
 
   it('tells the user once, in a dialog, when sign-ins cannot be saved', async () => {
@@ -217,5 +266,184 @@ describe('the Electron shell lifecycle', () => {
     await electron.ipcMain.invoke('bridge:call', sender, 'session.signOut', { profileId: list.result.profiles[0].id });
     expect(electron.dialog.showMessageBox).toHaveBeenCalledOnce();
     expect(electron.dialog.showMessageBox.mock.calls[0]![0]).toMatchObject({ type: 'warning' });
+  });
+});
+
+/** The launched shell's one tray, its menu, and a visible window (as after ready-to-show). */
+async function launchWithTray() {
+  await launch();
+  expect(electron.Tray.instances).toHaveLength(1);
+  const tray = electron.Tray.instances[0]!;
+  const window = electron.BrowserWindow.instances[0]!;
+  window.emit('ready-to-show');
+  expect(window.visible).toBe(true);
+  return { tray, menu: tray.menu!, window };
+}
+
+const alert = (overrides: Partial<StoredAlert> = {}): StoredAlert => ({
+  seq: 1,
+  ruleId: 'spend-week',
+  subject: 'key-1',
+  title: 'Key runs out',
+  body: 'Key "ci" runs out within 7 days',
+  screen: 'spend',
+  params: { key: 'key-1' },
+  firedAt: '2025-01-01T00:00:00.000Z',
+  delivered: false,
+  ...overrides,
+});
+
+describe('the tray', () => {
+  it('is made once ready, with the icon, a tooltip saying alerts go on, and its menu', async () => {
+    const { tray, menu } = await launchWithTray();
+    expect(tray.toolTip).toBe(TRAY_TOOLTIP);
+    expect(tray.toolTip).toMatch(/^Gateway Console\b.*alerts keep being checked/);
+    const icon = tray.image as electron.FakeNativeImage;
+    expect(icon.isEmpty()).toBe(false);
+    expect(icon.representations).toEqual([{ scaleFactor: 2, dataURL: expect.stringMatching(/^data:image\/png;/) }]);
+    expect(menu.labels()).toEqual(['Open Gateway Console', 'Check alerts now', '---', 'Quit']);
+  });
+
+  it.each(['linux', 'win32', 'darwin'] as const)(
+    'on %s, closing the window hides it to the tray and does not quit',
+    async (name) => {
+      platform(name);
+      const { window } = await launchWithTray();
+      const event = window.close();
+      expect(event.defaultPrevented).toBe(true);
+      expect(window.destroyed).toBe(false);
+      expect(window.visible).toBe(false);
+      expect(electron.app.quit).not.toHaveBeenCalled();
+      expect(embeddedServers[0].stop).not.toHaveBeenCalled();
+      // The renderer still runs, hidden: it is kept told of the embedded server.
+      embeddedServers[0].listeners.forEach((listener: (s: unknown) => void) => listener({ state: 'stopped' }));
+      expect(window.webContents.sent).toEqual([['embedded:status', { state: 'stopped' }]]);
+    },
+  );
+
+  it('takes a full-screen window out of full screen before hiding it', async () => {
+    const { window } = await launchWithTray();
+    window.fullScreen = true;
+    expect(window.close().defaultPrevented).toBe(true);
+    expect(window.fullScreen).toBe(false);
+    expect(window.visible).toBe(false);
+  });
+
+  it('"Open Gateway Console" shows the hidden window again, or opens one when it is gone', async () => {
+    const { menu, window } = await launchWithTray();
+    window.close();
+    menu.click('Open Gateway Console');
+    expect(window.visible).toBe(true);
+    expect(window.focus).toHaveBeenCalledOnce();
+    expect(electron.BrowserWindow.instances).toHaveLength(1);
+
+    window.destroy();
+    menu.click('Open Gateway Console');
+    expect(electron.BrowserWindow.getAllWindows()).toHaveLength(1);
+    expect(electron.BrowserWindow.instances[1]!.loadedUrl).toBe('app://console/index.html');
+  });
+
+  it('a left click on the icon opens the window, except on macOS (where it opens the menu)', async () => {
+    platform('win32');
+    const { tray, window } = await launchWithTray();
+    window.close();
+    tray.emit('click');
+    expect(window.visible).toBe(true);
+
+    platform('darwin');
+    const mac = await launchWithTray();
+    mac.window.close();
+    mac.tray.emit('click');
+    expect(mac.window.visible).toBe(false);
+  });
+
+  it('"Quit" quits for real: the host stops, the embedded server stops, then the window closes', async () => {
+    const { menu, window } = await launchWithTray();
+    const stopAlerts = vi.spyOn(hosts[0]!.host.alerts, 'stop');
+    menu.click('Quit');
+    expect(electron.app.quit).toHaveBeenCalledOnce();
+    // Electron's side of app.quit(): before-quit, then the windows are closed.
+    const first = electron.app.fire('before-quit');
+    expect(first.defaultPrevented).toBe(true);
+    expect(stopAlerts).toHaveBeenCalled();
+    expect(embeddedServers[0].stop).toHaveBeenCalledOnce();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(electron.app.quit).toHaveBeenCalledTimes(2);
+    expect(electron.app.fire('before-quit').defaultPrevented).toBe(false);
+    expect(window.close().defaultPrevented).toBe(false);
+    expect(window.destroyed).toBe(true);
+    // Nothing opens a window while the app goes.
+    menu.click('Open Gateway Console');
+    expect(electron.BrowserWindow.instances).toHaveLength(1);
+  });
+
+  it('lets a Windows logout or shutdown close the window (no before-quit then)', async () => {
+    const { window } = await launchWithTray();
+    window.emit('session-end');
+    expect(window.close().defaultPrevented).toBe(false);
+    expect(window.destroyed).toBe(true);
+  });
+
+  it('"Check alerts now" checks each profile that has rules, at once', async () => {
+    const { menu, window } = await launchWithTray();
+    const contents = window.webContents;
+    const sender = { sender: contents, senderFrame: contents.mainFrame };
+    const call = async (name: string, args: unknown) => {
+      const answer = (await electron.ipcMain.invoke('bridge:call', sender, name, args)) as { ok: boolean; result: any };
+      expect(answer.ok).toBe(true);
+      return answer.result;
+    };
+    const watched = await call('profiles.add', { name: 'Watched', kind: 'remote', baseUrl: 'http://127.0.0.1:9/api' });
+    await call('profiles.add', { name: 'Quiet', kind: 'remote', baseUrl: 'http://127.0.0.1:9/api' });
+    await call('alerts.setRules', { profileId: watched.id, rules: [{ id: 'expiry', kind: 'expires', days: 7 }] });
+    const check = vi.spyOn(hosts[0]!.host.alerts, 'check');
+    menu.click('Check alerts now');
+    expect(check).toHaveBeenCalledExactlyOnceWith(watched.id);
+    // Signed out: the check says so beside the rules, as the minute's check would.
+    await check.mock.results[0]!.value;
+    const view = await call('alerts.get', { profileId: watched.id });
+    expect(view.check.problem).toMatch(/signed out/);
+  });
+});
+
+describe('alert notifications with the window closed', () => {
+  it('a click shows the window hidden to the tray, on the screen the alert names', async () => {
+    const { window } = await launchWithTray();
+    window.close();
+    expect(hosts[0]!.options.alerts!.notify!('profile-1', alert())).toBe(true);
+    const [notification] = electron.Notification.instances;
+    expect(notification!.shown).toBe(true);
+    expect(notification!.options).toEqual({ title: 'Key runs out', body: 'Key "ci" runs out within 7 days' });
+    notification!.emit('click');
+    expect(window.visible).toBe(true);
+    expect(window.focus).toHaveBeenCalledOnce();
+    expect(window.webContents.executeJavaScript).toHaveBeenCalledExactlyOnceWith(
+      'location.hash = "#/spend?key=key-1";',
+    );
+    expect(electron.BrowserWindow.instances).toHaveLength(1);
+  });
+
+  it('a click opens a new window on that screen when the window is gone', async () => {
+    const { window } = await launchWithTray();
+    window.destroy();
+    hosts[0]!.options.alerts!.notify!('profile-1', alert({ screen: 'keys', params: {} }));
+    electron.Notification.instances[0]!.emit('click');
+    expect(electron.BrowserWindow.getAllWindows()).toHaveLength(1);
+    const opened = electron.BrowserWindow.instances[1]!;
+    expect(opened.loadedUrl).toBe('app://console/index.html#/keys');
+    // It shows itself once ready to (no blank window first); the old one is not scripted.
+    expect(opened.visible).toBe(false);
+    opened.emit('ready-to-show');
+    expect(opened.visible).toBe(true);
+    expect(window.webContents.executeJavaScript).not.toHaveBeenCalled();
+    // That window too hides to the tray.
+    expect(opened.close().defaultPrevented).toBe(true);
+  });
+
+  it('raises none where the system has no notifications (the page raises its own)', async () => {
+    await launchWithTray();
+    electron.Notification.supported = false;
+    expect(hosts[0]!.options.alerts!.notify!('profile-1', alert())).toBe(false);
+    expect(electron.Notification.instances).toHaveLength(0);
   });
 });

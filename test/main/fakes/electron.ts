@@ -44,6 +44,8 @@ export class FakeWebContents extends EventEmitter {
     this.sent.push([channel, ...args]);
   }
 
+  executeJavaScript = vi.fn((_code: string): Promise<unknown> => Promise.resolve(undefined));
+
   /** Emits `name` with a fresh event and the given arguments; returns the event to inspect. */
   fire(name: string, ...args: unknown[]): FakeEvent {
     const event = new FakeEvent();
@@ -62,6 +64,7 @@ export class BrowserWindow extends EventEmitter {
   destroyed = false;
   loadedUrl: string | null = null;
   visible = false;
+  fullScreen = false;
   focus = vi.fn();
   restore = vi.fn();
 
@@ -79,15 +82,124 @@ export class BrowserWindow extends EventEmitter {
   show(): void {
     this.visible = true;
   }
+  hide(): void {
+    this.visible = false;
+  }
+  isVisible(): boolean {
+    return this.visible;
+  }
   isDestroyed(): boolean {
     return this.destroyed;
   }
   isMinimized(): boolean {
     return false;
   }
-  close(): void {
+  isFullScreen(): boolean {
+    return this.fullScreen;
+  }
+  setFullScreen(flag: boolean): void {
+    if (flag === this.fullScreen) return;
+    this.fullScreen = flag;
+    this.emit(flag ? 'enter-full-screen' : 'leave-full-screen');
+  }
+  /** As Electron's: emits a cancellable `close` first; returns the event to inspect. */
+  close(): FakeEvent {
+    const event = new FakeEvent();
+    if (this.destroyed) return event;
+    this.emit('close', event);
+    if (!event.defaultPrevented) this.destroy();
+    return event;
+  }
+  /** As Electron's: gone at once, with no `close` to cancel. */
+  destroy(): void {
+    if (this.destroyed) return;
     this.destroyed = true;
+    this.visible = false;
     this.emit('closed');
+  }
+}
+
+export class Notification extends EventEmitter {
+  static supported = true;
+  static instances: Notification[] = [];
+  static isSupported(): boolean {
+    return Notification.supported;
+  }
+  shown = false;
+  constructor(readonly options: { title?: string; body?: string }) {
+    super();
+    Notification.instances.push(this);
+  }
+  show(): void {
+    this.shown = true;
+  }
+}
+
+export class FakeNativeImage {
+  readonly representations: { scaleFactor: number; dataURL?: string }[] = [];
+  constructor(readonly dataURL: string | null) {}
+  isEmpty(): boolean {
+    return this.dataURL === null;
+  }
+  addRepresentation(options: { scaleFactor: number; dataURL?: string }): void {
+    this.representations.push(options);
+  }
+}
+
+export const nativeImage = {
+  createFromDataURL(dataURL: string): FakeNativeImage {
+    return new FakeNativeImage(/^data:image\/png;base64,./.test(dataURL) ? dataURL : null);
+  },
+  createEmpty(): FakeNativeImage {
+    return new FakeNativeImage(null);
+  },
+};
+
+interface FakeMenuItem {
+  label?: string;
+  type?: string;
+  click?: (...args: unknown[]) => void;
+}
+
+export class FakeMenu {
+  constructor(readonly items: FakeMenuItem[]) {}
+  /** Plays a click on the item with this label. */
+  click(label: string): void {
+    const item = this.items.find((candidate) => candidate.label === label);
+    if (!item) throw new Error(`no menu item ${label}`);
+    item.click?.();
+  }
+  labels(): (string | undefined)[] {
+    return this.items.map((item) => (item.type === 'separator' ? '---' : item.label));
+  }
+}
+
+export const Menu = {
+  buildFromTemplate(template: FakeMenuItem[]): FakeMenu {
+    return new FakeMenu(template);
+  },
+};
+
+export class Tray extends EventEmitter {
+  static instances: Tray[] = [];
+  /** Set to play a system where no tray icon can be made (the constructor throws). */
+  static unavailable = false;
+  toolTip = '';
+  menu: FakeMenu | null = null;
+  destroyed = false;
+  constructor(readonly image: FakeNativeImage | string) {
+    super();
+    if (Tray.unavailable) throw new Error('no tray on this system');
+    Tray.instances.push(this);
+  }
+  setToolTip(toolTip: string): void {
+    this.toolTip = toolTip;
+  }
+  setContextMenu(menu: FakeMenu | null): void {
+    this.menu = menu;
+  }
+  destroy(): void {
+    this.destroyed = true;
   }
 }
 
@@ -247,6 +359,10 @@ export const app = new FakeApp();
 
 export function reset(): void {
   BrowserWindow.instances = [];
+  Notification.instances = [];
+  Notification.supported = true;
+  Tray.instances = [];
+  Tray.unavailable = false;
   shell.openExternal.mockClear();
   dialog.showMessageBox.mockClear();
   session.defaultSession = new FakeSession();
@@ -275,9 +391,13 @@ export default {
   dialog,
   ipcMain,
   ipcRenderer,
+  Menu,
+  nativeImage,
+  Notification,
   protocol,
   safeStorage,
   session,
   shell,
+  Tray,
   utilityProcess,
 };
