@@ -5,7 +5,7 @@ import { microAtLeast } from '../server/domain/money.js';
  * How a case is judged: against the targets of issue 6 section 2, and `log-duckdb` against
  * issue 31's (a request-log filter no slower than DuckDB at p95).
  */
-export type CaseKind = 'analytics' | 'log' | 'log-duckdb' | 'log-offset' | 'search';
+export type CaseKind = 'analytics' | 'dashboard' | 'log' | 'log-duckdb' | 'log-offset' | 'search';
 
 export interface DuckStatement {
   sql: string;
@@ -244,6 +244,62 @@ export function benchCases(picks: Picks): BenchCase[] {
       },
     ],
   });
+
+  // Issue 26's dashboard: every panel's series and the cache by model in one answer; DuckDB
+  // computes the same figures exactly (its percentiles too) from the rows.
+  const dashboards: {
+    id: string;
+    filter: Filter;
+    interval: string;
+    intervalMs: number;
+    http: Record<string, string>;
+  }[] = [
+    {
+      id: '30d/6h',
+      filter: { range: '30d', rangeMs: RANGES['30d'] },
+      interval: '6h',
+      intervalMs: 6 * 3_600_000,
+      http: {},
+    },
+    { id: '24h/15m', filter: { range: '24h', rangeMs: RANGES['24h'] }, interval: '15m', intervalMs: 900_000, http: {} },
+    {
+      id: '30d/6h one key',
+      filter: { range: '30d', rangeMs: RANGES['30d'], keyId: picks.keyId },
+      interval: '6h',
+      intervalMs: 6 * 3_600_000,
+      http: { key_id: picks.keyId },
+    },
+  ];
+  for (const { id, filter, interval, intervalMs, http } of dashboards) {
+    cases.push({
+      id: `dashboard ${id}`,
+      kind: 'dashboard',
+      path: `/analytics/dashboard?${query({ time_range: filter.range, interval, ...http })}`,
+      duck: (now) => {
+        const w = where(orgId, filter, now);
+        return [
+          {
+            sql: `SELECT ts - ts % $intervalMs AS bucket, COUNT(*) AS requests, COUNT(*) FILTER (WHERE status < 400) AS ok,
+                COUNT(*) FILTER (WHERE status >= 400 AND status < 500 AND upstream_error IS NOT NULL) AS client_errors,
+                COUNT(*) FILTER (WHERE status >= 500) AS server_errors,
+                COUNT(*) FILTER (WHERE status >= 400 AND status < 500 AND upstream_error IS NULL) AS refused,
+                SUM(cost_micro), SUM(prompt_tokens), SUM(tokens_generated), SUM(cache_read_input_tokens),
+                SUM(cache_creation_input_tokens),
+                SUM(tokens_generated) FILTER (WHERE tokens_generated > 0 AND total_ms - COALESCE(ttft_ms, pre_dispatch_ms) > 0)
+                  * 1000.0 / SUM(total_ms - COALESCE(ttft_ms, pre_dispatch_ms)) FILTER (WHERE tokens_generated > 0 AND total_ms - COALESCE(ttft_ms, pre_dispatch_ms) > 0) AS speed,
+                quantile_disc(total_ms, [0.5, 0.95, 0.99]) AS latency, quantile_disc(ttft_ms, [0.5, 0.95, 0.99]) AS ttft
+              FROM requests WHERE ${w.sql} GROUP BY bucket ORDER BY bucket`,
+            params: { ...w.params, intervalMs: BigInt(intervalMs) },
+          },
+          {
+            sql: `SELECT model, SUM(prompt_tokens), SUM(cache_read_input_tokens), SUM(cache_creation_input_tokens)
+              FROM requests WHERE ${w.sql} GROUP BY model`,
+            params: w.params,
+          },
+        ];
+      },
+    });
+  }
 
   const series: { range: Range; interval: string; intervalMs: number }[] = [
     { range: '24h', interval: '5m', intervalMs: 300_000 },

@@ -2,6 +2,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import * as analytics from '#server/schemas/analytics.js';
 import * as auth from '#server/schemas/auth.js';
 import * as compare from '#server/schemas/compare.js';
+import * as dashboard from '#server/schemas/dashboard.js';
 import * as activity from '#server/schemas/activity.js';
 import { MessageBody } from '#server/schemas/common.js';
 import * as keys from '#server/schemas/keys.js';
@@ -16,7 +17,7 @@ import * as vault from '#server/schemas/vault.js';
  * of shape on one side breaks the build of the other.
  */
 interface Endpoint {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   /** Path parameters, substituted into `{name}` placeholders. */
   params?: TSchema;
@@ -64,6 +65,19 @@ export const endpoints = {
   projects: endpoint({ method: 'GET', path: '/projects', response: organization.ProjectList }),
   /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
   joinPolicy: endpoint({ method: 'GET', path: '/organization/join-policy', response: organization.JoinPolicy }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  reportingZone: endpoint({
+    method: 'GET',
+    path: '/organization/reporting-zone',
+    response: organization.ReportingZone,
+  }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  setReportingZone: endpoint({
+    method: 'PUT',
+    path: '/organization/reporting-zone',
+    body: organization.ReportingZoneBody,
+    response: organization.ReportingZone,
+  }),
   models: endpoint({ method: 'GET', path: '/models', response: models.ModelList }),
   createKey: endpoint({ method: 'POST', path: '/keys', body: keys.CreateKeyBody, response: keys.CreatedKey }),
   listKeys: endpoint({ method: 'GET', path: '/keys', response: keys.KeyList }),
@@ -118,6 +132,13 @@ export const endpoints = {
     path: '/analytics/compare',
     query: compare.CompareQuery,
     response: compare.Compare,
+  }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  dashboard: endpoint({
+    method: 'GET',
+    path: '/analytics/dashboard',
+    query: dashboard.DashboardQuery,
+    response: dashboard.Dashboard,
   }),
   /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
   top: endpoint({ method: 'GET', path: '/analytics/top', query: top.TopQuery, response: top.Top }),

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
-import { registerSearchFunctions } from '../stores/telemetry/search-terms.js';
+import { registerTelemetryFunctions } from '../stores/telemetry/sql-functions.js';
 import type {
   AnalyticsQuery,
   AnalyticsResult,
@@ -14,6 +14,7 @@ import type {
   ThrottlingResult,
   TopRow,
 } from './query-types.js';
+import { cacheByModel, dashboardBuckets } from './dashboard.js';
 import { countableFromRollups, rollupSource } from './rollup-sql.js';
 import {
   BY_FIRST_ROW,
@@ -99,7 +100,7 @@ export class AnalyticsQueries {
   private readonly search = new SearchIndex((sql) => this.statement(sql));
 
   constructor(private readonly db: Database) {
-    registerSearchFunctions(db);
+    registerTelemetryFunctions(db);
   }
 
   run<Q extends AnalyticsQuery>(query: Q): AnalyticsResult<Q> {
@@ -125,6 +126,14 @@ export class AnalyticsQueries {
       }
       case 'top':
         return this.db.transaction(() => this.top(query))() as AnalyticsResult<Q>;
+      case 'dashboard': {
+        const { scope, edges } = query;
+        const statement = (sql: string) => this.statement(sql);
+        return this.db.transaction(() => ({
+          points: dashboardBuckets(statement, scope, edges),
+          cache: cacheByModel(statement, scope),
+        }))() as AnalyticsResult<Q>;
+      }
       case 'burn':
         // One read transaction: every day sees the same rows.
         return this.db.transaction(() => this.burn(query))() as AnalyticsResult<Q>;

@@ -38,7 +38,9 @@ export type AnalyticsQuery =
   /** Usage and 5xx answers by `groupBy` over the scope's window and over `previous` (both edges included). */
   | { kind: 'top'; scope: Scope; groupBy: GroupBy; previous: { from: number; to: number } }
   /** Cost by key over each of `days` ([from, to], both edges included). */
-  | { kind: 'burn'; orgId: string; days: { from: number; to: number }[] };
+  | { kind: 'burn'; orgId: string; days: { from: number; to: number }[] }
+  /** The dashboard's figures in the buckets between `edges` (ascending; edges[0] <= scope.from < edges.at(-1)). */
+  | { kind: 'dashboard'; scope: Scope; edges: number[] };
 
 export interface SummaryResult {
   requests: number;
@@ -86,6 +88,27 @@ export interface TopRow {
   previousCostMicro: number;
 }
 
+/** One bucket of the dashboard: measures in board-cells.ts's BOARD_MEASURES order; p50, p95, p99 or null. */
+export interface DashboardPoint {
+  measures: number[];
+  latency: number[] | null;
+  ttft: number[] | null;
+}
+
+export interface CacheSums {
+  model: string;
+  prompt_tokens: number;
+  prompt_rows: number;
+  cache_read: number;
+  cache_write: number;
+  cache_rows: number;
+}
+
+export interface DashboardResult {
+  points: DashboardPoint[];
+  cache: CacheSums[];
+}
+
 export type AnalyticsResult<Q extends AnalyticsQuery> = Q extends { kind: 'summary' }
   ? SummaryResult
   : Q extends { kind: 'timeseries' }
@@ -94,8 +117,10 @@ export type AnalyticsResult<Q extends AnalyticsQuery> = Q extends { kind: 'summa
       ? RequestPage
       : Q extends { kind: 'burn' }
         ? BurnResult
-        : Q extends { kind: 'top' }
-          ? TopRow[]
-          : Q extends { kind: 'compare' }
-            ? { current: SummaryResult; previous: SummaryResult }
-            : ThrottlingResult;
+        : Q extends { kind: 'dashboard' }
+          ? DashboardResult
+          : Q extends { kind: 'top' }
+            ? TopRow[]
+            : Q extends { kind: 'compare' }
+              ? { current: SummaryResult; previous: SummaryResult }
+              : ThrottlingResult;

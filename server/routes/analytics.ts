@@ -20,12 +20,18 @@ import {
 } from '../schemas/analytics.js';
 import { PAGE_SIZE_CLAMP, errors } from '../schemas/common.js';
 import { Compare, CompareQuery, type PeriodFigures } from '../schemas/compare.js';
+import { Dashboard, DashboardQuery } from '../schemas/dashboard.js';
+import { bucketEdges, canonicalZone } from '../domain/reporting-zone.js';
+import { RELATIVE_ERROR } from '../stores/telemetry/latency-sketch.js';
+import { bucketJson, cacheJson } from './dashboard-json.js';
 import { Top, TopQuery, type TopGroup } from '../schemas/top.js';
 
 const tags = ['analytics'];
 const METRICS: Metric[] = ['volume', 'latency', 'ttft', 'tok_s', 'token_usage'];
 const GROUPS: GroupBy[] = ['project', 'key', 'model'];
 const STATUS_CATEGORIES = ['2xx', '3xx', '4xx', '5xx'];
+/** The dashboard's buckets at most: a chart of more says nothing more, and the answer stays small. */
+const MAX_DASHBOARD_BUCKETS = 2_000;
 
 export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -165,6 +171,48 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
         cost_micro: s.costMicro,
       });
       return { time_range: range.text, current: figures(current), previous: figures(previous) };
+    },
+  );
+
+  // Beyond the contract: the dashboard's series in the organisation's reporting zone.
+  app.get(
+    '/analytics/dashboard',
+    { schema: { tags, querystring: DashboardQuery, response: { 200: Dashboard, ...errors(400, 401, 404, 422, 503) } } },
+    async (request, reply): Promise<Dashboard> => {
+      const query = request.query;
+      const { scope, range } = scopeOf(request, query);
+      if (query.model_alias !== undefined) scope.model = query.model_alias;
+      const interval =
+        query.interval === undefined
+          ? defaultInterval(range.ms)
+          : { text: query.interval, ms: parseDuration('interval', query.interval) };
+      if (range.ms / interval.ms > MAX_DASHBOARD_BUCKETS) {
+        throw badRequest(`interval gives more than ${MAX_DASHBOARD_BUCKETS} buckets over time_range`, {
+          field: 'interval',
+        });
+      }
+      // A zone this runtime does not know (a store moved to an older ICU) reads as UTC, as GET /organization/reporting-zone says.
+      const zone = canonicalZone(control.organizations.reportingZone(scope.orgId)) ?? 'UTC';
+      let edges: number[];
+      try {
+        edges = bucketEdges(zone, scope.from, scope.to, interval.ms);
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+        throw badRequest('interval must divide a day (for example 15m or 6h) or be whole days (1d, 7d)', {
+          field: 'interval',
+        });
+      }
+      const result = await run({ kind: 'dashboard', scope, edges }, reply);
+      return {
+        time_range: range.text,
+        interval: interval.text,
+        time_zone: zone,
+        from: new Date(scope.from).toISOString(),
+        to: new Date(scope.to).toISOString(),
+        percentile_relative_error: RELATIVE_ERROR,
+        buckets: result.points.map((point, index) => bucketJson(zone, edges[index]!, point)),
+        cache: result.cache.map(cacheJson),
+      };
     },
   );
 

@@ -1,11 +1,20 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { checkOrganizationName } from '../domain/organization-name.js';
-import { conflict } from '../http-errors.js';
+import { canonicalZone, utcOffsetText } from '../domain/reporting-zone.js';
+import { badRequest, conflict } from '../http-errors.js';
 import { sourceIp } from '../plugins/guards.js';
 import { authOf, requireRole } from '../plugins/session.js';
 import { errors, isoTime } from '../schemas/common.js';
-import { JoinPolicy, MemberList, Organization, ProjectList, RenameBody } from '../schemas/organization.js';
+import {
+  JoinPolicy,
+  MemberList,
+  Organization,
+  ProjectList,
+  RenameBody,
+  ReportingZone,
+  ReportingZoneBody,
+} from '../schemas/organization.js';
 
 const tags = ['organization'];
 
@@ -64,5 +73,51 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
     '/organization/join-policy',
     { schema: { tags, response: { 200: JoinPolicy, ...errors(401) } } },
     async (request) => control.joinPolicies.of(authOf(request).orgId),
+  );
+
+  // Beyond the contract: the zone the dashboard counts days and weeks in; the contract's
+  // analytics stay in UTC. Any member reads it; owners and admins change it.
+  const reportingZone = (zone: string) => ({ time_zone: zone, utc_offset: utcOffsetText(zone, config.now()) });
+
+  app.get(
+    '/organization/reporting-zone',
+    { schema: { tags, response: { 200: ReportingZone, ...errors(401) } } },
+    async (request) => {
+      const stored = control.organizations.reportingZone(authOf(request).orgId);
+      // A zone this server's time zone data no longer knows (a store moved to an older runtime)
+      // reads as UTC, which is what the dashboard then counts in.
+      return reportingZone(canonicalZone(stored) ?? 'UTC');
+    },
+  );
+
+  app.put(
+    '/organization/reporting-zone',
+    {
+      onRequest: requireRole('owner', 'admin'),
+      schema: {
+        tags,
+        body: ReportingZoneBody,
+        response: { 200: ReportingZone, ...errors(400, 401, 403, 415, 422) },
+      },
+    },
+    async (request) => {
+      const auth = authOf(request);
+      const zone = canonicalZone(request.body.time_zone);
+      if (zone === null) {
+        throw badRequest('unknown time zone: give an IANA name such as Asia/Karachi or UTC', { field: 'time_zone' });
+      }
+      control.write(() => {
+        control.organizations.setReportingZone(auth.orgId, zone);
+        control.activity.record({
+          orgId: auth.orgId,
+          actorId: auth.accountId,
+          action: 'org.reporting_zone_changed',
+          target: zone,
+          sourceIp: sourceIp(request),
+          at: config.now(),
+        });
+      });
+      return reportingZone(zone);
+    },
   );
 }

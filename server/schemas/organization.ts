@@ -23,3 +23,18 @@ export const JoinPolicy = Type.Object({
   domains: Type.Array(Type.String()),
 });
 export type JoinPolicy = Static<typeof JoinPolicy>;
+
+/**
+ * Beyond the contract: the time zone the organisation's dashboard counts its days and weeks in
+ * (the contract's analytics stay in UTC). `utc_offset` is the zone's offset now, as ISO 8601
+ * writes it ('+05:00', '-04:00', '+00:00').
+ */
+export const ReportingZone = Type.Object({
+  time_zone: Type.String(),
+  utc_offset: Type.String({ pattern: '^[+-]\\d{2}:\\d{2}(:\\d{2})?$' }),
+});
+export type ReportingZone = Static<typeof ReportingZone>;
+
+/** An IANA zone name ('Asia/Karachi', 'UTC'), in any case; the server stores its canonical spelling. */
+export const ReportingZoneBody = Type.Object({ time_zone: Type.String({ maxLength: 64 }) });
+export type ReportingZoneBody = Static<typeof ReportingZoneBody>;

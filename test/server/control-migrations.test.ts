@@ -44,7 +44,7 @@ describe('migration 002, the join policy', () => {
 
     const control = ControlStore.open(path, LIFETIMES);
     try {
-      expect(control.db.pragma('user_version', { simple: true })).toBe(3);
+      expect(control.db.pragma('user_version', { simple: true })).toBe(4);
       for (const orgId of ['org-a', 'org-b'])
         expect(control.joinPolicies.of(orgId)).toEqual({ policy: 'open', domains: [] });
       expect(everyEvent(control.db)).toEqual(events);

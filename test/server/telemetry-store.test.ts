@@ -8,7 +8,7 @@ import { recordRequests, type ImportEvent } from '../../server/ingest/record-req
 import { ControlStore } from '../../server/stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { migrate } from '../../server/stores/migrate.js';
-import { registerSearchFunctions } from '../../server/stores/telemetry/search-terms.js';
+import { registerTelemetryFunctions } from '../../server/stores/telemetry/sql-functions.js';
 import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
 import { importRow, ndjsonFile, requestRecord } from './request-rows.js';
 import { register, startServer, type TestClient, type TestServer } from './harness.js';
@@ -131,8 +131,8 @@ describe('an unreachable telemetry store', () => {
 
 /**
  * A data folder whose telemetry store is a current one taken back to version 5: 006's minute
- * rollups are missing (or, with `in006sWay`, still there for 006 to fail on), and so is 007's
- * spend outbox.
+ * rollups are missing (or, with `in006sWay`, still there for 006 to fail on), and so are 007's
+ * spend outbox and 008's dashboard cells.
  */
 function storeAtVersion5(name: string, in006sWay = false): { dataDir: string; telemetryDbPath: string } {
   const dataDir = mkdtempSync(join(scratch, name));
@@ -140,6 +140,7 @@ function storeAtVersion5(name: string, in006sWay = false): { dataDir: string; te
   const old = openTelemetry(telemetryDbPath);
   if (!in006sWay) old.exec('DROP TABLE rollup_dim_1m');
   old.exec('DROP TABLE spend_outbox');
+  for (const grain of ['5m', 'hour', 'day']) old.exec(`DROP TABLE rollup_board_${grain}`);
   old.pragma('user_version = 5');
   old.close();
   return { dataDir, telemetryDbPath };
@@ -171,6 +172,7 @@ describe('a telemetry store of an earlier version', () => {
       expect(upgrades.map((line) => JSON.parse(line) as { migration: string; path: string })).toMatchObject([
         { migration: '006_minute_rollups.sql', path: telemetryDbPath },
         { migration: '007_spend_outbox.sql', path: telemetryDbPath },
+        { migration: '008_dashboard_rollups.sql', path: telemetryDbPath },
       ]);
       // It waited for the lock instead of failing on it.
       expect(lines.filter((line) => line.includes('telemetry store unavailable'))).toEqual([]);
@@ -179,8 +181,12 @@ describe('a telemetry store of an earlier version', () => {
       await server.close();
     }
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(7);
+    expect(db.pragma('user_version', { simple: true })).toBe(8);
     expect(db.prepare('SELECT COUNT(*) AS n FROM rollup_dim_1m').get()).toEqual({ n: 4 });
+    // The import after the upgrade added to 008's dashboard cells.
+    const rows = db.prepare('SELECT COUNT(*) FROM requests').pluck().get();
+    expect(rows).toBeGreaterThan(0);
+    expect(db.prepare('SELECT SUM(requests) FROM rollup_board_day WHERE dim = 0').pluck().get()).toBe(rows);
     db.close();
   });
 
@@ -210,10 +216,10 @@ describe('a telemetry store of an earlier version', () => {
     // Another connection (the admin command, say) applies 006 after this one has read the
     // version and before its own transaction starts.
     const first = new BetterSqlite3(path);
-    registerSearchFunctions(first);
+    registerTelemetryFunctions(first);
     try {
       migrate(first, TELEMETRY_MIGRATIONS, () => openTelemetry(path).close());
-      expect(first.pragma('user_version', { simple: true })).toBe(7);
+      expect(first.pragma('user_version', { simple: true })).toBe(8);
       expect(first.prepare("SELECT COUNT(*) AS n FROM sqlite_schema WHERE name = 'rollup_dim_1m'").get()).toEqual({
         n: 1,
       });
@@ -368,6 +374,7 @@ describe('recording requests', () => {
     expect(events).toEqual([
       { kind: 'upgrading', migration: '006_minute_rollups.sql' },
       { kind: 'upgrading', migration: '007_spend_outbox.sql' },
+      { kind: 'upgrading', migration: '008_dashboard_rollups.sql' },
       { kind: 'committing', rows: 1 },
     ]);
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });

@@ -24,6 +24,8 @@ const ACTION_LABELS: Readonly<Record<string, string>> = {
   'budget.deposited': 'Credit deposited',
   // Beyond the contract: written by the operator's set-join-policy.
   'org.join_policy_changed': 'Join policy changed',
+  // Beyond the contract: written by PUT /organization/reporting-zone.
+  'org.reporting_zone_changed': 'Reporting time zone changed',
   // In the contract's schema though the server does not write them yet.
   'member.removed': 'Member removed',
   'member.role_changed': "Member's role changed",
@@ -43,6 +45,7 @@ const TARGET_KINDS: Readonly<Record<string, string>> = {
   'org.renamed': 'new name',
   'member.joined': "member's email",
   'org.join_policy_changed': 'new policy',
+  'org.reporting_zone_changed': 'new time zone',
 };
 
 /** What the target of an action is (a key prefix, a provider...), for its tooltip; null when it has none. */

@@ -12,7 +12,9 @@ export type ActivityAction =
   | 'member.joined'
   | 'budget.deposited'
   // Beyond the contract: the operator's set-join-policy; target is the new policy (join-policy.ts).
-  | 'org.join_policy_changed';
+  | 'org.join_policy_changed'
+  // Beyond the contract: PUT /organization/reporting-zone; target is the zone's IANA name.
+  | 'org.reporting_zone_changed';
 
 export interface ActivityEvent {
   orgId: string;

@@ -22,6 +22,8 @@ export class OrganizationRepository {
   private readonly byName: Statement<[string], OrganizationRow>;
   private readonly insertOrg: Statement<[string, string, string, number]>;
   private readonly rename: Statement<[string, string, string]>;
+  private readonly zoneOf: Statement<[string], { reporting_zone: string }>;
+  private readonly setZone: Statement<[string, string]>;
   private readonly projectsOf: Statement<[string], ProjectRow>;
   private readonly projectInOrg: Statement<[string, string], ProjectRow>;
   private readonly projectAnywhere: Statement<[string], ProjectRow & { org_id: string }>;
@@ -36,6 +38,8 @@ export class OrganizationRepository {
     this.byName = db.prepare('SELECT id, name FROM organizations WHERE name_key = ?');
     this.insertOrg = db.prepare('INSERT INTO organizations (id, name, name_key, created_at) VALUES (?, ?, ?, ?)');
     this.rename = db.prepare('UPDATE organizations SET name = ?, name_key = ? WHERE id = ?');
+    this.zoneOf = db.prepare('SELECT reporting_zone FROM organizations WHERE id = ?');
+    this.setZone = db.prepare('UPDATE organizations SET reporting_zone = ? WHERE id = ?');
     this.projectsOf = db.prepare(
       'SELECT id, name, created_at FROM projects WHERE org_id = ? ORDER BY created_at, rowid',
     );
@@ -75,6 +79,19 @@ export class OrganizationRepository {
   /** Throws a SQLite UNIQUE constraint error when another organisation has the name. */
   setName(id: string, name: string): void {
     this.rename.run(name, organizationNameKey(name), id);
+  }
+
+  /**
+   * The IANA time zone the organisation's dashboard counts days and weeks in (reporting-zone.ts);
+   * UTC until an owner or admin sets one, and for an organisation that does not exist.
+   */
+  reportingZone(orgId: string): string {
+    return this.zoneOf.get(orgId)?.reporting_zone ?? 'UTC';
+  }
+
+  /** Stores `zone` as given: the caller passes a canonical name (`canonicalZone`). */
+  setReportingZone(orgId: string, zone: string): void {
+    this.setZone.run(zone, orgId);
   }
 
   projects(orgId: string): ProjectRow[] {

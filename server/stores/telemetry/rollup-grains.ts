@@ -1,6 +1,6 @@
 /**
  * The rollup tables' grains (migrations/002_rollups.sql, 004_dimension_rollups.sql,
- * 006_minute_rollups.sql): each grain's width and its tables. The store writes them
+ * 006_minute_rollups.sql, 008_dashboard_rollups.sql): each grain's width and its tables. The store writes them
  * (rollup-sums.ts, rollup-writer.ts); analytics reads them (server/analytics/windows.ts).
  */
 
@@ -12,18 +12,35 @@ export interface Grain {
   dims: string;
   /** Request counts by those and status class and termination reason: request-log totals. */
   outcome: string | null;
+  /** The dashboard's cells by one dimension: outcomes, tokens by kind, latency sketches. */
+  board: string | null;
 }
 
 /** Coarsest first. Cells are aligned to the epoch, as timeseries buckets are. */
 export const GRAINS: readonly Grain[] = [
-  { ms: 86_400_000, usage: 'rollup_day', dims: 'rollup_dim_day', outcome: 'rollup_outcome_day' },
-  { ms: 3_600_000, usage: 'rollup_hour', dims: 'rollup_dim_hour', outcome: 'rollup_outcome_hour' },
+  {
+    ms: 86_400_000,
+    usage: 'rollup_day',
+    dims: 'rollup_dim_day',
+    outcome: 'rollup_outcome_day',
+    board: 'rollup_board_day',
+  },
+  {
+    ms: 3_600_000,
+    usage: 'rollup_hour',
+    dims: 'rollup_dim_hour',
+    outcome: 'rollup_outcome_hour',
+    board: 'rollup_board_hour',
+  },
   // Finer full cells cost the import more than they save: five minutes serves the charts.
-  { ms: 300_000, usage: 'rollup_5m', dims: 'rollup_dim_5m', outcome: null },
+  { ms: 300_000, usage: 'rollup_5m', dims: 'rollup_dim_5m', outcome: null, board: 'rollup_board_5m' },
   // By one dimension, a minute is ~35 cells whatever the traffic: short windows (the last
   // hour) then read a minute of rows at either edge, not five.
-  { ms: 60_000, usage: null, dims: 'rollup_dim_1m', outcome: null },
+  { ms: 60_000, usage: null, dims: 'rollup_dim_1m', outcome: null, board: null },
 ];
 
 /** The grains of the request-log counts. */
 export const OUTCOME_GRAINS: readonly Grain[] = GRAINS.filter((grain) => grain.outcome !== null);
+
+/** The grains of the dashboard's cells. */
+export const BOARD_GRAINS: readonly Grain[] = GRAINS.filter((grain) => grain.board !== null);

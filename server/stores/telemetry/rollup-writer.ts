@@ -1,6 +1,8 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { GRAINS } from './rollup-grains.js';
-import { FINEST_MS, type Cells, type Family, type RollupCells } from './rollup-sums.js';
+import { addCell, BOARD_MEASURES, newBoardCell, type BoardCell } from './board-cells.js';
+import { encode } from './latency-sketch.js';
+import { BOARD_GRAINS, GRAINS } from './rollup-grains.js';
+import { FINEST_MS, type BoardCells, type Cells, type Family, type RollupCells } from './rollup-sums.js';
 
 /**
  * Adds the cells summed by `RollupSums` to the rollup tables, inside the import's
@@ -47,8 +49,30 @@ function coarser<T extends number[]>(byBucket: Map<number, T>, ms: number): Map<
 
 type Tables = { ms: number; statement: Statement }[];
 
+/** A dashboard cell's upsert: measures add up, sketches merge (latency-sketch.ts's sketch_merge). */
+function boardUpsert(db: Database, table: string): Statement {
+  const columns = ['org_id', 'dim', 'bucket', 'value', ...BOARD_MEASURES, 'latency', 'ttft'];
+  return db.prepare(
+    `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
+    ON CONFLICT DO UPDATE SET ${BOARD_MEASURES.map((m) => `${m} = ${m} + excluded.${m}`).join(', ')},
+      latency = sketch_merge(latency, excluded.latency), ttft = sketch_merge(ttft, excluded.ttft)`,
+  );
+}
+
+function coarserBoard(byBucket: Map<number, BoardCell>, ms: number): Map<number, BoardCell> {
+  const sums = new Map<number, BoardCell>();
+  for (const [bucket, cell] of byBucket) {
+    const at = bucket - (bucket % ms);
+    let sum = sums.get(at);
+    if (!sum) sums.set(at, (sum = newBoardCell()));
+    addCell(sum, cell);
+  }
+  return sums;
+}
+
 export class RollupWriter {
   private readonly tables: Record<Family, Tables>;
+  private readonly board: Tables;
 
   constructor(db: Database) {
     const tables = (table: 'usage' | 'dims' | 'outcome', dims: string, measures: string[]) =>
@@ -61,6 +85,7 @@ export class RollupWriter {
       byDim: tables('dims', 'org_id, bucket, dim, value', USAGE_MEASURES),
       outcome: tables('outcome', OUTCOME_DIMS, ['requests']),
     };
+    this.board = BOARD_GRAINS.map((grain) => ({ ms: grain.ms, statement: boardUpsert(db, grain.board!) }));
   }
 
   /** Adds `cells` to every grain's table. */
@@ -72,6 +97,17 @@ export class RollupWriter {
           // The statements take the bucket second, after the organisation.
           for (const [bucket, measures] of grainCells) statement.run(dims[0], bucket, ...dims.slice(1), ...measures);
         }
+      }
+    }
+    for (const { dims, byBucket } of cells.board) this.writeBoard(dims, byBucket);
+  }
+
+  private writeBoard([orgId, dim, value]: BoardCells['dims'], byBucket: Map<number, BoardCell>): void {
+    for (const { ms, statement } of this.board) {
+      const grainCells = ms === FINEST_MS.board ? byBucket : coarserBoard(byBucket, ms);
+      for (const [bucket, cell] of grainCells) {
+        const ttft = cell.ttft && encode(cell.ttft);
+        statement.run(orgId, dim, bucket, value, ...cell.measures, encode(cell.latency), ttft);
       }
     }
   }

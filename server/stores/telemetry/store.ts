@@ -6,7 +6,8 @@ import { startWorker, workerUrl } from '../../worker-threads.js';
 import { isBehind } from '../migrate.js';
 import { ReadCache } from '../read-cache.js';
 import { BUSY_TIMEOUT_MS, openSqlite } from '../sqlite.js';
-import { registerSearchFunctions, signEpochs } from './search-terms.js';
+import { signEpochs } from './search-terms.js';
+import { registerTelemetryFunctions } from './sql-functions.js';
 
 export const TELEMETRY_MIGRATIONS = new URL('./migrations/', import.meta.url);
 
@@ -25,7 +26,7 @@ export function openTelemetry(
   options: { upgrading?: (file: string) => void; busyTimeoutMs?: number } = {},
 ): Database {
   const db = openSqlite(path, TELEMETRY_MIGRATIONS, {
-    functions: registerSearchFunctions,
+    functions: registerTelemetryFunctions,
     pageSize: TELEMETRY_PAGE_BYTES,
     ...options,
   });

@@ -7,26 +7,31 @@ import { MembersTable } from './MembersTable.js';
 import { OrganisationName } from './OrganisationName.js';
 import { useOrganisation } from './organisation-store.js';
 import { ProjectsTable } from './ProjectsTable.js';
+import { useReportingZone } from './reporting-zone-store.js';
+import { ReportingZonePanel } from './ReportingZonePanel.js';
 import './organisation.css';
 
-/** The organisation's name, who may join it and who belongs to it, and its projects. */
+/** The organisation's name, who may join it, its reporting time zone, who belongs to it, and its projects. */
 export function OrganisationScreen() {
   const me = useSession((s) => s.me);
   const loadMembers = useOrganisation((s) => s.loadMembers);
   const loadJoinPolicy = useJoinPolicy((s) => s.load);
+  const loadReportingZone = useReportingZone((s) => s.load);
   const loadDirectory = useDirectory((s) => s.load);
 
   useEffect(() => {
     void loadMembers();
     void loadJoinPolicy();
+    void loadReportingZone();
     void loadDirectory();
-  }, [loadMembers, loadJoinPolicy, loadDirectory]);
+  }, [loadMembers, loadJoinPolicy, loadReportingZone, loadDirectory]);
 
   if (!me) return null;
   return (
     <div className="organisation stack" data-testid="organisation-screen">
       <OrganisationName me={me} />
       <JoinPolicyPanel />
+      <ReportingZonePanel me={me} />
       <MembersTable me={me} />
       <ProjectsTable />
     </div>

@@ -1,0 +1,95 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import {
+  addBin,
+  addEncoded,
+  binOf,
+  encode,
+  mergeEncoded,
+  quantiles,
+  RELATIVE_ERROR,
+  type Bins,
+} from '../../server/stores/telemetry/latency-sketch.js';
+import { ControlStore } from '../../server/stores/control/store.js';
+import { recordRequests } from '../../server/ingest/record-requests.js';
+import { openTelemetry } from '../../server/stores/telemetry/store.js';
+import { requestRecord, seededRandom } from './request-rows.js';
+
+const sketchOf = (values: number[]): Bins => {
+  const bins: Bins = new Map();
+  for (const value of values) addBin(bins, binOf(value));
+  return bins;
+};
+
+const exact = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.floor(q * (values.length - 1))]!;
+
+describe('the latency sketch', () => {
+  it('reads every quantile back within its relative error, over latencies from a tenth of a millisecond to minutes', () => {
+    const random = seededRandom(3);
+    const values = Array.from({ length: 20_000 }, () => 0.1 * Math.exp(random() * 14));
+    const sketch = sketchOf(values);
+    const qs = [0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 0.999, 1];
+    const got = quantiles(sketch, qs)!;
+    qs.forEach((q, i) => {
+      const want = exact(values, q);
+      expect(Math.abs(got[i]! - want) / want, `q ${q}`).toBeLessThanOrEqual(RELATIVE_ERROR);
+    });
+  });
+
+  it('merges two sketches into the sketch of their union, through the stored form', () => {
+    const random = seededRandom(9);
+    const a = Array.from({ length: 500 }, () => 1 + random() * 300);
+    const b = Array.from({ length: 700 }, () => 200 + random() * 5000);
+    const merged: Bins = new Map();
+    addEncoded(merged, mergeEncoded(encode(sketchOf(a)), encode(sketchOf(b)))!);
+    expect(new Map([...merged].sort())).toEqual(new Map([...sketchOf([...a, ...b])].sort()));
+    expect(mergeEncoded(null, encode(sketchOf(a)))).toEqual(encode(sketchOf(a)));
+    expect(mergeEncoded(null, null)).toBeNull();
+  });
+
+  it('keeps zero as zero and says nothing of an empty sketch', () => {
+    expect(quantiles(sketchOf([0, 0, 0, 12]), [0.5, 1])![0]).toBe(0);
+    expect(quantiles(new Map(), [0.5])).toBeNull();
+  });
+});
+
+describe("migration 008's dashboard cells", () => {
+  it('fills the cells of a store that had rows before it exactly as the import writes them', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'board-backfill-'));
+    const path = join(folder, 'telemetry.db');
+    const control = ControlStore.open(join(folder, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+    const random = seededRandom(21);
+    const rows = Array.from({ length: 3000 }, (_, i) => ({
+      ...requestRecord(i),
+      ts: Date.UTC(2026, 10, 1) + Math.floor(random() * 3 * 86_400_000),
+      model: random() < 0.5 ? 'openai/gpt-4o-mini' : 'svc/fast',
+      status: random() < 0.8 ? 200 : 429,
+      total_ms: 1 + random() * 5000,
+      ttft_ms: random() < 0.3 ? null : random() * 900,
+    }));
+    try {
+      recordRequests(control, path, rows);
+    } finally {
+      control.close();
+    }
+    const tables = ['rollup_board_5m', 'rollup_board_hour', 'rollup_board_day'];
+    const contents = (db: BetterSqlite3.Database) =>
+      tables.map((table) => db.prepare(`SELECT * FROM ${table} ORDER BY org_id, dim, bucket, value`).all());
+    const written = openTelemetry(path);
+    const byImport = contents(written);
+    expect(byImport[2]!.length).toBeGreaterThan(0);
+    for (const table of tables) written.exec(`DROP TABLE ${table}`);
+    written.pragma('user_version = 7');
+    written.close();
+
+    const migrated = openTelemetry(path);
+    try {
+      expect(contents(migrated)).toEqual(byImport);
+    } finally {
+      migrated.close();
+    }
+  });
+});
