@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import { BOARD_MEASURES } from '../stores/telemetry/board-cells.js';
-import { addEncoded, quantiles, type Bins } from '../stores/telemetry/latency-sketch.js';
-import { BOARD_GRAINS, type Grain } from '../stores/telemetry/rollup-grains.js';
+import { SketchAccumulator } from '../stores/telemetry/latency-sketch.js';
+import { BOARD_GRAINS, CACHE_GRAINS, type Grain } from '../stores/telemetry/rollup-grains.js';
 import type { CacheSums, DashboardPoint, GroupBy, Scope } from './query-types.js';
 import { segments } from './windows.js';
 
@@ -9,18 +9,16 @@ import { segments } from './windows.js';
  * The dashboard's read (GET /analytics/dashboard): a window cut into buckets at given edges
  * (the reporting zone's, server/domain/reporting-zone.ts), each bucket's outcomes, cost,
  * tokens and speed summed exactly and its latency sketches merged, from the dashboard's cells
- * (migrations/008_dashboard_rollups.sql) plus the rows at the window's edges.
+ * (migrations/008_dashboard_rollups.sql) plus the rows at the edges.
  *
- * The cells are read at the coarsest grain whose cells each lie in one bucket (every inner
- * edge a multiple of its width: a UTC day's buckets read day cells, Karachi's hour cells,
- * Kathmandu's five-minute ones), grouped by cell in SQL, and put in their buckets here: a few
- * hundred rows at most from a month.
+ * Each bucket is read as a window of its own: whole cells of the coarsest grain that fits in
+ * it, finer ones toward its edges (windows.ts), so a Kathmandu day (18:15 to 18:15 UTC) is 23
+ * hour cells and a few five-minute ones, not 288. The segments of every bucket go to SQL as one
+ * JSON list per grain, joined to the cells through their key, and each cell comes back with its
+ * bucket's number; the sketches are merged here in one dense accumulator, bucket after bucket.
  */
 
 const PERCENTILES = [0.5, 0.95, 0.99];
-
-/** Cell widths a window read only from rows is grouped by: the coarsest dividing every edge. */
-const ROW_CELLS_MS = [86_400_000, 3_600_000, 300_000, 60_000, 1_000, 1];
 
 const DIM_CODE: Record<GroupBy | 'org', number> = { org: 0, project: 1, key: 2, model: 3 };
 
@@ -54,45 +52,56 @@ const RAW_SUMS = [
 ];
 const MEASURE_COLUMNS = BOARD_MEASURES.map((m, i) => `m${i}`);
 const RAW_MEASURES = RAW_SUMS.map((sum, i) => `${sum} AS m${i}`).join(', ');
-const CELL_MEASURES = BOARD_MEASURES.map((m, i) => `SUM(${m}) AS m${i}`).join(', ');
+const CELL_MEASURES = BOARD_MEASURES.map((m, i) => `c.${m} AS m${i}`).join(', ');
 
-function rawWhere(scope: Scope, index: number): string {
-  const clauses = ['org_id = @orgId', `ts >= @from${index}`, `ts < @to${index}`];
+/** The scope's filters on the rows; a key's rows are read through its own index. */
+function rowFilters(scope: Scope): string {
+  // `+` keeps SQLite from reading every key's rows through the organisation's index (org_id, ts).
+  const clauses = [scope.keyId === undefined ? 'org_id = @orgId' : '+org_id = @orgId'];
   if (scope.projectId !== undefined) clauses.push('project_id = @projectId');
   if (scope.keyId !== undefined) clauses.push('key_id = @keyId');
   if (scope.model !== undefined) clauses.push('model = @model');
   return clauses.join(' AND ');
 }
 
-/** Rows of (cell, m0…m13, latency, ttft) over the window, one or more per cell of `@cell` ms. */
-function windowSql(scope: Scope, grains: readonly Grain[]): { sql: string; params: Record<string, unknown> } {
-  const dimension = grains.length > 0 ? dimensionOf(scope)! : null;
-  const params: Record<string, unknown> = { orgId: scope.orgId, ...dimension };
+function scopeParams(scope: Scope): Record<string, unknown> {
+  const params: Record<string, unknown> = { orgId: scope.orgId };
   for (const name of ['projectId', 'keyId', 'model'] as const)
     if (scope[name] !== undefined) params[name] = scope[name];
-  const parts = segments(scope.from, scope.to + 1, grains).map((part, index) => {
-    params[`from${index}`] = part.from;
-    params[`to${index}`] = part.to;
-    if (!part.grain) {
-      return `SELECT ts - ts % @cell AS cell, ${RAW_MEASURES}, sketch_of(total_ms) AS latency, sketch_of(ttft_ms) AS ttft
-        FROM requests WHERE ${rawWhere(scope, index)} GROUP BY cell`;
-    }
-    return `SELECT bucket - bucket % @cell AS cell, ${CELL_MEASURES}, sketch_sum(latency) AS latency, sketch_sum(ttft) AS ttft
-      FROM ${part.grain.board} WHERE org_id = @orgId AND dim = @dim AND value = @value
-        AND bucket >= @from${index} AND bucket < @to${index} GROUP BY cell`;
-  });
-  return { sql: parts.join('\nUNION ALL\n'), params };
+  return params;
 }
 
-/** The grains whose cells each lie in one bucket: every inner edge on a cell's boundary. */
-function alignedGrains(edges: readonly number[]): Grain[] {
-  const inner = edges.slice(1, -1);
-  const coarsest = BOARD_GRAINS.findIndex((grain) => inner.every((edge) => edge % grain.ms === 0));
-  return coarsest < 0 ? [] : BOARD_GRAINS.slice(coarsest);
+/** Each bucket's segments, by grain (null: rows), as [from, to, bucket] lists for json_each. */
+function bucketSegments(
+  scope: Scope,
+  edges: readonly number[],
+  grains: readonly Grain[],
+): Map<Grain | null, number[][]> {
+  const byGrain = new Map<Grain | null, number[][]>([[null, []], ...grains.map((g) => [g, []] as [Grain, number[][]])]);
+  for (let bucket = 0; bucket + 1 < edges.length; bucket++) {
+    const from = Math.max(edges[bucket]!, scope.from);
+    const to = Math.min(edges[bucket + 1]!, scope.to + 1);
+    for (const part of segments(from, to, grains)) byGrain.get(part.grain)!.push([part.from, part.to, bucket]);
+  }
+  return byGrain;
+}
+
+/** Rows of (b, m0…m13, latency, ttft): each stored cell with its bucket, and the rows' sums by bucket. */
+function bucketsSql(scope: Scope, grains: readonly Grain[]): string {
+  const cells = grains.map(
+    (grain, index) => `SELECT r.value ->> 2 AS b, ${CELL_MEASURES}, c.latency, c.ttft
+      FROM json_each(@cells${index}) AS r CROSS JOIN ${grain.board} AS c
+      WHERE c.org_id = @orgId AND c.dim = @dim AND c.value = @value
+        AND c.bucket >= r.value ->> 0 AND c.bucket < r.value ->> 1`,
+  );
+  const rows = `SELECT r.value ->> 2 AS b, ${RAW_MEASURES}, sketch_of(total_ms) AS latency, sketch_of(ttft_ms) AS ttft
+    FROM json_each(@rows) AS r CROSS JOIN requests
+    WHERE ${rowFilters(scope)} AND ts >= r.value ->> 0 AND ts < r.value ->> 1 GROUP BY b`;
+  return [...cells, rows].join('\nUNION ALL\n');
 }
 
 interface CellRow {
-  cell: number;
+  b: number;
   latency: Uint8Array | null;
   ttft: Uint8Array | null;
   [measure: string]: number | Uint8Array | null;
@@ -103,39 +112,33 @@ export function dashboardBuckets(
   scope: Scope,
   edges: readonly number[],
 ): DashboardPoint[] {
-  const grains = dimensionOf(scope) === null ? [] : alignedGrains(edges);
-  const cellMs = grains.length > 0 ? grains[0]!.ms : ROW_CELLS_MS.find((ms) => edges.every((e) => e % ms === 0))!;
-  const { sql, params } = windowSql(scope, grains);
-  const rows = statement(sql).all({ ...params, cell: cellMs }) as CellRow[];
+  const dimension = dimensionOf(scope);
+  // Two dimensions at once (a project's model) have no cells: the rows answer.
+  const grains = dimension === null ? [] : BOARD_GRAINS;
+  const params: Record<string, unknown> = { ...scopeParams(scope), ...dimension };
+  const byGrain = bucketSegments(scope, edges, grains);
+  grains.forEach((grain, index) => (params[`cells${index}`] = JSON.stringify(byGrain.get(grain))));
+  params.rows = JSON.stringify(byGrain.get(null));
+  const rows = statement(bucketsSql(scope, grains)).all(params) as CellRow[];
+  rows.sort((a, b) => a.b - b.b);
 
-  const sums = edges.slice(1).map(() => ({
-    measures: BOARD_MEASURES.map(() => 0),
-    latency: new Map() as Bins,
-    ttft: new Map() as Bins,
-  }));
-  for (const row of rows) {
-    const bucket = sums[bucketOf(edges, row.cell)]!;
-    MEASURE_COLUMNS.forEach((column, i) => (bucket.measures[i]! += row[column] as number));
-    if (row.latency) addEncoded(bucket.latency, row.latency);
-    if (row.ttft) addEncoded(bucket.ttft, row.ttft);
+  const latency = new SketchAccumulator();
+  const ttft = new SketchAccumulator();
+  const points: DashboardPoint[] = [];
+  let next = 0;
+  for (let bucket = 0; bucket + 1 < edges.length; bucket++) {
+    const measures = BOARD_MEASURES.map(() => 0);
+    for (; next < rows.length && rows[next]!.b === bucket; next++) {
+      const row = rows[next]!;
+      MEASURE_COLUMNS.forEach((column, i) => (measures[i]! += row[column] as number));
+      if (row.latency) latency.addEncoded(row.latency);
+      if (row.ttft) ttft.addEncoded(row.ttft);
+    }
+    points.push({ measures, latency: latency.quantiles(PERCENTILES), ttft: ttft.quantiles(PERCENTILES) });
+    latency.reset();
+    ttft.reset();
   }
-  return sums.map(({ measures, latency, ttft }) => ({
-    measures,
-    latency: quantiles(latency, PERCENTILES),
-    ttft: quantiles(ttft, PERCENTILES),
-  }));
-}
-
-/** The bucket a cell starting at `cell` is in: the last edge at or before it (cells start at or after the first). */
-function bucketOf(edges: readonly number[], cell: number): number {
-  let low = 0;
-  let high = edges.length - 2;
-  while (low < high) {
-    const mid = (low + high + 1) >> 1;
-    if (edges[mid]! <= cell) low = mid;
-    else high = mid - 1;
-  }
-  return low;
+  return points;
 }
 
 const CACHE_SUMS = ['prompt_tokens', 'prompt_rows', 'cache_read', 'cache_write', 'cache_rows'];
@@ -147,31 +150,79 @@ const CACHE_RAW = [
   'SUM(cache_read_input_tokens IS NOT NULL OR cache_creation_input_tokens IS NOT NULL) AS cache_rows',
 ].join(', ');
 
-/** Prompt and cache tokens by model over the window: the model cells, or the rows when a project or key narrows it. */
+/** Prompt and cache tokens by model over the window, from the cache's cells (009) and the rows at the edges. */
 export function cacheByModel(statement: (sql: string) => Statement, scope: Scope): CacheSums[] {
-  const params: Record<string, unknown> = { orgId: scope.orgId };
-  let sql: string;
-  if (scope.projectId === undefined && scope.keyId === undefined) {
-    const parts = segments(scope.from, scope.to + 1, BOARD_GRAINS).map((part, index) => {
-      params[`from${index}`] = part.from;
-      params[`to${index}`] = part.to;
-      if (!part.grain) {
-        return `SELECT model, ${CACHE_RAW} FROM requests WHERE ${rawWhere(scope, index)} GROUP BY model`;
-      }
-      const model = scope.model === undefined ? '' : 'AND value = @model';
-      return `SELECT value AS model, ${CACHE_SUMS.map((m) => `SUM(${m}) AS ${m}`).join(', ')} FROM ${part.grain.board}
-        WHERE org_id = @orgId AND dim = ${DIM_CODE.model} ${model} AND bucket >= @from${index} AND bucket < @to${index}
-        GROUP BY value`;
-    });
-    sql = parts.join('\nUNION ALL\n');
-  } else {
-    params.from0 = scope.from;
-    params.to0 = scope.to + 1;
-    sql = `SELECT model, ${CACHE_RAW} FROM requests WHERE ${rawWhere(scope, 0)} GROUP BY model`;
-  }
-  for (const name of ['projectId', 'keyId', 'model'] as const)
-    if (scope[name] !== undefined) params[name] = scope[name];
+  const params = scopeParams(scope);
+  const cellFilters = ['org_id = @orgId'];
+  if (scope.projectId !== undefined) cellFilters.push('project_id = @projectId');
+  if (scope.keyId !== undefined) cellFilters.push('key_id = @keyId');
+  if (scope.model !== undefined) cellFilters.push('model = @model');
+  const parts = segments(scope.from, scope.to + 1, CACHE_GRAINS).map((part, index) => {
+    params[`from${index}`] = part.from;
+    params[`to${index}`] = part.to;
+    if (!part.grain) {
+      return `SELECT model, ${CACHE_RAW} FROM requests
+        WHERE ${rowFilters(scope)} AND ts >= @from${index} AND ts < @to${index} GROUP BY model`;
+    }
+    return `SELECT model, ${CACHE_SUMS.map((m) => `SUM(${m}) AS ${m}`).join(', ')} FROM ${part.grain.cache}
+      WHERE ${cellFilters.join(' AND ')} AND bucket >= @from${index} AND bucket < @to${index} GROUP BY model`;
+  });
+  if (parts.length === 0) return [];
   return statement(
-    `SELECT model, ${CACHE_SUMS.map((m) => `SUM(${m}) AS ${m}`).join(', ')} FROM (${sql}) GROUP BY model ORDER BY model`,
+    `SELECT model, ${CACHE_SUMS.map((m) => `SUM(${m}) AS ${m}`).join(', ')}
+    FROM (${parts.join('\nUNION ALL\n')}) GROUP BY model ORDER BY model`,
   ).all(params) as CacheSums[];
+}
+
+const GROUP_COLUMN: Record<GroupBy, string> = { project: 'project_id', key: 'key_id', model: 'model' };
+
+/**
+ * Each group's requests per bucket and its latency percentiles over the window, for the top
+ * table's trend lines and p95: from the cells by the group's dimension when the scope names no
+ * other, else from the rows.
+ */
+export function groupTrends(
+  statement: (sql: string) => Statement,
+  scope: Scope,
+  groupBy: GroupBy,
+  edges: readonly number[],
+): Map<string | null, { trend: number[]; latency: number[] | null }> {
+  const own = dimensionOf(scope);
+  const byCells = own !== null && (own.dim === DIM_CODE.org || own.dim === DIM_CODE[groupBy]);
+  const grains = byCells ? BOARD_GRAINS : [];
+  const params: Record<string, unknown> = { ...scopeParams(scope), dim: DIM_CODE[groupBy] };
+  if (byCells && own.dim !== DIM_CODE.org) params.value = own.value;
+  const byGrain = bucketSegments(scope, edges, grains);
+  const cells = grains.map((grain, index) => {
+    params[`cells${index}`] = JSON.stringify(byGrain.get(grain));
+    return `SELECT NULLIF(c.value, '') AS grp, r.value ->> 2 AS b, c.requests AS requests, c.latency AS latency
+      FROM json_each(@cells${index}) AS r CROSS JOIN ${grain.board} AS c
+      WHERE c.org_id = @orgId AND c.dim = @dim ${'value' in params ? 'AND c.value = @value' : ''}
+        AND c.bucket >= r.value ->> 0 AND c.bucket < r.value ->> 1`;
+  });
+  params.rows = JSON.stringify(byGrain.get(null));
+  const rows = `SELECT ${GROUP_COLUMN[groupBy]} AS grp, r.value ->> 2 AS b, COUNT(*) AS requests, sketch_of(total_ms) AS latency
+    FROM json_each(@rows) AS r CROSS JOIN requests
+    WHERE ${rowFilters(scope)} AND ts >= r.value ->> 0 AND ts < r.value ->> 1 GROUP BY grp, b`;
+  const found = statement([...cells, rows].join('\nUNION ALL\n')).all(params) as {
+    grp: string | null;
+    b: number;
+    requests: number;
+    latency: Uint8Array | null;
+  }[];
+  // By group, so that one accumulator serves each group in turn.
+  found.sort((a, b) => String(a.grp).localeCompare(String(b.grp)));
+  const result = new Map<string | null, { trend: number[]; latency: number[] | null }>();
+  const latency = new SketchAccumulator();
+  for (let at = 0; at < found.length;) {
+    const group = found[at]!.grp;
+    const trend = edges.slice(1).map(() => 0);
+    for (; at < found.length && found[at]!.grp === group; at++) {
+      trend[found[at]!.b]! += found[at]!.requests;
+      if (found[at]!.latency) latency.addEncoded(found[at]!.latency!);
+    }
+    result.set(group, { trend, latency: latency.quantiles(PERCENTILES) });
+    latency.reset();
+  }
+  return result;
 }

@@ -61,9 +61,9 @@ const LADDER = [
 ].map((text) => ({ text, ms: parseDuration('interval', text) }));
 
 /**
- * The narrowest round width that gives at most 120 buckets over the window; with
- * the ladder's steps that is at least 60 buckets for any window of a minute or more.
+ * The narrowest round width that gives at most `buckets` (120) buckets over the window; with
+ * the ladder's steps that is at least half as many for any window of a minute or more.
  */
-export function defaultInterval(windowMs: number): { text: string; ms: number } {
-  return LADDER.find((width) => windowMs / width.ms <= 120) ?? LADDER[LADDER.length - 1]!;
+export function defaultInterval(windowMs: number, buckets = 120): { text: string; ms: number } {
+  return LADDER.find((width) => windowMs / width.ms <= buckets) ?? LADDER[LADDER.length - 1]!;
 }

@@ -14,7 +14,7 @@ import type {
   ThrottlingResult,
   TopRow,
 } from './query-types.js';
-import { cacheByModel, dashboardBuckets } from './dashboard.js';
+import { cacheByModel, dashboardBuckets, groupTrends } from './dashboard.js';
 import { countableFromRollups, rollupSource } from './rollup-sql.js';
 import {
   BY_FIRST_ROW,
@@ -283,7 +283,17 @@ export class AnalyticsQueries {
     const row = (group: string | null) => {
       let found = rows.get(group);
       if (!found) {
-        found = { group, requests: 0, totalMs: 0, costMicro: 0, errors: 0, previousRequests: 0, previousCostMicro: 0 };
+        found = {
+          group,
+          requests: 0,
+          totalMs: 0,
+          costMicro: 0,
+          errors: 0,
+          previousRequests: 0,
+          previousCostMicro: 0,
+          trend: query.trendEdges.slice(1).map(() => 0),
+          latency: null,
+        };
         rows.set(group, found);
       }
       return found;
@@ -305,6 +315,8 @@ export class AnalyticsQueries {
       failed.params,
     ) as { grp: string | null; n: number }[];
     for (const e of errors) row(e.grp).errors = e.n;
+    const trends = groupTrends((sql) => this.statement(sql), scope, groupBy, query.trendEdges);
+    for (const [group, { trend, latency }] of trends) Object.assign(row(group), { trend, latency });
     return [...rows.values()];
   }
 

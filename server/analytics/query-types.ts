@@ -35,8 +35,11 @@ export type AnalyticsQuery =
   | { kind: 'throttling'; orgId: string; keyIds: string[]; from: number; to: number }
   /** The summary over the scope's window and over `previous` (both edges included), in one read. */
   | { kind: 'compare'; scope: Scope; previous: { from: number; to: number } }
-  /** Usage and 5xx answers by `groupBy` over the scope's window and over `previous` (both edges included). */
-  | { kind: 'top'; scope: Scope; groupBy: GroupBy; previous: { from: number; to: number } }
+  /**
+   * Usage and 5xx answers by `groupBy` over the scope's window and over `previous` (both edges
+   * included), and each group's requests between `trendEdges` and latency percentiles.
+   */
+  | { kind: 'top'; scope: Scope; groupBy: GroupBy; previous: { from: number; to: number }; trendEdges: number[] }
   /** Cost by key over each of `days` ([from, to], both edges included). */
   | { kind: 'burn'; orgId: string; days: { from: number; to: number }[] }
   /** The dashboard's figures in the buckets between `edges` (ascending; edges[0] <= scope.from < edges.at(-1)). */
@@ -86,6 +89,10 @@ export interface TopRow {
   errors: number;
   previousRequests: number;
   previousCostMicro: number;
+  /** Requests per trend bucket. */
+  trend: number[];
+  /** p50, p95, p99 of the latency, from the sketches; null without requests. */
+  latency: number[] | null;
 }
 
 /** One bucket of the dashboard: measures in board-cells.ts's BOARD_MEASURES order; p50, p95, p99 or null. */

@@ -58,6 +58,9 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     return { scope, range };
   }
 
+  // A zone this runtime does not know (a store moved to an older ICU) reads as UTC, as GET /organization/reporting-zone says.
+  const reportingZone = (orgId: string) => canonicalZone(control.organizations.reportingZone(orgId)) ?? 'UTC';
+
   const run = <Q extends AnalyticsQuery>(query: Q, reply: FastifyReply) => runAnalytics(app, query, reply);
 
   app.get(
@@ -191,8 +194,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
           field: 'interval',
         });
       }
-      // A zone this runtime does not know (a store moved to an older ICU) reads as UTC, as GET /organization/reporting-zone says.
-      const zone = canonicalZone(control.organizations.reportingZone(scope.orgId)) ?? 'UTC';
+      const zone = reportingZone(scope.orgId);
       let edges: number[];
       try {
         edges = bucketEdges(zone, scope.from, scope.to, interval.ms);
@@ -223,7 +225,14 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
       const query = request.query;
       const { scope, range } = scopeOf(request, query);
       if (query.model_alias !== undefined) scope.model = query.model_alias;
-      const rows = await run({ kind: 'top', scope, groupBy: query.group_by, previous: previousOf(scope) }, reply);
+      // Each group's trend line: up to 30 points in the reporting zone's buckets.
+      const zone = reportingZone(scope.orgId);
+      const trendInterval = defaultInterval(range.ms, 30);
+      const trendEdges = bucketEdges(zone, scope.from, scope.to, trendInterval.ms);
+      const rows = await run(
+        { kind: 'top', scope, groupBy: query.group_by, previous: previousOf(scope), trendEdges },
+        reply,
+      );
       const sort = query.sort ?? 'cost';
       const names =
         query.group_by === 'key'
@@ -231,7 +240,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
           : query.group_by === 'project'
             ? new Map(control.organizations.projects(scope.orgId).map((project) => [project.id, project.name]))
             : null;
-      const figures = (r: Omit<(typeof rows)[number], 'group'>) => ({
+      const figures = (r: Omit<(typeof rows)[number], 'group' | 'trend' | 'latency'>) => ({
         requests: r.requests,
         cost_micro: r.costMicro,
         errors: r.errors,
@@ -269,11 +278,15 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
         time_range: range.text,
         group_by: query.group_by,
         sort,
+        trend_interval: trendInterval.text,
+        time_zone: zone,
         total: figures(sum(rows)),
         groups: shown.map((r): TopGroup => ({
           group: r.group,
           name: names && r.group !== null ? (names.get(r.group) ?? null) : null,
           ...figures(r),
+          p95_latency_ms: r.latency?.[1] ?? null,
+          trend: r.trend,
         })),
         others: rest.length === 0 ? null : { count: rest.length, ...figures(sum(rest)) },
       };

@@ -186,6 +186,28 @@ function expectExact(
   expect(checked).toBeGreaterThan(0);
 }
 
+/** The cache by model against the rows of the window in scope. */
+function expectCache(
+  body: {
+    cache: { model: string; prompt_tokens: number; cache_read_tokens: number | null }[];
+    from: string;
+    to: string;
+  },
+  rows: RequestRecord[],
+  inScope: (row: RequestRecord) => boolean,
+) {
+  const mine = rows.filter((r) => inScope(r) && r.ts >= Date.parse(body.from) && r.ts <= Date.parse(body.to));
+  const models = [...new Set(mine.map((r) => r.model))].sort();
+  expect(body.cache.map((c) => c.model)).toEqual(models);
+  for (const cache of body.cache) {
+    const of = mine.filter((r) => r.model === cache.model);
+    expect(cache.prompt_tokens, cache.model).toBe(
+      sum(of, (r) => (r.prompt_tokens ?? 0) + (r.cache_read_input_tokens ?? 0) + (r.cache_creation_input_tokens ?? 0)),
+    );
+    expect(cache.cache_read_tokens, cache.model).toBe(knownSum(of, (r) => r.cache_read_input_tokens));
+  }
+}
+
 describe('GET /analytics/dashboard', () => {
   let org: Org;
   let rows: RequestRecord[];
@@ -261,6 +283,7 @@ describe('GET /analytics/dashboard', () => {
       const answer = await org.client.get(`/analytics/dashboard?time_range=3d&interval=6h&${query}`);
       expect(answer.status, query).toBe(200);
       expectExact(answer.body, rows, inScope);
+      expectCache(answer.body, rows, inScope);
     }
   });
 

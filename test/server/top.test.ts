@@ -111,6 +111,22 @@ function reference(rows: RequestRecord[], by: Group) {
   return figures;
 }
 
+/** Each group's p95 within the sketches' bound of the exact one, and its trend adding up to its requests. */
+function expectLatencyAndTrend(body: any, rows: RequestRecord[], by: Group) {
+  expect(body.trend_interval).toBe('1h');
+  for (const group of body.groups) {
+    const latencies = rows
+      .filter((r) => r.ts >= NOW - DAY && r.ts <= NOW && groupOf(r, by) === group.group)
+      .map((r) => r.total_ms)
+      .sort((a, b) => a - b);
+    const exact = latencies[Math.floor(0.95 * (latencies.length - 1))]!;
+    expect(Math.abs(group.p95_latency_ms - exact), `${by} ${group.group}`).toBeLessThanOrEqual(exact * 0.01);
+    // A day in hours: the partial hour the window starts in, 23 whole ones, the one it ends in.
+    expect(group.trend).toHaveLength(25);
+    expect(group.trend.reduce((a: number, b: number) => a + b, 0)).toBe(group.requests);
+  }
+}
+
 describe('GET /analytics/top', () => {
   it('gives each key, model and project its exact figures beside the window before, the largest first, the rest in others', async () => {
     const org = await freshOrg();
@@ -138,6 +154,7 @@ describe('GET /analytics/top', () => {
         });
         expect(group.mean_latency_ms).toBeCloseTo(f.ms / f.requests, 6);
       }
+      expectLatencyAndTrend(body, rows, by);
       // Groups and others add up to the total, to the unit.
       const all = [...expected.values()];
       const total = { requests: 0, cost: 0, errors: 0, prevRequests: 0, prevCost: 0 };
@@ -174,6 +191,12 @@ describe('GET /analytics/top', () => {
       'model',
     );
     expect(scoped.body.total.requests).toBe([...expected.values()].reduce((n, f) => n + f.requests, 0));
+    // Models within a key: no cells by both, so the rows give the percentiles and trends.
+    expectLatencyAndTrend(
+      scoped.body,
+      rows.filter((r) => r.key_id === org.keys[1]),
+      'model',
+    );
   });
 
   it('refuses a missing or unknown group, a limit out of bounds, and a key of another organisation', async () => {

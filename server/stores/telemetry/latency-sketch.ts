@@ -59,24 +59,58 @@ export function mergeEncoded(a: Uint8Array | null, b: Uint8Array | null): Buffer
   return encode(bins);
 }
 
+const binValue = (bin: number) => (bin === ZERO_BIN ? 0 : (2 * GAMMA ** bin) / (GAMMA + 1));
+
 /**
- * The values at the quantiles `qs` (each in [0, 1]), null when the sketch is empty. The
- * value at quantile q is the one of rank floor(q × (n − 1)) in ascending order, 0-based.
+ * Stored sketches merged for a read: counts in a dense array over every bin, so that merging
+ * hundreds of cells is a few additions per stored bin (a Map per bucket cost the dashboard a
+ * fifth of a second a month). `reset` clears it for the next bucket.
  */
-export function quantiles(bins: Bins, qs: readonly number[]): number[] | null {
-  let total = 0;
-  for (const count of bins.values()) total += count;
-  if (total === 0) return null;
-  const sorted = [...bins.entries()].sort((a, b) => a[0] - b[0]);
-  return qs.map((q) => {
-    const rank = Math.floor(q * (total - 1));
-    let seen = 0;
-    for (const [bin, count] of sorted) {
-      seen += count;
-      if (seen > rank) return bin === ZERO_BIN ? 0 : (2 * GAMMA ** bin) / (GAMMA + 1);
+export class SketchAccumulator {
+  private readonly counts = new Float64Array(MAX_BIN - ZERO_BIN + 1);
+  private low = Infinity;
+  private high = -Infinity;
+  private total = 0;
+
+  addEncoded(sketch: Uint8Array): void {
+    const view = new DataView(sketch.buffer, sketch.byteOffset, sketch.byteLength);
+    for (let at = 0; at + PAIR_BYTES <= sketch.byteLength; at += PAIR_BYTES) {
+      const slot = view.getInt16(at, true) - ZERO_BIN;
+      const count = view.getUint32(at + 2, true);
+      this.counts[slot]! += count;
+      this.total += count;
+      if (slot < this.low) this.low = slot;
+      if (slot > this.high) this.high = slot;
     }
-    throw new Error('unreachable: the ranks are within the count');
-  });
+  }
+
+  addBins(bins: Bins): void {
+    this.addEncoded(encode(bins));
+  }
+
+  /**
+   * The values at the quantiles `qs` (each in [0, 1], ascending), null when empty. The value at
+   * quantile q is the one of rank floor(q × (n − 1)) in ascending order, 0-based.
+   */
+  quantiles(qs: readonly number[]): number[] | null {
+    if (this.total === 0) return null;
+    const values: number[] = [];
+    let slot = this.low;
+    let seen = this.counts[slot]!;
+    for (const q of qs) {
+      const rank = Math.floor(q * (this.total - 1));
+      while (seen <= rank) seen += this.counts[++slot]!;
+      values.push(binValue(slot + ZERO_BIN));
+    }
+    return values;
+  }
+
+  reset(): void {
+    if (this.total > 0) this.counts.fill(0, this.low, this.high + 1);
+    this.low = Infinity;
+    this.high = -Infinity;
+    this.total = 0;
+  }
 }
 
 /**

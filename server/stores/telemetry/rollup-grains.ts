@@ -1,6 +1,6 @@
 /**
  * The rollup tables' grains (migrations/002_rollups.sql, 004_dimension_rollups.sql,
- * 006_minute_rollups.sql, 008_dashboard_rollups.sql): each grain's width and its tables. The store writes them
+ * 006_minute_rollups.sql, 008_dashboard_rollups.sql, 009_cache_rollups.sql): each grain's width and its tables. The store writes them
  * (rollup-sums.ts, rollup-writer.ts); analytics reads them (server/analytics/windows.ts).
  */
 
@@ -14,6 +14,8 @@ export interface Grain {
   outcome: string | null;
   /** The dashboard's cells by one dimension: outcomes, tokens by kind, latency sketches. */
   board: string | null;
+  /** Prompt and cache tokens by project, key and model: the dashboard's cache by model, in any scope. */
+  cache: string | null;
 }
 
 /** Coarsest first. Cells are aligned to the epoch, as timeseries buckets are. */
@@ -24,6 +26,7 @@ export const GRAINS: readonly Grain[] = [
     dims: 'rollup_dim_day',
     outcome: 'rollup_outcome_day',
     board: 'rollup_board_day',
+    cache: 'rollup_cache_day',
   },
   {
     ms: 3_600_000,
@@ -31,12 +34,13 @@ export const GRAINS: readonly Grain[] = [
     dims: 'rollup_dim_hour',
     outcome: 'rollup_outcome_hour',
     board: 'rollup_board_hour',
+    cache: 'rollup_cache_hour',
   },
   // Finer full cells cost the import more than they save: five minutes serves the charts.
-  { ms: 300_000, usage: 'rollup_5m', dims: 'rollup_dim_5m', outcome: null, board: 'rollup_board_5m' },
+  { ms: 300_000, usage: 'rollup_5m', dims: 'rollup_dim_5m', outcome: null, board: 'rollup_board_5m', cache: null },
   // By one dimension, a minute is ~35 cells whatever the traffic: short windows (the last
   // hour) then read a minute of rows at either edge, not five.
-  { ms: 60_000, usage: null, dims: 'rollup_dim_1m', outcome: null, board: null },
+  { ms: 60_000, usage: null, dims: 'rollup_dim_1m', outcome: null, board: null, cache: null },
 ];
 
 /** The grains of the request-log counts. */
@@ -44,3 +48,6 @@ export const OUTCOME_GRAINS: readonly Grain[] = GRAINS.filter((grain) => grain.o
 
 /** The grains of the dashboard's cells. */
 export const BOARD_GRAINS: readonly Grain[] = GRAINS.filter((grain) => grain.board !== null);
+
+/** The grains of the prompt cache's cells. */
+export const CACHE_GRAINS: readonly Grain[] = GRAINS.filter((grain) => grain.cache !== null);

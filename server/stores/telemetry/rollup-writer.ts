@@ -75,7 +75,7 @@ export class RollupWriter {
   private readonly board: Tables;
 
   constructor(db: Database) {
-    const tables = (table: 'usage' | 'dims' | 'outcome', dims: string, measures: string[]) =>
+    const tables = (table: 'usage' | 'dims' | 'outcome' | 'cache', dims: string, measures: string[]) =>
       GRAINS.flatMap((grain) => {
         const name = grain[table];
         return name ? [{ ms: grain.ms, statement: upsert(db, name, dims, measures) }] : [];
@@ -84,13 +84,14 @@ export class RollupWriter {
       usage: tables('usage', USAGE_DIMS, USAGE_MEASURES),
       byDim: tables('dims', 'org_id, bucket, dim, value', USAGE_MEASURES),
       outcome: tables('outcome', OUTCOME_DIMS, ['requests']),
+      cache: tables('cache', USAGE_DIMS, ['prompt_tokens', 'prompt_rows', 'cache_read', 'cache_write', 'cache_rows']),
     };
     this.board = BOARD_GRAINS.map((grain) => ({ ms: grain.ms, statement: boardUpsert(db, grain.board!) }));
   }
 
   /** Adds `cells` to every grain's table. */
   write(cells: RollupCells): void {
-    for (const family of ['usage', 'byDim', 'outcome'] as const) {
+    for (const family of ['usage', 'byDim', 'outcome', 'cache'] as const) {
       for (const { dims, byBucket } of cells[family] as Cells<number[]>[]) {
         for (const { ms, statement } of this.tables[family]) {
           const grainCells = ms === FINEST_MS[family] ? byBucket : coarser(byBucket, ms);

@@ -26,8 +26,14 @@ describe('the top of the window', () => {
         ...emptyTop(query.group_by),
         total: figures(1000, 10_000_000, 20, 8_000_000),
         groups: [
-          { group: KEYS.prod, name: 'Production backend', ...figures(600, 7_500_000, 12, 5_000_000) },
-          { group: null, name: null, ...figures(100, 500_000, 0, 500_000) },
+          {
+            group: KEYS.prod,
+            name: 'Production backend',
+            ...figures(600, 7_500_000, 12, 5_000_000),
+            p95_latency_ms: 2_450,
+            trend: [100, 300, 200],
+          },
+          { group: null, name: null, ...figures(100, 500_000, 0, 500_000), p95_latency_ms: null, trend: [0, 0, 100] },
         ],
         others: { count: 3, ...figures(300, 2_000_000, 8, 2_500_000) },
       }),
@@ -36,7 +42,22 @@ describe('the top of the window', () => {
     render(<AnalyticsScreen />);
     const rows = await screen.findAllByTestId('top-row');
     const cells = [...rows[0]!.querySelectorAll('td')].map((td) => td.textContent);
-    expect(cells).toEqual(['Production backend', '600', '60.0 %', '7.50', '75.0 %', '+50 %', '2.0 %', '840 ms']);
+    expect(cells).toEqual([
+      'Production backend',
+      '600',
+      '60.0 %',
+      '7.50',
+      '75.0 %',
+      '+50 %',
+      '2.0 %',
+      '840 ms · 2,450 ms',
+      '',
+    ]);
+    // The trend line says what it draws; an unknown p95 shows "–".
+    expect(within(rows[0]!).getByRole('img').getAttribute('aria-label')).toBe(
+      'Requests per 1h in UTC: 100 first, 200 last, 300 at most',
+    );
+    expect(rows[1]!.querySelectorAll('td')[7]!.textContent).toBe('840 ms · –');
     expect(within(rows[1]!).queryByRole('button')).toBeNull();
     expect(rows[1]!.textContent).toContain('No key');
     expect(screen.getByTestId('top-others').textContent).toBe('3 more: 300 requests, 2.00 PKR.');

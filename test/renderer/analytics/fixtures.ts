@@ -38,6 +38,7 @@ export function key(id: string, name: string, projectId: string): CallResult<'ap
 
 export type Summary = CallResult<'api.summary'>;
 export type Timeseries = CallResult<'api.timeseries'>;
+export type Dashboard = CallResult<'api.dashboard'>;
 
 export const SUMMARY: Summary = {
   time_range: '24h',
@@ -53,6 +54,7 @@ export function serve(options: {
   summary?: (args: CallArgs<'api.summary'>) => Summary | Promise<Summary>;
   timeseries?: (args: CallArgs<'api.timeseries'>) => Timeseries | Promise<Timeseries>;
   top?: (args: CallArgs<'api.top'>) => CallResult<'api.top'> | Promise<CallResult<'api.top'>>;
+  dashboard?: (args: CallArgs<'api.dashboard'>) => Dashboard | Promise<Dashboard>;
 }): void {
   bridge.on('api.projects', () => ({
     projects: [
@@ -82,6 +84,21 @@ export function serve(options: {
       })),
   );
   bridge.on('api.top', options.top ?? ((args) => emptyTop(args.query.group_by)));
+  bridge.on('api.dashboard', options.dashboard ?? ((args) => emptyDashboard(args.query.time_range)));
+}
+
+/** A dashboard of a window without requests, in the reporting zone of Karachi. */
+export function emptyDashboard(timeRange = '24h'): Dashboard {
+  return {
+    time_range: timeRange,
+    interval: '1h',
+    time_zone: 'Asia/Karachi',
+    from: '2026-03-01T05:00:00+05:00',
+    to: '2026-03-02T05:00:00+05:00',
+    percentile_relative_error: 0.01,
+    buckets: [],
+    cache: [],
+  };
 }
 
 const NO_FIGURES = {
@@ -95,7 +112,16 @@ const NO_FIGURES = {
 
 /** A top of a window without requests. */
 export function emptyTop(groupBy: string): CallResult<'api.top'> {
-  return { time_range: '24h', group_by: groupBy, sort: 'cost', total: NO_FIGURES, groups: [], others: null };
+  return {
+    time_range: '24h',
+    group_by: groupBy,
+    sort: 'cost',
+    trend_interval: '1h',
+    time_zone: 'UTC',
+    total: NO_FIGURES,
+    groups: [],
+    others: null,
+  };
 }
 
 /** Signs in, resets the stores and opens the analytics screen with these parameters. */

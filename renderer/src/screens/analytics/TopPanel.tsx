@@ -2,6 +2,7 @@ import { useEffect } from 'react';
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { Field } from '../../components/Field.js';
 import { Money } from '../../components/Money.js';
+import { Sparkline } from '../../components/Sparkline.js';
 import { useDocumentVisible, usePolling } from '../../components/usePolling.js';
 import { changeText, shareText } from '../../lib/change.js';
 import { formatCount, formatMs } from '../../lib/format.js';
@@ -31,7 +32,8 @@ const COLUMNS: Column[] = [
   { label: 'Of spend', number: true },
   { label: 'Spend vs before', number: true },
   { label: '5xx', number: true },
-  { label: 'Mean latency', number: true },
+  { label: 'Latency mean · p95', number: true },
+  { label: 'Requests over time' },
 ];
 
 /**
@@ -138,7 +140,15 @@ export function TopPanel({ view }: { view: AnalyticsView }) {
               {changeText(row.cost_micro, row.previous_cost_micro)}
             </td>
             <td className="number">{shareText(row.errors, row.requests)}</td>
-            <td className="number">{formatMs(row.mean_latency_ms)}</td>
+            <td className="number" title="p95 from mergeable sketches, within 1 % of the exact value">
+              {formatMs(row.mean_latency_ms)} · {formatMs(row.p95_latency_ms)}
+            </td>
+            <td>
+              <Sparkline
+                values={row.trend}
+                label={`Requests per ${top?.trend_interval ?? 'bucket'} in ${top?.time_zone ?? 'UTC'}: ${trendText(row.trend)}`}
+              />
+            </td>
           </tr>
         )}
       />
@@ -150,4 +160,10 @@ export function TopPanel({ view }: { view: AnalyticsView }) {
       )}
     </section>
   );
+}
+
+/** The trend line in words: first and last bucket, and the largest. */
+function trendText(trend: readonly number[]): string {
+  if (trend.length === 0) return 'none';
+  return `${formatCount(trend[0]!)} first, ${formatCount(trend.at(-1)!)} last, ${formatCount(Math.max(...trend))} at most`;
 }
