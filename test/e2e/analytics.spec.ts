@@ -153,7 +153,8 @@ test('the top keys add up to the window, and a click on one narrows the whole sc
   const name = (await first.textContent())!;
   await first.click();
   await expect(page.getByLabel('Key', { exact: true }).locator('option:checked')).toContainText(`${name} (`);
-  await expect.poll(() => analytics.count('requests')).toBe(shown[0]);
+  // The window ends now: a request may have left its far edge since the top was read.
+  await expect.poll(async () => Math.abs((await analytics.count('requests')) - shown[0]!)).toBeLessThanOrEqual(1);
   // Narrowed to one key, the top shows that key alone.
   await expect(top).toHaveCount(1);
 });

@@ -11,7 +11,13 @@ import { useSession } from './session.js';
 type ApiName = Extract<CallName, `api.${string}`>;
 type ApiArgs<K extends ApiName> = Omit<CallArgs<K>, 'profileId'>;
 
-const ANALYTICS_CALLS: readonly ApiName[] = ['api.summary', 'api.timeseries', 'api.requests', 'api.top', 'api.dashboard'];
+const ANALYTICS_CALLS: readonly ApiName[] = [
+  'api.summary',
+  'api.timeseries',
+  'api.requests',
+  'api.top',
+  'api.dashboard',
+];
 
 interface AnalyticsHealth {
   /** The server's message while analytics answer 503; null when they last answered. */

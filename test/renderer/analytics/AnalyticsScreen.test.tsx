@@ -106,6 +106,9 @@ describe('summary cards', () => {
       top: () => {
         throw new Refusal(503, 'analytics backend unavailable');
       },
+      dashboard: () => {
+        throw new Refusal(503, 'analytics backend unavailable');
+      },
     });
     openAnalytics();
     render(<AnalyticsScreen />);

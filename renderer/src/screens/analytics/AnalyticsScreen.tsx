@@ -5,7 +5,9 @@ import { useRoute } from '../../state/route.js';
 import { AnalyticsFilters } from './AnalyticsFilters.js';
 import { useAnalytics } from './analytics-store.js';
 import { useCompare } from './compare-store.js';
-import { summaryQuery, timeseriesQuery, viewFromParams } from './analytics-view.js';
+import { dashboardQuery, summaryQuery, timeseriesQuery, viewFromParams } from './analytics-view.js';
+import { DashboardGrid } from './dashboard/DashboardGrid.js';
+import { useDashboard } from './dashboard/dashboard-store.js';
 import { SummaryCards } from './SummaryCards.js';
 import { TimeseriesPanel } from './TimeseriesPanel.js';
 import { TopPanel } from './TopPanel.js';
@@ -16,7 +18,8 @@ export const AUTO_REFRESH_MS = 15_000;
 
 /**
  * Request telemetry of the organisation: filters (kept in the route, so a reload or a
- * shared address restores the view), the window's figures, and a chart over time.
+ * shared address restores the view), the window's figures, the dashboard's panels (in the
+ * organisation's reporting zone, where the control plane offers them), and a chart over time.
  */
 export function AnalyticsScreen() {
   const params = useRoute((s) => s.params);
@@ -25,6 +28,7 @@ export function AnalyticsScreen() {
   const loadSummary = useAnalytics((s) => s.loadSummary);
   const loadCompare = useCompare((s) => s.load);
   const loadSeries = useAnalytics((s) => s.loadSeries);
+  const loadDashboard = useDashboard((s) => s.load);
 
   useEffect(() => {
     void loadDirectory();
@@ -33,6 +37,7 @@ export function AnalyticsScreen() {
   // Queries as text: a new params object with the same values asks nothing again.
   const summaryKey = JSON.stringify(summaryQuery(view));
   const seriesKey = JSON.stringify(timeseriesQuery(view));
+  const dashboardKey = JSON.stringify(dashboardQuery(view));
   const { rangeMs } = view;
 
   const refreshSummary = useCallback(() => {
@@ -44,26 +49,36 @@ export function AnalyticsScreen() {
     [loadSeries, seriesKey, rangeMs],
   );
 
+  const refreshDashboard = useCallback(
+    () => void loadDashboard(JSON.parse(dashboardKey)),
+    [loadDashboard, dashboardKey],
+  );
+
   useEffect(refreshSummary, [refreshSummary]);
   useEffect(refreshSeries, [refreshSeries]);
+  useEffect(refreshDashboard, [refreshDashboard]);
 
-  // Auto-refresh: both parts again, in the background, while on and the window is shown; a
-  // tick that finds a load on its way asks nothing.
+  // Auto-refresh: every part again, in the background, while on and the window is shown; a
+  // tick that finds a load on its way asks nothing. The dashboard is not asked again of a
+  // control plane that lacks it (a filter change or Refresh asks again).
   const autoRefresh = useAnalytics((s) => s.autoRefresh);
   const summaryAt = useAnalytics((s) => s.summary.at);
   const seriesAt = useAnalytics((s) => s.series.at);
+  const dashboardAt = useDashboard((s) => (s.notOffered ? null : s.at));
   const visible = useDocumentVisible();
   // The oldest figure on screen was read then; a part with no figures (unknown) says nothing of it.
-  const known = [summaryAt, seriesAt].filter((at): at is number => at !== null);
+  const known = [summaryAt, seriesAt, dashboardAt].filter((at): at is number => at !== null);
   const updatedAt = known.length > 0 ? Math.min(...known) : null;
   usePolling(
     async () => {
       const { summary, series } = useAnalytics.getState();
-      if (summary.loading || series.loading) return;
+      const dashboard = useDashboard.getState();
+      if (summary.loading || series.loading || dashboard.loading) return;
       await Promise.all([
         loadSummary(JSON.parse(summaryKey), true),
         loadCompare(JSON.parse(summaryKey)),
         loadSeries(JSON.parse(seriesKey), rangeMs, true),
+        dashboard.notOffered ? null : loadDashboard(JSON.parse(dashboardKey), true),
       ]);
     },
     { every: AUTO_REFRESH_MS, active: autoRefresh && visible, since: () => updatedAt },
@@ -76,10 +91,12 @@ export function AnalyticsScreen() {
         onRefresh={() => {
           refreshSummary();
           refreshSeries();
+          refreshDashboard();
         }}
         updatedAt={updatedAt}
       />
       <SummaryCards query={summaryQuery(view)} onRetry={refreshSummary} />
+      <DashboardGrid onRetry={refreshDashboard} />
       <TimeseriesPanel view={view} onRetry={refreshSeries} />
       <TopPanel view={view} />
     </div>

@@ -1,6 +1,6 @@
 import type { CallArgs } from '#contract';
 import { scopeFromParams, type Scope } from '../../lib/filter-scope.js';
-import { durationMs, rangeFromParam, type RangeView } from '../../lib/time-range.js';
+import { UNIT_MS, durationMs, rangeFromParam, type RangeView } from '../../lib/time-range.js';
 import { GROUP_BYS, MAX_BUCKETS, METRICS, bucketCount, type GroupBy, type Metric } from '../../lib/timeseries.js';
 import type { RouteParams } from '../../state/route.js';
 
@@ -52,6 +52,7 @@ export function viewFromParams(params: RouteParams): AnalyticsView {
 
 type SummaryQuery = NonNullable<CallArgs<'api.summary'>['query']>;
 type TimeseriesQuery = NonNullable<CallArgs<'api.timeseries'>['query']>;
+type DashboardQuery = NonNullable<CallArgs<'api.dashboard'>['query']>;
 
 export function summaryQuery(view: AnalyticsView): SummaryQuery {
   return {
@@ -68,5 +69,32 @@ export function timeseriesQuery(view: AnalyticsView): TimeseriesQuery {
     metric: view.metric,
     ...(view.interval ? { interval: view.interval } : {}),
     ...(view.groupBy ? { group_by: view.groupBy } : {}),
+  };
+}
+
+/**
+ * More dashboard buckets than this and the view's interval is not passed on (the server then
+ * picks its default, at most 120): each panel is a few hundred pixels wide, and six charts of
+ * thousands of bars or points each would stall the screen for nothing legible.
+ */
+export const DASHBOARD_MAX_BUCKETS = 720;
+
+/**
+ * Whether the dashboard can take `interval` over `rangeMs`: its buckets follow the reporting
+ * zone's days, so a width that divides a day (15m, 6h) or is whole days (1d, 7d), and not so
+ * fine that the panels could not show its buckets.
+ */
+export function dashboardInterval(interval: string, rangeMs: number): boolean {
+  const ms = durationMs(interval);
+  if (ms === null) return false;
+  const dayAligned = ms < UNIT_MS.d ? UNIT_MS.d % ms === 0 : ms % UNIT_MS.d === 0;
+  return dayAligned && bucketCount(rangeMs, ms) <= DASHBOARD_MAX_BUCKETS;
+}
+
+/** The dashboard's question: the summary's window and scope, and the chart's interval where it fits. */
+export function dashboardQuery(view: AnalyticsView): DashboardQuery {
+  return {
+    ...summaryQuery(view),
+    ...(view.interval && dashboardInterval(view.interval, view.rangeMs) ? { interval: view.interval } : {}),
   };
 }
