@@ -127,10 +127,14 @@ export class AnalyticsQueries {
       case 'top':
         return this.db.transaction(() => this.top(query))() as AnalyticsResult<Q>;
       case 'dashboard': {
-        const { scope, edges } = query;
+        const { scope, edges, previous } = query;
         const statement = (sql: string) => this.statement(sql);
+        // A window is a bucket of its own: its percentiles are over all its requests.
+        const whole = (window: Scope) => dashboardBuckets(statement, window, [window.from, window.to + 1])[0]!;
         return this.db.transaction(() => ({
           points: dashboardBuckets(statement, scope, edges),
+          current: whole(scope),
+          previous: whole({ ...scope, ...previous }),
           cache: cacheByModel(statement, scope),
         }))() as AnalyticsResult<Q>;
       }

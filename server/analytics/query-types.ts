@@ -42,8 +42,11 @@ export type AnalyticsQuery =
   | { kind: 'top'; scope: Scope; groupBy: GroupBy; previous: { from: number; to: number }; trendEdges: number[] }
   /** Cost by key over each of `days` ([from, to], both edges included). */
   | { kind: 'burn'; orgId: string; days: { from: number; to: number }[] }
-  /** The dashboard's figures in the buckets between `edges` (ascending; edges[0] <= scope.from < edges.at(-1)). */
-  | { kind: 'dashboard'; scope: Scope; edges: number[] };
+  /**
+   * The dashboard's figures in the buckets between `edges` (ascending; edges[0] <= scope.from <
+   * edges.at(-1)), over the whole window, and over `previous` (both edges included).
+   */
+  | { kind: 'dashboard'; scope: Scope; edges: number[]; previous: { from: number; to: number } };
 
 export interface SummaryResult {
   requests: number;
@@ -113,6 +116,8 @@ export interface CacheSums {
 
 export interface DashboardResult {
   points: DashboardPoint[];
+  current: DashboardPoint;
+  previous: DashboardPoint;
   cache: CacheSums[];
 }
 

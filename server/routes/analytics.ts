@@ -23,7 +23,7 @@ import { Compare, CompareQuery, type PeriodFigures } from '../schemas/compare.js
 import { Dashboard, DashboardQuery } from '../schemas/dashboard.js';
 import { bucketEdges, canonicalZone } from '../domain/reporting-zone.js';
 import { RELATIVE_ERROR } from '../stores/telemetry/latency-sketch.js';
-import { bucketJson, cacheJson } from './dashboard-json.js';
+import { bucketJson, cacheJson, figuresJson } from './dashboard-json.js';
 import { Top, TopQuery, type TopGroup } from '../schemas/top.js';
 
 const tags = ['analytics'];
@@ -204,7 +204,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
           field: 'interval',
         });
       }
-      const result = await run({ kind: 'dashboard', scope, edges }, reply);
+      const result = await run({ kind: 'dashboard', scope, edges, previous: previousOf(scope) }, reply);
       return {
         time_range: range.text,
         interval: interval.text,
@@ -213,6 +213,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
         to: new Date(scope.to).toISOString(),
         percentile_relative_error: RELATIVE_ERROR,
         buckets: result.points.map((point, index) => bucketJson(zone, edges[index]!, point)),
+        totals: { current: figuresJson(result.current), previous: figuresJson(result.previous) },
         cache: result.cache.map(cacheJson),
       };
     },

@@ -1,7 +1,7 @@
 import type { CacheSums, DashboardPoint } from '../analytics/query-types.js';
 import { isoInZone } from '../domain/reporting-zone.js';
 import { routeFacts } from '../domain/route-catalogue.js';
-import type { CacheByModel, DashboardBucket } from '../schemas/dashboard.js';
+import type { CacheByModel, DashboardBucket, DashboardFigures } from '../schemas/dashboard.js';
 import { BOARD_MEASURES } from '../stores/telemetry/board-cells.js';
 
 /** The dashboard's answer from the worker's sums (server/analytics/dashboard.ts). */
@@ -12,12 +12,15 @@ const AT = Object.fromEntries(BOARD_MEASURES.map((name, index) => [name, index])
 const percentiles = (values: number[] | null) => values && { p50: values[0]!, p95: values[1]!, p99: values[2]! };
 
 export function bucketJson(zone: string, start: number, point: DashboardPoint): DashboardBucket {
+  return { start: isoInZone(zone, start), ...figuresJson(point) };
+}
+
+export function figuresJson(point: DashboardPoint): DashboardFigures {
   const m = (name: Measure) => point.measures[AT[name]]!;
   const requests = m('requests');
   // A sum over rows that all lack the field is unknown, not 0 (a bucket without rows knows it has none).
   const known = (sum: Measure, rows: Measure) => (requests > 0 && m(rows) === 0 ? null : m(sum));
   return {
-    start: isoInZone(zone, start),
     requests,
     ok: m('ok'),
     client_errors: m('client_errors'),

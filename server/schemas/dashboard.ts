@@ -25,9 +25,8 @@ export type DashboardQuery = Static<typeof DashboardQuery>;
 
 const Percentiles = Type.Object({ p50: Type.Number(), p95: Type.Number(), p99: Type.Number() });
 
-export const DashboardBucket = Type.Object({
-  /** The bucket's start in the reporting zone, with that zone's offset at that instant. */
-  start: Type.String({ format: 'date-time' }),
+/** A bucket's figures, or the whole window's. */
+const Figures = {
   requests: Type.Integer(),
   /** Answered below 400. */
   ok: Type.Integer(),
@@ -52,8 +51,17 @@ export const DashboardBucket = Type.Object({
   latency_ms: Nullable(Percentiles),
   /** Time to first token; null when no request of the bucket has one. */
   ttft_ms: Nullable(Percentiles),
+};
+
+export const DashboardBucket = Type.Object({
+  /** The bucket's start in the reporting zone, with that zone's offset at that instant. */
+  start: Type.String({ format: 'date-time' }),
+  ...Figures,
 });
 export type DashboardBucket = Static<typeof DashboardBucket>;
+
+export const DashboardFigures = Type.Object(Figures);
+export type DashboardFigures = Static<typeof DashboardFigures>;
 
 export const CacheByModel = Type.Object({
   model: Type.String(),
@@ -78,6 +86,11 @@ export const Dashboard = Type.Object({
   /** Relative error bound of every percentile (0.01: within 1 % of the exact value). */
   percentile_relative_error: Type.Number(),
   buckets: Type.Array(DashboardBucket),
+  /**
+   * The whole window's figures (its percentiles over all its requests, not of the buckets'), and
+   * those of the window of the same length just before it, for "vs before" beside each panel.
+   */
+  totals: Type.Object({ current: DashboardFigures, previous: DashboardFigures }),
   cache: Type.Array(CacheByModel),
 });
 export type Dashboard = Static<typeof Dashboard>;

@@ -59,6 +59,11 @@ test('the panels agree with the cards, follow the filters and a top row, and mov
   await expect(page.getByTestId('dashboard-latency-title')).toHaveAttribute('title', /1\s?%/);
   // Two endpoints, one truth: the outcomes add up to the requests card, the spend to the spend card.
   await expect.poll(() => disagreement(page, analytics), { timeout: 40_000 }).toEqual([0, 0]);
+  // Each panel beside the week before.
+  for (const name of ['outcomes', 'spend', 'latency', 'tokens', 'speed']) {
+    await expect(page.getByTestId(`dashboard-${name}-versus`)).toContainText(' vs before');
+  }
+  await expect(page.getByTestId('dashboard-latency-versus')).toHaveText(/^p95 [\d,.]+ m?s, /);
   const spendCard = await cardSpend(page);
   expect(spendCard).toBeGreaterThan(0);
   // The demo's routes with a prompt cache show what it saved; a route without one shows "–".

@@ -208,6 +208,28 @@ function expectCache(
   }
 }
 
+/** The whole window's figures, and the window's just before, against the rows. */
+function expectTotals(body: any, rows: RequestRecord[]) {
+  const from = Date.parse(body.from);
+  const to = Date.parse(body.to);
+  const windows = { current: [from, to], previous: [from - (to - from) - 1, from - 1] } as const;
+  for (const [name, [start, end]] of Object.entries(windows)) {
+    const mine = rows.filter((r) => r.ts >= start && r.ts <= end);
+    expect(mine.length, name).toBeGreaterThan(0);
+    expectExact(
+      {
+        ...body,
+        from: new Date(start).toISOString(),
+        to: new Date(end).toISOString(),
+        buckets: [{ ...body.totals[name], start: new Date(start).toISOString() }],
+      },
+      rows,
+      () => true,
+    );
+  }
+  expect(body.totals.current.requests).toBe(body.buckets.reduce((n: number, b: Bucket) => n + b.requests, 0));
+}
+
 describe('GET /analytics/dashboard', () => {
   let org: Org;
   let rows: RequestRecord[];
@@ -238,6 +260,7 @@ describe('GET /analytics/dashboard', () => {
       '2026-11-04T00:00:00+00:00',
     ]);
     expectExact(answer.body, rows, everything);
+    expectTotals(answer.body, rows);
   });
 
   it("follows the organisation's reporting zone: Kathmandu's days start at 18:15 UTC, New York's fall-back day lasts 25 hours", async () => {

@@ -71,6 +71,16 @@ const BERLIN: Dashboard = {
       saved_micro: 4_500_000,
     },
   ],
+  totals: {
+    current: bucket('2026-03-29T00:00:00+01:00', { requests: 42, server_errors: 3, cost_micro: 5_000_000 }),
+    previous: bucket('2026-03-28T00:00:00+01:00', {
+      requests: 40,
+      server_errors: 1,
+      cost_micro: 4_000_000,
+      latency_ms: { p50: 400, p95: 1000, p99: 1400 },
+      tokens_per_second: null,
+    }),
+  },
 };
 
 const lastQuery = () => bridge.callsOf('api.dashboard').at(-1)?.query;
@@ -168,6 +178,14 @@ describe('the dashboard', () => {
     for (const name of ['outcomes', 'spend', 'latency', 'tokens', 'speed']) {
       expect(screen.getByTestId(`dashboard-chart-${name}`).getAttribute('data-points')).toBe('3');
     }
+
+    // Each panel's window against the one before; unknown before is "–", never a change from 0.
+    const versus = (name: string) => screen.getByTestId(`dashboard-${name}-versus`).textContent;
+    expect(versus('outcomes')).toBe('42 requests, +5 % vs before; 5xx 7.1 %, 2.5 % before');
+    expect(versus('spend')).toBe('+25 % vs before');
+    expect(versus('latency')).toBe('p95 900 ms, −10 % vs before; time to first token p95 350 ms');
+    expect(versus('tokens')).toBe('1,400 tokens, ±0 % vs before');
+    expect(versus('speed')).toBe('52.5 tok/s, – vs before');
 
     // Most saved first; an unknown saving last; unknown is "–", never 0.
     const rows = screen.getAllByTestId('cache-row');

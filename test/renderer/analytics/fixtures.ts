@@ -98,8 +98,23 @@ export function emptyDashboard(timeRange = '24h'): Dashboard {
     percentile_relative_error: 0.01,
     buckets: [],
     cache: [],
+    totals: { current: NO_REQUESTS, previous: NO_REQUESTS },
   };
 }
+
+/** The dashboard's figures of a window without requests. */
+export const NO_REQUESTS: Dashboard['totals']['current'] = {
+  requests: 0,
+  ok: 0,
+  client_errors: 0,
+  server_errors: 0,
+  refused: 0,
+  cost_micro: 0,
+  tokens: { prompt: 0, generated: 0, cache_read: null, cache_write: null },
+  tokens_per_second: null,
+  latency_ms: null,
+  ttft_ms: null,
+};
 
 const NO_FIGURES = {
   requests: 0,

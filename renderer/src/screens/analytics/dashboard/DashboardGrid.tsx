@@ -15,6 +15,7 @@ import {
   percentText,
   total,
   type CacheRow,
+  versusBefore,
   type DashboardRow,
 } from './dashboard-data.js';
 import { DashboardChart, type ChartSeries } from './DashboardChart.js';
@@ -131,6 +132,7 @@ const Panels = memo(function Panels({ data, stale }: { data: Dashboard; stale: b
   const bound = errorBoundText(data.percentile_relative_error);
   const accuracy = `Percentiles from mergeable sketches, within ${bound} of the exact value`;
   const spent = total(rows, 'costMicro');
+  const before = useMemo(() => versusBefore(data.totals), [data.totals]);
 
   const chart = (
     name: string,
@@ -147,7 +149,7 @@ const Panels = memo(function Panels({ data, stale }: { data: Dashboard; stale: b
 
   return (
     <div className={stale ? 'dashboard-grid stale' : 'dashboard-grid'} data-testid="dashboard-grid">
-      <Panel name="outcomes" title="Requests by outcome" zone={zone}>
+      <Panel name="outcomes" title="Requests by outcome" zone={zone} versus={before.outcomes}>
         {chart('outcomes', {
           kind: 'bars',
           series: OUTCOMES,
@@ -157,7 +159,7 @@ const Panels = memo(function Panels({ data, stale }: { data: Dashboard; stale: b
         })}
       </Panel>
 
-      <Panel name="spend" title="Spend over time" zone={zone}>
+      <Panel name="spend" title="Spend over time" zone={zone} versus={before.spend}>
         {!empty && (
           <p className="dashboard-total" data-testid="dashboard-spend-total">
             <span className="muted">In this window </span>
@@ -173,7 +175,7 @@ const Panels = memo(function Panels({ data, stale }: { data: Dashboard; stale: b
         })}
       </Panel>
 
-      <Panel name="latency" title="Latency percentiles" help={accuracy} zone={zone}>
+      <Panel name="latency" title="Latency percentiles" help={accuracy} zone={zone} versus={before.latency}>
         {chart(
           'latency',
           {
@@ -187,7 +189,7 @@ const Panels = memo(function Panels({ data, stale }: { data: Dashboard; stale: b
         )}
       </Panel>
 
-      <Panel name="tokens" title="Tokens by kind" zone={zone}>
+      <Panel name="tokens" title="Tokens by kind" zone={zone} versus={before.tokens}>
         {chart('tokens', {
           kind: 'areas',
           series: TOKENS,
@@ -197,7 +199,7 @@ const Panels = memo(function Panels({ data, stale }: { data: Dashboard; stale: b
         })}
       </Panel>
 
-      <Panel name="speed" title="Tokens per second" zone={zone}>
+      <Panel name="speed" title="Tokens per second" zone={zone} versus={before.speed}>
         {chart(
           'speed',
           {
@@ -224,6 +226,8 @@ function Panel(props: {
   title: string;
   help?: string;
   zone?: string;
+  /** The panel's figure over the whole window against the window just before. */
+  versus?: string;
   wide?: boolean;
   children: ReactNode;
 }) {
@@ -246,6 +250,11 @@ function Panel(props: {
       {props.zone && (
         <p className="muted dashboard-zone" data-testid="dashboard-zone">
           Times in {props.zone}
+        </p>
+      )}
+      {props.versus && (
+        <p className="dashboard-versus" data-testid={`dashboard-${props.name}-versus`}>
+          {props.versus}
         </p>
       )}
       {props.children}

@@ -1,3 +1,5 @@
+import { changeText, shareText } from '../../../lib/change.js';
+import { formatCount, formatDecimal, formatMs } from '../../../lib/format.js';
 import type { Dashboard } from './dashboard-store.js';
 
 /**
@@ -98,4 +100,29 @@ const bound = new Intl.NumberFormat(undefined, { maximumSignificantDigits: 2 });
 /** The sketches' relative error bound (0.01) as people read it: "1 %". */
 export function errorBoundText(relativeError: number): string {
   return `${bound.format(relativeError * 100)} %`;
+}
+
+type Figures = Dashboard['totals']['current'];
+
+/** Every token of the window whose count is known. */
+const tokensOf = (f: Figures) =>
+  (f.tokens.prompt ?? 0) + f.tokens.generated + (f.tokens.cache_read ?? 0) + (f.tokens.cache_write ?? 0);
+
+/** A figure against the window before, where both are known ("–" otherwise). */
+const versus = (now: number | null | undefined, before: number | null | undefined) =>
+  now === null || now === undefined || before === null || before === undefined ? '–' : changeText(now, before);
+
+/** Each panel's figure over the whole window beside the window just before it. */
+export function versusBefore({ current: c, previous: p }: Dashboard['totals']) {
+  return {
+    outcomes:
+      `${formatCount(c.requests)} requests, ${versus(c.requests, p.requests)} vs before; ` +
+      `5xx ${shareText(c.server_errors, c.requests)}, ${shareText(p.server_errors, p.requests)} before`,
+    spend: `${versus(c.cost_micro, p.cost_micro)} vs before`,
+    latency:
+      `p95 ${formatMs(c.latency_ms?.p95)}, ${versus(c.latency_ms?.p95, p.latency_ms?.p95)} vs before; ` +
+      `time to first token p95 ${formatMs(c.ttft_ms?.p95)}`,
+    tokens: `${formatCount(tokensOf(c))} tokens, ${versus(tokensOf(c), tokensOf(p))} vs before`,
+    speed: `${formatDecimal(c.tokens_per_second, ' tok/s')}, ${versus(c.tokens_per_second, p.tokens_per_second)} vs before`,
+  };
 }
