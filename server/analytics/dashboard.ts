@@ -86,18 +86,34 @@ function bucketSegments(
   return byGrain;
 }
 
-/** Rows of (b, m0…m13, latency, ttft): each stored cell with its bucket, and the rows' sums by bucket. */
-function bucketsSql(scope: Scope, grains: readonly Grain[]): string {
+/**
+ * SQL giving `columns` and the bucket `b` of each stored cell of the listed segments (`@cells<i>`,
+ * one per grain, of [from, to, bucket]) and of the rows of the segments left to them (`@rows`),
+ * the rows summed by `rowGroup`: the segments' list is joined to the cells and rows through
+ * their keys, one index range each.
+ */
+function segmentsSql(
+  scope: Scope,
+  grains: readonly Grain[],
+  parts: { cells: string; rows: string; rowGroup: string; value: boolean },
+): string {
   const cells = grains.map(
-    (grain, index) => `SELECT r.value ->> 2 AS b, ${CELL_MEASURES}, c.latency, c.ttft
+    (grain, index) => `SELECT ${parts.cells}, r.value ->> 2 AS b
       FROM json_each(@cells${index}) AS r CROSS JOIN ${grain.board} AS c
-      WHERE c.org_id = @orgId AND c.dim = @dim AND c.value = @value
+      WHERE c.org_id = @orgId AND c.dim = @dim ${parts.value ? 'AND c.value = @value' : ''}
         AND c.bucket >= r.value ->> 0 AND c.bucket < r.value ->> 1`,
   );
-  const rows = `SELECT r.value ->> 2 AS b, ${RAW_MEASURES}, sketch_of(total_ms) AS latency, sketch_of(ttft_ms) AS ttft
+  const rows = `SELECT ${parts.rows}, r.value ->> 2 AS b
     FROM json_each(@rows) AS r CROSS JOIN requests
-    WHERE ${rowFilters(scope)} AND ts >= r.value ->> 0 AND ts < r.value ->> 1 GROUP BY b`;
+    WHERE ${rowFilters(scope)} AND ts >= r.value ->> 0 AND ts < r.value ->> 1 GROUP BY ${parts.rowGroup}`;
   return [...cells, rows].join('\nUNION ALL\n');
+}
+
+/** The segments' lists as `segmentsSql` binds them. */
+function segmentParams(byGrain: Map<Grain | null, number[][]>, grains: readonly Grain[]): Record<string, string> {
+  const params: Record<string, string> = { rows: JSON.stringify(byGrain.get(null)) };
+  grains.forEach((grain, index) => (params[`cells${index}`] = JSON.stringify(byGrain.get(grain))));
+  return params;
 }
 
 interface CellRow {
@@ -115,11 +131,18 @@ export function dashboardBuckets(
   const dimension = dimensionOf(scope);
   // Two dimensions at once (a project's model) have no cells: the rows answer.
   const grains = dimension === null ? [] : BOARD_GRAINS;
-  const params: Record<string, unknown> = { ...scopeParams(scope), ...dimension };
-  const byGrain = bucketSegments(scope, edges, grains);
-  grains.forEach((grain, index) => (params[`cells${index}`] = JSON.stringify(byGrain.get(grain))));
-  params.rows = JSON.stringify(byGrain.get(null));
-  const rows = statement(bucketsSql(scope, grains)).all(params) as CellRow[];
+  const params = {
+    ...scopeParams(scope),
+    ...dimension,
+    ...segmentParams(bucketSegments(scope, edges, grains), grains),
+  };
+  const sql = segmentsSql(scope, grains, {
+    cells: `${CELL_MEASURES}, c.latency, c.ttft`,
+    rows: `${RAW_MEASURES}, sketch_of(total_ms) AS latency, sketch_of(ttft_ms) AS ttft`,
+    rowGroup: 'b',
+    value: true,
+  });
+  const rows = statement(sql).all(params) as CellRow[];
   rows.sort((a, b) => a.b - b.b);
 
   const latency = new SketchAccumulator();
@@ -141,13 +164,23 @@ export function dashboardBuckets(
   return points;
 }
 
-const CACHE_SUMS = ['prompt_tokens', 'prompt_rows', 'cache_read', 'cache_write', 'cache_rows'];
+const CACHE_SUMS = [
+  'prompt_tokens',
+  'prompt_rows',
+  'cache_read',
+  'cache_write',
+  'cache_rows',
+  'known_read',
+  'known_write',
+];
 const CACHE_RAW = [
   'TOTAL(prompt_tokens) AS prompt_tokens',
   'COUNT(prompt_tokens) AS prompt_rows',
   'TOTAL(cache_read_input_tokens) AS cache_read',
   'TOTAL(cache_creation_input_tokens) AS cache_write',
   'SUM(cache_read_input_tokens IS NOT NULL OR cache_creation_input_tokens IS NOT NULL) AS cache_rows',
+  'TOTAL(CASE WHEN prompt_tokens IS NOT NULL THEN cache_read_input_tokens END) AS known_read',
+  'TOTAL(CASE WHEN prompt_tokens IS NOT NULL THEN cache_creation_input_tokens END) AS known_write',
 ].join(', ');
 
 /** Prompt and cache tokens by model over the window, from the cache's cells (009) and the rows at the edges. */
@@ -191,35 +224,37 @@ export function groupTrends(
   const byCells = own !== null && (own.dim === DIM_CODE.org || own.dim === DIM_CODE[groupBy]);
   const grains = byCells ? BOARD_GRAINS : [];
   const params: Record<string, unknown> = { ...scopeParams(scope), dim: DIM_CODE[groupBy] };
-  if (byCells && own.dim !== DIM_CODE.org) params.value = own.value;
-  const byGrain = bucketSegments(scope, edges, grains);
-  const cells = grains.map((grain, index) => {
-    params[`cells${index}`] = JSON.stringify(byGrain.get(grain));
-    return `SELECT NULLIF(c.value, '') AS grp, r.value ->> 2 AS b, c.requests AS requests, c.latency AS latency
-      FROM json_each(@cells${index}) AS r CROSS JOIN ${grain.board} AS c
-      WHERE c.org_id = @orgId AND c.dim = @dim ${'value' in params ? 'AND c.value = @value' : ''}
-        AND c.bucket >= r.value ->> 0 AND c.bucket < r.value ->> 1`;
+  const value = byCells && own.dim !== DIM_CODE.org;
+  if (value) params.value = own.value;
+  Object.assign(params, segmentParams(bucketSegments(scope, edges, grains), grains));
+  // Cells keep a null key or project as ''; a model is never null, and '' is a model of its own.
+  const cellGroup = groupBy === 'model' ? 'c.value' : "NULLIF(c.value, '')";
+  const sql = segmentsSql(scope, grains, {
+    cells: `${cellGroup} AS grp, c.requests AS requests, c.latency AS latency`,
+    rows: `${GROUP_COLUMN[groupBy]} AS grp, COUNT(*) AS requests, sketch_of(total_ms) AS latency`,
+    rowGroup: 'grp, b',
+    value,
   });
-  params.rows = JSON.stringify(byGrain.get(null));
-  const rows = `SELECT ${GROUP_COLUMN[groupBy]} AS grp, r.value ->> 2 AS b, COUNT(*) AS requests, sketch_of(total_ms) AS latency
-    FROM json_each(@rows) AS r CROSS JOIN requests
-    WHERE ${rowFilters(scope)} AND ts >= r.value ->> 0 AND ts < r.value ->> 1 GROUP BY grp, b`;
-  const found = statement([...cells, rows].join('\nUNION ALL\n')).all(params) as {
+  const found = statement(sql).all(params) as {
     grp: string | null;
     b: number;
     requests: number;
     latency: Uint8Array | null;
   }[];
   // By group, so that one accumulator serves each group in turn.
-  found.sort((a, b) => String(a.grp).localeCompare(String(b.grp)));
+  const byGroup = new Map<string | null, typeof found>();
+  for (const row of found) {
+    const list = byGroup.get(row.grp);
+    if (list) list.push(row);
+    else byGroup.set(row.grp, [row]);
+  }
   const result = new Map<string | null, { trend: number[]; latency: number[] | null }>();
   const latency = new SketchAccumulator();
-  for (let at = 0; at < found.length;) {
-    const group = found[at]!.grp;
+  for (const [group, cells] of byGroup) {
     const trend = edges.slice(1).map(() => 0);
-    for (; at < found.length && found[at]!.grp === group; at++) {
-      trend[found[at]!.b]! += found[at]!.requests;
-      if (found[at]!.latency) latency.addEncoded(found[at]!.latency!);
+    for (const cell of cells) {
+      trend[cell.b]! += cell.requests;
+      if (cell.latency) latency.addEncoded(cell.latency);
     }
     result.set(group, { trend, latency: latency.quantiles(PERCENTILES) });
     latency.reset();

@@ -112,6 +112,9 @@ export interface CacheSums {
   cache_read: number;
   cache_write: number;
   cache_rows: number;
+  /** Cache tokens of the rows whose prompt count is known. */
+  known_read: number;
+  known_write: number;
 }
 
 export interface DashboardResult {

@@ -106,8 +106,9 @@ function subSelect(
     ...(byDim ? oneDimensionClauses(filter, dim) : dimensionClauses(filter, !grain)),
   ].join(' AND ');
   const groupColumn = select.groupBy ? (byDim ? 'value' : GROUP_COLUMN[select.groupBy]) : null;
-  // Rollups store a null project or key as '': give it back as null.
-  const group = groupColumn ? (grain ? `NULLIF(${groupColumn}, '') AS grp` : `${groupColumn} AS grp`) : null;
+  // Rollups store a null project or key as '': give it back as null (a model is never null: '' is one).
+  const nullable = grain && select.groupBy !== 'model';
+  const group = groupColumn ? (nullable ? `NULLIF(${groupColumn}, '') AS grp` : `${groupColumn} AS grp`) : null;
   const bucket = select.intervalMs === undefined ? null : `${time} - ${time} % @intervalMs`;
 
   if (!grain) {

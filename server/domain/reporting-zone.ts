@@ -11,6 +11,11 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
+/** The zone a stored name reads as: UTC when this runtime no longer knows it (a store moved to an older ICU). */
+export function readableZone(stored: string): string {
+  return canonicalZone(stored) ?? 'UTC';
+}
+
 /** The most buckets one call returns: a guard against a window far too long for its interval. */
 export const MAX_BUCKETS = 100_000;
 
@@ -213,9 +218,11 @@ class EdgeWalk {
       // past it (a midnight skipped in Santiago) starts the bucket at the jump.
       if (change.at + offset >= target) return this.land(change.at, offset);
       // The clock went back, or forward but short of the target: the next grid time on the new
-      // clock (after a fall-back, grid times are repeated, each an edge of its own).
+      // clock. After a fall-back, hours are repeated, each an edge of its own; a day is not
+      // (Havana's clocks go back from 01:00 to midnight: that day lasts 25 hours, not one).
       from = change.at;
-      target = nextOnGrid(this.grid, change.at + offset, false);
+      const lastLocal = this.grid.unit === DAY ? this.at + this.offset + 1 : -Infinity;
+      target = nextOnGrid(this.grid, Math.max(change.at + offset, lastLocal), false);
     }
   }
 

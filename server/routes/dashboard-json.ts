@@ -41,14 +41,16 @@ export function figuresJson(point: DashboardPoint): DashboardFigures {
 
 export function cacheJson(sums: CacheSums): CacheByModel {
   const cached = sums.cache_rows > 0;
-  const prompt = sums.prompt_tokens + sums.cache_read + sums.cache_write;
+  // The share is that of the requests whose prompt count is known: another has no share to give.
+  const known = sums.prompt_rows > 0;
+  const prompt = sums.prompt_tokens + sums.known_read + sums.known_write;
   const price = routeFacts(sums.model)?.price;
   return {
     model: sums.model,
-    prompt_tokens: prompt,
+    prompt_tokens: known ? prompt : null,
     cache_read_tokens: cached ? sums.cache_read : null,
     cache_write_tokens: cached ? sums.cache_write : null,
-    hit_share: cached && prompt > 0 ? sums.cache_read / prompt : null,
+    hit_share: cached && known && prompt > 0 ? sums.known_read / prompt : null,
     saved_micro: cached && price ? Math.round(sums.cache_read * (price.input - price.cacheRead)) : null,
   };
 }

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { checkOrganizationName } from '../domain/organization-name.js';
-import { canonicalZone, utcOffsetText } from '../domain/reporting-zone.js';
+import { canonicalZone, readableZone, utcOffsetText } from '../domain/reporting-zone.js';
 import { badRequest, conflict } from '../http-errors.js';
 import { sourceIp } from '../plugins/guards.js';
 import { authOf, requireRole } from '../plugins/session.js';
@@ -83,10 +83,7 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
     '/organization/reporting-zone',
     { schema: { tags, response: { 200: ReportingZone, ...errors(401) } } },
     async (request) => {
-      const stored = control.organizations.reportingZone(authOf(request).orgId);
-      // A zone this server's time zone data no longer knows (a store moved to an older runtime)
-      // reads as UTC, which is what the dashboard then counts in.
-      return reportingZone(canonicalZone(stored) ?? 'UTC');
+      return reportingZone(readableZone(control.organizations.reportingZone(authOf(request).orgId)));
     },
   );
 

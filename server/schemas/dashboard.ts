@@ -65,11 +65,14 @@ export type DashboardFigures = Static<typeof DashboardFigures>;
 
 export const CacheByModel = Type.Object({
   model: Type.String(),
-  /** Every prompt token: those read from the cache, written to it, and the rest. */
-  prompt_tokens: Type.Integer(),
+  /**
+   * Every prompt token (read from the cache, written to it, and the rest) of the requests whose
+   * prompt count is known; null when none is.
+   */
+  prompt_tokens: Nullable(Type.Integer()),
   cache_read_tokens: Nullable(Type.Integer({ description: 'null: the model has no prompt cache' })),
   cache_write_tokens: Nullable(Type.Integer()),
-  /** Share of the prompt tokens read from the cache; null without a cache or without prompt tokens. */
+  /** Share of those prompt tokens read from the cache; null without a cache or a known prompt count. */
   hit_share: Nullable(Type.Number()),
   /** What the cache reads would have cost more at the model's input price, micro-PKR; null when the price is unknown. */
   saved_micro: Nullable(Type.Integer()),

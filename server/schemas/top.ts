@@ -34,11 +34,14 @@ export const TopGroup = Type.Object({
   /** The key's or project's name; null when it no longer exists, or for a model. */
   name: Nullable(Type.String()),
   ...Figures,
-  p95_latency_ms: Nullable(
-    Type.Number({ description: 'From mergeable sketches: within 1 % of the exact value; null without requests' }),
+  // Optional, as are trend_interval and time_zone: a control plane of the version before gives none.
+  p95_latency_ms: Type.Optional(
+    Nullable(
+      Type.Number({ description: 'From mergeable sketches: within 1 % of the exact value; null without requests' }),
+    ),
   ),
   /** Requests in each bucket of `trend_interval` over the window, in the reporting zone, oldest first. */
-  trend: Type.Array(Type.Integer()),
+  trend: Type.Optional(Type.Array(Type.Integer())),
 });
 export type TopGroup = Static<typeof TopGroup>;
 
@@ -47,8 +50,8 @@ export const Top = Type.Object({
   group_by: Type.String(),
   sort: Type.String(),
   /** The width of the trend lines' buckets, and the organisation's reporting zone they follow. */
-  trend_interval: Type.String(),
-  time_zone: Type.String(),
+  trend_interval: Type.Optional(Type.String()),
+  time_zone: Type.Optional(Type.String()),
   total: Type.Object(Figures),
   groups: Type.Array(TopGroup),
   /** What the groups past `limit` add up to; null when there are none. */

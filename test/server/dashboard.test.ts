@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRequests } from '../../server/ingest/record-requests.js';
+import { cacheJson } from '../../server/routes/dashboard-json.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { register, startServer, type TestClient, type TestServer } from './harness.js';
 import { requestRecord, seededRandom } from './request-rows.js';
@@ -186,10 +187,18 @@ function expectExact(
   expect(checked).toBeGreaterThan(0);
 }
 
+/** Every prompt token of the rows whose prompt count is known (null: none is). */
+const promptOf = (rows: RequestRecord[]) =>
+  knownSum(rows, (r) =>
+    r.prompt_tokens === null
+      ? null
+      : r.prompt_tokens + (r.cache_read_input_tokens ?? 0) + (r.cache_creation_input_tokens ?? 0),
+  );
+
 /** The cache by model against the rows of the window in scope. */
 function expectCache(
   body: {
-    cache: { model: string; prompt_tokens: number; cache_read_tokens: number | null }[];
+    cache: { model: string; prompt_tokens: number | null; cache_read_tokens: number | null }[];
     from: string;
     to: string;
   },
@@ -201,9 +210,7 @@ function expectCache(
   expect(body.cache.map((c) => c.model)).toEqual(models);
   for (const cache of body.cache) {
     const of = mine.filter((r) => r.model === cache.model);
-    expect(cache.prompt_tokens, cache.model).toBe(
-      sum(of, (r) => (r.prompt_tokens ?? 0) + (r.cache_read_input_tokens ?? 0) + (r.cache_creation_input_tokens ?? 0)),
-    );
+    expect(cache.prompt_tokens, cache.model).toBe(promptOf(of));
     expect(cache.cache_read_tokens, cache.model).toBe(knownSum(of, (r) => r.cache_read_input_tokens));
   }
 }
@@ -297,6 +304,8 @@ describe('GET /analytics/dashboard', () => {
       [`key_id=${org.keys[0]}`, (r) => r.key_id === org.keys[0]],
       [`model_alias=anthropic/claude-sonnet-4`, (r) => r.model === 'anthropic/claude-sonnet-4'],
       [`project_id=${org.projects[1]}`, (r) => r.project_id === org.projects[1]],
+      // A key and its own project: the key's cells.
+      [`project_id=${org.projects[0]}&key_id=${org.keys[0]}`, (r) => r.key_id === org.keys[0]],
       [
         `project_id=${org.projects[0]}&model_alias=svc/fast`,
         (r) => r.project_id === org.projects[0] && r.model === 'svc/fast',
@@ -308,6 +317,12 @@ describe('GET /analytics/dashboard', () => {
       expectExact(answer.body, rows, inScope);
       expectCache(answer.body, rows, inScope);
     }
+    // A key and a project it is not in: nothing.
+    const none = await org.client.get(
+      `/analytics/dashboard?time_range=3d&interval=6h&project_id=${org.projects[1]}&key_id=${org.keys[0]}`,
+    );
+    expect(none.body.buckets.every((b: Bucket) => b.requests === 0 && b.latency_ms === null)).toBe(true);
+    expect(none.body.cache).toEqual([]);
   });
 
   it('reads a short window in fine buckets, edges included', async () => {
@@ -325,10 +340,9 @@ describe('GET /analytics/dashboard', () => {
     for (const model of MODELS) {
       const mine = window.filter((r) => r.model === model);
       const read = sum(mine, (r) => r.cache_read_input_tokens ?? 0);
-      const prompt = sum(
-        mine,
-        (r) => (r.prompt_tokens ?? 0) + (r.cache_read_input_tokens ?? 0) + (r.cache_creation_input_tokens ?? 0),
-      );
+      // The share is that of the rows whose prompt count is known (a tenth of these have none).
+      const knownRead = sum(mine, (r) => (r.prompt_tokens === null ? 0 : (r.cache_read_input_tokens ?? 0)));
+      const prompt = promptOf(mine)!;
       const got = byModel.get(model) as Record<string, unknown>;
       expect(got.prompt_tokens, model).toBe(prompt);
       if (model === 'svc/fast') {
@@ -340,7 +354,8 @@ describe('GET /analytics/dashboard', () => {
         });
       } else {
         expect(got.cache_read_tokens, model).toBe(read);
-        expect(got.hit_share as number, model).toBeCloseTo(read / prompt, 12);
+        expect(got.hit_share as number, model).toBeCloseTo(knownRead / prompt, 12);
+        expect(knownRead).toBeLessThan(read);
       }
     }
     // GPT-4o mini: 42 micro-PKR a prompt token, 21 from the cache.
@@ -348,6 +363,18 @@ describe('GET /analytics/dashboard', () => {
     expect((byModel.get('openai/gpt-4o-mini') as { saved_micro: number }).saved_micro).toBe(
       sum(mini, (r) => r.cache_read_input_tokens ?? 0) * 21,
     );
+  });
+
+  it('gives no share for a model whose requests all lack a prompt count, and still what the cache saved', () => {
+    const sums = { prompt_tokens: 0, prompt_rows: 0, cache_read: 100, cache_write: 5, cache_rows: 3 };
+    expect(cacheJson({ model: 'openai/gpt-4o-mini', ...sums, known_read: 0, known_write: 0 })).toEqual({
+      model: 'openai/gpt-4o-mini',
+      prompt_tokens: null,
+      cache_read_tokens: 100,
+      cache_write_tokens: 5,
+      hit_share: null,
+      saved_micro: 2100,
+    });
   });
 
   it('refuses an interval that cuts across days, or too many buckets, naming the parameter', async () => {

@@ -371,6 +371,27 @@ describe('bucketEdges', () => {
     });
   });
 
+  describe('where midnight happens twice (America/Havana)', () => {
+    it('keeps the day whole: 2 November 2025 lasts 25 hours, one bucket, while its hours repeat', () => {
+      // At 05:00 UTC the clocks go back from 01:00 (-04:00) to midnight (-05:00).
+      const days = bucketEdges('America/Havana', at('2025-11-01T12:00:00Z'), at('2025-11-03T12:00:00Z'), DAY);
+      expect(local('America/Havana', days)).toEqual([
+        '2025-11-01T00:00:00-04:00',
+        '2025-11-02T00:00:00-04:00',
+        '2025-11-03T00:00:00-05:00',
+        '2025-11-04T00:00:00-05:00',
+      ]);
+      expect(hours(days)).toEqual([24, 25, 24]);
+      const hourly = bucketEdges('America/Havana', at('2025-11-02T03:30:00Z'), at('2025-11-02T05:30:00Z'), HOUR);
+      expect(local('America/Havana', hourly)).toEqual([
+        '2025-11-01T23:00:00-04:00',
+        '2025-11-02T00:00:00-04:00',
+        '2025-11-02T00:00:00-05:00',
+        '2025-11-02T01:00:00-05:00',
+      ]);
+    });
+  });
+
   describe.runIf(knowsLordHowe)('in Australia/Lord_Howe (a 30-minute change)', () => {
     it('makes 5 April a 24.5-hour day and 4 October a 23.5-hour day', () => {
       const autumn = bucketEdges('Australia/Lord_Howe', at('2026-04-05T00:00:00Z'), at('2026-04-05T00:00:00Z'), DAY);

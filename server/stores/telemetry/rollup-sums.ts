@@ -38,6 +38,8 @@ export type CacheMeasures = [
   cacheRead: number,
   cacheWrite: number,
   cacheRows: number,
+  knownRead: number,
+  knownWrite: number,
 ];
 
 /** The dashboard's finest cells of one (organisation, dimension, value). */
@@ -153,12 +155,15 @@ export class RollupSums {
     let made = 0;
     if (route.usage.add(ts - (ts % FINEST_MS.usage), delta)) made++;
     const cacheKnown = row.cache_read_input_tokens !== null || row.cache_creation_input_tokens !== null;
+    const promptKnown = row.prompt_tokens !== null;
     const cached: CacheMeasures = [
       row.prompt_tokens ?? 0,
-      row.prompt_tokens === null ? 0 : 1,
+      promptKnown ? 1 : 0,
       row.cache_read_input_tokens ?? 0,
       row.cache_creation_input_tokens ?? 0,
       cacheKnown ? 1 : 0,
+      promptKnown ? (row.cache_read_input_tokens ?? 0) : 0,
+      promptKnown ? (row.cache_creation_input_tokens ?? 0) : 0,
     ];
     if (route.cache.add(ts - (ts % FINEST_MS.cache), cached)) made++;
     const minute = ts - (ts % FINEST_MS.byDim);

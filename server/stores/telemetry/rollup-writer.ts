@@ -84,7 +84,15 @@ export class RollupWriter {
       usage: tables('usage', USAGE_DIMS, USAGE_MEASURES),
       byDim: tables('dims', 'org_id, bucket, dim, value', USAGE_MEASURES),
       outcome: tables('outcome', OUTCOME_DIMS, ['requests']),
-      cache: tables('cache', USAGE_DIMS, ['prompt_tokens', 'prompt_rows', 'cache_read', 'cache_write', 'cache_rows']),
+      cache: tables('cache', USAGE_DIMS, [
+        'prompt_tokens',
+        'prompt_rows',
+        'cache_read',
+        'cache_write',
+        'cache_rows',
+        'known_read',
+        'known_write',
+      ]),
     };
     this.board = BOARD_GRAINS.map((grain) => ({ ms: grain.ms, statement: boardUpsert(db, grain.board!) }));
   }

@@ -144,10 +144,12 @@ export function TopPanel({ view }: { view: AnalyticsView }) {
               {formatMs(row.mean_latency_ms)} · {formatMs(row.p95_latency_ms)}
             </td>
             <td>
-              <Sparkline
-                values={row.trend}
-                label={`Requests per ${top?.trend_interval ?? 'bucket'} in ${top?.time_zone ?? 'UTC'}: ${trendText(row.trend)}`}
-              />
+              {row.trend && (
+                <Sparkline
+                  values={row.trend}
+                  label={`Requests per ${top?.trend_interval ?? 'bucket'} in ${top?.time_zone ?? 'UTC'}: ${trendText(row.trend)}`}
+                />
+              )}
             </td>
           </tr>
         )}

@@ -83,7 +83,7 @@ export function cacheRows(cache: readonly CacheRow[]): CacheRow[] {
   return [...cache].sort(
     (a, b) =>
       (b.saved_micro ?? -Infinity) - (a.saved_micro ?? -Infinity) ||
-      b.prompt_tokens - a.prompt_tokens ||
+      (b.prompt_tokens ?? -1) - (a.prompt_tokens ?? -1) ||
       a.model.localeCompare(b.model),
   );
 }
