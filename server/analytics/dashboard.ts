@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import { BOARD_MEASURES } from '../stores/telemetry/board-cells.js';
 import { SketchAccumulator } from '../stores/telemetry/latency-sketch.js';
 import { BOARD_GRAINS, CACHE_GRAINS, type Grain } from '../stores/telemetry/rollup-grains.js';
+import { CACHE_MEASURES } from '../stores/telemetry/rollup-sums.js';
 import type { CacheSums, DashboardPoint, GroupBy, Scope } from './query-types.js';
 import { segments } from './windows.js';
 
@@ -164,15 +165,6 @@ export function dashboardBuckets(
   return points;
 }
 
-const CACHE_SUMS = [
-  'prompt_tokens',
-  'prompt_rows',
-  'cache_read',
-  'cache_write',
-  'cache_rows',
-  'known_read',
-  'known_write',
-];
 const CACHE_RAW = [
   'TOTAL(prompt_tokens) AS prompt_tokens',
   'COUNT(prompt_tokens) AS prompt_rows',
@@ -197,12 +189,12 @@ export function cacheByModel(statement: (sql: string) => Statement, scope: Scope
       return `SELECT model, ${CACHE_RAW} FROM requests
         WHERE ${rowFilters(scope)} AND ts >= @from${index} AND ts < @to${index} GROUP BY model`;
     }
-    return `SELECT model, ${CACHE_SUMS.map((m) => `SUM(${m}) AS ${m}`).join(', ')} FROM ${part.grain.cache}
+    return `SELECT model, ${CACHE_MEASURES.map((m) => `SUM(${m}) AS ${m}`).join(', ')} FROM ${part.grain.cache}
       WHERE ${cellFilters.join(' AND ')} AND bucket >= @from${index} AND bucket < @to${index} GROUP BY model`;
   });
   if (parts.length === 0) return [];
   return statement(
-    `SELECT model, ${CACHE_SUMS.map((m) => `SUM(${m}) AS ${m}`).join(', ')}
+    `SELECT model, ${CACHE_MEASURES.map((m) => `SUM(${m}) AS ${m}`).join(', ')}
     FROM (${parts.join('\nUNION ALL\n')}) GROUP BY model ORDER BY model`,
   ).all(params) as CacheSums[];
 }

@@ -38,7 +38,10 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
   const { control, config } = app;
 
   /** The caller's window and filters; ids of other organisations, malformed or revoked, answer 404. */
-  function scopeOf(request: FastifyRequest, query: { time_range?: string; project_id?: string; key_id?: string }) {
+  function scopeOf(
+    request: FastifyRequest,
+    query: { time_range?: string; project_id?: string; key_id?: string; model_alias?: string },
+  ) {
     const { orgId } = authOf(request);
     const range = parseTimeRange(query.time_range);
     const now = config.now();
@@ -59,6 +62,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
       // lets the reads use the cells by key (with two filters they would read every row).
       if (scope.projectId === key.project_id) delete scope.projectId;
     }
+    if (query.model_alias !== undefined) scope.model = query.model_alias;
     return { scope, range };
   }
 
@@ -71,7 +75,6 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     { schema: { tags, querystring: SummaryQuery, response: { 200: Summary, ...errors(400, 401, 404, 422, 503) } } },
     async (request, reply) => {
       const { scope, range } = scopeOf(request, request.query);
-      if (request.query.model_alias !== undefined) scope.model = request.query.model_alias;
       const summary = await run({ kind: 'summary', scope }, reply);
       return {
         time_range: range.text,
@@ -101,7 +104,6 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
         throw badRequest(`group_by must be one of ${GROUPS.join(', ')}`, { field: 'group_by' });
       }
       const { scope, range } = scopeOf(request, query);
-      if (query.model_alias !== undefined) scope.model = query.model_alias;
       const interval =
         query.interval === undefined
           ? defaultInterval(range.ms)
@@ -166,7 +168,6 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     { schema: { tags, querystring: CompareQuery, response: { 200: Compare, ...errors(400, 401, 404, 422, 503) } } },
     async (request, reply): Promise<Compare> => {
       const { scope, range } = scopeOf(request, request.query);
-      if (request.query.model_alias !== undefined) scope.model = request.query.model_alias;
       const { current, previous } = await run({ kind: 'compare', scope, previous: previousOf(scope) }, reply);
       const figures = (s: typeof current): PeriodFigures => ({
         total_requests: s.requests,
@@ -187,7 +188,6 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply): Promise<Dashboard> => {
       const query = request.query;
       const { scope, range } = scopeOf(request, query);
-      if (query.model_alias !== undefined) scope.model = query.model_alias;
       const interval =
         query.interval === undefined
           ? defaultInterval(range.ms)
@@ -228,7 +228,6 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply): Promise<Top> => {
       const query = request.query;
       const { scope, range } = scopeOf(request, query);
-      if (query.model_alias !== undefined) scope.model = query.model_alias;
       // Each group's trend line: about 30 points (up to 57 for 400 days) in the reporting zone's buckets.
       const zone = reportingZone(scope.orgId);
       const trendInterval = defaultInterval(range.ms, 30);

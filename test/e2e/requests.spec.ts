@@ -205,6 +205,12 @@ test('exports every row of the filter to CSV and to JSON', async ({ consolePage:
   expect(ids[0]).toBe(await log.firstRowId());
   const metadata = header!.indexOf('metadata');
   for (const line of lines) expect(typeof JSON.parse(line[metadata]!)).toBe('object');
+  // Beside each UTC timestamp, the same instant in the organisation's reporting zone (the demo's is UTC).
+  const [utc, local] = [header!.indexOf('timestamp'), header!.indexOf('timestamp_local')];
+  for (const line of lines.slice(0, 20)) {
+    expect(line[local]).toMatch(/\+00:00$/);
+    expect(Date.parse(line[local]!)).toBe(Math.floor(Date.parse(line[utc]!) / 1000) * 1000);
+  }
 
   const json = await log.export('json');
   expect(json.download.suggestedFilename()).toMatch(/^requests-.*\.json$/);

@@ -31,7 +31,18 @@ export interface Cells<T extends number[]> {
   byBucket: Map<number, T>;
 }
 
-/** Measures of a prompt-cache cell (009_cache_rollups.sql), in its column order. */
+/** The columns of a prompt-cache cell's measures (009_cache_rollups.sql), in order. */
+export const CACHE_MEASURES = [
+  'prompt_tokens',
+  'prompt_rows',
+  'cache_read',
+  'cache_write',
+  'cache_rows',
+  'known_read',
+  'known_write',
+] as const;
+
+/** Measures of a prompt-cache cell, in that order. */
 export type CacheMeasures = [
   promptTokens: number,
   promptRows: number,

@@ -2,7 +2,14 @@ import type { Database, Statement } from 'better-sqlite3';
 import { addCell, BOARD_MEASURES, newBoardCell, type BoardCell } from './board-cells.js';
 import { encode } from './latency-sketch.js';
 import { BOARD_GRAINS, GRAINS } from './rollup-grains.js';
-import { FINEST_MS, type BoardCells, type Cells, type Family, type RollupCells } from './rollup-sums.js';
+import {
+  CACHE_MEASURES,
+  FINEST_MS,
+  type BoardCells,
+  type Cells,
+  type Family,
+  type RollupCells,
+} from './rollup-sums.js';
 
 /**
  * Adds the cells summed by `RollupSums` to the rollup tables, inside the import's
@@ -84,15 +91,7 @@ export class RollupWriter {
       usage: tables('usage', USAGE_DIMS, USAGE_MEASURES),
       byDim: tables('dims', 'org_id, bucket, dim, value', USAGE_MEASURES),
       outcome: tables('outcome', OUTCOME_DIMS, ['requests']),
-      cache: tables('cache', USAGE_DIMS, [
-        'prompt_tokens',
-        'prompt_rows',
-        'cache_read',
-        'cache_write',
-        'cache_rows',
-        'known_read',
-        'known_write',
-      ]),
+      cache: tables('cache', USAGE_DIMS, [...CACHE_MEASURES]),
     };
     this.board = BOARD_GRAINS.map((grain) => ({ ms: grain.ms, statement: boardUpsert(db, grain.board!) }));
   }

@@ -189,6 +189,7 @@ describe('the CSV of request rows', () => {
       metadata: { customer: '=cmd|calc', note: 'line one\nline two', city: 'کراچی' },
     });
     bridge.on('api.requests', () => ({ total: 2, limit: 200, offset: 0, requests: [awkward, nullRow()] }));
+    bridge.on('api.reportingZone', () => ({ time_zone: 'Asia/Kathmandu', utc_offset: '+05:45' }));
     const outcome = await exportRequests(FILTER, 'csv', quiet);
     const text = await read(outcome.blob);
     const [header, first, second] = parseCsv(text);
@@ -199,7 +200,11 @@ describe('the CSV of request rows', () => {
       Object.entries(value).flatMap(([k, v]) =>
         prefix + k === 'metadata' || v === null || typeof v !== 'object' ? [prefix + k] : paths(v, `${prefix}${k}.`),
       );
-    expect([...header!].sort()).toEqual(paths(awkward).sort());
+    expect([...header!].sort()).toEqual([...paths(awkward), 'timestamp_local'].sort());
+    // Beside the contract's UTC time, the same instant in the organisation's reporting zone.
+    const utc = Date.parse(cell(first, 'timestamp')!);
+    expect(cell(first, 'timestamp_local')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+05:45$/);
+    expect(Date.parse(cell(first, 'timestamp_local')!)).toBe(utc - (utc % 1000));
 
     expect(first).toHaveLength(header!.length);
     expect(cell(first, 'metrics.total_ms')).toBe('812.4');

@@ -1,10 +1,12 @@
 import { csvHeader, csvRecord, CSV_BOM, flatten } from '../../lib/csv.js';
+import { zonedIso } from '../../lib/zone-time.js';
 import type { RequestRow } from './request-row.js';
 
 /**
  * How exported rows are written. CSV has one column per field of the row, nested fields
  * flattened (`metrics.total_ms`), metadata as JSON text in one column since its keys vary
- * from row to row; JSON is an array of rows exactly as the server gave them.
+ * from row to row, and beside the timestamp (UTC, as the contract gives it) the same instant in
+ * the organisation's reporting zone; JSON is an array of rows exactly as the server gave them.
  */
 
 export type ExportFormat = 'csv' | 'json';
@@ -13,6 +15,7 @@ export type ExportFormat = 'csv' | 'json';
 export const CSV_COLUMNS = [
   'req_id',
   'timestamp',
+  'timestamp_local',
   'model',
   'status',
   'stream',
@@ -50,7 +53,11 @@ export class ExportFileBuilder {
   private readonly parts: Blob[];
   private rows = 0;
 
-  constructor(readonly format: ExportFormat) {
+  /** `zone`: the reporting zone of the CSV's `timestamp_local`. */
+  constructor(
+    readonly format: ExportFormat,
+    private readonly zone = 'UTC',
+  ) {
     this.parts = [new Blob([format === 'csv' ? CSV_BOM + csvHeader(CSV_COLUMNS) : '[\n'])];
   }
 
@@ -62,7 +69,12 @@ export class ExportFileBuilder {
     if (rows.length === 0) return;
     let text: string;
     if (this.format === 'csv') {
-      text = rows.map((row) => csvRecord(CSV_COLUMNS, flatten(row, JSON_COLUMNS_AS_TEXT))).join('');
+      text = rows
+        .map((row) => {
+          const local = zonedIso(this.zone, Date.parse(row.timestamp));
+          return csvRecord(CSV_COLUMNS, { ...flatten(row, JSON_COLUMNS_AS_TEXT), timestamp_local: local });
+        })
+        .join('');
     } else {
       // One row a line: still one JSON document, and readable with a line-oriented tool.
       const lead = this.rows === 0 ? '' : ',\n';

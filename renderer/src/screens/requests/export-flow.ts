@@ -69,12 +69,21 @@ function after(row: Place, last: Place | null): boolean {
   return row.ms < last.ms || (row.ms === last.ms && row.reqId < last.reqId);
 }
 
+/** The organisation's reporting zone; UTC from a control plane that has none (beyond the contract). */
+async function reportingZone(): Promise<string> {
+  try {
+    return (await api('api.reportingZone', {})).time_zone;
+  } catch {
+    return 'UTC';
+  }
+}
+
 export async function exportRequests(
   filter: FilterQuery,
   format: ExportFormat,
   options: ExportOptions,
 ): Promise<ExportOutcome> {
-  const builder = new ExportFileBuilder(format);
+  const builder = new ExportFileBuilder(format, format === 'csv' ? await reportingZone() : 'UTC');
   let last: Place | null = null;
   let offset = 0;
   let totalAtStart: number | null = null;
