@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import * as ref from './analytics-reference.js';
-import { register, startServer, type TestClient, type TestServer } from './harness.js';
+import { registerOrg, startServer, type TestClient, type TestServer } from './harness.js';
 import { requestRecord, seededRandom } from './request-rows.js';
 
 /** Frozen mid-hour: both windows' edges cut rollup cells, so cells and raw rows both count. */
@@ -18,9 +18,7 @@ afterAll(() => server?.close());
 
 let counter = 0;
 async function orgWithRows(): Promise<{ client: TestClient; orgId: string; keyId: string; rows: RequestRecord[] }> {
-  const { client, org } = await register(server);
-  const orgId = server.app.control.organizations.findByName(org)!.id;
-  const projectId: string = (await client.get('/projects')).body.projects[0].id;
+  const { client, orgId, projectId } = await registerOrg(server);
   const keyId: string = (await client.post('/keys', { project_id: projectId, name: 'compared' })).body.id;
   const random = seededRandom(31);
   const rows: RequestRecord[] = [];

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import { cacheJson } from '../../server/routes/dashboard-json.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
-import { register, startServer, type TestClient, type TestServer } from './harness.js';
+import { registerOrg, startServer, type TestClient, type TestServer } from './harness.js';
 import { requestRecord, seededRandom } from './request-rows.js';
 
 /**
@@ -32,9 +32,7 @@ interface Org {
 }
 
 async function freshOrg(): Promise<Org> {
-  const { client, org } = await register(server);
-  const orgId = server.app.control.organizations.findByName(org)!.id;
-  const first: string = (await client.get('/projects')).body.projects[0].id;
+  const { client, orgId, projectId: first } = await registerOrg(server);
   const second = server.app.control.organizations.addProject(orgId, 'Second', NOW).id;
   const key = async (projectId: string, name: string) =>
     (await client.post('/keys', { project_id: projectId, name })).body.id as string;

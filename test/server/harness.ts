@@ -150,6 +150,16 @@ export async function register(
   return { client, email, org, body: answer.body };
 }
 
+/** A new organisation, signed in as its owner: its id and its first project's (every organisation starts with one). */
+export async function registerOrg(
+  server: TestServer,
+): Promise<{ client: TestClient; org: string; orgId: string; projectId: string }> {
+  const { client, org } = await register(server);
+  const orgId = server.app.control.organizations.findByName(org)!.id;
+  const projectId: string = (await client.get('/projects')).body.projects[0].id;
+  return { client, org, orgId, projectId };
+}
+
 /** Runs an operator command on the server's data folder; fails with its output unless it succeeds, else returns what it printed. */
 export async function runOperator(server: TestServer, ...args: string[]): Promise<string> {
   const lines: string[] = [];

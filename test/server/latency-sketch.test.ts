@@ -26,7 +26,7 @@ const sketchOf = (values: number[]): Bins => {
 
 const quantilesOf = (bins: Bins, qs: number[]) => {
   const accumulator = new SketchAccumulator();
-  accumulator.addBins(bins);
+  accumulator.addEncoded(encode(bins));
   return accumulator.quantiles(qs);
 };
 
@@ -61,9 +61,9 @@ describe('the latency sketch', () => {
     expect(quantilesOf(new Map(), [0.5])).toBeNull();
     // One accumulator serves bucket after bucket.
     const accumulator = new SketchAccumulator();
-    accumulator.addBins(sketchOf([5000, 6000]));
+    accumulator.addEncoded(encode(sketchOf([5000, 6000])));
     accumulator.reset();
-    accumulator.addBins(sketchOf([3]));
+    accumulator.addEncoded(encode(sketchOf([3])));
     expect(accumulator.quantiles([0, 1])![1]).toBeCloseTo(3, 1);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
-import { register, runOperator, startServer, type TestClient, type TestServer } from './harness.js';
+import { registerOrg, runOperator, startServer, type TestClient, type TestServer } from './harness.js';
 import { requestRecord, seededRandom } from './request-rows.js';
 
 /** The server's clock is frozen: the window's edges fall mid-hour, so rollup cells and raw rows both count. */
@@ -25,9 +25,7 @@ interface Org {
 }
 
 async function freshOrg(): Promise<Org> {
-  const { client, org } = await register(server);
-  const orgId = server.app.control.organizations.findByName(org)!.id;
-  const projectId: string = (await client.get('/projects')).body.projects[0].id;
+  const { client, org, orgId, projectId } = await registerOrg(server);
   const key = async (name: string, limitPkr?: number) => {
     const created = await client.post('/keys', { project_id: projectId, name });
     expect(created.status, JSON.stringify(created.body)).toBe(201);

@@ -26,6 +26,35 @@ export function ErrorNote({
   );
 }
 
+/**
+ * What a part of the analytics says while the server cannot read its request telemetry (it
+ * answered 503; the shell's banner says so too), with a way to ask again when there is one.
+ */
+export function UnavailableNote({
+  subject,
+  onRetry,
+  testId,
+}: {
+  /** What is unavailable, as the sentence starts: "Figures are", "The chart is". */
+  subject: string;
+  onRetry?: () => void;
+  testId: string;
+}) {
+  return (
+    <p className="muted" role="status" data-testid={testId}>
+      {subject} unavailable while the server cannot read its request telemetry.
+      {onRetry && (
+        <>
+          {' '}
+          <button type="button" className="link" onClick={onRetry}>
+            Try again
+          </button>
+        </>
+      )}
+    </p>
+  );
+}
+
 export function Loading({ children = 'Loading…' }: { children?: ReactNode }) {
   return (
     <p className="muted loading" role="status" aria-live="polite">

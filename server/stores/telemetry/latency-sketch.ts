@@ -84,10 +84,6 @@ export class SketchAccumulator {
     }
   }
 
-  addBins(bins: Bins): void {
-    this.addEncoded(encode(bins));
-  }
-
   /**
    * The values at the quantiles `qs` (each in [0, 1], ascending), null when empty. The value at
    * quantile q is the one of rank floor(q × (n − 1)) in ascending order, 0-based.

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { ErrorNote, Loading } from '../../components/Feedback.js';
+import { ErrorNote, Loading, UnavailableNote } from '../../components/Feedback.js';
 import { Money } from '../../components/Money.js';
 import { UNKNOWN, formatCount, formatDecimal, formatMs } from '../../lib/format.js';
 import { pkrToMicro } from '../../lib/money.js';
@@ -84,12 +84,7 @@ export function SummaryCards({ query, onRetry }: { query: SummaryQuery; onRetry:
       </h2>
       {first && <Loading>Loading the summary…</Loading>}
       {unavailable ? (
-        <p className="muted" role="status" data-testid="summary-unavailable">
-          Figures are unavailable while the server cannot read its request telemetry.{' '}
-          <button type="button" className="link" onClick={onRetry}>
-            Try again
-          </button>
-        </p>
+        <UnavailableNote subject="Figures are" onRetry={onRetry} testId="summary-unavailable" />
       ) : (
         <ErrorNote error={error && `Could not load the summary: ${error}`} onRetry={onRetry} testId="summary-error" />
       )}

@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import { Empty, ErrorNote, Loading } from '../../components/Feedback.js';
+import { Empty, ErrorNote, Loading, UnavailableNote } from '../../components/Feedback.js';
 import { Field } from '../../components/Field.js';
 import { METRIC_LABELS, axisNote, tickFormat, valueFormat } from '../../lib/chart-format.js';
 import { fillAnswer, nameSeries, seriesNames } from '../../lib/series-prepare.js';
@@ -97,12 +97,7 @@ export function TimeseriesPanel({ view, onRetry }: { view: AnalyticsView; onRetr
       </div>
 
       {unavailable ? (
-        <p className="muted" role="status" data-testid="series-unavailable">
-          The chart is unavailable while the server cannot read its request telemetry.{' '}
-          <button type="button" className="link" onClick={onRetry}>
-            Try again
-          </button>
-        </p>
+        <UnavailableNote subject="The chart is" onRetry={onRetry} testId="series-unavailable" />
       ) : (
         <ErrorNote error={error && `Could not load the chart: ${error}`} onRetry={onRetry} testId="series-error" />
       )}

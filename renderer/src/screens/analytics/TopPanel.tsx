@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { DataTable, type Column } from '../../components/DataTable.js';
+import { UnavailableNote } from '../../components/Feedback.js';
 import { Field } from '../../components/Field.js';
 import { Money } from '../../components/Money.js';
 import { Sparkline } from '../../components/Sparkline.js';
@@ -103,11 +104,7 @@ export function TopPanel({ view }: { view: AnalyticsView }) {
       <p className="muted top-hint">
         “Before” is the window of the same length just before this one. A name narrows the whole screen to it.
       </p>
-      {unavailable && (
-        <p className="muted" role="status" data-testid="top-unavailable">
-          Figures are unavailable while the server cannot read its request telemetry.
-        </p>
-      )}
+      {unavailable && <UnavailableNote subject="Figures are" testId="top-unavailable" />}
       <DataTable
         testId="top-table"
         label={`Top ${groupBy}s`}

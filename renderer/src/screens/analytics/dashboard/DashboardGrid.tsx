@@ -1,6 +1,6 @@
 import { memo, useMemo, type ReactNode } from 'react';
 import { DataTable, type Column } from '../../../components/DataTable.js';
-import { Empty, ErrorNote, Loading } from '../../../components/Feedback.js';
+import { Empty, ErrorNote, Loading, UnavailableNote } from '../../../components/Feedback.js';
 import { Money } from '../../../components/Money.js';
 import { UNKNOWN, formatCount, formatDecimal, formatMs } from '../../../lib/format.js';
 import { MICRO_PER_PKR, formatMicroPkrFixed } from '../../../lib/money.js';
@@ -83,12 +83,7 @@ export function DashboardGrid({ onRetry }: { onRetry: () => void }) {
       <h2 id="dashboard-heading">Dashboard</h2>
       {first && <Loading>Loading the dashboard…</Loading>}
       {unavailable ? (
-        <p className="muted" role="status" data-testid="dashboard-unavailable">
-          The dashboard is unavailable while the server cannot read its request telemetry.{' '}
-          <button type="button" className="link" onClick={onRetry}>
-            Try again
-          </button>
-        </p>
+        <UnavailableNote subject="The dashboard is" onRetry={onRetry} testId="dashboard-unavailable" />
       ) : (
         <ErrorNote
           error={error && `Could not load the dashboard: ${error}`}
