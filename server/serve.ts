@@ -157,6 +157,8 @@ export async function serve(args: string[]): Promise<number> {
   // an organisation with published passwords to a folder that holds real data.
   const newDataFolder = !existsSync(join(config.dataDir, 'control.db'));
   const app = await buildApp(config);
+  // A served control plane's first analytics screen should not wait for the threads to load.
+  app.analytics.warm();
   const seeding: EmbeddedReady['demo'] = { seeded: false, account: null };
   if (config.demo && !newDataFolder) {
     // The host passes --demo until it has seen a seeding; the refusal is news to a person only.

@@ -15,6 +15,7 @@ import type {
   TopRow,
 } from './query-types.js';
 import { cacheByModel, dashboardBuckets, groupTrends } from './dashboard.js';
+import { keyImpact } from './key-impact.js';
 import { countableFromRollups, rollupSource } from './rollup-sql.js';
 import {
   BY_FIRST_ROW,
@@ -138,6 +139,14 @@ export class AnalyticsQueries {
           cache: cacheByModel(statement, scope),
         }))() as AnalyticsResult<Q>;
       }
+      case 'impact':
+        // One read transaction: the counts, the last use and the callers see the same rows.
+        return this.db.transaction(() => keyImpact((sql) => this.statement(sql), query))() as AnalyticsResult<Q>;
+      case 'request':
+        return (this.statement('SELECT * FROM requests WHERE req_id = @reqId AND org_id = @orgId').get({
+          reqId: query.reqId,
+          orgId: query.orgId,
+        }) ?? null) as AnalyticsResult<Q>;
       case 'burn':
         // One read transaction: every day sees the same rows.
         return this.db.transaction(() => this.burn(query))() as AnalyticsResult<Q>;

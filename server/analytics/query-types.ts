@@ -46,7 +46,55 @@ export type AnalyticsQuery =
    * The dashboard's figures in the buckets between `edges` (ascending; edges[0] <= scope.from <
    * edges.at(-1)), over the whole window, and over `previous` (both edges included).
    */
-  | { kind: 'dashboard'; scope: Scope; edges: number[]; previous: { from: number; to: number } };
+  | { kind: 'dashboard'; scope: Scope; edges: number[]; previous: { from: number; to: number } }
+  /** What depends on one key (key-impact.ts): its traffic, last use and callers. */
+  | ({ kind: 'impact' } & KeyImpactQuery)
+  /** One request by its id (the primary key), when it is the organisation's. */
+  | { kind: 'request'; orgId: string; reqId: string };
+
+/** The figures of what depends on one key: see key-impact.ts. */
+export interface KeyImpactQuery {
+  orgId: string;
+  keyId: string;
+  now: number;
+  /** Windows counted, in ms, each from `now` less it, with no upper edge (rows ahead of now count). */
+  windowsMs: readonly number[];
+  /** The callers' window in ms (the widest counted one, typically). */
+  callersWindowMs: number;
+  sampleRows: number;
+  /** Most user agents and metadata keys returned; values per metadata key. */
+  topCallers: number;
+  topValues: number;
+}
+
+export interface CallerCount {
+  name: string;
+  requests: number;
+}
+
+export interface MetadataCallers {
+  key: string;
+  /** Sampled requests carrying this key. */
+  requests: number;
+  /** Distinct values among them. */
+  distinctValues: number;
+  values: CallerCount[];
+}
+
+export interface KeyImpactResult {
+  /** Requests in each of `windowsMs`, in that order. */
+  requests: number[];
+  lastUsed: number | null;
+  /** Requests read for the callers (at most `sampleRows`). */
+  sampled: number;
+  /** Whether those were every request of the callers' window. */
+  complete: boolean;
+  /** Distinct user agents and metadata keys among them, of which the top `topCallers` are given. */
+  distinctUserAgents: number;
+  userAgents: CallerCount[];
+  distinctMetadataKeys: number;
+  metadata: MetadataCallers[];
+}
 
 export interface SummaryResult {
   requests: number;
@@ -138,4 +186,8 @@ export type AnalyticsResult<Q extends AnalyticsQuery> = Q extends { kind: 'summa
             ? TopRow[]
             : Q extends { kind: 'compare' }
               ? { current: SummaryResult; previous: SummaryResult }
-              : ThrottlingResult;
+              : Q extends { kind: 'impact' }
+                ? KeyImpactResult
+                : Q extends { kind: 'request' }
+                  ? RequestRecord | null
+                  : ThrottlingResult;

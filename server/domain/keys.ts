@@ -105,17 +105,34 @@ export interface KeyLimitsInput {
  * the budget check never races.
  */
 export function updateKeyLimits(control: ControlStore, input: KeyLimitsInput): UpdatedKey {
-  const creditLimitMicro = input.creditLimitPkr ? pkrToMicro(input.creditLimitPkr) : null;
-  const expiresAt = input.expiresAtSeconds ? input.expiresAtSeconds * 1000 : null;
+  return replaceKeyLimits(control, {
+    ...input,
+    creditLimitMicro: input.creditLimitPkr ? pkrToMicro(input.creditLimitPkr) : null,
+    expiresAt: input.expiresAtSeconds ? input.expiresAtSeconds * 1000 : null,
+  });
+}
+
+export interface KeyLimitsReplacement {
+  orgId: string;
+  actorId: string;
+  keyId: string;
+  rateLimitRpm: number;
+  /** Micro-PKR; null is unlimited. */
+  creditLimitMicro: number | null;
+  /** Epoch ms; null is never. */
+  expiresAt: number | null;
+  rateLimitCeiling: number;
+  sourceIp: string;
+  now: number;
+}
+
+/** PATCH's checks and write in limits already converted: the one code every change of a key's limits goes through. */
+export function replaceKeyLimits(control: ControlStore, input: KeyLimitsReplacement): UpdatedKey {
+  const { creditLimitMicro, expiresAt } = input;
   return control.write(() => {
     const key = control.keys.get(input.orgId, input.keyId);
     if (!key) throw notFound('key not found', { field: 'key_id' });
-    if (input.rateLimitRpm > input.rateLimitCeiling) {
-      throw badRequest(
-        `rate limit ${input.rateLimitRpm} rpm is above the platform ceiling of ${input.rateLimitCeiling} rpm`,
-        { field: 'rate_limit_rpm' },
-      );
-    }
+    checkRateLimit(input.rateLimitRpm, input.rateLimitCeiling);
     if (expiresAt !== null && expiresAt <= input.now) {
       throw badRequest('expires_at must be in the future', { field: 'expires_at' });
     }
@@ -139,6 +156,14 @@ export function updateKeyLimits(control: ControlStore, input: KeyLimitsInput): U
   });
 }
 
+export function checkRateLimit(rateLimitRpm: number, ceiling: number): void {
+  if (rateLimitRpm > ceiling) {
+    throw badRequest(`rate limit ${rateLimitRpm} rpm is above the platform ceiling of ${ceiling} rpm`, {
+      field: 'rate_limit_rpm',
+    });
+  }
+}
+
 /** Every refusal here concerns the PATCH body's `credit_limit_pkr`, including the organisation's headroom. */
 const CREDIT_FIELD = { field: 'credit_limit_pkr' };
 
@@ -150,11 +175,27 @@ function checkCreditLimit(control: ControlStore, key: KeyRow, limitMicro: number
       CREDIT_FIELD,
     );
   }
-  const total = limitMicro + control.keys.otherLimitsMicro(key.org_id, key.id);
-  const budget = control.organizations.budgetMicro(key.org_id);
+  checkBudget(control, key.org_id, key.id, limitMicro);
+}
+
+/**
+ * Invariant (b): `limitMicro` for one key (`keyId`, or a key not yet issued when null) plus
+ * the limits of the organisation's other active keys stays within its budget. `hint` is
+ * added to the refusal: what the caller can do about it where it is not PATCH.
+ */
+export function checkBudget(
+  control: ControlStore,
+  orgId: string,
+  keyId: string | null,
+  limitMicro: number,
+  hint = '',
+): void {
+  // No key has the empty id: every active key counts as "other".
+  const total = limitMicro + control.keys.otherLimitsMicro(orgId, keyId ?? '');
+  const budget = control.organizations.budgetMicro(orgId);
   if (total > budget) {
     throw badRequest(
-      `credit limits would total ${formatPkr(total)} PKR, above the organisation budget of ${formatPkr(budget)} PKR`,
+      `credit limits would total ${formatPkr(total)} PKR, above the organisation budget of ${formatPkr(budget)} PKR${hint}`,
       CREDIT_FIELD,
     );
   }

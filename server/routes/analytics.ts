@@ -9,6 +9,8 @@ import { parseId } from '../ids.js';
 import { authOf } from '../plugins/session.js';
 import { isAnalyticsUnavailable, runAnalytics } from './analytics-run.js';
 import {
+  RequestIdParams,
+  RequestLogRow,
   RequestPage,
   RequestsQuery,
   Summary,
@@ -67,6 +69,12 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
   }
 
   const reportingZone = (orgId: string) => readableZone(control.organizations.reportingZone(orgId));
+
+  /** The names a request-log row shows beside its key and project ids. */
+  const namesOf = (orgId: string) => ({
+    keys: new Map(control.keys.list(orgId).map((key) => [key.id, key.name])),
+    projects: new Map(control.organizations.projects(orgId).map((project) => [project.id, project.name])),
+  });
 
   const run = <Q extends AnalyticsQuery>(query: Q, reply: FastifyReply) => runAnalytics(app, query, reply);
 
@@ -149,11 +157,27 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
         },
         reply,
       );
-      const names = {
-        keys: new Map(control.keys.list(scope.orgId).map((key) => [key.id, key.name])),
-        projects: new Map(control.organizations.projects(scope.orgId).map((project) => [project.id, project.name])),
-      };
+      const names = namesOf(scope.orgId);
       return { total: page.total, limit, offset, requests: page.rows.map((row) => toRequestLogRow(row, names)) };
+    },
+  );
+
+  // Beyond the contract: one request by its exact id, whatever its age (the primary key: no
+  // search, no window), as the request log shows it; another organisation's is not found.
+  app.get(
+    '/analytics/requests/:req_id',
+    {
+      schema: {
+        tags,
+        params: RequestIdParams,
+        response: { 200: RequestLogRow, ...errors(400, 401, 404, 503) },
+      },
+    },
+    async (request, reply) => {
+      const { orgId } = authOf(request);
+      const row = await run({ kind: 'request', orgId, reqId: request.params.req_id }, reply);
+      if (!row) throw notFound('request not found', { field: 'req_id' });
+      return toRequestLogRow(row, namesOf(orgId));
     },
   );
 

@@ -5,6 +5,7 @@ import { analyticsRoutes } from './analytics.js';
 import { authRoutes } from './auth.js';
 import { googleRoutes } from './auth-google.js';
 import { keyRoutes } from './keys.js';
+import { keySafetyRoutes } from './key-safety.js';
 import { modelRoutes } from './models.js';
 import { organizationRoutes } from './organization.js';
 import { spendRoutes } from './spend.js';
@@ -18,6 +19,7 @@ export async function apiRoutes(api: FastifyInstance): Promise<void> {
     secured.addHook('onRequest', requireSession);
     await secured.register(organizationRoutes);
     await secured.register(keyRoutes);
+    await secured.register(keySafetyRoutes);
     await secured.register(vaultRoutes);
     await secured.register(activityRoutes);
     await secured.register(modelRoutes);

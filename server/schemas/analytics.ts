@@ -74,6 +74,10 @@ export const RequestLogRow = Type.Object({
 });
 export type RequestLogRow = Static<typeof RequestLogRow>;
 
+/** Beyond the contract: one request by its exact id (GET /analytics/requests/{req_id}). */
+export const RequestIdParams = Type.Object({ req_id: Type.String({ minLength: 1, maxLength: 200 }) });
+export type RequestIdParams = Static<typeof RequestIdParams>;
+
 export const RequestPage = Type.Object({
   total: Type.Integer(),
   limit: Type.Integer(),

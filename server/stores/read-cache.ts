@@ -51,6 +51,7 @@ export function otherConnectionCommitted(db: Database): void {
  * turn of the event loop that gives it.
  */
 export class ReadCache<V> {
+  private readonly db: Database;
   private readonly localChanges: Statement<[], number>;
   private readonly otherCommits: OtherCommits;
   private changes = -1;
@@ -62,6 +63,7 @@ export class ReadCache<V> {
     /** Entries kept at most; past it the cache starts over (sessions are many, keys few). */
     private readonly limit = 10_000,
   ) {
+    this.db = db;
     this.localChanges = db.prepare<[], number>('SELECT total_changes()').pluck();
     let commits = otherCommitsOf.get(db);
     if (!commits) otherCommitsOf.set(db, (commits = new OtherCommits(db)));
@@ -69,6 +71,9 @@ export class ReadCache<V> {
   }
 
   get(key: string, read: () => V): V {
+    // Inside a transaction the answer may be rolled back (a dry run), and total_changes()
+    // never goes back down: kept, it would outlive the rollback. Read through, keep nothing.
+    if (this.db.inTransaction) return read();
     const changes = this.localChanges.get()!;
     const commits = this.otherCommits.get();
     if (changes !== this.changes || commits !== this.commits) {

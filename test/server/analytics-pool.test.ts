@@ -72,6 +72,17 @@ describe('the analytics pool', () => {
     },
   );
 
+  it.runIf(process.platform === 'linux')('starts its workers before the first query when warmed', async () => {
+    const serving = getPriority();
+    const below = Math.min(19, serving + ANALYTICS_NICE);
+    const nice = (task: string) =>
+      Number(readFileSync(`/proc/self/task/${task}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+    const lowered = () => readdirSync('/proc/self/task').filter((task) => nice(task) === below).length;
+    const before = lowered();
+    pool({ size: 2, timeoutMs: 30_000, maxQueued: 4 }).warm();
+    await vi.waitFor(() => expect(lowered() - before).toBe(2), { timeout: 10_000 });
+  });
+
   it('gives up on a query past its deadline and serves the next one from a fresh worker', async () => {
     const analytics = pool({ size: 1, timeoutMs: 150, maxQueued: 4 });
     await expect(analytics.run(heavySeries)).rejects.toThrow(AnalyticsUnavailable);
