@@ -2,7 +2,9 @@ import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox
 import { Me, SignedIn } from '#server/schemas/auth.js';
 import { Nullable } from '#server/schemas/common.js';
 import { AlertCheck, AlertRules, FiredAlert } from './alerts/rules.js';
+import { Preferences, StoredPreferences, Theme } from './preference-schema.js';
 import { endpoints, type EndpointInput, type EndpointName, type EndpointOutput } from './endpoints.js';
+import { SavedView, ViewFilters, ViewId, ViewName, ViewScreen } from './saved-views/view.js';
 
 /**
  * The bridge: every call the renderer may make, with its argument and result schemas.
@@ -101,8 +103,31 @@ export const hostCalls = {
     args: Type.Object({ profileId: ProfileId, through: Type.Integer({ minimum: 1 }) }),
     result: Empty,
   },
+  /**
+   * The signed-in account's saved views on the profile (a screen and its filters under a name),
+   * by name, and how many its file held that could not be read (set aside beside it).
+   */
+  'views.list': {
+    args: ForProfile,
+    result: Type.Object({ views: Type.Array(SavedView), set_aside: Type.Integer({ minimum: 0 }) }),
+  },
+  'views.save': {
+    args: Type.Object({ profileId: ProfileId, name: ViewName, screen: ViewScreen, filters: ViewFilters }),
+    result: SavedView,
+  },
+  'views.rename': {
+    args: Type.Object({ profileId: ProfileId, viewId: ViewId, name: ViewName }),
+    result: SavedView,
+  },
+  'views.remove': {
+    args: Type.Object({ profileId: ProfileId, viewId: ViewId }),
+    result: Empty,
+  },
   'embedded.status': { args: Empty, result: EmbeddedStatus },
   'embedded.restart': { args: Empty, result: EmbeddedStatus },
+  /** The signed-in account's preferences on this profile (the host knows who is signed in). */
+  'prefs.get': { args: ForProfile, result: StoredPreferences },
+  'prefs.setTheme': { args: Type.Object({ profileId: ProfileId, theme: Theme }), result: Preferences },
 } satisfies Record<string, { args: TObject; result: TSchema }>;
 
 /** Sign-in, refresh and sign-out belong to the host's session calls, never to the renderer directly. */

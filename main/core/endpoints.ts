@@ -79,6 +79,8 @@ export const endpoints = {
     response: organization.ReportingZone,
   }),
   models: endpoint({ method: 'GET', path: '/models', response: models.ModelList }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  modelPrices: endpoint({ method: 'GET', path: '/models/prices', response: models.ModelPrices }),
   createKey: endpoint({ method: 'POST', path: '/keys', body: keys.CreateKeyBody, response: keys.CreatedKey }),
   listKeys: endpoint({ method: 'GET', path: '/keys', response: keys.KeyList }),
   updateKey: endpoint({
@@ -89,6 +91,22 @@ export const endpoints = {
     response: keys.UpdatedKey,
   }),
   revokeKey: endpoint({ method: 'DELETE', path: '/keys/{key_id}', params: keys.KeyIdParams, response: MessageBody }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  keyImpact: endpoint({
+    method: 'GET',
+    path: '/keys/{key_id}/impact',
+    params: keys.KeyIdParams,
+    response: keys.KeyImpact,
+  }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  rotateKey: endpoint({
+    method: 'POST',
+    path: '/keys/{key_id}/rotate',
+    params: keys.KeyIdParams,
+    response: keys.RotatedKey,
+  }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  bulkKeys: endpoint({ method: 'POST', path: '/keys/bulk', body: keys.BulkKeysBody, response: keys.BulkKeysResult }),
   storeVaultKey: endpoint({
     method: 'POST',
     path: '/vault/keys',
@@ -119,6 +137,13 @@ export const endpoints = {
     path: '/analytics/requests',
     query: analytics.RequestsQuery,
     response: analytics.RequestPage,
+  }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404 (without a field). */
+  request: endpoint({
+    method: 'GET',
+    path: '/analytics/requests/{req_id}',
+    params: analytics.RequestIdParams,
+    response: analytics.RequestLogRow,
   }),
   usageThrottling: endpoint({
     method: 'GET',

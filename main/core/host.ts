@@ -20,7 +20,9 @@ import {
 import type { EndpointInput, EndpointName } from './endpoints.js';
 import { ConsoleError, fieldOf } from './errors.js';
 import { HttpSession } from './http-session.js';
+import { PreferenceStore } from './preferences.js';
 import type { Profile, ProfileStore } from './profiles.js';
+import { SavedViewStore } from './saved-views/store.js';
 
 /** How requests reach the embedded server: the address they name, carried to its socket by the dispatcher. */
 export interface EmbeddedConnection {
@@ -45,6 +47,8 @@ export interface HostOptions {
   embedded: EmbeddedServerControl;
   /** Refresh the access cookie when it lapses within this many ms (default one minute). */
   refreshAheadMs?: number;
+  /** Each account's preferences (the theme); in memory without it. */
+  preferences?: PreferenceStore;
   /** Told when a profile is signed out because its session could not be refreshed. */
   onSignedOut?: (profileId: string) => void;
   /** Alert rules and what they fired, checked every `everyMs` (one minute by default); in memory without it. */
@@ -57,6 +61,8 @@ export interface HostOptions {
      */
     notify?: (profileId: string, alert: StoredAlert) => boolean;
   };
+  /** Where each profile's saved views are kept (per account); in memory without it. */
+  savedViews?: SavedViewStore;
 }
 
 /** Fired alerts the renderer is given: the newest, enough for its list. */
@@ -83,9 +89,15 @@ export class ConsoleHost {
   readonly handlers: Handlers;
   readonly alerts: AlertWatcher;
   private readonly alertStore: AlertStore;
+  private readonly savedViews: SavedViewStore;
+  private readonly preferences: PreferenceStore;
+  /** Who is signed in on each profile, learnt from the session's answers: preferences are theirs. */
+  private readonly userIds = new Map<string, string>();
 
   constructor(private readonly options: HostOptions) {
     this.alertStore = options.alerts?.store ?? new AlertStore(null);
+    this.savedViews = options.savedViews ?? new SavedViewStore(null);
+    this.preferences = options.preferences ?? new PreferenceStore(null);
     this.handlers = this.createHandlers();
     this.alerts = new AlertWatcher({
       store: this.alertStore,
@@ -139,7 +151,11 @@ export class ConsoleHost {
       dispatcher,
       refreshAheadMs: this.options.refreshAheadMs,
       onJarChanged: () => this.options.profiles.saveJar(profileId),
-      onSignedOut: () => this.options.onSignedOut?.(profileId),
+      onSignedOut: () => {
+        // A lapsed session: prefs.* and views.* answer 401 until someone signs in, not as the last account.
+        this.userIds.delete(profileId);
+        this.options.onSignedOut?.(profileId);
+      },
     });
     const client = new ControlPlaneClient(session);
     this.connections.set(profileId, { baseUrl, dispatcher, client });
@@ -171,26 +187,34 @@ export class ConsoleHost {
         await this.signOut(profileId);
         profiles.remove(profileId);
         this.alertStore.remove(profileId);
+        this.savedViews.removeProfile(profileId);
+        this.preferences.remove(profileId);
         this.connections.delete(profileId);
         return {};
       },
       'session.signIn': async ({ profileId, email, password }) =>
-        (await this.client(profileId)).call('login', { body: { email, password } }),
+        this.signedIn(profileId, await (await this.client(profileId)).call('login', { body: { email, password } })),
       'session.signInDemo': async ({ profileId }) => {
         if (profiles.get(profileId).kind !== 'embedded') {
           throw new ConsoleError(400, 'only the embedded server has the demo account');
         }
         const demo = this.options.embedded.demoCredentials();
         if (!demo) throw new ConsoleError(404, 'the embedded server holds no demo data');
-        return (await this.client(profileId)).call('login', { body: demo });
+        return this.signedIn(profileId, await (await this.client(profileId)).call('login', { body: demo }));
       },
-      'session.register': async ({ profileId, ...body }) => (await this.client(profileId)).call('register', { body }),
-      'session.google': async ({ profileId, ...body }) => (await this.client(profileId)).call('google', { body }),
+      'session.register': async ({ profileId, ...body }) =>
+        this.signedIn(profileId, await (await this.client(profileId)).call('register', { body })),
+      'session.google': async ({ profileId, ...body }) =>
+        this.signedIn(profileId, await (await this.client(profileId)).call('google', { body })),
       'session.signOut': async ({ profileId }) => {
         await this.signOut(profileId);
         return {};
       },
-      'session.me': async ({ profileId }) => (await this.client(profileId)).call('me', {}),
+      'session.me': async ({ profileId }) => {
+        const me = await (await this.client(profileId)).call('me', {});
+        this.userIds.set(profileId, me.user_id);
+        return me;
+      },
       'alerts.get': async ({ profileId }) => {
         profiles.get(profileId);
         return this.alertsView(profileId);
@@ -214,6 +238,22 @@ export class ConsoleHost {
         this.alertStore.markDelivered(profileId, through);
         return {};
       },
+      'prefs.get': async ({ profileId }) => this.preferences.read(profileId, await this.userId(profileId)),
+      'prefs.setTheme': async ({ profileId, theme }) =>
+        this.preferences.setTheme(profileId, await this.userId(profileId), theme),
+      // Each account's own views: the host knows who is signed in on the profile (401 when no one).
+      'views.list': async ({ profileId }) => {
+        const { views, setAside } = this.savedViews.list(profileId, await this.userId(profileId));
+        return { views, set_aside: setAside };
+      },
+      'views.save': async ({ profileId, ...view }) =>
+        this.savedViews.save(profileId, await this.userId(profileId), view),
+      'views.rename': async ({ profileId, viewId, name }) =>
+        this.savedViews.rename(profileId, await this.userId(profileId), viewId, name),
+      'views.remove': async ({ profileId, viewId }) => {
+        this.savedViews.remove(profileId, await this.userId(profileId), viewId);
+        return {};
+      },
       'embedded.status': async () => this.options.embedded.status(),
       'embedded.restart': async () => {
         this.dropEmbeddedConnections();
@@ -224,12 +264,29 @@ export class ConsoleHost {
     return { ...host, ...api } as Handlers;
   }
 
+  /** Notes who a sign-in (or registration) signed in on the profile, and passes its answer on. */
+  private signedIn<T extends { user: { user_id: string } }>(profileId: string, answer: T): T {
+    this.userIds.set(profileId, answer.user.user_id);
+    return answer;
+  }
+
+  /** The account signed in on the profile: known from its sign-in, else asked of the server (401 when none). */
+  private async userId(profileId: string): Promise<string> {
+    this.options.profiles.get(profileId);
+    const known = this.userIds.get(profileId);
+    if (known !== undefined) return known;
+    const me = await (await this.client(profileId)).call('me', {});
+    this.userIds.set(profileId, me.user_id);
+    return me.user_id;
+  }
+
   /**
    * Logs out on the server when it can be reached, and empties the profile's jar whatever
    * happens: an unreachable or crashed server must not keep the session alive on this side.
    */
   private async signOut(profileId: string): Promise<void> {
     const jar = this.options.profiles.jar(profileId);
+    this.userIds.delete(profileId);
     try {
       if (
         (await jar.getCookies(`${this.options.profiles.get(profileId).baseUrl ?? EMBEDDED_COOKIE_ORIGIN}/auth/refresh`))

@@ -4,6 +4,8 @@ import { AlertStore } from '../core/alerts/alert-store.js';
 import { callNames } from '../core/contract.js';
 import { EmbeddedServer } from '../core/embedded-server.js';
 import { ConsoleHost } from '../core/host.js';
+import { SavedViewStore } from '../core/saved-views/store.js';
+import { PreferenceStore } from '../core/preferences.js';
 import { alertNotifier } from './alert-notifications.js';
 import { handleAppScheme, registerAppScheme } from './app-protocol.js';
 import { EMBEDDED_STATUS_CHANNEL } from './channels.js';
@@ -135,6 +137,8 @@ export function runElectronShell(): void {
       profiles,
       embedded,
       alerts: { store: alertStore, notify: alertNotifier(() => mainWindow, openWindow) },
+      savedViews: new SavedViewStore(join(userData, 'views')),
+      preferences: new PreferenceStore(join(userData, 'preferences')),
     });
     host = consoleHost;
     registerBridge(consoleHost, () => mainWindow);

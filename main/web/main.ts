@@ -5,6 +5,8 @@ import { AlertStore } from '../core/alerts/alert-store.js';
 import { appDataDir } from '../core/app-data.js';
 import { EmbeddedServer } from '../core/embedded-server.js';
 import { ConsoleHost } from '../core/host.js';
+import { SavedViewStore } from '../core/saved-views/store.js';
+import { PreferenceStore } from '../core/preferences.js';
 import { ownerOnlyFile, ProfileStore } from '../core/profiles.js';
 import { findChromium, hasDisplay, openAppWindow, type OpenedBrowser } from './browser.js';
 import { startWebShell } from './server.js';
@@ -67,6 +69,8 @@ export async function runWebShell(env: NodeJS.ProcessEnv = process.env): Promise
     embedded,
     // The page raises the web shell's notifications: the host has no way to the desktop's.
     alerts: { store: new AlertStore(join(dataDir, 'alerts')), everyMs: alertCheckMs(env.GC_ALERT_CHECK_MS) },
+    savedViews: new SavedViewStore(join(dataDir, 'views')),
+    preferences: new PreferenceStore(join(dataDir, 'preferences')),
     onSignedOut: (profileId) => {
       const name = profiles.list().find((p) => p.id === profileId)?.name ?? profileId;
       say(`Signed out of "${name}": its session could not be refreshed.`);

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, rmSync } from 'node:fs';
+import { profileFilePath, readProfileFile } from '../profile-file.js';
 import { writeAtomically } from '../profiles.js';
 import { AlertRules, FiredAlert, type AlertRule } from './rules.js';
 
@@ -78,30 +78,10 @@ export class AlertStore {
   }
 
   private read(profileId: string): ProfileAlerts {
-    if (this.dir === null) return empty();
-    const path = this.path(profileId);
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return empty();
-      throw error;
-    }
-    let parsed: unknown = null;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      // Set aside below.
-    }
-    if (check.Check(parsed)) return parsed;
-    // Kept for whoever wrote it; the profile starts again without rules.
-    renameSync(path, `${path}.bad-${Date.now()}`);
-    return empty();
+    return this.dir === null ? empty() : readProfileFile(this.path(profileId), check, empty);
   }
 
   private path(profileId: string): string {
-    // Profile ids are the host's own UUIDs; anything else never names a file.
-    if (!/^[\w-]+$/.test(profileId)) throw new Error('not a profile id');
-    return join(this.dir ?? '', `${profileId}.json`);
+    return profileFilePath(this.dir ?? '', profileId);
   }
 }
