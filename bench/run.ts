@@ -1,9 +1,12 @@
 // npm run bench -- [--rows 1000000] [--days 30] [--runs 7] [--warmup 1] [--out bench/results]
 //                  [--case-seconds 30] [--load-seconds 5] [--gateway-seconds 2×load-seconds]
-//                  [--only gateway]
-// Measures the current implementation against issue 6 section 2 and DuckDB on the same rows, and
-// the gateway against issue 32 section 3. `--only gateway` seeds a small store (10,000 rows unless
-// --rows says otherwise), loads no DuckDB and runs the gateway section alone (<out>/gateway.json, .md).
+//                  [--only gateway|console]
+// Measures the current implementation against issue 6 section 2 and DuckDB on the same rows, the
+// gateway against issue 32 section 3, and the console in Chromium against issue 25 section 4.
+// `--only gateway` seeds a small store (10,000 rows unless --rows says otherwise), loads no DuckDB
+// and runs the gateway section alone (<out>/gateway.json, .md); `--only console` likewise (100,000
+// rows by default) runs the console section alone (<out>/console.json, .md). The console section
+// builds dist/renderer and drives Chromium (CHROMIUM_PATH, /usr/bin/chromium by default).
 // Exits 0 whatever passes or fails (it is a measurement), 1 on errors.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -23,9 +26,12 @@ import {
   startRemoteGateway,
   startUpstream,
 } from './gateway.js';
+import { measureConsole } from './console.js';
 import { ApiClient } from './http.js';
 import { ROOT, RssSampler, startChild, type Child } from './processes.js';
 import {
+  consoleOnlyConsole,
+  consoleOnlyMarkdown,
   consoleTables,
   gatewayConsole,
   gatewayFigures,
@@ -34,6 +40,8 @@ import {
   markdown,
   otherFigures,
   type CaseResult,
+  type ConsoleOnlyReport,
+  type Figure,
   type GatewayOnlyReport,
   type GatewayReport,
   type Report,
@@ -52,7 +60,7 @@ interface Options {
   loadSeconds: number;
   /** Timed seconds per target of each gateway case. */
   gatewaySeconds: number;
-  only: 'gateway' | null;
+  only: 'gateway' | 'console' | null;
 }
 
 function options(argv: string[]): Options {
@@ -77,11 +85,12 @@ function options(argv: string[]): Options {
     if (!Number.isSafeInteger(value) || value < min) throw new Error(`--${name} must be a whole number ≥ ${min}`);
     return value;
   };
-  if (values.only !== undefined && values.only !== 'gateway') throw new Error('--only takes one value: gateway');
   const only = values.only ?? null;
+  if (only !== null && only !== 'gateway' && only !== 'console')
+    throw new Error('--only takes one of: gateway, console');
   const loadSeconds = whole('load-seconds', values['load-seconds'], 1);
   return {
-    rows: whole('rows', values.rows ?? (only === 'gateway' ? '10000' : '1000000'), 1000),
+    rows: whole('rows', values.rows ?? { gateway: '10000', console: '100000', all: '1000000' }[only ?? 'all'], 1000),
     days: whole('days', values.days, 1),
     runs: whole('runs', values.runs, 1),
     warmup: whole('warmup', values.warmup, 0),
@@ -128,6 +137,7 @@ async function main(argv: string[]): Promise<void> {
 
   try {
     if (opts.only === 'gateway') await gatewayOnly(opts, temp, cleanups, started);
+    else if (opts.only === 'console') await consoleOnly(opts, temp, started);
     else await everything(opts, temp, cleanups, started);
   } finally {
     await cleanUp();
@@ -232,25 +242,50 @@ async function gatewayOnly(opts: Options, temp: string, cleanups: Cleanups, star
     cleanups,
   );
 
-  const verdicts = gateway.figures.map((f) => f.pass).filter((p) => p !== null);
-  const report: GatewayOnlyReport = {
+  const report: GatewayOnlyReport = { ...sectionOnly(seeded.rows, started, gateway.figures), gateway };
+  await writeReport(opts.out, 'gateway', report, gatewayMarkdown(report), gatewayConsole(report));
+}
+
+/** `--only console`: a store of its own, no DuckDB, no server of the bench's: the console section alone. */
+async function consoleOnly(opts: Options, temp: string, started: number): Promise<void> {
+  const dataDir = join(temp, 'data');
+  log(`seeding ${opts.rows} rows over ${opts.days} days into ${dataDir}`);
+  const seeded = await seedStore(dataDir, { rows: opts.rows, days: opts.days }, log);
+  const measured = await measureConsole({ temp, dataDir, days: opts.days, log });
+  const report: ConsoleOnlyReport = { ...sectionOnly(seeded.rows, started, measured.figures), console: measured };
+  await writeReport(opts.out, 'console', report, consoleOnlyMarkdown(report), consoleOnlyConsole(report));
+}
+
+/** What a report of one section (`--only`) says besides the section: the run, and its verdicts. */
+function sectionOnly(rows: number, started: number, figures: Figure[]): Omit<GatewayOnlyReport, 'gateway'> {
+  const verdicts = figures.map((f) => f.pass).filter((p) => p !== null);
+  return {
     meta: {
-      rows: seeded.rows,
+      rows,
       startedAt: new Date(started).toISOString(),
       seconds: round((Date.now() - started) / 1000, 1),
       node: process.version,
       cpus: cpus().length,
       cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
     },
-    gateway,
     passed: verdicts.filter(Boolean).length,
     failed: verdicts.filter((p) => !p).length,
   };
-  mkdirSync(opts.out, { recursive: true });
-  const base = join(opts.out, 'gateway');
+}
+
+/** <out>/<name>.json and .md, formatted as `npm run lint` expects; the tables printed too. */
+async function writeReport(
+  out: string,
+  name: string,
+  report: object,
+  markdown: string,
+  terminal: string,
+): Promise<void> {
+  mkdirSync(out, { recursive: true });
+  const base = join(out, name);
   writeFileSync(base + '.json', await formatted(base + '.json', JSON.stringify(report, null, 2)));
-  writeFileSync(base + '.md', await formatted(base + '.md', gatewayMarkdown(report)));
-  console.log('\n' + gatewayConsole(report) + '\n');
+  writeFileSync(base + '.md', await formatted(base + '.md', markdown));
+  console.log('\n' + terminal + '\n');
   log(`wrote ${base}.json and ${base}.md (relative to ${ROOT})`);
 }
 
@@ -333,6 +368,8 @@ async function everything(opts: Options, temp: string, cleanups: Cleanups, start
     opts.gatewaySeconds,
     cleanups,
   );
+  // Last, once the bench's server has stopped: the console's embedded server opens the same store.
+  const consoleSection = await measureConsole({ temp, dataDir, days: opts.days, log });
 
   const partial: Omit<Report, 'figures' | 'passed' | 'failed'> = {
     meta: {
@@ -358,12 +395,14 @@ async function everything(opts: Options, temp: string, cleanups: Cleanups, start
     keysLatency,
     memory,
     gateway,
+    console: consoleSection,
   };
   const figures = otherFigures(partial);
   const verdicts = [
     ...results.map((r) => r.pass),
     ...figures.map((f) => f.pass),
     ...gateway.figures.map((f) => f.pass),
+    ...consoleSection.figures.map((f) => f.pass),
   ].filter((p) => p !== null);
   const report: Report = {
     ...partial,

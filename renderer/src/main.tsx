@@ -1,4 +1,6 @@
 import './bridge.js';
+// Before the first paint: the last theme shown, so the page never flashes the other palette.
+import './theme/theme-store.js';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/App.js';

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,6 +91,45 @@ describe('npm run build', () => {
     const compiled = [...filesUnder(join(out, 'server')), ...filesUnder(join(out, 'main'))];
     expect(compiled.filter((file) => !/\.(js|cjs|map|sql)$/.test(file))).toEqual([]);
     expect(existsSync(join(out, 'test'))).toBe(false);
+  });
+
+  it('splits the renderer: no chunk over 500 kB, and the page before sign-in ships neither a screen nor recharts', () => {
+    // Vite's own warning, as `npm run build` would print it.
+    expect(buildOutput).not.toMatch(/larger than 500 kB/);
+    const assets = join(out, 'renderer', 'assets');
+    const chunks = readdirSync(assets).filter((file) => file.endsWith('.js'));
+    expect(chunks.length).toBeGreaterThan(8);
+    for (const chunk of chunks) expect(statSync(join(assets, chunk)).size, chunk).toBeLessThanOrEqual(500_000);
+
+    // What the page loads before its first paint: the entry script and the modules it preloads.
+    const html = readFileSync(join(out, 'renderer', 'index.html'), 'utf8');
+    const initial = [
+      ...html.matchAll(/<(?:script[^>]*src|link[^>]*rel="modulepreload"[^>]*href)="\.\/assets\/([^"]+\.js)"/g),
+    ].map((match) => match[1]!);
+    expect(initial.length).toBeGreaterThan(0);
+    // Each chunk's source map names the modules inside it (the bundler's runtime chunk has none: no module).
+    const sourcesOf = (chunk: string): string[] => {
+      const map = join(assets, `${chunk}.map`);
+      if (!existsSync(map)) return [];
+      return (JSON.parse(readFileSync(map, 'utf8')) as { sources: string[] }).sources;
+    };
+    const before = initial.flatMap(sourcesOf);
+    expect(before.some((source) => source.includes('screens/connect/'))).toBe(true);
+    expect(before.filter((source) => source.includes('node_modules/recharts/'))).toEqual([]);
+    expect(before.filter((source) => /screens\/(?!connect\/)/.test(source))).toEqual([]);
+    // recharts is in the build, in chunks of its own that no screen without a chart imports.
+    const charting = chunks.filter((chunk) =>
+      sourcesOf(chunk).some((source) => source.includes('node_modules/recharts/')),
+    );
+    expect(charting.length).toBeGreaterThan(0);
+    for (const chunk of charting)
+      expect(sourcesOf(chunk).filter((source) => source.includes('renderer/src/'))).toEqual([]);
+    // Static imports only: the shell names it too, but in the list it preloads when the analytics screen opens.
+    const importers = chunks.filter((chunk) => {
+      const code = readFileSync(join(assets, chunk), 'utf8');
+      return charting.some((charts) => new RegExp(`(?:from|import)\\s*"\\./${charts.replace('.', '\\.')}"`).test(code));
+    });
+    expect(importers.map((chunk) => chunk.replace(/-[\w-]{8}\.js$/, ''))).toEqual(['AnalyticsScreen']);
   });
 
   it('bundles the preload into one CommonJS file that requires nothing but electron', () => {

@@ -1,16 +1,23 @@
 import { useEffect, useMemo } from 'react';
+import { Breakable } from '../components/Breakable.js';
 import { useAlertFeed } from '../screens/alerts/useAlertFeed.js';
 import { useAnalyticsHealth } from '../state/api.js';
 import { useOffers } from '../state/offers.js';
 import { SCREENS, useRoute } from '../state/route.js';
 import { useSession } from '../state/session.js';
-import { screens } from './screens.js';
+import { ThemeSwitch } from '../theme/ThemeSwitch.js';
+import { CommandLayer } from '../commands/CommandLayer.js';
+import { ariaShortcut, screenShortcut, shortcutLabel, SIGN_OUT_SHORTCUT } from '../commands/shortcut.js';
+import { PaletteButton, SavedViewsNav } from './SavedViewsNav.js';
+import { LoadBoundary } from './LoadBoundary.js';
+import { preloadScreens, screens } from './screens.js';
 
 /** The signed-in console: navigation, who is signed in where, the analytics banner, the screen. */
 export function Shell() {
   const screen = useRoute((s) => s.screen);
   const go = useRoute((s) => s.go);
-  const { title, component: Screen } = screens[screen];
+  const entry = screens[screen];
+  const { title } = entry;
   const spendOffered = useOffers((s) => s.spend);
   const probe = useOffers((s) => s.probe);
   // Screens beyond the contract leave the navigation once the server says it lacks them.
@@ -26,32 +33,21 @@ export function Shell() {
     document.title = `${title} · Gateway Console`;
   }, [title]);
 
-  // Alt+1, Alt+2 … open the screens in the order the navigation shows them.
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (!event.altKey || event.ctrlKey || event.metaKey) return;
-      // The physical digit key: Option+1 types "¡" on a Mac, so event.key would not do.
-      const digit = /^Digit([1-9])$/.exec(event.code)?.[1];
-      const target = digit ? shown[Number(digit) - 1] : undefined;
-      if (!target) return;
-      event.preventDefault();
-      go(target);
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [go, shown]);
+  // Each screen is a chunk of its own: fetched while the console idles, so a switch waits for none.
+  useEffect(() => preloadScreens(), []);
 
   return (
     <div className="shell">
       <nav className="sidebar" aria-label="Console">
         <p className="brand">Gateway Console</p>
+        <PaletteButton />
         <ul>
           {shown.map((name, index) => (
             <li key={name}>
               <a
                 href={`#/${name}`}
-                title={`${screens[name].title} (Alt+${index + 1})`}
-                aria-keyshortcuts={`Alt+${index + 1}`}
+                title={`${screens[name].title} (${shortcutLabel(screenShortcut(index))})`}
+                aria-keyshortcuts={ariaShortcut(screenShortcut(index))}
                 aria-current={name === screen ? 'page' : undefined}
                 onClick={(event) => {
                   event.preventDefault();
@@ -64,13 +60,21 @@ export function Shell() {
             </li>
           ))}
         </ul>
+        <SavedViewsNav />
         <SessionIndicator />
+        <ThemeSwitch />
       </nav>
       <main className="content" aria-labelledby="screen-title">
         <AnalyticsBanner />
-        <h1 id="screen-title">{title}</h1>
-        <Screen />
+        <h1 id="screen-title" tabIndex={-1}>
+          {title}
+        </h1>
+        {/* Keyed by screen: a screen that fails to load leaves the navigation, and the next screen, working. */}
+        <LoadBoundary key={screen} title={title} retry={entry.retry}>
+          {() => <entry.component />}
+        </LoadBoundary>
       </main>
+      <CommandLayer shown={shown} />
     </div>
   );
 }
@@ -84,13 +88,21 @@ function SessionIndicator() {
     <section className="session" data-testid="session-indicator" aria-label="Session">
       <span className="dot" aria-hidden="true" />
       <div>
-        <strong data-testid="session-email">{me.email}</strong>
+        <strong data-testid="session-email">
+          <Breakable text={me.email} />
+        </strong>
         <span className="muted">
           {me.role} · {me.organization.name}
         </span>
         <span className="muted">{profile?.name ?? ''}</span>
       </div>
-      <button type="button" onClick={() => void signOut()} data-testid="sign-out">
+      <button
+        type="button"
+        onClick={() => void signOut()}
+        title={`Sign out (${shortcutLabel(SIGN_OUT_SHORTCUT)})`}
+        aria-keyshortcuts={ariaShortcut(SIGN_OUT_SHORTCUT)}
+        data-testid="sign-out"
+      >
         Sign out
       </button>
     </section>

@@ -1,21 +1,68 @@
 import type { ComponentType } from 'react';
-import { ActivityScreen } from '../screens/activity/ActivityScreen.js';
-import { AlertsScreen } from '../screens/alerts/AlertsScreen.js';
-import { AnalyticsScreen } from '../screens/analytics/AnalyticsScreen.js';
-import { KeysScreen } from '../screens/keys/KeysScreen.js';
-import { OrganisationScreen } from '../screens/organisation/OrganisationScreen.js';
-import { RequestLogScreen } from '../screens/requests/RequestLogScreen.js';
-import { SpendScreen } from '../screens/spend/SpendScreen.js';
-import { VaultScreen } from '../screens/vault/VaultScreen.js';
 import type { Screen } from '../state/route.js';
+import { retryableLazy, type RetryableLazy } from './retryable-lazy.js';
 
-export const screens: Record<Screen, { title: string; component: ComponentType }> = {
-  keys: { title: 'API keys', component: KeysScreen },
-  vault: { title: 'Provider keys', component: VaultScreen },
-  analytics: { title: 'Analytics', component: AnalyticsScreen },
-  spend: { title: 'Spend', component: SpendScreen },
-  requests: { title: 'Request log', component: RequestLogScreen },
-  activity: { title: 'Activity', component: ActivityScreen },
-  alerts: { title: 'Alerts', component: AlertsScreen },
-  organisation: { title: 'Organisation', component: OrganisationScreen },
+/**
+ * Each screen is its own chunk, fetched when it is first opened (or earlier, by
+ * `preloadScreens` once the console is idle), so that the sign-in page ships none of them;
+ * recharts comes only with the screens that chart (vite.config.ts).
+ */
+
+interface ScreenEntry extends RetryableLazy {
+  title: string;
+}
+
+function lazyScreen<K extends string>(
+  title: string,
+  load: () => Promise<Record<K, ComponentType>>,
+  name: K,
+): ScreenEntry {
+  const entry = retryableLazy(load, name);
+  return {
+    title,
+    get component() {
+      return entry.component;
+    },
+    preload: entry.preload,
+    retry: entry.retry,
+  };
+}
+
+export const screens: Record<Screen, ScreenEntry> = {
+  keys: lazyScreen('API keys', () => import('../screens/keys/KeysScreen.js'), 'KeysScreen'),
+  vault: lazyScreen('Provider keys', () => import('../screens/vault/VaultScreen.js'), 'VaultScreen'),
+  analytics: lazyScreen('Analytics', () => import('../screens/analytics/AnalyticsScreen.js'), 'AnalyticsScreen'),
+  spend: lazyScreen('Spend', () => import('../screens/spend/SpendScreen.js'), 'SpendScreen'),
+  requests: lazyScreen('Request log', () => import('../screens/requests/RequestLogScreen.js'), 'RequestLogScreen'),
+  activity: lazyScreen('Activity', () => import('../screens/activity/ActivityScreen.js'), 'ActivityScreen'),
+  alerts: lazyScreen('Alerts', () => import('../screens/alerts/AlertsScreen.js'), 'AlertsScreen'),
+  organisation: lazyScreen(
+    'Organisation',
+    () => import('../screens/organisation/OrganisationScreen.js'),
+    'OrganisationScreen',
+  ),
 };
+
+/**
+ * Fetches every screen's chunk, one after another, when the browser has nothing else to do:
+ * the first switch to a screen then waits for no download. Failures are left for the
+ * screen's own load to show when it is opened.
+ */
+export function preloadScreens(): () => void {
+  let cancelled = false;
+  const idle = (next: () => void) =>
+    typeof window.requestIdleCallback === 'function' ? window.requestIdleCallback(next) : window.setTimeout(next, 50);
+  const queue = Object.values(screens);
+  const step = () => {
+    const entry = queue.shift();
+    if (cancelled || !entry) return;
+    entry.preload().then(
+      () => idle(step),
+      () => idle(step),
+    );
+  };
+  idle(step);
+  return () => {
+    cancelled = true;
+  };
+}

@@ -15,6 +15,8 @@ export interface Column<S extends string = never> {
   number?: boolean;
   /** The sort its header's button asks for; without it the header is plain text. */
   sort?: S;
+  /** Further sorts offered in the same header, for a column that shows several facts ("Name · Prefix"). */
+  also?: readonly { sort: S; label: string }[];
 }
 
 export interface TableSort<S extends string> {
@@ -98,26 +100,46 @@ export function DataTable<Row, S extends string = never>(props: DataTableProps<R
   );
 }
 
+/** A column's sorts, its own first. */
+function sortsOf<S extends string>(column: Column<S>): { sort: S; label: string }[] {
+  return [...(column.sort === undefined ? [] : [{ sort: column.sort, label: column.label }]), ...(column.also ?? [])];
+}
+
 function Header<S extends string>({ column, sort }: { column: Column<S>; sort: TableSort<S> | undefined }) {
   const { label, hidden, number } = column;
-  const by = sort ? column.sort : undefined;
+  const sorts = sort ? sortsOf(column) : [];
   return (
     <th
       scope="col"
-      className={number ? 'number' : undefined}
-      aria-sort={!sort || by === undefined ? undefined : by === sort.column ? ARIA_SORT[sort.order] : 'none'}
+      className={[number && 'number', sorts.length > 1 && 'sorts'].filter(Boolean).join(' ') || undefined}
+      aria-sort={
+        !sort || sorts.length === 0
+          ? undefined
+          : sorts.some((s) => s.sort === sort.column)
+            ? ARIA_SORT[sort.order]
+            : 'none'
+      }
     >
       {hidden ? (
         <span className="visually-hidden">{label}</span>
-      ) : !sort || by === undefined ? (
+      ) : !sort || sorts.length === 0 ? (
         label
       ) : (
-        <button type="button" onClick={() => sort.onSort(by)} data-testid={`sort-${by}`}>
-          {label}
-          <span aria-hidden="true" className="sort-mark">
-            {by === sort.column ? (sort.order === 'asc' ? ' ▲' : ' ▼') : ''}
-          </span>
-        </button>
+        sorts.map((by, i) => (
+          <Fragment key={by.sort}>
+            {i > 0 && (
+              <span aria-hidden="true" className="sort-between">
+                {' · '}
+              </span>
+            )}
+            <button type="button" onClick={() => sort.onSort(by.sort)} data-testid={`sort-${by.sort}`}>
+              {by.label}
+              <span aria-hidden="true" className="sort-mark">
+                {by.sort === sort.column ? (sort.order === 'asc' ? ' ▲' : ' ▼') : ''}
+              </span>
+            </button>
+          </Fragment>
+        ))
       )}
     </th>
   );
@@ -125,7 +147,8 @@ function Header<S extends string>({ column, sort }: { column: Column<S>; sort: T
 
 /** The sorted-by sentence of a caption: "sorted by name, ascending". */
 export function sortedBy<S extends string>(columns: readonly Column<S>[], sort: TableSort<S>): string {
-  return `sorted by ${columns.find((c) => c.sort === sort.column)?.label.toLowerCase()}, ${ARIA_SORT[sort.order]}`;
+  const by = columns.flatMap(sortsOf).find((s) => s.sort === sort.column);
+  return `sorted by ${by?.label.toLowerCase()}, ${ARIA_SORT[sort.order]}`;
 }
 
 export interface RowAction {

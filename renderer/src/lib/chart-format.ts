@@ -59,11 +59,12 @@ export function axisTimeFormat(intervalMs: number, spanMs: number): (ms: number)
   return (ms) => format.format(new Date(ms));
 }
 
+const utcDay = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+
 /** The tooltip's heading for a point: its UTC day for day-wide buckets, else its local time. */
 export function pointTitle(intervalMs: number, ms: number): string {
   if (!utcDays(intervalMs)) return formatTime(new Date(ms).toISOString());
-  const day = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
-  return `${day.format(new Date(ms))} (UTC day)`;
+  return `${utcDay.format(new Date(ms))} (UTC day)`;
 }
 
 /** The caption's word on which clock the axis reads. */

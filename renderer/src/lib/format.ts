@@ -22,6 +22,7 @@ export function formatMs(value: number | null | undefined): string {
 }
 
 const localTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+const localMinute = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 const localDate = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 
 function parse(iso: string): Date | null {
@@ -34,6 +35,13 @@ export function formatTime(iso: string | null | undefined, whenNull: string = UN
   if (iso === null || iso === undefined) return whenNull;
   const date = parse(iso);
   return date ? localTime.format(date) : iso;
+}
+
+/** To the minute, where a table has no room for seconds (the full time then goes in a tooltip). */
+export function formatMinute(iso: string | null | undefined, whenNull: string = UNKNOWN): string {
+  if (iso === null || iso === undefined) return whenNull;
+  const date = parse(iso);
+  return date ? localMinute.format(date) : iso;
 }
 
 export function formatDate(iso: string | null | undefined, whenNull: string = UNKNOWN): string {

@@ -49,13 +49,16 @@ export function isExpired(key: Pick<Key, 'expires_at'>, now: number = Date.now()
 export interface KeyFilter {
   project?: string | undefined;
   environment?: string | undefined;
+  /** One key by id (the command palette's "a key by name or prefix"). */
+  key?: string | undefined;
 }
 
 export function filterKeys(rows: readonly KeyRow[], filter: KeyFilter): KeyRow[] {
   return rows.filter(
     ({ key }) =>
       (!filter.project || key.project_id === filter.project) &&
-      (!filter.environment || key.environment === filter.environment),
+      (!filter.environment || key.environment === filter.environment) &&
+      (!filter.key || key.id === filter.key),
   );
 }
 

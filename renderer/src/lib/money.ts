@@ -79,8 +79,12 @@ export function formatMicroPkrFixed(micro: number | null | undefined, decimals =
   return format.format(micro / MICRO_PER_PKR);
 }
 
+// One formatter for every tooltip: toLocaleString builds a new one per call, which a table of
+// amounts pays for each cell it draws.
+const microDigits = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
 /** The exact amount for a tooltip: every settled decimal, and the micro-PKR the server counts. */
 export function exactPkrTitle(micro: number): string {
   const whole = Math.round(micro);
-  return `${microToPkrText(whole)} PKR (${whole.toLocaleString('en-US')} micro-PKR)${whole === micro ? '' : ', rounded'}`;
+  return `${microToPkrText(whole)} PKR (${microDigits.format(whole)} micro-PKR)${whole === micro ? '' : ', rounded'}`;
 }

@@ -84,19 +84,11 @@ export function seriesNames(filled: FilledAnswer, nameOf: (groupBy: GroupBy, id:
   );
 }
 
-/** Mid-tone colours that read on the light and the dark theme alike. */
-export const PALETTE = [
-  '#4e79a7',
-  '#f28e2b',
-  '#e15759',
-  '#59a14f',
-  '#b07aa1',
-  '#76b7b2',
-  '#edc948',
-  '#ff9da7',
-  '#9c755f',
-  '#8c8c8c',
-];
+/**
+ * The series colours: the theme's (styles.css, --series-1 … --series-10), which it shades for
+ * the light and the dark background alike so each line keeps 3:1 contrast against it.
+ */
+export const PALETTE = Array.from({ length: 10 }, (_, i) => `var(--series-${i + 1})`);
 
 export interface NamedSeries {
   name: string;

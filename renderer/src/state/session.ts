@@ -55,45 +55,12 @@ function remembered(): string | null {
   }
 }
 
-export const useSession = create<SessionState>((set, get) => ({
-  phase: 'starting',
-  profiles: [],
-  profileId: null,
-  me: null,
-  embedded: null,
-  embeddedError: null,
-  notice: null,
-
-  async load() {
-    try {
-      const { profiles } = await call('profiles.list', {});
-      set({ profiles });
-      const last = profiles.find((p) => p.id === remembered());
-      if (last?.signedIn) {
-        await get().choose(last.id);
-        return;
-      }
-      set({ phase: 'connect', profileId: last?.id ?? profiles[0]?.id ?? null });
-    } catch (error) {
-      set({ phase: 'connect', notice: errorMessage(error) });
-    }
-  },
-
-  async refreshProfiles() {
-    const { profiles } = await call('profiles.list', {});
-    const current = get().profileId;
-    set({ profiles, profileId: profiles.some((p) => p.id === current) ? current : (profiles[0]?.id ?? null) });
-  },
-
-  async pollEmbedded() {
-    try {
-      set({ embedded: await call('embedded.status', {}), embeddedError: null });
-    } catch (error) {
-      set({ embeddedError: errorMessage(error) });
-    }
-  },
-
-  async choose(profileId) {
+export const useSession = create<SessionState>((set, get) => {
+  /**
+   * Shows the console for `profileId` once its user is known (`me`, when the caller has already
+   * asked), or the connection screen when the profile has no session.
+   */
+  const enter = async (profileId: string | null, me?: Promise<Me>): Promise<void> => {
     set({ profileId, notice: null });
     remember(profileId);
     const profile = get().profiles.find((p) => p.id === profileId);
@@ -102,53 +69,99 @@ export const useSession = create<SessionState>((set, get) => ({
       return;
     }
     try {
-      const me = await call('session.me', { profileId });
+      const user = await (me ?? call('session.me', { profileId }));
       // Another profile chosen meanwhile wins: never show one profile's user under another. The
       // profile, not the organisation scope: a late 401 of the profile left behind must not
       // drop this one's answer.
       if (get().profileId !== profileId) return;
-      set({ me, phase: 'console' });
+      set({ me: user, phase: 'console' });
     } catch (error) {
       if (get().profileId !== profileId) return;
       if (error instanceof BridgeError && error.status === 401) get().expired();
       else set({ phase: 'connect', me: null, notice: errorMessage(error) });
     }
-  },
+  };
 
-  async signedIn(profileId) {
-    await get().refreshProfiles();
-    await get().choose(profileId);
-  },
+  return {
+    phase: 'starting',
+    profiles: [],
+    profileId: null,
+    me: null,
+    embedded: null,
+    embeddedError: null,
+    notice: null,
 
-  async signOut() {
-    const { profileId } = get();
-    if (profileId) {
+    async load() {
       try {
-        await call('session.signOut', { profileId });
+        const { profiles } = await call('profiles.list', {});
+        set({ profiles });
+        const last = profiles.find((p) => p.id === remembered());
+        if (last?.signedIn) {
+          await get().choose(last.id);
+          return;
+        }
+        set({ phase: 'connect', profileId: last?.id ?? profiles[0]?.id ?? null });
       } catch (error) {
-        set({ notice: `Signed out on this side; the server did not confirm: ${errorMessage(error)}` });
+        set({ phase: 'connect', notice: errorMessage(error) });
       }
-    }
-    set({ phase: 'connect', me: null });
-    await get()
-      .refreshProfiles()
-      .catch((error: unknown) => set({ notice: `Could not list the connections: ${errorMessage(error)}` }));
-  },
+    },
 
-  expired() {
-    if (get().phase !== 'console') return;
-    set({ phase: 'connect', me: null, notice: 'Your session has expired. Sign in again to go on.' });
-    void get()
-      .refreshProfiles()
-      .catch((error: unknown) =>
-        set({ notice: `Your session has expired; the connections could not be listed: ${errorMessage(error)}` }),
-      );
-  },
+    async refreshProfiles() {
+      const { profiles } = await call('profiles.list', {});
+      const current = get().profileId;
+      set({ profiles, profileId: profiles.some((p) => p.id === current) ? current : (profiles[0]?.id ?? null) });
+    },
 
-  setNotice(notice) {
-    set({ notice });
-  },
-}));
+    async pollEmbedded() {
+      try {
+        set({ embedded: await call('embedded.status', {}), embeddedError: null });
+      } catch (error) {
+        set({ embeddedError: errorMessage(error) });
+      }
+    },
+
+    async choose(profileId) {
+      await enter(profileId);
+    },
+
+    async signedIn(profileId) {
+      // Who signed in is asked while the connections are listed again: neither needs the other's answer.
+      const me = call('session.me', { profileId });
+      me.catch(() => {}); // Answered (or reported) by enter(), once the list is back.
+      await get().refreshProfiles();
+      await enter(profileId, me);
+    },
+
+    async signOut() {
+      const { profileId } = get();
+      if (profileId) {
+        try {
+          await call('session.signOut', { profileId });
+        } catch (error) {
+          set({ notice: `Signed out on this side; the server did not confirm: ${errorMessage(error)}` });
+        }
+      }
+      set({ phase: 'connect', me: null });
+      await get()
+        .refreshProfiles()
+        .catch((error: unknown) => set({ notice: `Could not list the connections: ${errorMessage(error)}` }));
+    },
+
+    expired() {
+      if (get().phase !== 'console') return;
+      set({ phase: 'connect', me: null, notice: 'Your session has expired. Sign in again to go on.' });
+      void get()
+        .refreshProfiles()
+        .catch((error: unknown) =>
+          set({ notice: `Your session has expired; the connections could not be listed: ${errorMessage(error)}` }),
+        );
+    },
+
+    setNotice(notice) {
+      set({ notice });
+    },
+  };
+});
 
 /** Which organisation the console shows: it changes with the profile or the account signed in. */
 function sameOrganisation(state: SessionState, previous: SessionState): boolean {

@@ -1,6 +1,7 @@
 import { expect, type Locator, type Page } from '@playwright/test';
+import { openScreen, signInAsDemoAdmin } from './connect.js';
 
-/** The keys screen as a user works it: the table, the create, secret, edit and revoke dialogs. */
+/** The keys screen as a user works it: the table, the create, secret, edit, revoke and rotate dialogs, bulk actions. */
 
 export interface NewKey {
   project: string;
@@ -19,6 +20,15 @@ export interface Limits {
 
 export class KeysPage {
   constructor(readonly page: Page) {}
+
+  /** Signs in to the demo as its admin and opens the keys screen, its table read. */
+  static async asDemoAdmin(page: Page): Promise<KeysPage> {
+    await signInAsDemoAdmin(page);
+    await openScreen(page, 'keys');
+    const keys = new KeysPage(page);
+    await keys.loaded();
+    return keys;
+  }
 
   table(): Locator {
     return this.page.getByTestId('keys-table');
@@ -51,6 +61,13 @@ export class KeysPage {
     const secret = this.page.getByTestId('secret-dialog').getByTestId('secret');
     await expect(secret).toHaveText(/^sk_svc_[A-Za-z0-9]{32}$/);
     return (await secret.textContent())!;
+  }
+
+  /** The embedded gateway's address, as the open secret dialog gives it. */
+  async gatewayUrl(): Promise<string> {
+    const url = this.page.getByTestId('secret-dialog').getByTestId('gateway-url');
+    await expect(url).toHaveText(/^http/);
+    return (await url.textContent())!;
   }
 
   async closeSecret(): Promise<void> {
@@ -87,6 +104,39 @@ export class KeysPage {
   /** The error shown at one field of the edit dialog: 'rate', 'credit' or 'expiry'. */
   fieldError(field: 'rate' | 'credit' | 'expiry'): Locator {
     return this.editDialog().getByTestId(`field-${field}`).getByTestId('field-error');
+  }
+
+  /** Opens a key's revoke dialog, which reads what depends on the key, and returns it. */
+  async openRevoke(name: string): Promise<Locator> {
+    await this.row(name).getByTestId('revoke-key').click();
+    const dialog = this.page.getByTestId('confirm-dialog');
+    await expect(dialog.getByTestId('revoke-name')).toHaveText(name);
+    return dialog;
+  }
+
+  /** Shows only the keys of one project, as the filter above the table does. */
+  async filterProject(project: string): Promise<void> {
+    await this.page.getByTestId('filter-project').getByRole('combobox').selectOption({ label: project });
+  }
+
+  /** Ticks a key's checkbox from the keyboard, as someone tabbing through the table would. */
+  async select(name: string): Promise<void> {
+    const box = this.row(name).getByTestId('select-key');
+    await box.focus();
+    await this.page.keyboard.press('Space');
+    await expect(box).toBeChecked();
+  }
+
+  bulkDialog(): Locator {
+    return this.page.getByTestId('bulk-keys-dialog');
+  }
+
+  /** The outcome cell of one key in the bulk dialog's dry run or report. */
+  bulkOutcome(name: string): Locator {
+    return this.bulkDialog()
+      .getByTestId('bulk-result')
+      .filter({ has: this.page.getByText(name, { exact: true }) })
+      .getByTestId('bulk-outcome');
   }
 
   async revoke(name: string, prefix: string): Promise<void> {

@@ -156,7 +156,9 @@ describe('revoking a key', () => {
     render(<KeysScreen />);
     await screen.findAllByTestId('key-row');
     await userEvent.click(
-      within(rowNamed('Checkout tests')).getByRole('button', { name: 'Revoke the key Checkout tests' }),
+      within(rowNamed('Checkout tests')).getByRole('button', {
+        name: 'Revoke the key Checkout tests (sk_svc_cccc3333…)',
+      }),
     );
     const confirm = screen.getByTestId('confirm-dialog');
     expect(within(confirm).getByTestId('revoke-name').textContent).toBe('Checkout tests');

@@ -1,6 +1,7 @@
 import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { formatMinute, formatTime } from '../../../renderer/src/lib/format.js';
 import { KeysScreen } from '../../../renderer/src/screens/keys/KeysScreen.js';
 import { useKeysStore } from '../../../renderer/src/screens/keys/keys-store.js';
 import { useRoute } from '../../../renderer/src/state/route.js';
@@ -29,6 +30,11 @@ describe('the keys table', () => {
     expect(within(prod).getByTestId('cell-expiry').querySelector('time')?.getAttribute('dateTime')).toBe(
       '2030-06-01T12:00:00.000Z',
     );
+    // To the minute in the table, where room is short; the seconds and the UTC instant on hover.
+    const expiry = within(prod).getByTestId('cell-expiry').querySelector('time')!;
+    expect(expiry.textContent).toBe(formatMinute('2030-06-01T12:00:00.000Z'));
+    expect(expiry.textContent).not.toBe(formatTime('2030-06-01T12:00:00.000Z'));
+    expect(expiry.title).toBe(`${formatTime('2030-06-01T12:00:00.000Z')} (2030-06-01 12:00:00 UTC)`);
 
     // Null credit limit is unlimited, null expiry never comes, null models are any, null last use is never.
     const dev = rowNamed('Search dev');
@@ -96,7 +102,8 @@ describe('the keys table', () => {
     await screen.findAllByTestId('key-row');
     // Newest first by default, as the server lists them.
     expect(names()).toEqual(['Search dev', 'Checkout tests', 'Checkout prod']);
-    const header = (label: string) => screen.getByRole('columnheader', { name: new RegExp(`^${label}`) });
+    // A column may offer several sorts ("Last used · Created"): its header is the one holding the button.
+    const header = (label: string) => screen.getByRole('button', { name: new RegExp(`^${label}`) }).closest('th')!;
     expect(header('Created').getAttribute('aria-sort')).toBe('descending');
     expect(header('Name').getAttribute('aria-sort')).toBe('none');
 
@@ -111,7 +118,7 @@ describe('the keys table', () => {
     expect(header('Name').getAttribute('aria-sort')).toBe('descending');
 
     // No credit limit is unlimited: the largest.
-    await userEvent.click(screen.getByRole('button', { name: /^Credit limit/ }));
+    await userEvent.click(screen.getByRole('button', { name: /^Credit/ }));
     expect(names()).toEqual(['Checkout tests', 'Checkout prod', 'Search dev']);
     expect(window.location.hash).toBe('#/keys?order=asc&sort=credit');
   });

@@ -7,6 +7,7 @@ import { ActivityTable } from './ActivityTable.js';
 import { useActivity } from './activity-store.js';
 import { LoadMore } from './LoadMore.js';
 import './activity.css';
+import { dataState } from '../../lib/data-state.js';
 
 /** The organisation's audit trail, newest first, read a page at a time. */
 export function ActivityScreen() {
@@ -24,7 +25,12 @@ export function ActivityScreen() {
   }, [load, size]);
 
   return (
-    <section className="activity stack" aria-label="Activity" data-testid="activity-screen">
+    <section
+      className="activity stack"
+      aria-label="Activity"
+      data-testid="activity-screen"
+      data-state={dataState(events, error)}
+    >
       <p className="muted">
         Every change made to this organisation: who did it, from where and to what. Entries cannot be edited or removed.
       </p>

@@ -1,3 +1,4 @@
+import { CHECK_ALERTS_SHORTCUT, shortcutHint } from '../../commands/shortcut.js';
 import { useEffect, useState } from 'react';
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { Time } from '../../components/Time.js';
@@ -6,6 +7,7 @@ import { SCREEN_TITLES } from './alert-rules.js';
 import { useAlerts, type FiredAlert } from './alerts-store.js';
 import { RulesEditor } from './RulesEditor.js';
 import './alerts.css';
+import { dataState } from '../../lib/data-state.js';
 
 const COLUMNS: Column[] = [{ label: 'Fired' }, { label: 'Alert' }, { label: 'Explained on', hidden: true }];
 
@@ -23,7 +25,7 @@ export function AlertsScreen() {
   }, [load]);
 
   return (
-    <div className="alerts stack" data-testid="alerts-screen">
+    <div className="alerts stack" data-testid="alerts-screen" data-state={dataState(view, error)}>
       <p className="muted">
         Rules are kept with this connection and checked by the console while it runs, every minute; an alert fires when
         a rule starts to hold for a key (or the organisation), and again only after it has stopped holding.
@@ -44,7 +46,13 @@ export function AlertsScreen() {
               ))}
           </span>
           <span className="spacer" />
-          <button type="button" disabled={busy || !view} onClick={() => void checkNow()} data-testid="check-alerts">
+          <button
+            type="button"
+            disabled={busy || !view}
+            onClick={() => void checkNow()}
+            {...shortcutHint('Check the alert rules now', CHECK_ALERTS_SHORTCUT)}
+            data-testid="check-alerts"
+          >
             Check now
           </button>
         </div>

@@ -1,4 +1,5 @@
 import { ClockTime } from '../../components/ClockTime.js';
+import { SaveViewButton } from '../../commands/SaveViewButton.js';
 import { DirectoryErrorNote, ScopeFilters } from '../../components/filters/ScopeFilters.js';
 import { TimeRangeFilter } from '../../components/filters/TimeRangeFilter.js';
 import { useRoute } from '../../state/route.js';
@@ -41,6 +42,7 @@ export function AnalyticsFilters({
         >
           Auto-refresh
         </button>
+        <SaveViewButton />
         <span className="muted analytics-updated" data-testid="analytics-updated">
           {autoRefresh ? 'Every 15 s · updated ' : 'Updated '}
           <ClockTime ms={updatedAt} />

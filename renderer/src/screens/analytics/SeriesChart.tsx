@@ -8,7 +8,7 @@ import {
   type DotItemDotProps,
   type TooltipContentProps,
 } from 'recharts';
-import { useMemo } from 'react';
+import { memo, useMemo } from 'react';
 import { axisTimeFormat, pointTitle } from '../../lib/chart-format.js';
 import { utcTitle } from '../../lib/format.js';
 import type { NamedSeries } from '../../lib/series-prepare.js';
@@ -25,7 +25,8 @@ export function plotPixels(elementWidth: number): number {
   return Math.max(1, Math.floor(elementWidth - Y_AXIS_WIDTH - CHART_MARGIN.left - CHART_MARGIN.right));
 }
 
-export function SeriesChart(props: {
+/** Memoised: a load starting or ending in the panel around it redraws nothing here. */
+export const SeriesChart = memo(function SeriesChart(props: {
   width: number;
   table: SeriesTable;
   names: NamedSeries[];
@@ -104,13 +105,17 @@ export function SeriesChart(props: {
       ))}
     </LineChart>
   );
-}
+});
 
-/** A known value between two unknowns has no line to sit on: it gets a dot, so it is not lost. */
+/**
+ * A known value between two unknowns has no line to sit on: it gets a dot, so it is not lost.
+ * A line without one draws no dots (`false`), rather than an empty element per point.
+ */
 function isolatedDot(values: readonly (number | null)[], color: string | undefined) {
+  const known = (i: number) => values[i] !== null && values[i] !== undefined;
+  if (!values.some((_, i) => known(i) && !known(i - 1) && !known(i + 1))) return false;
   return function Dot(dot: DotItemDotProps) {
     const { index, cx, cy } = dot;
-    const known = (i: number) => values[i] !== null && values[i] !== undefined;
     if (!known(index) || known(index - 1) || known(index + 1) || cx === undefined || cy === undefined) {
       return <g key={index} />;
     }

@@ -11,6 +11,7 @@ import { useAnalytics } from './analytics-store.js';
 import { INTERVAL_CHOICES, PARAM, intervalFits, type AnalyticsView } from './analytics-view.js';
 import { SeriesChart, plotPixels } from './SeriesChart.js';
 import { useElementWidth } from './useElementWidth.js';
+import { useUnchanged } from './useUnchanged.js';
 
 const GROUP_LABELS: Record<GroupBy, string> = { project: 'Project', key: 'Key', model: 'Model' };
 
@@ -40,7 +41,15 @@ export function TimeseriesPanel({ view, onRetry }: { view: AnalyticsView; onRetr
   );
   const ready = useMemo(() => answer && nameSeries(answer, JSON.parse(namesText) as string[]), [answer, namesText]);
   const pixels = plotPixels(width);
-  const shown = useMemo(() => (ready && width > 0 ? downsample(ready.table, pixels) : null), [ready, width, pixels]);
+  const shown = useUnchanged(
+    useMemo(() => (ready && width > 0 ? downsample(ready.table, pixels) : null), [ready, width, pixels]),
+  );
+  const names = useUnchanged(ready?.names);
+  // Stable between renders, so the memoised chart is not drawn again for a load starting or ending.
+  const metric = ready?.metric ?? view.metric;
+  const combined = (shown?.perPoint ?? 1) > 1;
+  const formatValue = useMemo(() => valueFormat(metric, combined), [metric, combined]);
+  const formatTick = useMemo(() => tickFormat(metric), [metric]);
   const hasValues = shown?.series.some((s) => s.values.some((v) => v !== null && v !== 0)) ?? false;
 
   // Once answered, "auto" says which width the server chose.
@@ -120,9 +129,9 @@ export function TimeseriesPanel({ view, onRetry }: { view: AnalyticsView; onRetr
             <SeriesChart
               width={width}
               table={shown}
-              names={ready.names}
-              formatValue={valueFormat(ready.metric, shown.perPoint > 1)}
-              formatTick={tickFormat(ready.metric)}
+              names={names ?? ready.names}
+              formatValue={formatValue}
+              formatTick={formatTick}
               perPoint={shown.perPoint}
               bucketMs={ready.intervalMs}
             />

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { ErrorNote } from '../../components/Feedback.js';
 import { useSession } from '../../state/session.js';
+import { ThemeSwitch } from '../../theme/ThemeSwitch.js';
 import { EmbeddedPanel } from './EmbeddedPanel.js';
 import { ProfileList } from './ProfileList.js';
 import { SignInPanel } from './SignInPanel.js';
@@ -28,6 +29,7 @@ export function ConnectScreen() {
       <header className="connect-header">
         <h1>Gateway Console</h1>
         <p className="muted">Choose a control plane to manage, then sign in.</p>
+        <ThemeSwitch />
       </header>
       {notice && (
         <div role="alert" className="notice" data-testid="session-notice">

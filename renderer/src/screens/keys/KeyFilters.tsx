@@ -1,3 +1,4 @@
+import { ariaShortcut, CREATE_KEY_SHORTCUT, shortcutLabel } from '../../commands/shortcut.js';
 import { Field } from '../../components/Field.js';
 import { ENVIRONMENTS, isEnvironment } from '../../lib/key-table.js';
 import type { Project } from '../../state/directory.js';
@@ -7,14 +8,16 @@ export function KeyFilters(props: {
   projects: Project[] | null;
   project: string;
   environment: string;
-  onChange: (patch: { project?: string | null; env?: string | null }) => void;
+  /** The one key shown (opened from the command palette), by name; null when not narrowed to one. */
+  keyFilter?: string | null;
+  onChange: (patch: { project?: string | null; env?: string | null; key?: string | null }) => void;
   shown: number;
   total: number | null;
   canCreate: boolean;
   onCreate: () => void;
   onReload: () => void;
 }) {
-  const filtered = props.project !== '' || props.environment !== '';
+  const filtered = props.project !== '' || props.environment !== '' || Boolean(props.keyFilter);
   return (
     <div className="toolbar keys-toolbar">
       <Field label="Project" testId="filter-project">
@@ -45,8 +48,18 @@ export function KeyFilters(props: {
           )}
         </select>
       </Field>
+      {props.keyFilter && (
+        <span className="keys-one" data-testid="filter-key">
+          Only the key <strong>{props.keyFilter}</strong>
+        </span>
+      )}
       {filtered && (
-        <button type="button" className="link" onClick={() => props.onChange({ project: null, env: null })}>
+        <button
+          type="button"
+          className="link"
+          onClick={() => props.onChange({ project: null, env: null, key: null })}
+          data-testid="clear-key-filters"
+        >
           Clear filters
         </button>
       )}
@@ -66,7 +79,12 @@ export function KeyFilters(props: {
         className="primary"
         onClick={props.onCreate}
         disabled={!props.canCreate}
-        title={props.canCreate ? undefined : 'A key belongs to a project: the projects are not loaded yet'}
+        aria-keyshortcuts={ariaShortcut(CREATE_KEY_SHORTCUT)}
+        title={
+          props.canCreate
+            ? `Create an API key (${shortcutLabel(CREATE_KEY_SHORTCUT)})`
+            : 'A key belongs to a project: the projects are not loaded yet'
+        }
         data-testid="create-key"
       >
         New key…

@@ -10,11 +10,14 @@ import { ProjectsTable } from './ProjectsTable.js';
 import { useReportingZone } from './reporting-zone-store.js';
 import { ReportingZonePanel } from './ReportingZonePanel.js';
 import './organisation.css';
+import { dataState } from '../../lib/data-state.js';
 
 /** The organisation's name, who may join it, its reporting time zone, who belongs to it, and its projects. */
 export function OrganisationScreen() {
   const me = useSession((s) => s.me);
   const loadMembers = useOrganisation((s) => s.loadMembers);
+  const members = useOrganisation((s) => s.members);
+  const membersError = useOrganisation((s) => s.membersError);
   const loadJoinPolicy = useJoinPolicy((s) => s.load);
   const loadReportingZone = useReportingZone((s) => s.load);
   const loadDirectory = useDirectory((s) => s.load);
@@ -28,7 +31,7 @@ export function OrganisationScreen() {
 
   if (!me) return null;
   return (
-    <div className="organisation stack" data-testid="organisation-screen">
+    <div className="organisation stack" data-testid="organisation-screen" data-state={dataState(members, membersError)}>
       <OrganisationName me={me} />
       <JoinPolicyPanel />
       <ReportingZonePanel me={me} />

@@ -1,3 +1,4 @@
+import { EXPORT_REQUESTS_SHORTCUT, shortcutHint } from '../../commands/shortcut.js';
 import { ConfirmDialog } from '../../components/Dialog.js';
 import { ErrorNote } from '../../components/Feedback.js';
 import { formatCount } from '../../lib/format.js';
@@ -22,7 +23,13 @@ export function ExportBar() {
 
   return (
     <div className="requests-export" role="group" aria-label="Export" data-testid="export-bar">
-      <button type="button" disabled={running} onClick={() => start('csv')} data-testid="export-csv">
+      <button
+        type="button"
+        disabled={running}
+        onClick={() => start('csv')}
+        {...shortcutHint('Export the request log as CSV', EXPORT_REQUESTS_SHORTCUT)}
+        data-testid="export-csv"
+      >
         Export CSV
       </button>
       <button type="button" disabled={running} onClick={() => start('json')} data-testid="export-json">

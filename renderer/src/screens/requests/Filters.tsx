@@ -9,6 +9,7 @@ import { useRoute } from '../../state/route.js';
 import { FILTER_PARAMS, isFiltered, minCostError } from './request-query.js';
 import { STATUS_CLASSES, TERMINATION_REASONS } from './request-row.js';
 import { SearchBox } from './SearchBox.js';
+import { SaveViewButton } from '../../commands/SaveViewButton.js';
 
 const STATUS_CHOICES = STATUS_CLASSES.map((s) => ({ value: s, label: s }));
 
@@ -60,6 +61,7 @@ export function Filters() {
             Clear filters
           </button>
         )}
+        <SaveViewButton />
       </div>
       <DirectoryErrorNote />
     </section>

@@ -1,17 +1,23 @@
 import type { ReactNode } from 'react';
+import { Breakable } from '../../components/Breakable.js';
 import { CopyButton } from '../../components/CopyButton.js';
 import { Time } from '../../components/Time.js';
-import { formatCount, formatDecimal, UNKNOWN, utcTitle } from '../../lib/format.js';
+import { formatCount, formatDecimal, utcTitle } from '../../lib/format.js';
 import { formatPkr } from '../../lib/money.js';
+import { RequestCost, RequestTokens } from './RequestBreakdown.js';
 import { reasonLabel, type RequestRow } from './request-row.js';
+import { RequestTimeline } from './RequestTimeline.js';
+import { Unknown } from './Unknown.js';
+import './request-picture.css';
 
 /**
- * Every field of one request-log row. A null is unknown, shown as a dash with what its
- * absence means on this field (ttft on a non-streamed request, a cache leg on a route with
- * no cache), never as 0.
+ * One request-log row: its timeline, tokens and cost as pictures first, then every field of
+ * the row as recorded. A null is unknown, shown as a dash with what its absence means on this
+ * field (ttft on a non-streamed request, a cache leg on a route with no cache), never as 0.
  */
 export function RequestDetail({ row, onClose }: { row: RequestRow; onClose: () => void }) {
   const m = row.metrics;
+  const upstreamModel = row.upstream?.model ?? null;
   return (
     <aside
       className="panel requests-detail"
@@ -28,10 +34,14 @@ export function RequestDetail({ row, onClose }: { row: RequestRow; onClose: () =
         </button>
       </header>
 
+      <RequestTimeline row={row} />
+      <RequestTokens row={row} />
+      <RequestCost row={row} />
+
       <Section title="Request">
         <Item label="Request id" field="req_id">
-          <code className="requests-id" data-testid="detail-req-id">
-            {row.req_id}
+          <code data-testid="detail-req-id">
+            <Breakable text={row.req_id} />
           </code>{' '}
           <CopyButton text={row.req_id} label="Copy id" testId="copy-request-id" />
         </Item>
@@ -41,7 +51,7 @@ export function RequestDetail({ row, onClose }: { row: RequestRow; onClose: () =
           <span className="muted">{utcTitle(row.timestamp)}</span>
         </Item>
         <Item label="Model (as sent)" field="model">
-          {row.model}
+          <Breakable text={row.model} />
         </Item>
         <Item label="Status" field="status">
           {row.status}
@@ -120,16 +130,24 @@ export function RequestDetail({ row, onClose }: { row: RequestRow; onClose: () =
       <Section title="Outcome">
         <Item label="Ended as" field="status_detail.termination_reason">
           {reasonLabel(row.status_detail.termination_reason)}{' '}
-          <code className="muted">{row.status_detail.termination_reason}</code>
+          <code className="muted">
+            <Breakable text={row.status_detail.termination_reason} />
+          </code>
         </Item>
         <Item label="Upstream error" field="status_detail.upstream_error">
           {row.status_detail.upstream_error ?? <Unknown why="none recorded" />}
         </Item>
         <Item label="Upstream model" field="upstream.model">
-          {row.upstream?.model ?? <Unknown why="not recorded on older rows" />}
+          {upstreamModel === null ? <Unknown why="not recorded on older rows" /> : <Breakable text={upstreamModel} />}
         </Item>
         <Item label="User agent" field="user_agent">
-          {row.user_agent ? <code className="requests-wrap">{row.user_agent}</code> : <Unknown why="none sent" />}
+          {row.user_agent ? (
+            <code className="requests-wrap">
+              <Breakable text={row.user_agent} />
+            </code>
+          ) : (
+            <Unknown why="none sent" />
+          )}
         </Item>
       </Section>
 
@@ -159,21 +177,15 @@ function Item({ label, field, children }: { label: string; field: string; childr
   );
 }
 
-function Unknown({ why }: { why: string }) {
-  return (
-    <span className="muted">
-      {UNKNOWN} <small>({why})</small>
-    </span>
-  );
-}
-
 function Ref({ value, kind }: { value: RequestRow['key']; kind: string }) {
   if (!value) return <Unknown why={`no ${kind} attribution`} />;
   return (
     <>
       {value.name ?? <Unknown why={`${kind} since removed`} />}
       <br />
-      <code className="muted requests-wrap">{value.id}</code>
+      <code className="muted">
+        <Breakable text={value.id} />
+      </code>
     </>
   );
 }
@@ -197,8 +209,12 @@ function MetadataTable({ metadata }: { metadata: Readonly<Record<string, string>
       <tbody>
         {entries.map(([key, value]) => (
           <tr key={key}>
-            <th scope="row">{key}</th>
-            <td className="requests-wrap">{value}</td>
+            <th scope="row">
+              <Breakable text={key} />
+            </th>
+            <td className="requests-wrap">
+              <Breakable text={value} />
+            </td>
           </tr>
         ))}
       </tbody>

@@ -8,11 +8,13 @@ import { FOLLOW_EVERY_MS, FollowControl, type FollowPause } from './FollowContro
 import { Pager } from '../../components/Pager.js';
 import { pageOf } from '../../lib/paging.js';
 import { RequestDetail } from './RequestDetail.js';
+import { useRequestFromRoute } from './open-request.js';
 import { pageQuery } from './request-query.js';
 import type { RequestRow } from './request-row.js';
 import { useRequests } from './requests-store.js';
 import { RequestTable, type RequestTableHandle } from './RequestTable.js';
 import './requests.css';
+import { dataState } from '../../lib/data-state.js';
 
 /** One empty list for every render without a page: a new [] each time would look like a new page to the table. */
 const NO_ROWS: readonly RequestRow[] = [];
@@ -53,9 +55,17 @@ export function RequestLogScreen() {
     since: () => useRequests.getState().askedAt,
   });
 
+  // The open request is in the route too (`request`), so a reload or the palette opens it.
+  const openError = useRequestFromRoute();
+  const open = (row: RequestRow) => {
+    select(row);
+    setParams({ request: row.req_id });
+  };
+
   const close = () => {
     const id = selected?.req_id;
     select(null);
+    setParams({ request: null });
     // Back to the row the detail came from, when it is still on this page.
     if (id) table.current?.focusRow(id);
   };
@@ -65,7 +75,12 @@ export function RequestLogScreen() {
   };
 
   return (
-    <div className="requests stack" data-testid="requests-screen" aria-busy={loading}>
+    <div
+      className="requests stack"
+      data-testid="requests-screen"
+      aria-busy={loading}
+      data-state={dataState(page, error)}
+    >
       <Filters />
       <div className="requests-bar">
         <Pager
@@ -85,6 +100,7 @@ export function RequestLogScreen() {
         <ExportBar />
       </div>
       <ErrorNote error={error} onRetry={() => void reload()} testId="requests-error" />
+      <ErrorNote error={openError} testId="request-open-error" />
       {loading && <Loading>Loading requests…</Loading>}
       <p id="requests-keys-hint" className="muted requests-hint">
         Arrow keys move between rows; Enter opens a request, Escape closes it.
@@ -108,7 +124,7 @@ export function RequestLogScreen() {
               rows={page?.requests ?? NO_ROWS}
               fresh={fresh}
               selectedId={selected?.req_id ?? null}
-              onOpen={select}
+              onOpen={open}
               onClose={close}
             />
           )}

@@ -1,5 +1,15 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useImperativeHandle, useLayoutEffect, useRef, useState, type KeyboardEvent, type Ref } from 'react';
+import {
+  memo,
+  useCallback,
+  useEffect,
+  useImperativeHandle,
+  useLayoutEffect,
+  useRef,
+  useState,
+  type KeyboardEvent,
+  type Ref,
+} from 'react';
 import type { RequestRow } from './request-row.js';
 import { RequestRowCells } from './RequestRowCells.js';
 
@@ -107,6 +117,24 @@ export function RequestTable(props: {
     }
   };
 
+  // The rows are memoised (a scroll step then renders only the rows it brings into view), so
+  // they get handlers that never change, which call this render's.
+  const latest = useRef({ onKeyDown, onOpen: props.onOpen, rows });
+  latest.current = { onKeyDown, onOpen: props.onOpen, rows };
+  const handlers = useRef<RowHandlers>({
+    focus: (index) => setActive(index),
+    open: (index) => {
+      const row = latest.current.rows[index];
+      setActive(index);
+      if (row) latest.current.onOpen(row);
+    },
+    key: (event, index) => latest.current.onKeyDown(event, index),
+  }).current;
+  const register = useCallback((index: number, element: HTMLTableRowElement | null) => {
+    if (element) rowElements.current.set(index, element);
+    else rowElements.current.delete(index);
+  }, []);
+
   // The active row may have scrolled out and unmounted: the first row in view keeps the table reachable by Tab.
   const tabbable = items.some((item) => item.index === active) ? active : (items[0]?.index ?? 0);
   const paddingTop = items[0]?.start ?? 0;
@@ -138,32 +166,17 @@ export function RequestTable(props: {
           {items.map((item) => {
             const row = rows[item.index];
             if (!row) return null;
-            const selected = row.req_id === props.selectedId;
-            const className = ['request-row', selected && 'selected', props.fresh?.has(row.req_id) && 'fresh']
-              .filter(Boolean)
-              .join(' ');
             return (
-              <tr
+              <RequestRowView
                 key={row.req_id}
-                ref={(element) => {
-                  if (element) rowElements.current.set(item.index, element);
-                  else rowElements.current.delete(item.index);
-                }}
-                aria-rowindex={item.index + 2}
-                aria-current={selected ? 'true' : undefined}
-                className={className}
-                tabIndex={item.index === tabbable ? 0 : -1}
-                onFocus={() => setActive(item.index)}
-                onClick={() => {
-                  setActive(item.index);
-                  props.onOpen(row);
-                }}
-                onKeyDown={(event) => onKeyDown(event, item.index)}
-                data-testid="request-row"
-                data-req-id={row.req_id}
-              >
-                <RequestRowCells row={row} />
-              </tr>
+                row={row}
+                index={item.index}
+                selected={row.req_id === props.selectedId}
+                fresh={props.fresh?.has(row.req_id) ?? false}
+                tabbable={item.index === tabbable}
+                handlers={handlers}
+                register={register}
+              />
             );
           })}
           {paddingBottom > 0 && (
@@ -176,3 +189,40 @@ export function RequestTable(props: {
     </div>
   );
 }
+
+interface RowHandlers {
+  focus(index: number): void;
+  open(index: number): void;
+  key(event: KeyboardEvent<HTMLTableRowElement>, index: number): void;
+}
+
+/** One row; drawn again only when its own props change (not for every scroll step of the table). */
+const RequestRowView = memo(function RequestRowView(props: {
+  row: RequestRow;
+  index: number;
+  selected: boolean;
+  fresh: boolean;
+  tabbable: boolean;
+  handlers: RowHandlers;
+  register: (index: number, element: HTMLTableRowElement | null) => void;
+}) {
+  const { row, index, selected, handlers, register } = props;
+  const className = ['request-row', selected && 'selected', props.fresh && 'fresh'].filter(Boolean).join(' ');
+  const ref = useCallback((element: HTMLTableRowElement | null) => register(index, element), [register, index]);
+  return (
+    <tr
+      ref={ref}
+      aria-rowindex={index + 2}
+      aria-current={selected ? 'true' : undefined}
+      className={className}
+      tabIndex={props.tabbable ? 0 : -1}
+      onFocus={() => handlers.focus(index)}
+      onClick={() => handlers.open(index)}
+      onKeyDown={(event) => handlers.key(event, index)}
+      data-testid="request-row"
+      data-req-id={row.req_id}
+    >
+      <RequestRowCells row={row} />
+    </tr>
+  );
+});

@@ -11,6 +11,7 @@ import { BudgetPanel } from './BudgetPanel.js';
 import { SpendTable } from './SpendTable.js';
 import { useSpendStore, type SpendQuery, type SpendSort } from './spend-store.js';
 import './spend.css';
+import { dataState } from '../../lib/data-state.js';
 
 const SORTS: { value: SpendSort; label: string }[] = [
   { value: 'runs_out', label: 'Runs out first' },
@@ -55,7 +56,7 @@ export function SpendScreen() {
   }
   const now = report ? new Date(report.as_of).getTime() : Date.now();
   return (
-    <div className="spend stack" data-testid="spend-screen" aria-busy={loading}>
+    <div className="spend stack" data-testid="spend-screen" aria-busy={loading} data-state={dataState(report, error)}>
       {report && <BudgetPanel report={report} />}
       <section aria-labelledby="spend-keys-heading" className="stack">
         <h2 id="spend-keys-heading">Keys</h2>

@@ -1,9 +1,12 @@
 import { useEffect, useState } from 'react';
+import { useIntent } from '../../commands/intents.js';
+import { shortcutHint, STORE_PROVIDER_KEY_SHORTCUT } from '../../commands/shortcut.js';
 import { RemoveVaultKeyDialog } from './RemoveVaultKeyDialog.js';
 import { StoreVaultKeyDialog } from './StoreVaultKeyDialog.js';
 import { VaultTable } from './VaultTable.js';
 import { useVaultStore, type VaultKey } from './vault-store.js';
 import './vault.css';
+import { dataState } from '../../lib/data-state.js';
 
 type Editing = { mode: 'add' } | { mode: 'rotate'; key: VaultKey };
 
@@ -15,13 +18,20 @@ export function VaultScreen() {
   const [editing, setEditing] = useState<Editing | null>(null);
   const [removing, setRemoving] = useState<VaultKey | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
+  // The command palette's "Store a provider key" (and its shortcut) opens the same dialog.
+  useIntent('storeProviderKey', () => setEditing({ mode: 'add' }));
 
   useEffect(() => {
     void load();
   }, [load]);
 
   return (
-    <section className="vault-screen" aria-label="Provider keys" data-testid="vault-screen">
+    <section
+      className="vault-screen"
+      aria-label="Provider keys"
+      data-testid="vault-screen"
+      data-state={dataState(keys, error)}
+    >
       <p className="muted vault-intro">
         Keys for model providers that your organisation pays directly. They are stored encrypted; after saving, only the
         last characters are ever shown.
@@ -38,6 +48,7 @@ export function VaultScreen() {
           type="button"
           className="primary"
           onClick={() => setEditing({ mode: 'add' })}
+          {...shortcutHint('Store a provider key', STORE_PROVIDER_KEY_SHORTCUT)}
           data-testid="add-vault-key"
         >
           Add provider key…

@@ -10,6 +10,7 @@ import {
   type DotItemDotProps,
   type TooltipContentProps,
 } from 'recharts';
+import { memo } from 'react';
 import { useElementWidth } from '../useElementWidth.js';
 import type { BucketAxis } from './bucket-time.js';
 import type { DashboardRow, RowKey } from './dashboard-data.js';
@@ -33,7 +34,7 @@ export interface ChartSeries {
  * time axis all panels share (bucket index, named in the reporting zone), with its legend.
  * A null is unknown: a gap in a line or an area (never drawn as 0).
  */
-export function DashboardChart(props: {
+export const DashboardChart = memo(function DashboardChart(props: {
   kind: 'bars' | 'areas' | 'lines';
   rows: readonly DashboardRow[];
   series: readonly ChartSeries[];
@@ -141,13 +142,18 @@ export function DashboardChart(props: {
       </ul>
     </figure>
   );
-}
+});
 
-/** A known value between two unknowns has no line to sit on: it gets a dot, so it is not lost. */
+/**
+ * A known value between two unknowns has no line to sit on: it gets a dot, so it is not lost.
+ * A line without such a value draws no dots at all (`false`): recharts would otherwise render
+ * an element per point of every line, most of a panel's drawing time.
+ */
 function isolatedDot(rows: readonly DashboardRow[], key: RowKey, color: string) {
+  const known = (i: number) => rows[i] !== undefined && rows[i][key] !== null;
+  if (!rows.some((_, i) => known(i) && !known(i - 1) && !known(i + 1))) return false;
   return function Dot(dot: DotItemDotProps) {
     const { index, cx, cy } = dot;
-    const known = (i: number) => rows[i] !== undefined && rows[i][key] !== null;
     if (!known(index) || known(index - 1) || known(index + 1) || cx === undefined || cy === undefined) {
       return <g key={index} />;
     }

@@ -20,6 +20,7 @@ import {
 } from './dashboard-data.js';
 import { DashboardChart, type ChartSeries } from './DashboardChart.js';
 import { useDashboard, type Dashboard } from './dashboard-store.js';
+import { useUnchanged } from '../useUnchanged.js';
 
 /**
  * The dashboard's panels (GET /analytics/dashboard, beyond the contract), between the summary
@@ -36,13 +37,15 @@ const pkrTick = (micro: number) => {
   const pkr = micro / MICRO_PER_PKR;
   return Math.abs(pkr) < 1000 ? significant.format(pkr) : compact.format(pkr);
 };
+const pkrValue = (micro: number | null) => (micro === null ? UNKNOWN : `${formatMicroPkrFixed(micro)} PKR`);
+const speedValue = (value: number | null) => formatDecimal(value, ' tok/s');
 const msTick = (value: number) => (value >= 1000 ? `${compact.format(value / 1000)} s` : `${compact.format(value)} ms`);
 
 // Outcomes in the theme's own colours (light and dark); several series of one measure in the
-// chart palette's mid-tones, which read on both themes.
+// chart palette's, shaded per theme (styles.css).
 const OUTCOMES: ChartSeries[] = [
   { key: 'ok', name: '2xx', color: 'var(--ok)' },
-  { key: 'clientErrors', name: '4xx', color: 'var(--warning-border)' },
+  { key: 'clientErrors', name: '4xx', color: 'var(--chart-warning)' },
   { key: 'serverErrors', name: '5xx', color: 'var(--danger)' },
   { key: 'refused', name: 'Refused by gateway', color: 'var(--muted)' },
 ];
@@ -74,7 +77,8 @@ const CACHE_COLUMNS: Column[] = [
 ];
 
 export function DashboardGrid({ onRetry }: { onRetry: () => void }) {
-  const { data, loading, error, unavailable, notOffered } = useDashboard();
+  const { data: answer, loading, error, unavailable, notOffered } = useDashboard();
+  const data = useUnchanged(answer);
   if (notOffered) return null;
   const first = loading && !data;
 
@@ -109,19 +113,24 @@ function Skeleton() {
   );
 }
 
-/** Drawn again only for another answer or loading state, not whenever the screen renders. */
+/**
+ * Drawn again only for another answer or loading state, not whenever the screen renders; the
+ * charts (memoised, their props stable) only for another answer.
+ */
 const Panels = memo(function Panels({ data, stale }: { data: Dashboard; stale: boolean }) {
-  const rows = useMemo(() => dashboardRows(data.buckets), [data.buckets]);
+  // The window's totals move with every answer; its buckets often not: then no chart is redrawn.
+  const shownBuckets = useUnchanged(data.buckets);
+  const rows = useMemo(() => dashboardRows(shownBuckets), [shownBuckets]);
   const axis = useMemo(
     () =>
       bucketAxis(
-        data.buckets.map((b) => b.start),
+        shownBuckets.map((b) => b.start),
         data.interval,
       ),
-    [data.buckets, data.interval],
+    [shownBuckets, data.interval],
   );
   const cache = useMemo(() => cacheRows(data.cache), [data.cache]);
-  const empty = !hasRequests(data.buckets);
+  const empty = !hasRequests(shownBuckets);
   const zone = data.time_zone;
   const buckets = `${formatCount(rows.length)} ${rows.length === 1 ? 'bucket' : 'buckets'}`;
   const bound = errorBoundText(data.percentile_relative_error);
@@ -164,7 +173,7 @@ const Panels = memo(function Panels({ data, stale }: { data: Dashboard; stale: b
         {chart('spend', {
           kind: 'bars',
           series: SPEND,
-          formatValue: (micro) => (micro === null ? UNKNOWN : `${formatMicroPkrFixed(micro)} PKR`),
+          formatValue: pkrValue,
           formatTick: pkrTick,
           label: `Spend over time, ${buckets}: ${formatMicroPkrFixed(spent)} PKR in all`,
         })}
@@ -200,7 +209,7 @@ const Panels = memo(function Panels({ data, stale }: { data: Dashboard; stale: b
           {
             kind: 'lines',
             series: SPEED,
-            formatValue: (value) => formatDecimal(value, ' tok/s'),
+            formatValue: speedValue,
             formatTick: countTick,
             label: `Tokens per second, ${buckets}`,
           },
