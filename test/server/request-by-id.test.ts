@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { registerOrg, startServer, type TestServer } from './harness.js';
+import { requestRecord } from './request-rows.js';
 
 const NOW = Date.UTC(2026, 10, 22, 7, 49, 19, 123);
 const DAY = 86_400_000;
@@ -16,30 +17,13 @@ type Org = Awaited<ReturnType<typeof registerOrg>>;
 
 function row(org: Org, reqId: string, ts: number, metadata: Record<string, string> = {}): RequestRecord {
   return {
+    ...requestRecord(0),
     req_id: reqId,
     ts,
     org_id: org.orgId,
     project_id: org.projectId,
-    key_id: null,
-    model: 'openai/gpt-4o-mini',
-    status: 200,
-    stream: 0,
-    total_ms: 800,
-    ttft_ms: null,
-    tpot_ms: null,
-    pre_dispatch_ms: 10,
-    prompt_tokens: 10,
-    tokens_generated: 20,
-    cache_creation_input_tokens: null,
-    cache_read_input_tokens: null,
-    total_tokens: 30,
-    tokens_estimated: 0,
     cost_micro: 1_500_000,
-    is_byok: 0,
     termination_reason: 'success',
-    upstream_error: null,
-    upstream_model: 'gpt-4o-mini',
-    user_agent: 'test/1.0',
     metadata: JSON.stringify(metadata),
   };
 }

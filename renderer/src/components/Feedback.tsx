@@ -14,14 +14,7 @@ export function ErrorNote({
   return (
     <p role="alert" className="error" data-testid={testId ?? 'error'}>
       {error}
-      {onRetry && (
-        <>
-          {' '}
-          <button type="button" className="link" onClick={onRetry}>
-            Try again
-          </button>
-        </>
-      )}
+      {onRetry && <RetryButton onRetry={onRetry} />}
     </p>
   );
 }
@@ -43,15 +36,19 @@ export function UnavailableNote({
   return (
     <p className="muted" role="status" data-testid={testId}>
       {subject} unavailable while the server cannot read its request telemetry.
-      {onRetry && (
-        <>
-          {' '}
-          <button type="button" className="link" onClick={onRetry}>
-            Try again
-          </button>
-        </>
-      )}
+      {onRetry && <RetryButton onRetry={onRetry} />}
     </p>
+  );
+}
+
+function RetryButton({ onRetry }: { onRetry: () => void }) {
+  return (
+    <>
+      {' '}
+      <button type="button" className="link" onClick={onRetry}>
+        Try again
+      </button>
+    </>
   );
 }
 

@@ -1,13 +1,5 @@
-import {
-  CartesianGrid,
-  Line,
-  LineChart,
-  Tooltip,
-  XAxis,
-  YAxis,
-  type DotItemDotProps,
-  type TooltipContentProps,
-} from 'recharts';
+import { CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis, type TooltipContentProps } from 'recharts';
+import { isolatedDot } from './isolated-dot.js';
 import { memo, useMemo } from 'react';
 import { axisTimeFormat, pointTitle } from '../../lib/chart-format.js';
 import { utcTitle } from '../../lib/format.js';
@@ -99,26 +91,14 @@ export const SeriesChart = memo(function SeriesChart(props: {
           type="linear"
           // Unknown breaks the line: joining across it would draw a value nobody measured.
           connectNulls={false}
-          dot={isolatedDot(table.series[s]?.values ?? [], names[s]?.color)}
+          dot={isolatedDot(
+            table.series[s]?.values.length ?? 0,
+            (i) => (table.series[s]?.values[i] ?? null) !== null,
+            names[s]?.color,
+          )}
           isAnimationActive={false}
         />
       ))}
     </LineChart>
   );
 });
-
-/**
- * A known value between two unknowns has no line to sit on: it gets a dot, so it is not lost.
- * A line without one draws no dots (`false`), rather than an empty element per point.
- */
-function isolatedDot(values: readonly (number | null)[], color: string | undefined) {
-  const known = (i: number) => values[i] !== null && values[i] !== undefined;
-  if (!values.some((_, i) => known(i) && !known(i - 1) && !known(i + 1))) return false;
-  return function Dot(dot: DotItemDotProps) {
-    const { index, cx, cy } = dot;
-    if (!known(index) || known(index - 1) || known(index + 1) || cx === undefined || cy === undefined) {
-      return <g key={index} />;
-    }
-    return <circle key={index} cx={cx} cy={cy} r={2.5} fill={color} stroke="none" />;
-  };
-}

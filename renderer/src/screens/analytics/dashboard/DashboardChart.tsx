@@ -7,9 +7,9 @@ import {
   Tooltip,
   XAxis,
   YAxis,
-  type DotItemDotProps,
   type TooltipContentProps,
 } from 'recharts';
+import { isolatedDot } from '../isolated-dot.js';
 import { memo } from 'react';
 import { useElementWidth } from '../useElementWidth.js';
 import type { BucketAxis } from './bucket-time.js';
@@ -120,7 +120,7 @@ export const DashboardChart = memo(function DashboardChart(props: {
                   type="linear"
                   // Unknown breaks the line: joining across it would draw a value nobody measured.
                   connectNulls={false}
-                  dot={isolatedDot(rows, s.key, s.color)}
+                  dot={isolatedDot(rows.length, (i) => rows[i] !== undefined && rows[i][s.key] !== null, s.color)}
                   isAnimationActive={false}
                 />
               ),
@@ -143,20 +143,3 @@ export const DashboardChart = memo(function DashboardChart(props: {
     </figure>
   );
 });
-
-/**
- * A known value between two unknowns has no line to sit on: it gets a dot, so it is not lost.
- * A line without such a value draws no dots at all (`false`): recharts would otherwise render
- * an element per point of every line, most of a panel's drawing time.
- */
-function isolatedDot(rows: readonly DashboardRow[], key: RowKey, color: string) {
-  const known = (i: number) => rows[i] !== undefined && rows[i][key] !== null;
-  if (!rows.some((_, i) => known(i) && !known(i - 1) && !known(i + 1))) return false;
-  return function Dot(dot: DotItemDotProps) {
-    const { index, cx, cy } = dot;
-    if (!known(index) || known(index - 1) || known(index + 1) || cx === undefined || cy === undefined) {
-      return <g key={index} />;
-    }
-    return <circle key={index} cx={cx} cy={cy} r={2.5} fill={color} stroke="none" />;
-  };
-}
