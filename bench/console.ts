@@ -109,7 +109,13 @@ const DASHBOARD_READY = `(() => {
   // are the screen's first charts, above the one over time.
   const dashboard = document.querySelector('[data-testid="dashboard"]');
   const panels = !dashboard || (dashboard.getAttribute('aria-busy') !== 'true' && !!dashboard.querySelector('[data-testid="dashboard-grid"] svg'));
-  return !!cards && !!chart && !!requests && /\\d/.test(requests.textContent || '') && !!chart.querySelector('svg') && panels;
+  // Every chart in the window drawn: charts below it are drawn as they scroll into view or the
+  // browser idles (renderer/src/screens/analytics/useElementWidth.ts), like Grafana's panels.
+  const undrawn = [...document.querySelectorAll('.analytics .chart-area, .analytics .dashboard-chart-area')].some((area) => {
+    const box = area.getBoundingClientRect();
+    return box.bottom > 0 && box.top < window.innerHeight && !area.querySelector('svg');
+  });
+  return !!cards && !!chart && !!requests && /\\d/.test(requests.textContent || '') && panels && !undrawn;
 })()`;
 /**
  * What shows a screen's first data, by its title: the screens' own `data-state="ready"`, or for

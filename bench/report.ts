@@ -628,7 +628,9 @@ function consoleLines(c: ConsoleReport): string[] {
     `The built renderer in Chromium ${c.setup.chromium} (headless, 1440×900) through the web shell, whose embedded ` +
       `server runs on this store, ${c.setup.rowsInWindow.toLocaleString('en')} requests in the request log's window. ` +
       'Times are taken in the page, from the click (or the navigation) to the first of two animation frames in a row ' +
-      'that show the result; a screen is painted when its title shows and nothing in it is loading or busy.',
+      'that show the result; a screen is painted when its title shows, its data is on screen and nothing in it is loading ' +
+      'or busy. Analytics is painted when every chart within the window is drawn: the charts below it are drawn as ' +
+      'they scroll into view or when the browser idles.',
     '',
     ...table(['figure', 'value', 'reference', 'target', 'result'], figureRows(c.figures)),
     '',

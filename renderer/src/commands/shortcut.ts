@@ -26,11 +26,12 @@ export interface Shortcut {
 export const action = (code: string): Shortcut => ({ code, alt: true, shift: true });
 
 /**
- * The screens' shortcuts, Alt+1… in the navigation's order; not in a field on a Mac, where
- * Option+digit types a character ([ ] | { } on some layouts).
+ * The screens' shortcuts, Alt+1… Alt+9 then Alt+0 (the digits' order on the keyboard) in the
+ * navigation's order; not in a field on a Mac, where Option+digit types a character ([ ] | { }
+ * on some layouts). Ten screens at most: an eleventh would need another scheme.
  */
 export const screenShortcut = (index: number): Shortcut => ({
-  code: `Digit${index + 1}`,
+  code: `Digit${(index + 1) % 10}`,
   alt: true,
   inFields: !isMac(),
 });

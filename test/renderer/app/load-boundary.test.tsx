@@ -58,3 +58,25 @@ describe('a screen whose chunk fails to load', () => {
     expect(load).toHaveBeenCalledTimes(2);
   });
 });
+
+describe('a screen whose chunk has already loaded', () => {
+  it('renders at once, with no "Opening…" fallback in between', async () => {
+    const entry = retryableLazy(() => Promise.resolve({ Keys }), 'Keys');
+    await entry.preload();
+    render(
+      <LoadBoundary title="API keys" retry={entry.retry}>
+        {() => <entry.component />}
+      </LoadBoundary>,
+    );
+    // No await: the first commit already holds the screen (a lazy() wrapper would have suspended).
+    screen.getByText('The keys screen');
+    expect(screen.queryByText('Opening API keys…')).toBeNull();
+  });
+
+  it('keeps one component for a mounted screen, so a later render does not remount it', async () => {
+    const entry = retryableLazy(() => Promise.resolve({ Keys }), 'Keys');
+    const before = entry.component;
+    await entry.preload();
+    expect(entry.component).toBe(before);
+  });
+});

@@ -5,7 +5,8 @@ import {
   searchEntries,
   type PaletteEntry,
 } from '../../../renderer/src/commands/palette-search.js';
-import { matchesShortcut, shortcutLabel } from '../../../renderer/src/commands/shortcut.js';
+import { matchesShortcut, screenShortcut, shortcutLabel } from '../../../renderer/src/commands/shortcut.js';
+import { SCREENS } from '../../../renderer/src/state/screen-names.js';
 
 const entry = (title: string, detail?: string): PaletteEntry => ({
   id: title,
@@ -101,5 +102,9 @@ describe('shortcuts', () => {
     expect(shortcutLabel({ code: 'KeyK', mod: true }, false)).toBe('Ctrl+K');
     expect(shortcutLabel({ code: 'KeyK', mod: true }, true)).toBe('⌘K');
     expect(shortcutLabel({ code: 'Digit3', alt: true }, true)).toBe('⌥3');
+    // The tenth screen is Alt+0, after Alt+9, as the digits lie on the keyboard; no two screens share one.
+    expect(screenShortcut(9).code).toBe('Digit0');
+    expect(SCREENS.length).toBeLessThanOrEqual(10);
+    expect(new Set(SCREENS.map((_, i) => screenShortcut(i).code)).size).toBe(SCREENS.length);
   });
 });

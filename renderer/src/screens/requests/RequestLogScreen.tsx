@@ -30,6 +30,7 @@ export function RequestLogScreen() {
   const following = useRequests((s) => s.following);
   const updatedAt = useRequests((s) => s.updatedAt);
   const fresh = useRequests((s) => s.fresh);
+  const answered = useRequests((s) => s.answered);
   const load = useRequests((s) => s.load);
   const reload = useRequests((s) => s.reload);
   const refresh = useRequests((s) => s.refresh);
@@ -120,6 +121,9 @@ export function RequestLogScreen() {
             </p>
           ) : (
             <RequestTable
+              // Another page or query is a table of its own, mounted at its top: reused, it would
+              // draw the new rows at the old scroll position and again once scrolled back up.
+              key={answered ?? ''}
               ref={table}
               rows={page?.requests ?? NO_ROWS}
               fresh={fresh}

@@ -1,24 +1,17 @@
-import {
-  Area,
-  Bar,
-  CartesianGrid,
-  ComposedChart,
-  Line,
-  Tooltip,
-  XAxis,
-  YAxis,
-  type TooltipContentProps,
-} from 'recharts';
-import { isolatedDot } from '../isolated-dot.js';
-import { memo } from 'react';
+import { memo, useMemo, useState, type KeyboardEvent, type PointerEvent } from 'react';
 import { useElementWidth } from '../useElementWidth.js';
 import type { BucketAxis } from './bucket-time.js';
+import { bands, bucketAt, highest, knownRuns, niceTicks, tickEvery, type Band } from './chart-geometry.js';
 import type { DashboardRow, RowKey } from './dashboard-data.js';
 
 /** A panel's chart: small, with the value axis and margins of the analytics chart. */
 export const DASHBOARD_CHART_HEIGHT = 220;
 const Y_AXIS_WIDTH = 64;
-const MARGIN = { top: 8, right: 16, bottom: 4, left: 0 };
+const X_AXIS_HEIGHT = 24;
+const MARGIN = { top: 8, right: 16, bottom: 4 };
+/** A tick's text: 12 px type, about 7 px a character; ticks keep this much space between them. */
+const CHAR_PX = 7;
+const TICK_GAP_PX = 24;
 
 export interface ChartSeries {
   key: RowKey;
@@ -29,12 +22,7 @@ export interface ChartSeries {
   dashed?: boolean;
 }
 
-/**
- * One panel's chart over the dashboard's buckets: stacked bars, stacked areas or lines, on the
- * time axis all panels share (bucket index, named in the reporting zone), with its legend.
- * A null is unknown: a gap in a line or an area (never drawn as 0).
- */
-export const DashboardChart = memo(function DashboardChart(props: {
+interface ChartProps {
   kind: 'bars' | 'areas' | 'lines';
   rows: readonly DashboardRow[];
   series: readonly ChartSeries[];
@@ -46,86 +34,99 @@ export const DashboardChart = memo(function DashboardChart(props: {
   /** What the chart shows, for screen readers ("Requests by outcome, 24 buckets"). */
   label: string;
   testId: string;
-}) {
-  const { kind, rows, series, axis, formatValue } = props;
-  const [measure, width] = useElementWidth<HTMLDivElement>();
-  const stacked = kind !== 'lines';
+}
 
-  const tooltip = ({ active, label }: TooltipContentProps) => {
-    const index = Number(label);
-    const row = active && Number.isInteger(index) ? rows[index] : undefined;
-    if (!row) return null;
-    return (
-      <div className="chart-tooltip" data-testid="dashboard-tooltip">
-        <strong>{axis.title(index)}</strong>
-        <ul>
-          {series.map((s) => (
-            <li key={s.key}>
-              <span className="swatch" style={{ background: s.color }} aria-hidden="true" />
-              {s.name}: <strong>{formatValue(row[s.key])}</strong>
-            </li>
-          ))}
-        </ul>
-      </div>
-    );
+/**
+ * One panel's chart over the dashboard's buckets: stacked bars, stacked areas or lines, on the
+ * time axis all panels share (bucket index, named in the reporting zone), with its legend.
+ * A null is unknown: a gap in a line or an area (never drawn as 0).
+ *
+ * Drawn as plain SVG, one path per series: six recharts charts took most of the time to open
+ * Analytics (each builds a store of its own and an element per bar), these take a few ms.
+ * Hovering, or the arrow keys once the chart has focus, shows a bucket's values.
+ */
+export const DashboardChart = memo(function DashboardChart(props: ChartProps) {
+  const { kind, rows, series } = props;
+  const [measure, width] = useElementWidth<HTMLDivElement>();
+  const [active, setActive] = useState<number | null>(null);
+  const stacked = kind !== 'lines';
+  const layout = useMemo(() => {
+    const values = series.map((s) => rows.map((row) => row[s.key]));
+    const all = bands(values, stacked);
+    return { all, ticks: niceTicks(highest(all)) };
+  }, [rows, series, stacked]);
+
+  const plot = {
+    left: Y_AXIS_WIDTH,
+    right: Math.max(Y_AXIS_WIDTH + 1, width - MARGIN.right),
+    top: MARGIN.top,
+    bottom: DASHBOARD_CHART_HEIGHT - MARGIN.bottom - X_AXIS_HEIGHT,
+  };
+  const band = rows.length > 0 ? (plot.right - plot.left) / rows.length : 0;
+  const top = layout.ticks[layout.ticks.length - 1]!;
+  const x = (i: number) => plot.left + band * (i + 0.5);
+  const y = (value: number) => plot.bottom - (value / top) * (plot.bottom - plot.top);
+
+  const onPointerMove = (event: PointerEvent<SVGSVGElement>) => {
+    const box = event.currentTarget.getBoundingClientRect();
+    setActive(bucketAt(event.clientX - box.left - plot.left, band, rows.length));
+  };
+  const onKeyDown = (event: KeyboardEvent<SVGSVGElement>) => {
+    const last = rows.length - 1;
+    const moves: Record<string, number> = {
+      ArrowLeft: Math.max(0, (active ?? 1) - 1),
+      ArrowRight: Math.min(last, (active ?? -1) + 1),
+      Home: 0,
+      End: last,
+    };
+    const to = moves[event.key];
+    if (to !== undefined && last >= 0) {
+      event.preventDefault();
+      setActive(to);
+    } else if (event.key === 'Escape') setActive(null);
   };
 
   return (
     <figure className="dashboard-chart" aria-label={props.label} data-testid={props.testId} data-points={rows.length}>
       <div className="dashboard-chart-area" ref={measure}>
         {width > 0 && (
-          <ComposedChart width={width} height={DASHBOARD_CHART_HEIGHT} data={rows as DashboardRow[]} margin={MARGIN}>
-            <CartesianGrid strokeDasharray="3 3" stroke="currentColor" strokeOpacity={0.15} vertical={false} />
-            <XAxis
-              dataKey="i"
-              type="category"
-              tickFormatter={(value: number) => axis.tick(value)}
-              stroke="currentColor"
-              minTickGap={24}
-            />
-            <YAxis width={Y_AXIS_WIDTH} stroke="currentColor" tickFormatter={props.formatTick} />
-            <Tooltip content={tooltip} isAnimationActive={false} />
-            {series.map((s) =>
-              kind === 'bars' ? (
-                <Bar
-                  key={s.key}
-                  dataKey={s.key}
-                  name={s.name}
-                  fill={s.color}
-                  stackId={stacked ? 'stack' : undefined}
-                  isAnimationActive={false}
-                />
-              ) : kind === 'areas' ? (
-                <Area
-                  key={s.key}
-                  dataKey={s.key}
-                  name={s.name}
-                  stroke={s.color}
-                  fill={s.color}
-                  fillOpacity={0.45}
-                  type="linear"
-                  stackId="stack"
-                  // In a stack a null would count as 0; not connecting makes it a gap instead.
-                  connectNulls={false}
-                  isAnimationActive={false}
-                />
-              ) : (
-                <Line
-                  key={s.key}
-                  dataKey={s.key}
-                  name={s.name}
-                  stroke={s.color}
-                  strokeWidth={1.5}
-                  strokeDasharray={s.dashed ? '5 3' : undefined}
-                  type="linear"
-                  // Unknown breaks the line: joining across it would draw a value nobody measured.
-                  connectNulls={false}
-                  dot={isolatedDot(rows.length, (i) => rows[i] !== undefined && rows[i][s.key] !== null, s.color)}
-                  isAnimationActive={false}
-                />
-              ),
+          <svg
+            width={width}
+            height={DASHBOARD_CHART_HEIGHT}
+            className="dashboard-svg"
+            role="img"
+            aria-label={`${props.label}. Arrow keys read one bucket at a time.`}
+            tabIndex={0}
+            onPointerMove={onPointerMove}
+            onPointerLeave={() => setActive(null)}
+            onKeyDown={onKeyDown}
+            onBlur={() => setActive(null)}
+          >
+            {active !== null && (
+              <rect
+                className="dashboard-cursor"
+                x={plot.left + band * active}
+                y={plot.top}
+                width={band}
+                height={plot.bottom - plot.top}
+              />
             )}
-          </ComposedChart>
+            <ValueAxis ticks={layout.ticks} y={y} plot={plot} formatTick={props.formatTick} />
+            <TimeAxis count={rows.length} x={x} band={band} plot={plot} axis={props.axis} />
+            {series.map((s, index) => (
+              <SeriesShape key={s.key} kind={kind} bands={layout.all[index]!} x={x} y={y} band={band} series={s} />
+            ))}
+          </svg>
+        )}
+        {active !== null && rows[active] && (
+          <Tooltip
+            row={rows[active]}
+            title={props.axis.title(active)}
+            series={series}
+            formatValue={props.formatValue}
+            // Beside the bucket, on the side with room.
+            style={x(active) < width / 2 ? { left: x(active) + 12 } : { right: width - x(active) + 12 }}
+          />
         )}
       </div>
       <ul className="series-legend dashboard-legend" aria-label="Legend">
@@ -143,3 +144,124 @@ export const DashboardChart = memo(function DashboardChart(props: {
     </figure>
   );
 });
+
+interface Plot {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+function ValueAxis(props: {
+  ticks: number[];
+  y: (v: number) => number;
+  plot: Plot;
+  formatTick: (v: number) => string;
+}) {
+  const { plot, y } = props;
+  return (
+    <g className="dashboard-axis" aria-hidden="true">
+      {props.ticks.map((tick) => (
+        <g key={tick}>
+          {tick > 0 && (
+            <line className="dashboard-grid-line" x1={plot.left} x2={plot.right} y1={y(tick)} y2={y(tick)} />
+          )}
+          <text x={plot.left - 6} y={y(tick)} dy="0.32em" textAnchor="end">
+            {props.formatTick(tick)}
+          </text>
+        </g>
+      ))}
+      <line x1={plot.left} x2={plot.left} y1={plot.top} y2={plot.bottom} />
+    </g>
+  );
+}
+
+function TimeAxis(props: { count: number; x: (i: number) => number; band: number; plot: Plot; axis: BucketAxis }) {
+  const { count, axis, plot } = props;
+  const labels = Array.from({ length: count }, (_, i) => axis.tick(i));
+  const widest = labels.reduce((most, label) => Math.max(most, label.length), 0) * CHAR_PX;
+  const every = tickEvery(props.band, widest, TICK_GAP_PX);
+  return (
+    <g className="dashboard-axis" aria-hidden="true">
+      <line x1={plot.left} x2={plot.right} y1={plot.bottom} y2={plot.bottom} />
+      {labels.map((label, i) =>
+        i % every === 0 ? (
+          <text key={i} x={props.x(i)} y={plot.bottom + 16} textAnchor="middle">
+            {label}
+          </text>
+        ) : null,
+      )}
+    </g>
+  );
+}
+
+/** A series as one path: its bars, its area between the stack below and its top, or its line. */
+function SeriesShape(props: {
+  kind: ChartProps['kind'];
+  bands: readonly Band[];
+  x: (i: number) => number;
+  y: (v: number) => number;
+  band: number;
+  series: ChartSeries;
+}) {
+  const { kind, bands: all, x, y, series } = props;
+  if (kind === 'bars') {
+    const barWidth = Math.max(1, props.band * 0.8);
+    const d = all
+      .map((b, i) => {
+        if (!b || b.high === b.low) return '';
+        const top = y(b.high);
+        return `M${x(i) - barWidth / 2},${top}h${barWidth}V${y(b.low)}h${-barWidth}Z`;
+      })
+      .join('');
+    return <path d={d} style={{ fill: series.color }} data-series={series.key} />;
+  }
+  const runs = knownRuns(all);
+  const point = (i: number, value: 'high' | 'low') => `${x(i)},${y(all[i]![value])}`;
+  const lone = runs.filter(([first, last]) => first === last).map(([i]) => i);
+  const d = runs
+    .filter(([first, last]) => first < last)
+    .map(([first, last]) => {
+      const along = Array.from({ length: last - first + 1 }, (_, k) => point(first + k, 'high')).join('L');
+      if (kind === 'lines') return `M${along}`;
+      const back = Array.from({ length: last - first + 1 }, (_, k) => point(last - k, 'low')).join('L');
+      return `M${along}L${back}Z`;
+    })
+    .join('');
+  return (
+    <g data-series={series.key}>
+      <path
+        d={d}
+        className={kind === 'lines' ? 'dashboard-line' : 'dashboard-area'}
+        style={kind === 'lines' ? { stroke: series.color } : { stroke: series.color, fill: series.color }}
+        strokeDasharray={series.dashed ? '5 3' : undefined}
+      />
+      {/* A known value between two unknowns has no line to sit on: a dot, so it is not lost. */}
+      {lone.map((i) => (
+        <circle key={i} cx={x(i)} cy={y(all[i]!.high)} r={2.5} style={{ fill: series.color }} />
+      ))}
+    </g>
+  );
+}
+
+function Tooltip(props: {
+  row: DashboardRow;
+  title: string;
+  series: readonly ChartSeries[];
+  formatValue: (value: number | null) => string;
+  style: { left?: number; right?: number };
+}) {
+  return (
+    <div className="chart-tooltip dashboard-tooltip" data-testid="dashboard-tooltip" style={props.style} role="status">
+      <strong>{props.title}</strong>
+      <ul>
+        {props.series.map((s) => (
+          <li key={s.key}>
+            <span className="swatch" style={{ background: s.color }} aria-hidden="true" />
+            {s.name}: <strong>{props.formatValue(props.row[s.key])}</strong>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
