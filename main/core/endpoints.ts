@@ -3,11 +3,13 @@ import * as analytics from '#server/schemas/analytics.js';
 import * as auth from '#server/schemas/auth.js';
 import * as compare from '#server/schemas/compare.js';
 import * as dashboard from '#server/schemas/dashboard.js';
+import * as health from '#server/schemas/health.js';
 import * as activity from '#server/schemas/activity.js';
 import { MessageBody } from '#server/schemas/common.js';
 import * as keys from '#server/schemas/keys.js';
 import * as models from '#server/schemas/models.js';
 import * as organization from '#server/schemas/organization.js';
+import * as reconcile from '#server/schemas/reconcile.js';
 import * as spend from '#server/schemas/spend.js';
 import * as top from '#server/schemas/top.js';
 import * as vault from '#server/schemas/vault.js';
@@ -166,6 +168,15 @@ export const endpoints = {
     response: dashboard.Dashboard,
   }),
   /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  health: endpoint({ method: 'GET', path: '/analytics/health', query: health.HealthQuery, response: health.Health }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  reconcile: endpoint({
+    method: 'GET',
+    path: '/reconcile',
+    query: reconcile.ReconcileQuery,
+    response: reconcile.Reconcile,
+  }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
   top: endpoint({ method: 'GET', path: '/analytics/top', query: top.TopQuery, response: top.Top }),
   /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
   spend: endpoint({ method: 'GET', path: '/analytics/spend', query: spend.SpendQuery, response: spend.SpendReport }),
@@ -174,6 +185,20 @@ export const endpoints = {
     path: '/activity',
     query: activity.ActivityQuery,
     response: activity.ActivityPage,
+  }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  activityEntries: endpoint({
+    method: 'GET',
+    path: '/activity/entries',
+    query: activity.ActivityEntriesQuery,
+    response: activity.ActivityEntries,
+  }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  verifyActivity: endpoint({
+    method: 'GET',
+    path: '/activity/verify',
+    query: activity.ActivityVerifyQuery,
+    response: activity.ActivityVerification,
   }),
 } satisfies Record<string, Endpoint>;
 

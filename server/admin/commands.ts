@@ -8,6 +8,8 @@ import type { Role } from '../stores/control/accounts.js';
 import { ControlStore } from '../stores/control/store.js';
 import { importReport } from './import-report.js';
 import { importRequests } from './import-requests.js';
+import { verifyActivityCommand } from './verify-activity.js';
+import { reconcileCommand } from './reconcile-command.js';
 import { DEMO_DEFAULTS, DEMO_ORGANIZATION, seedDemo } from '../demo/seed.js';
 import { privateFolder } from '../security/private-files.js';
 import { loadOrCreateSecret } from '../security/secret-files.js';
@@ -26,7 +28,13 @@ const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [flags]
   set-model --id ROUTE --active true|false
   import-requests --file F.ndjson [--telemetry-db PATH]
   seed-demo [--days 30] [--rows 50000] [--seed 1] [--telemetry-db PATH]
-                                            create the demo organisation and its traffic`;
+                                            create the demo organisation and its traffic
+  verify-activity [--org NAME]              recompute the activity log's hash chain; exit 1
+                                            naming the first event that does not match
+  reconcile [--org NAME] [--project ID] [--from DATE --to DATE | --days 7]
+                                            check that keys add up to projects and projects to
+                                            the organisation, settled spend to rows, rollups to
+                                            rows (UTC days, at most 31); exit 1 on any difference`;
 
 const FLAGS = {
   'data-dir': { type: 'string' },
@@ -46,6 +54,9 @@ const FLAGS = {
   days: { type: 'string' },
   rows: { type: 'string' },
   seed: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  project: { type: 'string' },
 } as const;
 
 /** A mistake in the operator's input: printed as is, exit code 2. */
@@ -97,6 +108,12 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
     refreshSeconds: config.refreshTtlSeconds,
   });
   try {
+    if (command === 'verify-activity') {
+      return verifyActivityCommand(control, flags.org, out, (message) => new UsageError(message));
+    }
+    if (command === 'reconcile') {
+      return await reconcileCommand(control, config, flags, out, (message) => new UsageError(message));
+    }
     out(await run(command, flags, control, config, out));
     return 0;
   } catch (error) {
@@ -190,6 +207,7 @@ async function run(
       const described = describeJoinPolicy(parsed.policy);
       // Who may join is security-relevant, so the organisation's audit trail records each change.
       control.write(() => {
+        const previous = describeJoinPolicy(control.joinPolicies.of(organization.id));
         control.joinPolicies.set(organization.id, parsed.policy);
         control.activity.record({
           orgId: organization.id,
@@ -198,6 +216,7 @@ async function run(
           target: described,
           sourceIp: OPERATOR_SOURCE,
           at: now,
+          change: { before: { policy: previous }, after: { policy: described } },
         });
       });
       return `join policy of ${organization.name} is now ${described}`;

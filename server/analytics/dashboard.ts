@@ -50,6 +50,8 @@ const RAW_SUMS = [
   'SUM(cache_read_input_tokens IS NOT NULL OR cache_creation_input_tokens IS NOT NULL)',
   'SUM(CASE WHEN tokens_generated > 0 AND total_ms - COALESCE(ttft_ms, pre_dispatch_ms) > 0 THEN tokens_generated ELSE 0 END)',
   'TOTAL(CASE WHEN tokens_generated > 0 AND total_ms - COALESCE(ttft_ms, pre_dispatch_ms) > 0 THEN total_ms - COALESCE(ttft_ms, pre_dispatch_ms) END)',
+  // Upstream 429s (migration 010).
+  'SUM(status = 429 AND upstream_error IS NOT NULL)',
 ];
 const MEASURE_COLUMNS = BOARD_MEASURES.map((m, i) => `m${i}`);
 const RAW_MEASURES = RAW_SUMS.map((sum, i) => `${sum} AS m${i}`).join(', ');

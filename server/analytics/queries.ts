@@ -16,6 +16,8 @@ import type {
 } from './query-types.js';
 import { cacheByModel, dashboardBuckets, groupTrends } from './dashboard.js';
 import { keyImpact } from './key-impact.js';
+import { providerHealth } from './health.js';
+import { reconcileDay, reconcileSpend } from './reconcile-telemetry.js';
 import { countableFromRollups, rollupSource } from './rollup-sql.js';
 import {
   BY_FIRST_ROW,
@@ -147,6 +149,14 @@ export class AnalyticsQueries {
           reqId: query.reqId,
           orgId: query.orgId,
         }) ?? null) as AnalyticsResult<Q>;
+      case 'reconcile_day':
+        // One read transaction: the totals, the cells and the rows are the same moment's.
+        return this.db.transaction(() => reconcileDay((sql) => this.statement(sql), query))() as AnalyticsResult<Q>;
+      case 'reconcile_spend':
+        return this.db.transaction(() => reconcileSpend((sql) => this.statement(sql), query))() as AnalyticsResult<Q>;
+      case 'health':
+        // One read transaction: the window's cells and the last successes are the same moment's.
+        return this.db.transaction(() => providerHealth((sql) => this.statement(sql), query))() as AnalyticsResult<Q>;
       case 'burn':
         // One read transaction: every day sees the same rows.
         return this.db.transaction(() => this.burn(query))() as AnalyticsResult<Q>;

@@ -1,4 +1,11 @@
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
+import type { HealthQuery, ProviderHealthFigures } from './health.js';
+import type {
+  ReconcileDayQuery,
+  ReconcileDayResult,
+  ReconcileSpendQuery,
+  ReconcileSpendResult,
+} from './reconcile-types.js';
 
 /**
  * The analytics queries and their results, as the routes ask them, the worker pool carries
@@ -50,7 +57,13 @@ export type AnalyticsQuery =
   /** What depends on one key (key-impact.ts): its traffic, last use and callers. */
   | ({ kind: 'impact' } & KeyImpactQuery)
   /** One request by its id (the primary key), when it is the organisation's. */
-  | { kind: 'request'; orgId: string; reqId: string };
+  | { kind: 'request'; orgId: string; reqId: string }
+  /** One UTC day of a reconciliation: its totals and its rollup cells against its rows (reconcile-telemetry.ts). */
+  | ({ kind: 'reconcile_day' } & ReconcileDayQuery)
+  /** The keys' lifetime cost and the spend outbox, for a reconciliation. */
+  | ({ kind: 'reconcile_spend' } & ReconcileSpendQuery)
+  /** Each provider's and model's health over whole five-minute cells (health.ts). */
+  | ({ kind: 'health' } & HealthQuery);
 
 /** The figures of what depends on one key: see key-impact.ts. */
 export interface KeyImpactQuery {
@@ -190,4 +203,10 @@ export type AnalyticsResult<Q extends AnalyticsQuery> = Q extends { kind: 'summa
                 ? KeyImpactResult
                 : Q extends { kind: 'request' }
                   ? RequestRecord | null
-                  : ThrottlingResult;
+                  : Q extends { kind: 'reconcile_day' }
+                    ? ReconcileDayResult
+                    : Q extends { kind: 'reconcile_spend' }
+                      ? ReconcileSpendResult
+                      : Q extends { kind: 'health' }
+                        ? ProviderHealthFigures[]
+                        : ThrottlingResult;

@@ -21,7 +21,8 @@ export interface RotateKeyInput {
  * old key stays active until the admin revokes it (callers need time to move), so while
  * both exist both limits count against the budget, and the replacement is refused when they
  * would not fit. All checks and the write are one transaction; the replacement's creation
- * is recorded as `api_key.created`.
+ * is recorded as `api_key.created`, and
+ * the rotation as `api_key.rotated` on the old key.
  */
 export function rotateKey(control: ControlStore, keyHashSecret: Buffer, input: RotateKeyInput): RotatedKey {
   return control.write(() => {
@@ -71,6 +72,19 @@ export function rotateKey(control: ControlStore, keyHashSecret: Buffer, input: R
         now: input.now,
       }),
     );
+    // The rotation itself, on the old key: which key replaces it and the credit carried over.
+    control.activity.record({
+      orgId: input.orgId,
+      actorId: input.actorId,
+      action: 'api_key.rotated',
+      target: old.key_prefix,
+      sourceIp: input.sourceIp,
+      at: input.now,
+      change: {
+        before: { key_prefix: old.key_prefix, credit_limit_cents: old.credit_limit_micro },
+        after: { key_prefix: created.key_prefix, credit_limit_cents: creditLimitMicro },
+      },
+    });
     return { ...created, replaces: { id: old.id, key_prefix: old.key_prefix } };
   });
 }

@@ -3,6 +3,7 @@ import { badRequest, notFound } from '../http-errors.js';
 import { isoTimeOrNull } from '../schemas/common.js';
 import type { CreatedKey, UpdatedKey } from '../schemas/keys.js';
 import { apiKeyPrefix, hashApiKeySecret, newApiKeySecret } from '../security/tokens.js';
+import type { ChangeFields } from '../stores/control/activity.js';
 import type { Environment, KeyRow } from '../stores/control/keys.js';
 import type { ControlStore } from '../stores/control/store.js';
 import { formatPkr, pkrToMicro } from './money.js';
@@ -68,6 +69,15 @@ export function issueKey(control: ControlStore, keyHashSecret: Buffer, input: Is
       target: keyPrefix,
       sourceIp: input.sourceIp,
       at: input.now,
+      change: {
+        before: null,
+        after: {
+          name: input.name,
+          environment: input.environment,
+          ...limitFields(input),
+          allowed_models: input.allowedModels === null ? null : input.allowedModels.join(', '),
+        },
+      },
     });
   });
   return {
@@ -145,6 +155,14 @@ export function replaceKeyLimits(control: ControlStore, input: KeyLimitsReplacem
       target: key.key_prefix,
       sourceIp: input.sourceIp,
       at: input.now,
+      change: {
+        before: limitFields({
+          rateLimitRpm: key.rate_limit_rpm,
+          creditLimitMicro: key.credit_limit_micro,
+          expiresAt: key.expires_at,
+        }),
+        after: limitFields({ rateLimitRpm: input.rateLimitRpm, creditLimitMicro, expiresAt }),
+      },
     });
     return {
       id: key.id,
@@ -154,6 +172,22 @@ export function replaceKeyLimits(control: ControlStore, input: KeyLimitsReplacem
       credit_limit_cents: creditLimitMicro,
     };
   });
+}
+
+/**
+ * A key's limits as its activity events record them, in the API's own field names and units
+ * (micro-PKR, ISO time; null is unlimited or never). Named fields only: never the secret.
+ */
+export function limitFields(limits: {
+  rateLimitRpm: number;
+  creditLimitMicro: number | null;
+  expiresAt: number | null;
+}): ChangeFields {
+  return {
+    rate_limit_rpm: limits.rateLimitRpm,
+    credit_limit_cents: limits.creditLimitMicro,
+    expires_at: isoTimeOrNull(limits.expiresAt),
+  };
 }
 
 export function checkRateLimit(rateLimitRpm: number, ceiling: number): void {

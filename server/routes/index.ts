@@ -4,10 +4,12 @@ import { activityRoutes } from './activity.js';
 import { analyticsRoutes } from './analytics.js';
 import { authRoutes } from './auth.js';
 import { googleRoutes } from './auth-google.js';
+import { healthRoutes } from './health.js';
 import { keyRoutes } from './keys.js';
 import { keySafetyRoutes } from './key-safety.js';
 import { modelRoutes } from './models.js';
 import { organizationRoutes } from './organization.js';
+import { reconcileRoutes } from './reconcile.js';
 import { spendRoutes } from './spend.js';
 import { vaultRoutes } from './vault.js';
 
@@ -24,6 +26,8 @@ export async function apiRoutes(api: FastifyInstance): Promise<void> {
     await secured.register(activityRoutes);
     await secured.register(modelRoutes);
     await secured.register(analyticsRoutes);
+    await secured.register(healthRoutes);
     await secured.register(spendRoutes);
+    await secured.register(reconcileRoutes);
   });
 }

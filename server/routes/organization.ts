@@ -37,6 +37,7 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
         if (holder && holder.id !== auth.orgId) {
           throw conflict('another organization already uses this name', { field: 'name' });
         }
+        const previous = control.organizations.get(auth.orgId)?.name ?? null;
         control.organizations.setName(auth.orgId, name);
         control.activity.record({
           orgId: auth.orgId,
@@ -45,6 +46,7 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
           target: name,
           sourceIp: sourceIp(request),
           at: now,
+          change: { before: { name: previous }, after: { name } },
         });
       });
       return { name };
@@ -104,6 +106,7 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
         throw badRequest('unknown time zone: give an IANA name such as Asia/Karachi or UTC', { field: 'time_zone' });
       }
       control.write(() => {
+        const previous = control.organizations.reportingZone(auth.orgId);
         control.organizations.setReportingZone(auth.orgId, zone);
         control.activity.record({
           orgId: auth.orgId,
@@ -112,6 +115,7 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
           target: zone,
           sourceIp: sourceIp(request),
           at: config.now(),
+          change: { before: { time_zone: previous }, after: { time_zone: zone } },
         });
       });
       return reportingZone(zone);

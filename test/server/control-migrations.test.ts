@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { verifyActivity } from '../../server/domain/activity-chain.js';
 import { ControlStore } from '../../server/stores/control/store.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-control-migrations-'));
@@ -33,7 +34,9 @@ function storeAtVersion1(): string {
   return path;
 }
 
-const everyEvent = (db: BetterSqlite3.Database) => db.prepare('SELECT * FROM activity ORDER BY id').all();
+/** The columns version 1 had: later versions add to each event, never change these. */
+const everyEvent = (db: BetterSqlite3.Database) =>
+  db.prepare('SELECT id, org_id, actor_id, action, target, created_at, source_ip FROM activity ORDER BY id').all();
 
 describe('migration 002, the join policy', () => {
   it('leaves every existing organisation open and the audit trail as it was, append-only still', () => {
@@ -44,7 +47,7 @@ describe('migration 002, the join policy', () => {
 
     const control = ControlStore.open(path, LIFETIMES);
     try {
-      expect(control.db.pragma('user_version', { simple: true })).toBe(4);
+      expect(control.db.pragma('user_version', { simple: true })).toBe(5);
       for (const orgId of ['org-a', 'org-b'])
         expect(control.joinPolicies.of(orgId)).toEqual({ policy: 'open', domains: [] });
       expect(everyEvent(control.db)).toEqual(events);
@@ -58,11 +61,11 @@ describe('migration 002, the join policy', () => {
         'activity log is append-only',
       );
       const bogus =
-        "INSERT INTO activity (org_id, action, target, created_at, source_ip) VALUES ('org-a', 'org.deleted', '', 1, 'local')";
+        "INSERT INTO activity (org_id, seq, action, target, created_at, source_ip, hash) VALUES ('org-a', 99, 'org.deleted', '', 1, 'local', printf('%064d', 0))";
       expect(() => control.db.prepare(bogus).run()).toThrow(/CHECK constraint failed/);
       // The index the activity page reads by came back with the table.
       const indexes = control.db.prepare(
-        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'activity'",
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'activity' AND name = 'activity_by_org'",
       );
       expect(indexes.all()).toEqual([{ name: 'activity_by_org' }]);
 
@@ -92,6 +95,41 @@ describe('migration 002, the join policy', () => {
       expect(() =>
         control.db.prepare("UPDATE organizations SET join_policy = 'invite' WHERE id = 'org-a'").run(),
       ).toThrow(/CHECK constraint failed/);
+    } finally {
+      control.close();
+    }
+  });
+});
+
+describe('migration 005, the activity hash chain', () => {
+  it('places and chains the events recorded before it, per organisation, and new events chain on', () => {
+    const control = ControlStore.open(storeAtVersion1(), LIFETIMES);
+    try {
+      const places = control.db.prepare('SELECT id, org_id, seq, change FROM activity ORDER BY id').all();
+      expect(places).toEqual([
+        { id: 3, org_id: 'org-a', seq: 1, change: null },
+        { id: 7, org_id: 'org-b', seq: 1, change: null },
+        { id: 9, org_id: 'org-a', seq: 2, change: null },
+      ]);
+      expect(verifyActivity(control, 'org-a')).toMatchObject({ checked: 2, broken: null, done: true });
+      expect(verifyActivity(control, 'org-b')).toMatchObject({ checked: 1, broken: null, done: true });
+
+      control.activity.record({
+        orgId: 'org-a',
+        actorId: 'acct-a',
+        action: 'api_key.rotated',
+        target: 'sk_svc_old',
+        sourceIp: '10.0.0.1',
+        at: 30,
+        change: { before: { key_prefix: 'sk_svc_old' }, after: { key_prefix: 'sk_svc_new' } },
+      });
+      expect(control.db.prepare("SELECT id, seq FROM activity WHERE action = 'api_key.rotated'").get()).toEqual({
+        id: 10,
+        seq: 3,
+      });
+      expect(verifyActivity(control, 'org-a')).toMatchObject({ checked: 3, broken: null });
+      // One organisation's event is no part of another's chain.
+      expect(verifyActivity(control, 'org-b')).toMatchObject({ checked: 1, broken: null });
     } finally {
       control.close();
     }

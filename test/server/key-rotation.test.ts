@@ -65,7 +65,9 @@ describe('POST /keys/{id}/rotate', () => {
     const keys = await listed(client);
     expect(keys.map((k) => k.id).sort()).toEqual([old.id, rotated.id].sort());
     const events = await activity(client);
-    expect(events[0]).toMatchObject({ action: 'api_key.created', target: rotated.key_prefix });
+    // The replacement's creation, then the rotation itself on the old key (issue 27).
+    expect(events[0]).toMatchObject({ action: 'api_key.rotated', target: old.key_prefix });
+    expect(events[1]).toMatchObject({ action: 'api_key.created', target: rotated.key_prefix });
     // The secret is nowhere but in that answer: not in the control store's files (only its hash is
     // kept), not in the server's log.
     for (const file of ['control.db', 'control.db-wal']) {

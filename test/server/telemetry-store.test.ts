@@ -132,7 +132,7 @@ describe('an unreachable telemetry store', () => {
 /**
  * A data folder whose telemetry store is a current one taken back to version 5: 006's minute
  * rollups are missing (or, with `in006sWay`, still there for 006 to fail on), and so are 007's
- * spend outbox and the dashboard's cells of 008 and 009.
+ * spend outbox and the dashboard's cells of 008 and 009 (and 010's columns of them).
  */
 function storeAtVersion5(name: string, in006sWay = false): { dataDir: string; telemetryDbPath: string } {
   const dataDir = mkdtempSync(join(scratch, name));
@@ -175,6 +175,7 @@ describe('a telemetry store of an earlier version', () => {
         { migration: '007_spend_outbox.sql', path: telemetryDbPath },
         { migration: '008_dashboard_rollups.sql', path: telemetryDbPath },
         { migration: '009_cache_rollups.sql', path: telemetryDbPath },
+        { migration: '010_health_rollups.sql', path: telemetryDbPath },
       ]);
       // It waited for the lock instead of failing on it.
       expect(lines.filter((line) => line.includes('telemetry store unavailable'))).toEqual([]);
@@ -183,7 +184,7 @@ describe('a telemetry store of an earlier version', () => {
       await server.close();
     }
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(9);
+    expect(db.pragma('user_version', { simple: true })).toBe(10);
     expect(db.prepare('SELECT COUNT(*) AS n FROM rollup_dim_1m').get()).toEqual({ n: 4 });
     // The import after the upgrade added to 008's dashboard cells.
     const rows = db.prepare('SELECT COUNT(*) FROM requests').pluck().get();
@@ -221,7 +222,7 @@ describe('a telemetry store of an earlier version', () => {
     registerTelemetryFunctions(first);
     try {
       migrate(first, TELEMETRY_MIGRATIONS, () => openTelemetry(path).close());
-      expect(first.pragma('user_version', { simple: true })).toBe(9);
+      expect(first.pragma('user_version', { simple: true })).toBe(10);
       expect(first.prepare("SELECT COUNT(*) AS n FROM sqlite_schema WHERE name = 'rollup_dim_1m'").get()).toEqual({
         n: 1,
       });
@@ -378,6 +379,7 @@ describe('recording requests', () => {
       { kind: 'upgrading', migration: '007_spend_outbox.sql' },
       { kind: 'upgrading', migration: '008_dashboard_rollups.sql' },
       { kind: 'upgrading', migration: '009_cache_rollups.sql' },
+      { kind: 'upgrading', migration: '010_health_rollups.sql' },
       { kind: 'committing', rows: 1 },
     ]);
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });

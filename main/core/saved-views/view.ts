@@ -26,7 +26,9 @@ export const ViewScreen = Type.Union([
   Type.Literal('analytics'),
   Type.Literal('spend'),
   Type.Literal('requests'),
+  Type.Literal('health'),
   Type.Literal('activity'),
+  Type.Literal('reconcile'),
   Type.Literal('alerts'),
   Type.Literal('organisation'),
 ]);

@@ -34,7 +34,9 @@ export const screens: Record<Screen, ScreenEntry> = {
   analytics: lazyScreen('Analytics', () => import('../screens/analytics/AnalyticsScreen.js'), 'AnalyticsScreen'),
   spend: lazyScreen('Spend', () => import('../screens/spend/SpendScreen.js'), 'SpendScreen'),
   requests: lazyScreen('Request log', () => import('../screens/requests/RequestLogScreen.js'), 'RequestLogScreen'),
+  health: lazyScreen('Health', () => import('../screens/health/HealthScreen.js'), 'HealthScreen'),
   activity: lazyScreen('Activity', () => import('../screens/activity/ActivityScreen.js'), 'ActivityScreen'),
+  reconcile: lazyScreen('Reconcile', () => import('../screens/reconcile/ReconcileScreen.js'), 'ReconcileScreen'),
   alerts: lazyScreen('Alerts', () => import('../screens/alerts/AlertsScreen.js'), 'AlertsScreen'),
   organisation: lazyScreen(
     'Organisation',

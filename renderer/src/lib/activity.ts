@@ -26,20 +26,50 @@ const ACTION_LABELS: Readonly<Record<string, string>> = {
   'org.join_policy_changed': 'Join policy changed',
   // Beyond the contract: written by PUT /organization/reporting-zone.
   'org.reporting_zone_changed': 'Reporting time zone changed',
+  // Beyond the contract: written by POST /keys/{id}/rotate, on the old key.
+  'api_key.rotated': 'API key rotated',
   // In the contract's schema though the server does not write them yet.
   'member.removed': 'Member removed',
   'member.role_changed': "Member's role changed",
 };
+
+/** The actions the filter offers, with their words, in the order of the labels above. */
+export const ACTION_CHOICES: readonly { value: string; label: string }[] = Object.entries(ACTION_LABELS)
+  // In the schema but never written: a filter by them would always be empty.
+  .filter(([value]) => value !== 'member.removed' && value !== 'member.role_changed')
+  .map(([value, label]) => ({ value, label }));
 
 /** Words for an action; an action this console does not know yet is said to be so, not hidden. */
 export function actionLabel(action: string): string {
   return ACTION_LABELS[action] ?? 'Unrecognised action';
 }
 
+/** An event as the extension serves it (GET /activity/entries): its place, what changed, its hash. */
+export type ActivityEntry = CallResult<'api.activityEntries'>['entries'][number];
+export type ActivityChange = NonNullable<ActivityEntry['change']>;
+
+/**
+ * What the screen lists: an entry, or an event of the contract's list from a control plane
+ * without the extension, which has no place, change or hash (null: unknown, not none).
+ */
+export type ActivityItem = ActivityEvent & {
+  position: number | null;
+  change: ActivityChange | null;
+  hash: string | null;
+};
+
+export const itemOfEvent = (event: ActivityEvent): ActivityItem => ({
+  ...event,
+  position: null,
+  change: null,
+  hash: null,
+});
+
 const TARGET_KINDS: Readonly<Record<string, string>> = {
   'api_key.created': 'key prefix',
   'api_key.updated': 'key prefix',
   'api_key.revoked': 'key prefix',
+  'api_key.rotated': 'old key prefix',
   'vault_key.set': 'provider',
   'vault_key.revoked': 'provider',
   'org.renamed': 'new name',
@@ -94,10 +124,10 @@ function sameEvent(a: ActivityEvent, b: ActivityEvent): boolean {
  * when it is the whole page, the shift is at least that much more and the page tells
  * nothing else.
  */
-export function appendPage(
-  shown: readonly ActivityEvent[],
-  page: readonly ActivityEvent[],
-): { events: ActivityEvent[]; skipped: number } {
+export function appendPage<T extends ActivityEvent>(
+  shown: readonly T[],
+  page: readonly T[],
+): { events: T[]; skipped: number } {
   const last = shown.at(-1);
   let newer = 0;
   if (last) {

@@ -17,6 +17,7 @@ const ANALYTICS_CALLS: readonly ApiName[] = [
   'api.requests',
   'api.top',
   'api.dashboard',
+  'api.health',
 ];
 
 interface AnalyticsHealth {

@@ -5,7 +5,9 @@ export const SCREENS = [
   'analytics',
   'spend',
   'requests',
+  'health',
   'activity',
+  'reconcile',
   'alerts',
   'organisation',
 ] as const;

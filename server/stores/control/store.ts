@@ -3,6 +3,7 @@ import { otherConnectionCommitted } from '../read-cache.js';
 import { openSqlite } from '../sqlite.js';
 import { AccountRepository } from './accounts.js';
 import { ActivityRepository } from './activity.js';
+import { registerActivityFunctions } from './activity-hash.js';
 import { JoinPolicyRepository } from './join-policies.js';
 import { KeyRepository } from './keys.js';
 import { ModelRepository } from './models.js';
@@ -39,7 +40,10 @@ export class ControlStore {
   }
 
   static open(path: string, lifetimes: SessionLifetimes): ControlStore {
-    return new ControlStore(openSqlite(path, new URL('./migrations/', import.meta.url)), lifetimes);
+    return new ControlStore(
+      openSqlite(path, new URL('./migrations/', import.meta.url), { functions: registerActivityFunctions }),
+      lifetimes,
+    );
   }
 
   /**

@@ -56,13 +56,15 @@ function coarser<T extends number[]>(byBucket: Map<number, T>, ms: number): Map<
 
 type Tables = { ms: number; statement: Statement }[];
 
-/** A dashboard cell's upsert: measures add up, sketches merge (latency-sketch.ts's sketch_merge). */
+/** A dashboard cell's upsert: measures add up, sketches merge (latency-sketch.ts's sketch_merge), the last success is the later. */
 function boardUpsert(db: Database, table: string): Statement {
-  const columns = ['org_id', 'dim', 'bucket', 'value', ...BOARD_MEASURES, 'latency', 'ttft'];
+  const columns = ['org_id', 'dim', 'bucket', 'value', ...BOARD_MEASURES, 'latency', 'ttft', 'last_ok'];
+  // SQLite's max(a, b) is null when either is: a cell's last success stays when the new rows have none.
   return db.prepare(
     `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})
     ON CONFLICT DO UPDATE SET ${BOARD_MEASURES.map((m) => `${m} = ${m} + excluded.${m}`).join(', ')},
-      latency = sketch_merge(latency, excluded.latency), ttft = sketch_merge(ttft, excluded.ttft)`,
+      latency = sketch_merge(latency, excluded.latency), ttft = sketch_merge(ttft, excluded.ttft),
+      last_ok = COALESCE(max(last_ok, excluded.last_ok), last_ok, excluded.last_ok)`,
   );
 }
 
@@ -115,7 +117,7 @@ export class RollupWriter {
       const grainCells = ms === FINEST_MS.board ? byBucket : coarserBoard(byBucket, ms);
       for (const [bucket, cell] of grainCells) {
         const ttft = cell.ttft && encode(cell.ttft);
-        statement.run(orgId, dim, bucket, value, ...cell.measures, encode(cell.latency), ttft);
+        statement.run(orgId, dim, bucket, value, ...cell.measures, encode(cell.latency), ttft, cell.lastOk);
       }
     }
   }

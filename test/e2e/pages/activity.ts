@@ -1,4 +1,5 @@
-import { expect, type Locator, type Page } from '@playwright/test';
+import { readFile } from 'node:fs/promises';
+import { expect, type Download, type Locator, type Page } from '@playwright/test';
 
 /** The activity screen as a user reads it. */
 
@@ -28,6 +29,42 @@ export class ActivityPage {
   async refresh(): Promise<void> {
     await this.page.getByTestId('activity-refresh').click();
     await expect(this.page.getByTestId('activity-refresh')).toHaveText('Refresh');
+  }
+
+  /** Chooses an action in the Action filter; the list reads again. */
+  async filterAction(action: string): Promise<void> {
+    await this.page.getByTestId('activity-filter-action').selectOption(action);
+  }
+
+  /** Types an actor's email into its filter and applies it (Enter). */
+  async filterActor(email: string): Promise<void> {
+    const input = this.page.getByTestId('activity-filter-actor').getByRole('textbox');
+    await input.fill(email);
+    await input.press('Enter');
+  }
+
+  /** Types the start of a target (a key prefix, a provider) into its filter and applies it. */
+  async filterTarget(start: string): Promise<void> {
+    const input = this.page.getByTestId('activity-filter-target').getByRole('textbox');
+    await input.fill(start);
+    await input.press('Enter');
+  }
+
+  /** Exports what the filters show; returns the saved file's text and the download. */
+  async export(format: 'csv' | 'ndjson'): Promise<{ text: string; download: Download }> {
+    const downloading = this.page.waitForEvent('download');
+    await this.page.getByTestId(`activity-export-${format}`).click();
+    const download = await downloading;
+    await expect(this.page.getByTestId('activity-export-done')).toBeVisible();
+    return { text: await readFile(await download.path(), 'utf8'), download };
+  }
+
+  /** Runs Verify and waits for its verdict. */
+  async verify(): Promise<Locator> {
+    await this.page.getByTestId('activity-verify-button').click();
+    const verdict = this.page.getByTestId('activity-verify-holds').or(this.page.getByTestId('activity-verify-broken'));
+    await expect(verdict).toBeVisible();
+    return verdict;
   }
 
   /** Every row shown, top to bottom. */

@@ -37,6 +37,10 @@ const targets = () => screen.getAllByTestId('activity-target').map((cell) => cel
 
 beforeEach(() => {
   resetOrganisationStores();
+  // These tests read the contract's list, as from a control plane without the extension.
+  bridge.on('api.activityEntries', () => {
+    throw new Refusal(404, 'Not Found');
+  });
   useRoute.setState({ screen: 'activity', params: {} });
   useSession.setState({
     phase: 'console',

@@ -6,6 +6,8 @@ import { useActivity } from './activity-store.js';
 export function LoadMore() {
   const count = useActivity((s) => s.events?.length ?? 0);
   const done = useActivity((s) => s.done);
+  const total = useActivity((s) => s.total);
+  const filtered = useActivity((s) => Object.keys(s.filter).length > 0);
   const loadingMore = useActivity((s) => s.loadingMore);
   const moreError = useActivity((s) => s.moreError);
   const loadMore = useActivity((s) => s.loadMore);
@@ -14,8 +16,12 @@ export function LoadMore() {
     <div className="activity-more" data-testid="activity-more">
       <p className="muted" role="status" aria-live="polite" data-testid="activity-count">
         {done
-          ? `All ${formatCount(count)} events shown: this is the start of the trail.`
-          : `${formatCount(count)} newest events shown.`}
+          ? filtered
+            ? `All ${formatCount(count)} matching events shown.`
+            : `All ${formatCount(count)} events shown: this is the start of the trail.`
+          : filtered && total !== null
+            ? `${formatCount(count)} of ${formatCount(total)} matching events shown, newest first.`
+            : `${formatCount(count)} newest events shown.`}
       </p>
       {!done && (
         <button type="button" onClick={() => void loadMore()} disabled={loadingMore} data-testid="activity-load-more">

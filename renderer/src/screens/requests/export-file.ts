@@ -91,8 +91,8 @@ export class ExportFileBuilder {
 }
 
 /** requests-2026-11-22-0749.csv: local time, sortable, safe in every file system. */
-export function exportFileName(format: ExportFormat, now: Date = new Date()): string {
+export function exportFileName(format: string, now: Date = new Date(), prefix = 'requests'): string {
   const two = (n: number) => String(n).padStart(2, '0');
   const stamp = `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}-${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}`;
-  return `requests-${stamp}.${format}`;
+  return `${prefix}-${stamp}.${format}`;
 }

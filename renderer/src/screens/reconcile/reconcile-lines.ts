@@ -1,0 +1,103 @@
+import type { CallResult } from '#contract';
+import { formatCount } from '../../lib/format.js';
+import { formatMicroPkr } from '../../lib/money.js';
+import { MAX_RANGE_MS } from '../../lib/time-range.js';
+import type { RouteParams } from '../../state/route.js';
+
+/** How the Reconcile screen words a report's lines, and where each one leads. */
+
+export type Report = CallResult<'api.reconcile'>;
+export type KindReport = Report['kinds'][number];
+export type Line = KindReport['lines'][number];
+type Difference = Line['differences'][number];
+
+export const KIND_TITLES: Record<KindReport['kind'], string> = {
+  totals: 'Keys add up to projects, projects to the organisation',
+  spend: "Keys' settled spend against the cost of their rows",
+  rollups: 'Rollups against the rows they summarise',
+};
+
+const CHECK_TITLES: Record<Line['check'], string> = {
+  projects_to_organization: 'Projects → organisation',
+  keys_to_project: 'Keys → project',
+  key_in_other_project: 'Key in another project',
+  settled_spend: 'Settled spend',
+  unknown_key: 'Unknown key',
+  rollup_cells: 'Rollup cell',
+};
+
+export const checkTitle = (line: Line) => CHECK_TITLES[line.check];
+
+const MEASURE_NAMES: Record<Difference['measure'], string> = {
+  requests: 'requests',
+  tokens: 'tokens',
+  cost_micro: 'cost',
+};
+
+const figure = (measure: Difference['measure'], value: number | null) =>
+  measure === 'cost_micro' ? formatMicroPkr(value) : formatCount(value);
+
+/** "cost 1.00 PKR, expected 1.25 PKR (−0.25 PKR)"; an unknown side reads "–" and has no gap. */
+export function differenceText(difference: Difference): string {
+  const { measure, expected, found } = difference;
+  const gap =
+    expected === null || found === null
+      ? ''
+      : ` (${found - expected > 0 ? '+' : '−'}${figure(measure, Math.abs(found - expected))})`;
+  return `${MEASURE_NAMES[measure]} ${figure(measure, found)}, expected ${figure(measure, expected)}${gap}`;
+}
+
+/** Where a line is: its day, table, project, key and model, as far as it names them. */
+export function whereText(line: Line): string[] {
+  return [
+    line.day && `Day ${line.day}`,
+    line.table && `Table ${line.table}`,
+    line.cell_from && `Cell from ${line.cell_from.slice(11, 16)} UTC`,
+    line.project_id !== null && `Project ${line.project_name ?? line.project_id}`,
+    line.key_id !== null && `Key ${line.key_name ?? line.key_id}`,
+    line.model !== null && `Model ${line.model || '–'}`,
+  ].filter((part): part is string => typeof part === 'string');
+}
+
+const DAY_MS = 86_400_000;
+const MAX_RANGE_DAYS = MAX_RANGE_MS / DAY_MS;
+
+/**
+ * The request log narrowed to the line's key (or project) from its day on: the log's window
+ * runs back from now, so the shortest one that still holds the whole day. Null when the line
+ * names neither a key nor a project.
+ */
+export function requestLogParams(line: Line, now: number): RouteParams | null {
+  const params: Record<string, string> = {};
+  if (line.key_id !== null) params.key = line.key_id;
+  else if (line.project_id !== null) params.project = line.project_id;
+  else return null;
+  if (line.model) params.model = line.model;
+  // Lifetime figures (a key's spend) open the longest window the log offers.
+  const start = line.day ? Date.parse(`${line.day}T00:00:00Z`) : -Infinity;
+  params.range = `${Math.min(MAX_RANGE_DAYS, Math.max(1, Math.ceil((now - start) / DAY_MS)))}d`;
+  return params;
+}
+
+/** "Everything agrees" or the count of what does not. */
+export function summaryText(report: Report): string {
+  if (report.agrees) return 'Everything agrees';
+  return `${formatCount(report.disagreements)} ${report.disagreements === 1 ? 'disagreement' : 'disagreements'}`;
+}
+
+export function kindCounts(kind: KindReport): string {
+  const parts = [`${formatCount(kind.agreeing)} agree`];
+  if (kind.disagreeing) parts.push(`${formatCount(kind.disagreeing)} disagree`);
+  if (kind.pending) parts.push(`${formatCount(kind.pending)} pending`);
+  return `${formatCount(kind.checked)} checked: ${parts.join(', ')}`;
+}
+
+/**
+ * Today and the days before it, as the date inputs hold them (UTC, as the check counts days).
+ * Two days when the screen opens: the check reads every row of its window (seconds a day at ten
+ * million rows a month), so a longer one is asked for, not run unasked.
+ */
+export function defaultWindow(now: number, days = 2): { from: string; to: string } {
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  return { from: day(now - (days - 1) * DAY_MS), to: day(now) };
+}

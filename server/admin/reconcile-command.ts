@@ -1,0 +1,160 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import { AnalyticsQueries } from '../analytics/queries.js';
+import {
+  parseUtcDay,
+  reconcile,
+  reconcileDays,
+  type Difference,
+  type ReconcileReport,
+} from '../analytics/reconcile.js';
+import type { ServerConfig } from '../config.js';
+import { formatPkr } from '../domain/money.js';
+import { organizationsOf, readSpendLedger } from '../stores/control/spend-ledger.js';
+import type { ControlStore } from '../stores/control/store.js';
+
+/**
+ * `admin reconcile`: the Reconcile screen's check from a shell (server/analytics/reconcile.ts),
+ * read-only on both stores, safe beside a running server. Prints one line per kind and one per
+ * difference; the caller exits 0 when everything agrees and 1 otherwise, so cron can alert.
+ */
+
+export interface ReconcileCommand {
+  orgId: string;
+  projectId: string | null;
+  days: number[];
+  now: number;
+}
+
+const fmt = (measure: Difference['measure'], value: number | null) =>
+  value === null ? '–' : measure === 'cost_micro' ? `${formatPkr(value)} PKR` : value.toLocaleString('en-US');
+
+function describe(difference: Difference): string {
+  const { measure, expected, found } = difference;
+  const gap = expected === null || found === null ? '' : ` (off by ${fmt(measure, found - expected)})`;
+  return `${measure === 'cost_micro' ? 'cost' : measure} ${fmt(measure, found)}, expected ${fmt(measure, expected)}${gap}`;
+}
+
+/** The report as text: a header, each kind's count, and each line that does not agree. */
+export function reportText(report: ReconcileReport, organization: string): string {
+  const out = [
+    `reconcile ${organization}${report.project_id ? ` project ${report.project_id}` : ''}, ${report.from.slice(0, 10)} to ${report.to.slice(0, 10)} (UTC days)`,
+  ];
+  for (const kind of report.kinds) {
+    const state =
+      kind.disagreeing === 0
+        ? `agrees (${kind.agreeing} checked${kind.pending ? `, ${kind.pending} pending` : ''})`
+        : `${kind.disagreeing} disagree, ${kind.agreeing} agree${kind.pending ? `, ${kind.pending} pending` : ''}`;
+    out.push(`${kind.kind}: ${state}`);
+    for (const line of kind.lines) {
+      const where = [
+        line.day && `day ${line.day}`,
+        line.table && `table ${line.table}`,
+        line.cell_from && `cell from ${line.cell_from.slice(11, 16)} UTC`,
+        line.project_id !== null && `project ${line.project_name ?? line.project_id}`,
+        line.key_id !== null && `key ${line.key_name ?? line.key_id}`,
+        line.model !== null && `model ${line.model}`,
+      ].filter(Boolean);
+      const what = line.differences.map(describe).join('; ');
+      out.push(`  ${line.status} ${line.check}: ${where.join(', ')}${what ? `: ${what}` : ''} (${line.note})`);
+    }
+    if (kind.lines_omitted > 0) out.push(`  … and ${kind.lines_omitted} more`);
+  }
+  out.push(report.agrees ? 'everything agrees' : `${report.disagreements} disagreement(s)`);
+  return out.join('\n');
+}
+
+/** Runs the check on its own read-only connection to the telemetry store. */
+export async function runReconcile(
+  control: ControlStore,
+  telemetryPath: string,
+  command: ReconcileCommand,
+): Promise<ReconcileReport | null> {
+  if (!existsSync(telemetryPath)) return null;
+  const db = new BetterSqlite3(telemetryPath, { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    const queries = new AnalyticsQueries(db);
+    return await reconcile(
+      {
+        ledger: () => readSpendLedger(control.db, command.orgId),
+        day: async (query) => queries.run({ kind: 'reconcile_day', ...query }),
+        spend: async (query) => queries.run({ kind: 'reconcile_spend', ...query }),
+      },
+      command,
+    );
+  } finally {
+    db.close();
+  }
+}
+
+export interface ReconcileFlags {
+  org?: string;
+  project?: string;
+  from?: string;
+  to?: string;
+  days?: string;
+}
+
+/** A YYYY-MM-DD date (or an RFC 3339 time) as epoch ms; NaN when it is neither, or no such day. */
+function parseDay(text: string): number {
+  const trimmed = text.trim();
+  const time = /^(\d{4}-\d{2}-\d{2})(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.exec(trimmed);
+  if (!time) return NaN;
+  return time[2] === undefined ? (parseUtcDay(time[1]!) ?? NaN) : Date.parse(trimmed);
+}
+
+/**
+ * Parses the flags, checks every organisation named (or all of them), prints each report and
+ * returns the exit code: 0 everything agrees, 1 something disagrees, 3 a store could not be read.
+ */
+/** The exit code when the check could not run (a store locked or older than this code): neither 0 nor 1. */
+export const COULD_NOT_CHECK = 3;
+
+export async function reconcileCommand(
+  control: ControlStore,
+  config: ServerConfig,
+  flags: ReconcileFlags,
+  out: (line: string) => void,
+  usage: (message: string) => Error,
+): Promise<number> {
+  const window: { from?: number; to?: number; days?: number } = {};
+  for (const name of ['from', 'to'] as const) {
+    const raw = flags[name];
+    if (raw === undefined) continue;
+    const ms = parseDay(raw);
+    if (!Number.isFinite(ms)) throw usage(`--${name} must be a date like 2026-11-01, not "${raw}"`);
+    window[name] = ms;
+  }
+  if (flags.days !== undefined) {
+    if (window.from !== undefined) throw usage('give --from and --to, or --days, not both');
+    window.days = /^\s*\d+\s*$/.test(flags.days) ? Number(flags.days) : NaN;
+  }
+  const now = config.now();
+  const days = reconcileDays(window, now);
+  if ('error' in days) throw usage(`--${days.field}: ${days.error}`);
+  const every = organizationsOf(control.db);
+  const chosen = flags.org === undefined ? every : every.filter((org) => org.name === flags.org?.trim());
+  if (flags.org !== undefined && chosen.length === 0) throw usage(`no organization named ${flags.org}`);
+  if (flags.project !== undefined && chosen.length !== 1) throw usage('--project needs --org');
+  const projectId = flags.project?.trim() ?? null;
+  if (projectId !== null && !control.organizations.projects(chosen[0]!.id).some((p) => p.id === projectId)) {
+    throw usage(`no project ${projectId} in ${chosen[0]!.name}`);
+  }
+  let agrees = true;
+  for (const org of chosen) {
+    let report;
+    try {
+      report = await runReconcile(control, config.telemetryDbPath, { orgId: org.id, projectId, days: days.days, now });
+    } catch (error) {
+      // Not the same as "disagrees": cron must tell a store it could not read from wrong figures.
+      console.error(`could not check ${org.name}: ${(error as Error).message}`);
+      return COULD_NOT_CHECK;
+    }
+    if (report === null) throw usage(`no telemetry store at ${config.telemetryDbPath}`);
+    out(reportText(report, org.name));
+    agrees &&= report.agrees;
+  }
+  if (chosen.length === 0) out('no organisation to check');
+  return agrees ? 0 : 1;
+}

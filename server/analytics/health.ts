@@ -1,0 +1,205 @@
+import type { Statement } from 'better-sqlite3';
+import { SketchAccumulator } from '../stores/telemetry/latency-sketch.js';
+import { BOARD_GRAINS } from '../stores/telemetry/rollup-grains.js';
+import { segments } from './windows.js';
+
+/**
+ * Provider and model health (GET /analytics/health) from the dashboard's cells by model
+ * (migrations/008_dashboard_rollups.sql, 010_health_rollups.sql): the window is whole
+ * five-minute cells, the newest one still filling, so every figure is the cells' own and no
+ * request row is read. The strip's counts are the five-minute cells' (a day is 288 per model);
+ * the percentiles merge the sketches of hour cells in the window's middle and five-minute ones
+ * at its edges, which at a day is a tenth of the sketches to read. The last success comes from
+ * the day cells, so a model silent for days still says when it last answered.
+ *
+ * A model's figures are its own cells only; a provider's are the cells of the models the
+ * catalogue gives it, summed (its sketches merged), so one model's errors never colour
+ * another model, nor another provider.
+ */
+
+export const HEALTH_CELL_MS = 300_000;
+const MODEL_DIM = 3;
+const P95 = [0.95];
+
+export interface HealthQuery {
+  orgId: string;
+  /** The first cell's start, a multiple of HEALTH_CELL_MS. */
+  from: number;
+  /** How many cells: the last one holds `to`. */
+  cells: number;
+  /** The window's end (now), included. */
+  to: number;
+  /** Models with no traffic in the window but some since this instant are listed too. */
+  listedSince: number;
+  /** Each model's provider, from the model catalogue; a model it does not name has none. */
+  providers: Record<string, string>;
+}
+
+/** Counts over the window, or per cell in parallel arrays. */
+export interface HealthCounts<T> {
+  requests: T;
+  /** Refused by the gateway before dispatch (the dashboard's `refused`). */
+  refused: T;
+  /** 5xx and upstream 429s. */
+  errors: T;
+  upstream429: T;
+}
+
+export interface HealthFigures {
+  totals: HealthCounts<number>;
+  cells: HealthCounts<number[]>;
+  p95LatencyMs: number | null;
+  p95TtftMs: number | null;
+  lastOk: number | null;
+}
+
+export interface ModelHealthFigures extends HealthFigures {
+  model: string;
+}
+
+export interface ProviderHealthFigures extends HealthFigures {
+  provider: string | null;
+  models: ModelHealthFigures[];
+}
+
+interface CellRow {
+  model: string;
+  bucket: number;
+  requests: number;
+  refused: number;
+  errors: number;
+  upstream429: number;
+}
+
+interface SketchRow {
+  model: string;
+  latency: Uint8Array | null;
+  ttft: Uint8Array | null;
+}
+
+const CELLS_SQL = `SELECT value AS model, bucket, requests, refused, server_errors + upstream_429 AS errors,
+    upstream_429 AS upstream429
+  FROM rollup_board_5m
+  WHERE org_id = @orgId AND dim = ${MODEL_DIM} AND bucket >= @from AND bucket <= @to`;
+
+/** Hours and five minutes: the window is whole five-minute cells, so no row is left at its edges. */
+const SKETCH_GRAINS = BOARD_GRAINS.filter((grain) => grain.ms <= 3_600_000);
+
+/** The sketches of the window's cells, coarsest that fit, by model. */
+function sketchSql(from: number, to: number): { sql: string; params: Record<string, number> } {
+  const params: Record<string, number> = {};
+  const parts = segments(from, to, SKETCH_GRAINS).map((part, index) => {
+    params[`from${index}`] = part.from;
+    params[`to${index}`] = part.to;
+    return `SELECT value AS model, latency, ttft FROM ${part.grain!.board}
+      WHERE org_id = @orgId AND dim = ${MODEL_DIM} AND bucket >= @from${index} AND bucket < @to${index}`;
+  });
+  return { sql: parts.join('\nUNION ALL\n'), params };
+}
+
+const LAST_SQL = `SELECT value AS model, MAX(last_ok) AS lastOk, MAX(bucket) AS seen
+  FROM rollup_board_day WHERE org_id = @orgId AND dim = ${MODEL_DIM} GROUP BY value`;
+
+const COUNTS = ['requests', 'refused', 'errors', 'upstream429'] as const;
+
+function emptyFigures(cells: number, lastOk: number | null): HealthFigures {
+  const zeros = () => Array.from({ length: cells }, () => 0);
+  return {
+    totals: { requests: 0, refused: 0, errors: 0, upstream429: 0 },
+    cells: { requests: zeros(), refused: zeros(), errors: zeros(), upstream429: zeros() },
+    p95LatencyMs: null,
+    p95TtftMs: null,
+    lastOk,
+  };
+}
+
+/** Adds a model's cells to `figures`. */
+function addCells(figures: HealthFigures, rows: readonly CellRow[], from: number): void {
+  for (const row of rows) {
+    const index = (row.bucket - from) / HEALTH_CELL_MS;
+    for (const count of COUNTS) {
+      figures.totals[count] += row[count];
+      figures.cells[count][index]! += row[count];
+    }
+  }
+}
+
+function addSketches(rows: readonly SketchRow[], latency: SketchAccumulator, ttft: SketchAccumulator): void {
+  for (const row of rows) {
+    if (row.latency) latency.addEncoded(row.latency);
+    if (row.ttft) ttft.addEncoded(row.ttft);
+  }
+}
+
+function byModelOf<T extends { model: string }>(rows: readonly T[]): Map<string, T[]> {
+  const byModel = new Map<string, T[]>();
+  for (const row of rows) {
+    const list = byModel.get(row.model);
+    if (list) list.push(row);
+    else byModel.set(row.model, [row]);
+  }
+  return byModel;
+}
+
+function takeP95(figures: HealthFigures, latency: SketchAccumulator, ttft: SketchAccumulator): void {
+  figures.p95LatencyMs = latency.quantiles(P95)?.[0] ?? null;
+  figures.p95TtftMs = ttft.quantiles(P95)?.[0] ?? null;
+  latency.reset();
+  ttft.reset();
+}
+
+const later = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
+
+export function providerHealth(statement: (sql: string) => Statement, query: HealthQuery): ProviderHealthFigures[] {
+  const params = { orgId: query.orgId, from: query.from, to: query.to };
+  const cells = statement(CELLS_SQL).all(params) as CellRow[];
+  const sketches = sketchSql(query.from, query.from + query.cells * HEALTH_CELL_MS);
+  const sketchesOf = byModelOf(statement(sketches.sql).all({ orgId: query.orgId, ...sketches.params }) as SketchRow[]);
+  const history = statement(LAST_SQL).all({ orgId: query.orgId }) as {
+    model: string;
+    lastOk: number | null;
+    seen: number;
+  }[];
+
+  const byModel = byModelOf(cells);
+  const lastOk = new Map<string, number | null>();
+  for (const row of history) {
+    lastOk.set(row.model, row.lastOk);
+    // A day cell holds the instant `listedSince` when it starts up to a day before it.
+    if (row.seen + 86_400_000 > query.listedSince && !byModel.has(row.model)) byModel.set(row.model, []);
+  }
+
+  const byProvider = new Map<string | null, string[]>();
+  for (const model of [...byModel.keys()].sort()) {
+    const provider = Object.hasOwn(query.providers, model) ? query.providers[model]! : null;
+    const list = byProvider.get(provider);
+    if (list) list.push(model);
+    else byProvider.set(provider, [model]);
+  }
+
+  const latency = new SketchAccumulator();
+  const ttft = new SketchAccumulator();
+  const providers: ProviderHealthFigures[] = [];
+  for (const [provider, models] of byProvider) {
+    const figures: ProviderHealthFigures = { ...emptyFigures(query.cells, null), provider, models: [] };
+    for (const model of models) {
+      const own: ModelHealthFigures = { ...emptyFigures(query.cells, lastOk.get(model) ?? null), model };
+      addCells(own, byModel.get(model)!, query.from);
+      addSketches(sketchesOf.get(model) ?? [], latency, ttft);
+      takeP95(own, latency, ttft);
+      figures.models.push(own);
+      figures.lastOk = later(figures.lastOk, own.lastOk);
+    }
+    // The provider's percentiles are over all its models' requests: their cells merged again.
+    for (const model of models) {
+      addCells(figures, byModel.get(model)!, query.from);
+      addSketches(sketchesOf.get(model) ?? [], latency, ttft);
+    }
+    takeP95(figures, latency, ttft);
+    providers.push(figures);
+  }
+  // Named providers by name, then the models the catalogue does not know.
+  return providers.sort((a, b) =>
+    a.provider === null ? 1 : b.provider === null ? -1 : a.provider.localeCompare(b.provider),
+  );
+}

@@ -1,0 +1,85 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { HEALTH_CELL_MS, type HealthFigures } from '../analytics/health.js';
+import { DEGRADED_ERROR_RATE, DOWN_ERROR_RATE, errorRate, healthStatus } from '../domain/health-status.js';
+import { badRequest } from '../http-errors.js';
+import { authOf } from '../plugins/session.js';
+import { errors, isoTime, isoTimeOrNull } from '../schemas/common.js';
+import { Health, HEALTH_WINDOWS, HealthQuery, type HealthWindow } from '../schemas/health.js';
+import { RELATIVE_ERROR } from '../stores/telemetry/latency-sketch.js';
+import { runAnalytics } from './analytics-run.js';
+
+/**
+ * Beyond the contract: provider and model health (schemas/health.ts). Any member of the
+ * organisation may read it, as the analytics; the model catalogue gives each model's provider.
+ */
+
+const CELLS: Record<HealthWindow, number> = { '1h': 12, '24h': 288 };
+/** A model silent for the whole window is still listed when it had traffic this recently. */
+const LISTED_FOR_MS = 7 * 86_400_000;
+
+function figuresJson(figures: HealthFigures) {
+  const { totals, cells } = figures;
+  const dispatched = totals.requests - totals.refused;
+  return {
+    requests: totals.requests,
+    refused: totals.refused,
+    dispatched,
+    errors: totals.errors,
+    error_rate: errorRate(dispatched, totals.errors),
+    upstream_429: totals.upstream429,
+    p95_latency_ms: figures.p95LatencyMs,
+    p95_ttft_ms: figures.p95TtftMs,
+    last_success_at: isoTimeOrNull(figures.lastOk),
+    status: healthStatus(dispatched, totals.errors),
+    strip: {
+      requests: cells.requests,
+      errors: cells.errors,
+      upstream_429: cells.upstream429,
+      status: cells.requests.map((requests, i) => healthStatus(requests - cells.refused[i]!, cells.errors[i]!)),
+    },
+  };
+}
+
+export async function healthRoutes(fastify: FastifyInstance): Promise<void> {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const { control, config } = app;
+
+  app.get(
+    '/analytics/health',
+    {
+      schema: { tags: ['analytics'], querystring: HealthQuery, response: { 200: Health, ...errors(400, 401, 503) } },
+    },
+    async (request, reply): Promise<Health> => {
+      const window = request.query.window ?? '1h';
+      if (!(HEALTH_WINDOWS as readonly string[]).includes(window)) {
+        throw badRequest(`window must be one of ${HEALTH_WINDOWS.join(', ')}`, { field: 'window' });
+      }
+      const cells = CELLS[window as HealthWindow];
+      const { orgId } = authOf(request);
+      const now = config.now();
+      const from = now - (now % HEALTH_CELL_MS) - (cells - 1) * HEALTH_CELL_MS;
+      const providers = Object.fromEntries(control.models.list().map((model) => [model.id, model.provider]));
+      const listedSince = now - LISTED_FOR_MS;
+      const found = await runAnalytics(
+        app,
+        { kind: 'health', orgId, from, cells, to: now, listedSince, providers },
+        reply,
+      );
+      return {
+        window,
+        from: isoTime(from),
+        to: isoTime(now),
+        cell_minutes: HEALTH_CELL_MS / 60_000,
+        percentile_relative_error: RELATIVE_ERROR,
+        thresholds: { degraded_error_rate: DEGRADED_ERROR_RATE, down_error_rate: DOWN_ERROR_RATE },
+        listed_since: isoTime(listedSince),
+        providers: found.map((provider) => ({
+          provider: provider.provider,
+          ...figuresJson(provider),
+          models: provider.models.map((model) => ({ model: model.model, ...figuresJson(model) })),
+        })),
+      };
+    },
+  );
+}
