@@ -1,3 +1,4 @@
+import { rangeBackTo } from '../../lib/time-range.js';
 import type { RouteParams } from '../../state/route.js';
 
 /**
@@ -7,16 +8,9 @@ import type { RouteParams } from '../../state/route.js';
  * end of the list; errors that are all upstream 429s are 4xx, any other mix is led by the 5xx.
  */
 
-const MINUTE = 60_000;
-
 export interface CellCounts {
   errors: number;
   upstream429: number;
-}
-
-/** The request log's range reaching back to `since`, in whole minutes (at least one). */
-export function rangeSince(since: number, now: number): string {
-  return `${Math.max(1, Math.ceil((now - since) / MINUTE))}m`;
 }
 
 export function errorStatus({ errors, upstream429 }: CellCounts): string | null {
@@ -26,7 +20,7 @@ export function errorStatus({ errors, upstream429 }: CellCounts): string | null 
 
 export function cellLogParams(model: string, cellStart: number, now: number, counts: CellCounts): RouteParams {
   const status = errorStatus(counts);
-  return { model, range: rangeSince(cellStart, now), ...(status ? { status } : {}) };
+  return { model, range: rangeBackTo(cellStart, now, 'm'), ...(status ? { status } : {}) };
 }
 
 export function windowLogParams(model: string, window: string): RouteParams {

@@ -1,7 +1,7 @@
 import type { CallResult } from '#contract';
 import { formatCount } from '../../lib/format.js';
 import { formatMicroPkr } from '../../lib/money.js';
-import { MAX_RANGE_MS } from '../../lib/time-range.js';
+import { UNIT_MS, rangeBackTo } from '../../lib/time-range.js';
 import type { RouteParams } from '../../state/route.js';
 
 /** How the Reconcile screen words a report's lines, and where each one leads. */
@@ -59,9 +59,6 @@ export function whereText(line: Line): string[] {
   ].filter((part): part is string => typeof part === 'string');
 }
 
-const DAY_MS = 86_400_000;
-const MAX_RANGE_DAYS = MAX_RANGE_MS / DAY_MS;
-
 /**
  * The request log narrowed to the line's key (or project) from its day on: the log's window
  * runs back from now, so the shortest one that still holds the whole day. Null when the line
@@ -75,7 +72,7 @@ export function requestLogParams(line: Line, now: number): RouteParams | null {
   if (line.model) params.model = line.model;
   // Lifetime figures (a key's spend) open the longest window the log offers.
   const start = line.day ? Date.parse(`${line.day}T00:00:00Z`) : -Infinity;
-  params.range = `${Math.min(MAX_RANGE_DAYS, Math.max(1, Math.ceil((now - start) / DAY_MS)))}d`;
+  params.range = rangeBackTo(start, now, 'd');
   return params;
 }
 
@@ -99,5 +96,5 @@ export function kindCounts(kind: KindReport): string {
  */
 export function defaultWindow(now: number, days = 2): { from: string; to: string } {
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  return { from: day(now - (days - 1) * DAY_MS), to: day(now) };
+  return { from: day(now - (days - 1) * UNIT_MS.d), to: day(now) };
 }

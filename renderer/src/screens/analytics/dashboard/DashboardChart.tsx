@@ -56,16 +56,32 @@ export const DashboardChart = memo(function DashboardChart(props: ChartProps) {
     return { all, ticks: niceTicks(highest(all)) };
   }, [rows, series, stacked]);
 
-  const plot = {
-    left: Y_AXIS_WIDTH,
-    right: Math.max(Y_AXIS_WIDTH + 1, width - MARGIN.right),
-    top: MARGIN.top,
-    bottom: DASHBOARD_CHART_HEIGHT - MARGIN.bottom - X_AXIS_HEIGHT,
-  };
-  const band = rows.length > 0 ? (plot.right - plot.left) / rows.length : 0;
-  const top = layout.ticks[layout.ticks.length - 1]!;
-  const x = (i: number) => plot.left + band * (i + 0.5);
-  const y = (value: number) => plot.bottom - (value / top) * (plot.bottom - plot.top);
+  const frame = useMemo(() => chartFrame(width, rows.length), [width, rows.length]);
+  const { plot, band, x } = frame;
+  const { axis, formatTick } = props;
+  // The axes and series are drawn again only for other data or another width: a pointer moving
+  // over the chart changes the cursor and the tooltip, not the paths.
+  const drawing = useMemo(() => {
+    const top = layout.ticks[layout.ticks.length - 1]!;
+    const y = (value: number) => frame.plot.bottom - (value / top) * (frame.plot.bottom - frame.plot.top);
+    return (
+      <>
+        <ValueAxis ticks={layout.ticks} y={y} plot={frame.plot} formatTick={formatTick} />
+        <TimeAxis count={rows.length} x={frame.x} band={frame.band} plot={frame.plot} axis={axis} />
+        {series.map((s, index) => (
+          <SeriesShape
+            key={s.key}
+            kind={kind}
+            bands={layout.all[index]!}
+            x={frame.x}
+            y={y}
+            band={frame.band}
+            series={s}
+          />
+        ))}
+      </>
+    );
+  }, [layout, frame, rows.length, series, kind, axis, formatTick]);
 
   const onPointerMove = (event: PointerEvent<SVGSVGElement>) => {
     const box = event.currentTarget.getBoundingClientRect();
@@ -111,11 +127,7 @@ export const DashboardChart = memo(function DashboardChart(props: ChartProps) {
                 height={plot.bottom - plot.top}
               />
             )}
-            <ValueAxis ticks={layout.ticks} y={y} plot={plot} formatTick={props.formatTick} />
-            <TimeAxis count={rows.length} x={x} band={band} plot={plot} axis={props.axis} />
-            {series.map((s, index) => (
-              <SeriesShape key={s.key} kind={kind} bands={layout.all[index]!} x={x} y={y} band={band} series={s} />
-            ))}
+            {drawing}
           </svg>
         )}
         {active !== null && rows[active] && (
@@ -150,6 +162,18 @@ interface Plot {
   right: number;
   top: number;
   bottom: number;
+}
+
+/** The plot's box in a chart `width` wide, each bucket's band across it, and a bucket's centre. */
+function chartFrame(width: number, count: number): { plot: Plot; band: number; x: (i: number) => number } {
+  const plot = {
+    left: Y_AXIS_WIDTH,
+    right: Math.max(Y_AXIS_WIDTH + 1, width - MARGIN.right),
+    top: MARGIN.top,
+    bottom: DASHBOARD_CHART_HEIGHT - MARGIN.bottom - X_AXIS_HEIGHT,
+  };
+  const band = count > 0 ? (plot.right - plot.left) / count : 0;
+  return { plot, band, x: (i) => plot.left + band * (i + 0.5) };
 }
 
 function ValueAxis(props: {
