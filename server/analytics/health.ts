@@ -27,7 +27,7 @@ export interface HealthQuery {
   from: number;
   /** How many cells: the last one holds `to`. */
   cells: number;
-  /** The window's end (now), included. */
+  /** The window's end (now, or the last cell's end for a window in the past), included. */
   to: number;
   /** Models with no traffic in the window but some since this instant are listed too. */
   listedSince: number;
@@ -97,8 +97,19 @@ function sketchSql(from: number, to: number): { sql: string; params: Record<stri
   return { sql: parts.join('\nUNION ALL\n'), params };
 }
 
-const LAST_SQL = `SELECT value AS model, MAX(last_ok) AS lastOk, MAX(bucket) AS seen
-  FROM rollup_board_day WHERE org_id = @orgId AND dim = ${MODEL_DIM} GROUP BY value`;
+/**
+ * Each model's last success and last traffic up to the window's end: day cells before the end's
+ * day, then that day's five-minute cells up to the window's last, so a window in the past never
+ * shows a success from after it.
+ */
+const LAST_SQL = `SELECT model, MAX(lastOk) AS lastOk, MAX(seen) AS seen FROM (
+    SELECT value AS model, last_ok AS lastOk, bucket AS seen FROM rollup_board_day
+      WHERE org_id = @orgId AND dim = ${MODEL_DIM} AND bucket < @day
+    UNION ALL
+    SELECT value AS model, last_ok AS lastOk, bucket AS seen FROM rollup_board_5m
+      WHERE org_id = @orgId AND dim = ${MODEL_DIM} AND bucket >= @day AND bucket <= @to)
+  GROUP BY model`;
+const DAY_MS = 86_400_000;
 
 const COUNTS = ['requests', 'refused', 'errors', 'upstream429'] as const;
 
@@ -155,7 +166,7 @@ export function providerHealth(statement: (sql: string) => Statement, query: Hea
   const cells = statement(CELLS_SQL).all(params) as CellRow[];
   const sketches = sketchSql(query.from, query.from + query.cells * HEALTH_CELL_MS);
   const sketchesOf = byModelOf(statement(sketches.sql).all({ orgId: query.orgId, ...sketches.params }) as SketchRow[]);
-  const history = statement(LAST_SQL).all({ orgId: query.orgId }) as {
+  const history = statement(LAST_SQL).all({ ...params, day: query.to - (query.to % DAY_MS) }) as {
     model: string;
     lastOk: number | null;
     seen: number;
@@ -166,7 +177,7 @@ export function providerHealth(statement: (sql: string) => Statement, query: Hea
   for (const row of history) {
     lastOk.set(row.model, row.lastOk);
     // A day cell holds the instant `listedSince` when it starts up to a day before it.
-    if (row.seen + 86_400_000 > query.listedSince && !byModel.has(row.model)) byModel.set(row.model, []);
+    if (row.seen + DAY_MS > query.listedSince && !byModel.has(row.model)) byModel.set(row.model, []);
   }
 
   const byProvider = new Map<string | null, string[]>();

@@ -18,7 +18,7 @@ import { cacheByModel, dashboardBuckets, groupTrends } from './dashboard.js';
 import { keyImpact } from './key-impact.js';
 import { providerHealth } from './health.js';
 import { reconcileDay, reconcileSpend } from './reconcile-telemetry.js';
-import { countableFromRollups, rollupSource } from './rollup-sql.js';
+import { MODELS_CLAUSE, countableFromRollups, rollupSource } from './rollup-sql.js';
 import {
   BY_FIRST_ROW,
   BY_SHARED_TERM,
@@ -83,6 +83,7 @@ function where(filter: RequestFilter): string {
   if (filter.projectId !== undefined) clauses.push('project_id = @projectId');
   if (filter.keyId !== undefined) clauses.push('key_id = @keyId');
   if (filter.model !== undefined) clauses.push('model = @model');
+  if (filter.models !== undefined) clauses.push(MODELS_CLAUSE);
   if (filter.statusClass !== undefined) clauses.push('status >= @statusFrom AND status < @statusTo');
   if (filter.terminationReason !== undefined) clauses.push('termination_reason = @terminationReason');
   if (filter.minCostMicro !== undefined) clauses.push('cost_micro >= @minCostMicro');

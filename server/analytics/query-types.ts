@@ -23,6 +23,8 @@ export interface Scope {
 }
 
 export interface RequestFilter extends Scope {
+  /** One provider's models, as a JSON array of ids (bound as one parameter, read with json_each). */
+  models?: string;
   /** 2, 3, 4 or 5: the status class. */
   statusClass?: number;
   terminationReason?: string;

@@ -8,7 +8,7 @@ import { grainsFor, segments } from './windows.js';
  * for an outer query to add up. Only filters the rollups are keyed by may be used here.
  */
 
-export type RollupFilter = Scope & Pick<RequestFilter, 'statusClass' | 'terminationReason'>;
+export type RollupFilter = Scope & Pick<RequestFilter, 'statusClass' | 'terminationReason' | 'models'>;
 
 export interface RollupSelect {
   /** Request counts only, by outcome too (the request log's total), or usage figures. */
@@ -39,11 +39,15 @@ const RAW_MEASURES = `1 AS requests, total_ms, ttft_ms IS NOT NULL AS ttft_count
 const CELL_MEASURES = 'requests, total_ms, ttft_count, ttft_ms, speed_tokens, speed_ms, tokens, cost_micro';
 const COUNT_MEASURES = 'requests';
 
+/** A row or cell whose model is one of `@models` (a JSON array). */
+export const MODELS_CLAUSE = 'model IN (SELECT value FROM json_each(@models))';
+
 function dimensionClauses(filter: RollupFilter, raw: boolean): string[] {
   const clauses: string[] = [];
   if (filter.projectId !== undefined) clauses.push('project_id = @projectId');
   if (filter.keyId !== undefined) clauses.push('key_id = @keyId');
   if (filter.model !== undefined) clauses.push('model = @model');
+  if (filter.models !== undefined) clauses.push(MODELS_CLAUSE);
   if (filter.statusClass !== undefined) {
     clauses.push(raw ? 'status >= @statusFrom AND status < @statusTo' : 'status_class = @statusClass');
   }
@@ -64,7 +68,14 @@ const DIM_FILTER: Record<GroupBy, 'projectId' | 'keyId' | 'model'> = {
  * of rollup_dim_<grain> can answer it; null when it names more.
  */
 function soleDimension(filter: RollupFilter, select: RollupSelect): GroupBy | 'org' | null {
-  if (select.counts || filter.statusClass !== undefined || filter.terminationReason !== undefined) return null;
+  if (
+    select.counts ||
+    filter.statusClass !== undefined ||
+    filter.terminationReason !== undefined ||
+    filter.models !== undefined
+  ) {
+    return null;
+  }
   const named = new Set<GroupBy>();
   for (const dim of Object.keys(DIM_FILTER) as GroupBy[]) if (filter[DIM_FILTER[dim]] !== undefined) named.add(dim);
   if (select.groupBy) named.add(select.groupBy);

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { defaultInterval, parseDuration, parseTimeRange } from '../analytics/durations.js';
+import { MAX_TIME_RANGE_MS, defaultInterval, parseDuration, parseTimeRange } from '../analytics/durations.js';
 import type { AnalyticsQuery, AnalyticsResult, GroupBy, Metric, Scope } from '../analytics/query-types.js';
 import { toRequestLogRow } from '../analytics/request-row.js';
 import { microAtLeast, microToPkr } from '../domain/money.js';
@@ -66,6 +66,36 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     }
     if (query.model_alias !== undefined) scope.model = query.model_alias;
     return { scope, range };
+  }
+
+  /**
+   * Beyond the contract: the request log between two instants (`from` included, `to` excluded,
+   * as the activity log reads them), which a health cell or a day opens on; null when the query
+   * asks for the last `time_range` instead.
+   */
+  function betweenOf(query: { time_range?: string; from?: string; to?: string }): { from: number; to: number } | null {
+    if (query.from === undefined && query.to === undefined) return null;
+    if (query.time_range !== undefined) {
+      throw badRequest('give time_range, or from and to, not both', { field: 'time_range' });
+    }
+    if (query.from === undefined) throw badRequest('to needs from', { field: 'from' });
+    if (query.to === undefined) throw badRequest('from needs to', { field: 'to' });
+    const from = Date.parse(query.from);
+    const to = Date.parse(query.to);
+    if (!(to > from)) throw badRequest('to must be after from', { field: 'to' });
+    if (to - from > MAX_TIME_RANGE_MS) throw badRequest('from and to must be at most 400d apart', { field: 'to' });
+    // The scope's edges are both included.
+    return { from, to: to - 1 };
+  }
+
+  /** Beyond the contract: the catalogue's models of one provider, as the filter binds them; 400 for a provider it does not know. */
+  function modelsOf(provider: string): string {
+    const models = control.models
+      .list()
+      .filter((model) => model.provider === provider)
+      .map((model) => model.id);
+    if (models.length === 0) throw badRequest('provider is not in the model catalogue', { field: 'provider' });
+    return JSON.stringify(models);
   }
 
   const reportingZone = (orgId: string) => readableZone(control.organizations.reportingZone(orgId));
@@ -139,6 +169,8 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
         });
       }
       const { scope } = scopeOf(request, query);
+      const between = betweenOf(query);
+      if (between) Object.assign(scope, between);
       const limit = Math.min(query.limit ?? 50, PAGE_SIZE_CLAMP);
       const offset = query.offset ?? 0;
       const page = await run(
@@ -146,6 +178,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
           kind: 'requests',
           filter: {
             ...scope,
+            ...(query.provider === undefined ? {} : { models: modelsOf(query.provider) }),
             ...(query.model === undefined ? {} : { model: query.model }),
             ...(category === undefined ? {} : { statusClass: Number(category[0]) }),
             ...(query.termination_reason === undefined ? {} : { terminationReason: query.termination_reason }),

@@ -18,6 +18,16 @@ const CELLS: Record<HealthWindow, number> = { '1h': 12, '24h': 288 };
 /** A model silent for the whole window is still listed when it had traffic this recently. */
 const LISTED_FOR_MS = 7 * 86_400_000;
 
+/**
+ * The window's last instant (included): now, or for a window in the past the end of the cell
+ * holding the instant before `to`, so the window stays whole cells and nothing after it is read.
+ */
+function windowEnd(to: string | undefined, now: number): number {
+  if (to === undefined) return now;
+  const before = Date.parse(to) - 1;
+  return Math.min(now, before - (before % HEALTH_CELL_MS) + HEALTH_CELL_MS - 1);
+}
+
 function figuresJson(figures: HealthFigures) {
   const { totals, cells } = figures;
   const dispatched = totals.requests - totals.refused;
@@ -58,18 +68,19 @@ export async function healthRoutes(fastify: FastifyInstance): Promise<void> {
       const cells = CELLS[window as HealthWindow];
       const { orgId } = authOf(request);
       const now = config.now();
-      const from = now - (now % HEALTH_CELL_MS) - (cells - 1) * HEALTH_CELL_MS;
+      const end = windowEnd(request.query.to, now);
+      const from = end - (end % HEALTH_CELL_MS) - (cells - 1) * HEALTH_CELL_MS;
       const providers = Object.fromEntries(control.models.list().map((model) => [model.id, model.provider]));
-      const listedSince = now - LISTED_FOR_MS;
+      const listedSince = end - LISTED_FOR_MS;
       const found = await runAnalytics(
         app,
-        { kind: 'health', orgId, from, cells, to: now, listedSince, providers },
+        { kind: 'health', orgId, from, cells, to: end, listedSince, providers },
         reply,
       );
       return {
         window,
         from: isoTime(from),
-        to: isoTime(now),
+        to: isoTime(end),
         cell_minutes: HEALTH_CELL_MS / 60_000,
         percentile_relative_error: RELATIVE_ERROR,
         thresholds: { degraded_error_rate: DEGRADED_ERROR_RATE, down_error_rate: DOWN_ERROR_RATE },

@@ -22,6 +22,20 @@ export type TimeseriesQuery = Static<typeof TimeseriesQuery>;
 
 export const RequestsQuery = Type.Object({
   ...Window,
+  // Beyond the contract: a window between two instants instead of the last `time_range`, and the
+  // models of one provider (server/routes/analytics.ts says how they are read).
+  from: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Beyond the contract: first instant, included; needs `to`' }),
+  ),
+  to: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: 'Beyond the contract: end of the window, excluded; with `from`, instead of time_range',
+    }),
+  ),
+  provider: Type.Optional(
+    Type.String({ minLength: 1, description: 'Beyond the contract: the models the catalogue gives this provider' }),
+  ),
   model: Type.Optional(Type.String()),
   status_category: Type.Optional(Type.String({ description: '2xx, 3xx, 4xx or 5xx' })),
   termination_reason: Type.Optional(Type.String()),

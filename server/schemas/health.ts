@@ -21,6 +21,13 @@ export type HealthWindow = (typeof HEALTH_WINDOWS)[number];
 
 export const HealthQuery = Type.Object({
   window: Type.Optional(Type.String({ description: '1h or 24h; default 1h' })),
+  to: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'The window ends here (excluded), in whole five-minute cells, the last one holding the instant before; default now, and a later instant reads as now',
+    }),
+  ),
 });
 export type HealthQuery = Static<typeof HealthQuery>;
 
@@ -68,7 +75,7 @@ export type ProviderHealth = Static<typeof ProviderHealth>;
 
 export const Health = Type.Object({
   window: Type.String(),
-  /** The first cell's start: the window is whole five-minute cells, the last one running to `to`. */
+  /** The first cell's start: the window is whole five-minute cells, the last one running to `to` (included). */
   from: Timestamp,
   to: Timestamp,
   cell_minutes: Type.Integer(),

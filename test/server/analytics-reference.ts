@@ -143,6 +143,8 @@ export function timeseries(
 export type StatusCategory = '2xx' | '3xx' | '4xx' | '5xx';
 
 export interface LogFilter extends Window {
+  /** One provider's models (beyond the contract). */
+  models?: string[];
   statusCategory?: StatusCategory;
   terminationReason?: string;
   minCostPkr?: number;
@@ -155,6 +157,7 @@ export function requestLog(all: RequestRecord[], f: LogFilter): RequestRecord[] 
   return all
     .filter((row) => {
       if (!inWindow(row, f)) return false;
+      if (f.models !== undefined && !f.models.includes(row.model)) return false;
       if (f.statusCategory !== undefined && Math.floor(row.status / 100) !== Number(f.statusCategory[0])) return false;
       if (f.terminationReason !== undefined && row.termination_reason !== f.terminationReason) return false;
       if (f.minCostPkr !== undefined && !(row.cost_micro / 1_000_000 >= f.minCostPkr)) return false;

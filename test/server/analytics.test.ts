@@ -147,11 +147,13 @@ const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: null, freq: 2 }
 /** Row times: exactly at, and one millisecond either side of, the edges of the windows queried. */
 function offsetArb(rangesMs: number[]): fc.Arbitrary<number> {
   const edges = [0, 1, -1, 5 * SECOND, ...rangesMs.flatMap((r) => [-r, -r - 1, -r + 1])];
-  const widest = Math.max(...rangesMs);
+  // A window may end after now (a negative reach): the spans below are over those reaching back.
+  const back = rangesMs.filter((r) => r > 0);
+  const widest = Math.max(1, ...back);
   return fc.oneof(
     fc.constantFrom(...edges),
     fc.integer({ min: -Math.min(widest, 401 * DAY), max: 0 }),
-    fc.integer({ min: -Math.min(...rangesMs), max: 0 }),
+    fc.integer({ min: -Math.min(widest, ...back), max: 0 }),
     fc.integer({ min: -402 * DAY, max: 2 * SECOND }),
   );
 }
@@ -289,6 +291,13 @@ function windowOf(org: Org, f: CommonFilter): ref.Window {
     ...(f.model ? { model: f.model } : {}),
   };
 }
+
+/** The catalogue's models of a provider, as the server's own catalogue says. */
+const providerModels = (provider: string) =>
+  server.app.control.models
+    .list()
+    .filter((model) => model.provider === provider)
+    .map((model) => model.id);
 
 function query(params: Record<string, string | number | undefined>): string {
   const parts = Object.entries(params)
@@ -447,6 +456,10 @@ interface LogAsk {
   search: string | undefined;
   limit: number | undefined;
   offset: number | undefined;
+  /** Beyond the contract: `from`/`to` instead of time_range, as milliseconds before FIXED_NOW. */
+  between: { fromAgo: number; toAgo: number } | undefined;
+  /** Beyond the contract: the catalogue's models of one provider. */
+  provider: string | undefined;
 }
 
 const caseOf = (text: string, how: 'upper' | 'lower' | 'same' | 'swap') =>
@@ -495,16 +508,35 @@ const logAskArb: fc.Arbitrary<LogAsk> = fc.record({
   search: searchArb,
   limit: fc.oneof(fc.constant(undefined), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 300 })),
   offset: fc.oneof(fc.constant(undefined), fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 60 })),
+  between: sometimes(
+    fc
+      .tuple(
+        fc.oneof(fc.constantFrom(-SECOND, 0, 1, MINUTE, HOUR + 7), fc.integer({ min: 0, max: 2 * DAY })),
+        fc.oneof(fc.constantFrom(1, 5 * MINUTE, HOUR, DAY, 400 * DAY), fc.integer({ min: 1, max: 30 * DAY })),
+      )
+      .map(([toAgo, span]) => ({ fromAgo: toAgo + span, toAgo })),
+  ),
+  // 'svc' names catalogue models none of the rows use: its svc/ rows are models it does not know.
+  provider: sometimes(fc.constantFrom('openai', 'anthropic', 'svc')),
 });
+
+/** The windows an ask reads, as milliseconds back from FIXED_NOW: rows are put on their edges. */
+const reachesOf = (ask: LogAsk) =>
+  ask.between ? [ask.between.fromAgo, ask.between.toAgo] : [rangeMs(ask.filter.time_range)];
 
 const logCaseArb = fc
   .array(logAskArb, { minLength: 1, maxLength: 4 })
   .chain((asks) =>
-    fc.tuple(
-      fc.constant(asks),
-      fc.array(rowArb(asks.map((a) => rangeMs(a.filter.time_range))), { minLength: 0, maxLength: 60 }),
-    ),
+    fc.tuple(fc.constant(asks), fc.array(rowArb(asks.flatMap(reachesOf)), { minLength: 0, maxLength: 60 })),
   );
+
+/** The window and filters an ask gives the reference: `from` included and `to` excluded when between. */
+function logWindowOf(org: Org, ask: LogAsk): ref.Window {
+  const window = windowOf(org, ask.filter);
+  if (!ask.between) return window;
+  const last = FIXED_NOW - ask.between.toAgo - 1;
+  return { ...window, now: last, rangeMs: last - (FIXED_NOW - ask.between.fromAgo) };
+}
 
 describe('the request log agrees with the reference', () => {
   it('for random rows, random filters and random pages', async () => {
@@ -521,8 +553,13 @@ describe('the request log agrees with the reference', () => {
             const cost = records[ask.min_cost.index % records.length]!.cost_micro / 1_000_000;
             minCostPkr = Math.max(0, cost + ask.min_cost.delta);
           }
+          const instant = (ago: number) => new Date(FIXED_NOW - ago).toISOString();
           const params = {
             ...commonParams(org, ask.filter, 'model'),
+            ...(ask.between
+              ? { time_range: undefined, from: instant(ask.between.fromAgo), to: instant(ask.between.toAgo) }
+              : {}),
+            provider: ask.provider,
             status_category: ask.status_category,
             termination_reason: ask.termination_reason,
             min_cost_pkr: minCostPkr,
@@ -538,7 +575,8 @@ describe('the request log agrees with the reference', () => {
           const expected = ref.requestPage(
             records,
             {
-              ...windowOf(org, ask.filter),
+              ...logWindowOf(org, ask),
+              ...(ask.provider ? { models: providerModels(ask.provider) } : {}),
               ...(ask.status_category ? { statusCategory: ask.status_category } : {}),
               ...(ask.termination_reason ? { terminationReason: ask.termination_reason } : {}),
               ...(minCostPkr === undefined ? {} : { minCostPkr }),
@@ -693,6 +731,30 @@ describe('parameter errors', () => {
       const answer = await org.client.get(`/analytics/requests?status_category=${bad}`);
       expect(answer.status, bad).toBe(400);
       expect(answer.body).toEqual({ error: expect.any(String) });
+    }
+  });
+
+  it('answers 400 to a window between two instants that is half given, reversed, empty, too long or beside time_range', async () => {
+    const at = (ago: number) => new Date(FIXED_NOW - ago).toISOString();
+    const cases: [string, string][] = [
+      [`from=${at(HOUR)}`, 'from needs to'],
+      [`to=${at(0)}`, 'to needs from'],
+      [`from=${at(0)}&to=${at(HOUR)}`, 'to must be after from'],
+      [`from=${at(HOUR)}&to=${at(HOUR)}`, 'to must be after from'],
+      [`from=${at(401 * DAY)}&to=${at(0)}`, 'at most 400d'],
+      [`time_range=1h&from=${at(HOUR)}&to=${at(0)}`, 'not both'],
+      ['provider=nobody', 'provider'],
+    ];
+    for (const [params, message] of cases) {
+      const answer = await org.client.get(`/analytics/requests?${params}`);
+      expect(answer.status, params).toBe(400);
+      expect(answer.body.error, params).toContain(message);
+    }
+    const longest = await org.client.get(`/analytics/requests?from=${at(400 * DAY)}&to=${at(0)}`);
+    expect(longest.status).toBe(200);
+    for (const bad of ['from=yesterday&to=2026-11-22T07:00:00Z', 'from=2026-11-22T07:00:00Z&to=2026-13-01T00:00:00Z']) {
+      const answer = await org.client.get(`/analytics/requests?${bad}`);
+      expect(answer.status, bad).toBe(422);
     }
   });
 

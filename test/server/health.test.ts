@@ -67,8 +67,9 @@ type ProviderFigures = Figures & { provider: string | null; models: ModelFigures
 
 const cellOf = (ts: number, from = HOUR_FROM) => Math.floor((ts - from) / CELL);
 
-async function health(client: TestClient, window = '1h') {
-  const answer = await client.get(`/analytics/health?window=${window}`);
+async function health(client: TestClient, window = '1h', to?: number) {
+  const end = to === undefined ? '' : `&to=${new Date(to).toISOString()}`;
+  const answer = await client.get(`/analytics/health?window=${window}${end}`);
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   const providers = answer.body.providers as ProviderFigures[];
   const provider = (name: string | null) => providers.find((p) => p.provider === name)!;
@@ -218,42 +219,80 @@ describe('GET /analytics/health over a day of random traffic', () => {
     );
     recordRequests(server.app.control, server.config.telemetryDbPath, rows);
 
-    const { body, model, provider } = await health(org.client, '24h');
-    const from = Date.parse(body.from);
-    expect(from).toBe(NOW - (NOW % CELL) - 287 * CELL);
-    const inWindow = rows.filter((r) => r.ts >= from && r.ts <= NOW);
-    const exactP95 = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(0.95 * (values.length - 1))]!;
-    const expectFigures = (figures: Figures, own: RequestRecord[], all: RequestRecord[]) => {
-      const refused = own.filter((r) => r.status >= 400 && r.status < 500 && r.upstream_error === null);
-      const errors = own.filter((r) => r.status >= 500 || (r.status === 429 && r.upstream_error !== null));
-      expect(figures.requests).toBe(own.length);
-      expect(figures.refused).toBe(refused.length);
-      expect(figures.errors).toBe(errors.length);
-      expect(figures.upstream_429).toBe(own.filter((r) => r.status === 429 && r.upstream_error !== null).length);
-      expect(Math.abs(figures.p95_latency_ms! / exactP95(own.map((r) => r.total_ms)) - 1)).toBeLessThanOrEqual(0.01);
-      const ttfts = own.flatMap((r) => (r.ttft_ms === null ? [] : [r.ttft_ms]));
-      expect(Math.abs(figures.p95_ttft_ms! / exactP95(ttfts) - 1)).toBeLessThanOrEqual(0.01);
-      const oks = all.filter((r) => r.status < 400).map((r) => r.ts);
-      expect(figures.last_success_at).toBe(new Date(Math.max(...oks)).toISOString());
-      expect(figures.strip.requests).toHaveLength(288);
-      const perCell = Array.from({ length: 288 }, (_, i) => own.filter((r) => cellOf(r.ts, from) === i));
-      expect(figures.strip.requests).toEqual(perCell.map((cell) => cell.length));
-      expect(figures.strip.errors).toEqual(perCell.map((cell) => cell.filter((r) => errors.includes(r)).length));
-    };
-    for (const name of models) {
-      expectFigures(
-        model(name),
-        inWindow.filter((r) => r.model === name),
-        rows.filter((r) => r.model === name),
-      );
-    }
-    expectFigures(
-      provider('openai'),
-      inWindow.filter((r) => r.model === A || r.model === B),
-      rows.filter((r) => r.model === A || r.model === B),
+    await checkWindow(org.client, rows, models, NOW, null);
+  });
+
+  it('reads a day in the past as whole cells ending where asked, with no success from after it', async () => {
+    const org = await registerOrg(server);
+    const random = seededRandom(31);
+    const models = [A, B, C];
+    const rows = Array.from({ length: 2000 }, () =>
+      row(org.orgId, models[Math.floor(random() * models.length)]!, NOW - Math.floor(random() * 2 * DAY), {
+        ...(random() < 0.2 ? failed : {}),
+        total_ms: Math.round(20 + Math.exp(random() * 9)),
+      }),
     );
+    // The instant asked for lies inside a cell: the window ends with that cell, whole.
+    const asked = NOW - 9 * 3_600_000 - 123_456;
+    const end = asked - 1 - ((asked - 1) % CELL) + CELL - 1;
+    recordRequests(server.app.control, server.config.telemetryDbPath, [
+      ...rows,
+      // Successes after the window must not be its last success.
+      row(org.orgId, A, end + 1),
+      row(org.orgId, C, NOW - 1000),
+    ]);
+    await checkWindow(org.client, rows, models, end, asked);
   });
 });
+
+/**
+ * A 24-hour health answer for `rows` against a brute force over them: counts exact, p95 within
+ * the sketches' 1 %, last success exact up to the window's last instant `end` (included).
+ */
+async function checkWindow(
+  client: TestClient,
+  rows: RequestRecord[],
+  models: string[],
+  end: number,
+  asked: number | null,
+): Promise<void> {
+  const { body, model, provider } = await health(client, '24h', asked ?? undefined);
+  const from = Date.parse(body.from);
+  expect(from).toBe(end - (end % CELL) - 287 * CELL);
+  expect(body.to).toBe(new Date(end).toISOString());
+  const inWindow = rows.filter((r) => r.ts >= from && r.ts <= end);
+  const upToEnd = rows.filter((r) => r.ts <= end);
+  const exactP95 = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(0.95 * (values.length - 1))]!;
+  const expectFigures = (figures: Figures, own: RequestRecord[], all: RequestRecord[]) => {
+    const refused = own.filter((r) => r.status >= 400 && r.status < 500 && r.upstream_error === null);
+    const errors = own.filter((r) => r.status >= 500 || (r.status === 429 && r.upstream_error !== null));
+    expect(figures.requests).toBe(own.length);
+    expect(figures.refused).toBe(refused.length);
+    expect(figures.errors).toBe(errors.length);
+    expect(figures.upstream_429).toBe(own.filter((r) => r.status === 429 && r.upstream_error !== null).length);
+    expect(Math.abs(figures.p95_latency_ms! / exactP95(own.map((r) => r.total_ms)) - 1)).toBeLessThanOrEqual(0.01);
+    const ttfts = own.flatMap((r) => (r.ttft_ms === null ? [] : [r.ttft_ms]));
+    expect(Math.abs(figures.p95_ttft_ms! / exactP95(ttfts) - 1)).toBeLessThanOrEqual(0.01);
+    const oks = all.filter((r) => r.status < 400).map((r) => r.ts);
+    expect(figures.last_success_at).toBe(new Date(Math.max(...oks)).toISOString());
+    expect(figures.strip.requests).toHaveLength(288);
+    const perCell = Array.from({ length: 288 }, (_, i) => own.filter((r) => cellOf(r.ts, from) === i));
+    expect(figures.strip.requests).toEqual(perCell.map((cell) => cell.length));
+    expect(figures.strip.errors).toEqual(perCell.map((cell) => cell.filter((r) => errors.includes(r)).length));
+  };
+  for (const name of models) {
+    expectFigures(
+      model(name),
+      inWindow.filter((r) => r.model === name),
+      upToEnd.filter((r) => r.model === name),
+    );
+  }
+  expectFigures(
+    provider('openai'),
+    inWindow.filter((r) => r.model === A || r.model === B),
+    upToEnd.filter((r) => r.model === A || r.model === B),
+  );
+}
 
 describe("migration 010's health columns", () => {
   it('fills the cells of a store that had rows before it exactly as the import writes them', () => {

@@ -36,6 +36,34 @@ export function parseLocalInput(value: string): ParsedLocalTime {
   return { ok: true, date };
 }
 
+/** An instant with its zone, as links between screens write one: "2030-01-31T13:05:00Z" or with an offset. */
+const ZONED_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * A time route parameter: a wall-clock time in the user's zone, as a datetime-local input
+ * gives it, or an exact instant with its zone, as another screen links to one (a health cell
+ * opens the request log on its own five minutes, whatever the zone's clocks did then).
+ */
+export function parseTimeParam(value: string): ParsedLocalTime {
+  const trimmed = value.trim();
+  if (!ZONED_INSTANT.test(trimmed)) return parseLocalInput(trimmed);
+  const [y, mo, d] = trimmed.slice(0, 10).split('-').map(Number) as [number, number, number];
+  // Date.parse rolls February 30th over too: the date written must be a day of the calendar.
+  const calendar = new Date(Date.UTC(y, mo - 1, d));
+  const ms = Date.parse(trimmed);
+  if (Number.isNaN(ms) || calendar.getUTCDate() !== d || calendar.getUTCMonth() !== mo - 1) {
+    return { ok: false, error: 'that date does not exist' };
+  }
+  return { ok: true, date: new Date(ms) };
+}
+
+/** A time route parameter as a datetime-local value in the user's zone, to show in an input. */
+export function timeParamToLocalInput(value: string): string {
+  const parsed = parseTimeParam(value);
+  if (!parsed.ok) return value;
+  return ZONED_INSTANT.test(value.trim()) ? isoToLocalInput(parsed.date.toISOString()) : value.trim();
+}
+
 /** "+05:00" for a zone five hours east of UTC, at that instant (so summer time is right). */
 export function zoneOffset(date: Date): string {
   const minutes = -date.getTimezoneOffset();

@@ -1,16 +1,42 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { isoToLocalInput } from '../../lib/local-time-input.js';
 import { Field } from '../Field.js';
+import { TimeBound } from './TimeBound.js';
 import { checkTimeRange, DEFAULT_RANGE, isPresetRange, RANGE_PRESETS, type RangeView } from '../../lib/time-range.js';
 import './filters.css';
 
 const CUSTOM = 'custom';
+const BETWEEN = 'between';
+
+/** A window between two times, for a view that can read one (the request log). */
+export interface BetweenControl {
+  /** The `from` and `to` parameters: local wall-clock times, or instants another screen linked to. */
+  from: string | undefined;
+  to: string | undefined;
+  /** Why the two cannot be used (the view then reads its range meanwhile). */
+  error: string | null;
+  /** Sets both ends; the view's range parameter is dropped by the caller. */
+  onChange: (patch: { from: string | null; to: string | null }) => void;
+}
+
+/** A minute as a datetime-local value in the user's zone: how "Between" starts from the range shown. */
+const minuteInput = (ms: number) => isoToLocalInput(new Date(ms - (ms % 60_000)).toISOString());
 
 /**
  * A preset window, or a custom one the server will accept (checked here first, with the
  * reason). The range comes from the view's parameters, so back, forward or an address
  * that sets another one restarts the control from it.
  */
-export function TimeRangeFilter({ view, onChange }: { view: RangeView; onChange: (range: string | null) => void }) {
+export function TimeRangeFilter({
+  view,
+  onChange,
+  between,
+}: {
+  view: RangeView;
+  onChange: (range: string | null) => void;
+  between?: BetweenControl;
+}) {
+  const betweenShown = between !== undefined && Boolean(between.from || between.to);
   const asked = view.badRange?.text ?? view.range;
   const customFor = (v: RangeView) => v.badRange !== null || !isPresetRange(v.range);
   const [custom, setCustom] = useState(customFor(view));
@@ -36,6 +62,12 @@ export function TimeRangeFilter({ view, onChange }: { view: RangeView; onChange:
   const apply = (range: string) => onChange(range === DEFAULT_RANGE ? null : range);
 
   const choose = (value: string) => {
+    if (value === BETWEEN && between) {
+      // Starts as the window shown, to the minute, so it can be narrowed from there.
+      const now = Date.now();
+      between.onChange({ from: minuteInput(now - view.rangeMs), to: minuteInput(now + 60_000) });
+      return;
+    }
     if (value === CUSTOM) {
       setCustom(true);
       setText(view.range);
@@ -63,7 +95,7 @@ export function TimeRangeFilter({ view, onChange }: { view: RangeView; onChange:
     <>
       <Field label="Time range">
         <select
-          value={custom ? CUSTOM : view.range}
+          value={betweenShown ? BETWEEN : custom ? CUSTOM : view.range}
           onChange={(e) => choose(e.target.value)}
           data-testid="filter-range"
         >
@@ -73,9 +105,27 @@ export function TimeRangeFilter({ view, onChange }: { view: RangeView; onChange:
             </option>
           ))}
           <option value={CUSTOM}>Custom…</option>
+          {between && <option value={BETWEEN}>Between two times…</option>}
         </select>
       </Field>
-      {custom && (
+      {betweenShown && (
+        <>
+          <TimeBound
+            label="From"
+            value={between.from}
+            onChange={(from) => between.onChange({ from, to: between.to ?? null })}
+            testId="filter-from"
+          />
+          <TimeBound
+            label="To (not included)"
+            value={between.to}
+            onChange={(to) => between.onChange({ from: between.from ?? null, to })}
+            testId="filter-to"
+            error={between.error && `${between.error}; the time range applies meanwhile`}
+          />
+        </>
+      )}
+      {custom && !betweenShown && (
         <form className="custom-range" onSubmit={submit} aria-label="Custom time range" data-testid="custom-range-form">
           <Field label="Custom range" hint="A whole number and s, m, h or d, such as 36h; up to 400d." error={error}>
             <input

@@ -1,6 +1,6 @@
 import { ChoiceSelect } from '../../components/filters/ChoiceSelect.js';
 import { CommitInput } from '../../components/filters/CommitInput.js';
-import { Field } from '../../components/Field.js';
+import { TimeBound } from '../../components/filters/TimeBound.js';
 import { ACTION_CHOICES } from '../../lib/activity.js';
 import { useRoute } from '../../state/route.js';
 import { ACTIVITY_FILTER_PARAMS, isActivityFiltered, timeFilterError } from './activity-query.js';
@@ -8,20 +8,6 @@ import { ACTIVITY_FILTER_PARAMS, isActivityFiltered, timeFilterError } from './a
 const noCheck = () => null;
 const EMAIL_LIKE = /^[^\s@]+@[^\s@]+$/;
 const actorError = (text: string) => (EMAIL_LIKE.test(text) ? null : 'an email address, such as admin@example.com');
-
-/** A local date and time, applied once the picker holds a whole one; cleared, the bound goes. */
-function TimeBound(props: { label: string; value: string; onChange: (value: string | null) => void; testId: string }) {
-  return (
-    <Field label={props.label}>
-      <input
-        type="datetime-local"
-        value={props.value}
-        onChange={(event) => props.onChange(event.target.value || null)}
-        data-testid={props.testId}
-      />
-    </Field>
-  );
-}
 
 /**
  * Which events the trail shows, filtered on the server: every filter is a route parameter, so
@@ -63,16 +49,11 @@ export function ActivityFilters() {
         />
         <TimeBound
           label="From"
-          value={params.from ?? ''}
+          value={params.from}
           onChange={(from) => setParams({ from })}
           testId="activity-filter-from"
         />
-        <TimeBound
-          label="To"
-          value={params.to ?? ''}
-          onChange={(to) => setParams({ to })}
-          testId="activity-filter-to"
-        />
+        <TimeBound label="To" value={params.to} onChange={(to) => setParams({ to })} testId="activity-filter-to" />
         {isActivityFiltered(params) && (
           <button
             type="button"

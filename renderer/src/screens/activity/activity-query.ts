@@ -1,5 +1,5 @@
 import type { CallArgs } from '#contract';
-import { parseLocalInput, toIsoWithOffset } from '../../lib/local-time-input.js';
+import { parseTimeParam, toIsoWithOffset } from '../../lib/local-time-input.js';
 import type { RouteParams } from '../../state/route.js';
 
 /**
@@ -15,7 +15,7 @@ export const ACTIVITY_FILTER_PARAMS = ['action', 'actor', 'target', 'from', 'to'
 /** A local time parameter as the server's ISO time; undefined when absent or not a time (said at its field). */
 function instant(param: string | undefined): string | undefined {
   if (!param) return undefined;
-  const parsed = parseLocalInput(param);
+  const parsed = parseTimeParam(param);
   return parsed.ok ? toIsoWithOffset(parsed.date) : undefined;
 }
 
@@ -42,7 +42,7 @@ export function isActivityFiltered(params: RouteParams): boolean {
 export function timeFilterError(params: RouteParams): string | null {
   for (const name of ['from', 'to'] as const) {
     const value = params[name];
-    const parsed = value ? parseLocalInput(value) : null;
+    const parsed = value ? parseTimeParam(value) : null;
     if (parsed && !parsed.ok) return `${name === 'from' ? 'From' : 'To'}: ${parsed.error}`;
   }
   const from = instant(params.from);

@@ -1,12 +1,14 @@
 import { useEffect } from 'react';
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { Field } from '../../components/Field.js';
+import { TimeBound } from '../../components/filters/TimeBound.js';
+import { parseTimeParam } from '../../lib/local-time-input.js';
 import { Time } from '../../components/Time.js';
 import { useDocumentVisible, usePolling } from '../../components/usePolling.js';
 import { dataState } from '../../lib/data-state.js';
 import { formatCount, formatDecimal, formatMs } from '../../lib/format.js';
 import { useRoute } from '../../state/route.js';
-import { cellLogParams, windowLogParams } from './health-links.js';
+import { cellLogParams, windowLogParams, type HealthSubject } from './health-links.js';
 import {
   useHealthStore,
   type Health,
@@ -69,7 +71,14 @@ function StatusBadge({ status }: { status: HealthStatus }) {
   );
 }
 
-/** Each provider's health, then its models', over the last hour or day, from the request log itself. */
+/** The `to` parameter as the instant sent, or why it cannot be (the window then ends now). */
+function endOf(param: string | undefined): { ok: true; iso: string | null } | { ok: false; error: string } {
+  if (!param) return { ok: true, iso: null };
+  const parsed = parseTimeParam(param);
+  return parsed.ok ? { ok: true, iso: parsed.date.toISOString() } : { ok: false, error: parsed.error };
+}
+
+/** Each provider's health, then its models', over an hour or a day (ending now or when asked), from the request log itself. */
 export function HealthScreen() {
   const params = useRoute((s) => s.params);
   const setParams = useRoute((s) => s.setParams);
@@ -77,13 +86,16 @@ export function HealthScreen() {
   const { health, loading, error, notOffered, load } = useHealthStore();
   const visible = useDocumentVisible();
   const window: HealthWindow = params.window === '24h' ? '24h' : '1h';
+  const end = endOf(params.to);
+  const to = end.ok ? end.iso : null;
 
   useEffect(() => {
-    void load(window);
-  }, [window, load]);
-  usePolling(() => load(window, true), {
+    void load(window, to);
+  }, [window, to, load]);
+  // A window in the past does not move: only the one ending now is read again.
+  usePolling(() => load(window, null, true), {
     every: REFRESH_MS,
-    active: visible && !notOffered,
+    active: visible && !notOffered && to === null,
     since: () => useHealthStore.getState().askedAt,
   });
 
@@ -96,11 +108,11 @@ export function HealthScreen() {
   }
 
   const from = health ? Date.parse(health.from) : 0;
-  const now = health ? Date.parse(health.to) : 0;
+  const last = health ? Date.parse(health.to) : 0;
   const cellMs = (health?.cell_minutes ?? 5) * 60_000;
   const thresholds = health?.thresholds;
 
-  const figureCells = (figures: HealthFigures, name: string, model: string | null) => (
+  const figureCells = (figures: HealthFigures, name: string, subject: HealthSubject | null) => (
     <>
       <td>
         <StatusBadge status={figures.status} />
@@ -127,10 +139,24 @@ export function HealthScreen() {
           cells={stripCells(figures, from, cellMs)}
           cellMs={cellMs}
           name={name}
-          onOpen={model === null ? undefined : (cell) => go('requests', cellLogParams(model, cell.start, now, cell))}
+          onOpen={
+            subject === null ? undefined : (cell) => go('requests', cellLogParams(subject, cell.start, cellMs, cell))
+          }
         />
       </td>
     </>
+  );
+
+  /** A name that opens the request log over the whole window shown. */
+  const windowLink = (subject: HealthSubject, text: string, what: string) => (
+    <button
+      type="button"
+      className="link"
+      onClick={() => go('requests', windowLogParams(subject, from, last))}
+      title={`Open the request log of ${what} over this window`}
+    >
+      {text}
+    </button>
   );
 
   return (
@@ -140,7 +166,7 @@ export function HealthScreen() {
         dispatched (its own refusals, such as a key past its rate limit, are not a model&apos;s fault).
         {thresholds &&
           ` A model or five minutes is degraded from ${formatDecimal(thresholds.degraded_error_rate * 100, ' %')} errors and down from ${formatDecimal(thresholds.down_error_rate * 100, ' %')}.`}{' '}
-        Select a model&apos;s square to open its requests from then on.
+        Select a square to open its five minutes in the request log, or a name for the whole window.
       </p>
       <div className="toolbar">
         <Field label="Window">
@@ -156,10 +182,22 @@ export function HealthScreen() {
             ))}
           </select>
         </Field>
+        <TimeBound
+          label="Ending at"
+          value={params.to}
+          onChange={(value) => setParams({ to: value })}
+          testId="health-to"
+          error={end.ok ? null : `${end.error}; the window ends now meanwhile`}
+        />
+        {params.to && (
+          <button type="button" onClick={() => setParams({ to: null })} data-testid="health-now">
+            Back to now
+          </button>
+        )}
         <span className="spacer" />
         {health && (
           <span className="muted" data-testid="health-as-of" aria-live="polite">
-            As of <Time iso={health.to} />
+            {to === null ? 'As of' : 'Up to'} <Time iso={health.to} />
           </span>
         )}
       </div>
@@ -172,8 +210,8 @@ export function HealthScreen() {
         rowKey={(line) => (line.kind === 'provider' ? `p:${line.provider.provider}` : `m:${line.model.model}`)}
         loading="Reading the health of each model…"
         error={error}
-        onRetry={() => void load(window)}
-        empty="No model has had traffic in the last 7 days."
+        onRetry={() => void load(window, to)}
+        empty="No model had traffic in the 7 days up to the window’s end."
         row={(line: Line) =>
           line.kind === 'provider' ? (
             <tr
@@ -182,8 +220,20 @@ export function HealthScreen() {
               data-testid="health-provider"
               data-provider={line.provider.provider ?? ''}
             >
-              <th scope="row">{providerName(line.provider)}</th>
-              {figureCells(line.provider, providerName(line.provider), null)}
+              <th scope="row">
+                {line.provider.provider === null
+                  ? providerName(line.provider)
+                  : windowLink(
+                      { provider: line.provider.provider },
+                      line.provider.provider,
+                      `the models of ${line.provider.provider}`,
+                    )}
+              </th>
+              {figureCells(
+                line.provider,
+                providerName(line.provider),
+                line.provider.provider === null ? null : { provider: line.provider.provider },
+              )}
             </tr>
           ) : (
             <tr
@@ -192,17 +242,8 @@ export function HealthScreen() {
               data-testid="health-model"
               data-model={line.model.model}
             >
-              <th scope="row">
-                <button
-                  type="button"
-                  className="link"
-                  onClick={() => go('requests', windowLogParams(line.model.model, window))}
-                  title={`Open the request log of ${line.model.model} over the ${window === '1h' ? 'last hour' : 'last 24 hours'}`}
-                >
-                  {line.model.model}
-                </button>
-              </th>
-              {figureCells(line.model, line.model.model, line.model.model)}
+              <th scope="row">{windowLink({ model: line.model.model }, line.model.model, line.model.model)}</th>
+              {figureCells(line.model, line.model.model, { model: line.model.model })}
             </tr>
           )
         }

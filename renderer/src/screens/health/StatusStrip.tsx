@@ -3,8 +3,8 @@ import type { HealthStatus } from './health-store.js';
 
 /**
  * The status of each five-minute cell as a row of small squares (plain SVG: 288 a day), with the
- * same facts in words for a screen reader, and each square's own on hover. A square of a model
- * opens the request log at that cell (`onOpen`); a provider's squares only show.
+ * same facts in words for a screen reader, and each square's own on hover. A square opens the
+ * request log on its five minutes (`onOpen`), for a model or a provider's models.
  */
 
 export const STATUS_LABEL: Record<HealthStatus, string> = {
@@ -78,6 +78,7 @@ export function StatusStrip({
           data-testid="strip-cell"
           data-status={cell.status}
           data-start={new Date(cell.start).toISOString()}
+          data-requests={cell.requests}
           onClick={onOpen && (() => onOpen(cell))}
         >
           <title>{cellText(cell, cellMs)}</title>

@@ -1,11 +1,10 @@
-import { rangeBackTo } from '../../lib/time-range.js';
 import type { RouteParams } from '../../state/route.js';
 
 /**
- * Where a health figure leads: the request log filtered to its model, its time and, for a cell
- * with errors, their status class. The request log's window is "the last N" (the contract's
- * `time_range`), so a cell opens on the rows from its start up to now, the cell's own at the
- * end of the list; errors that are all upstream 429s are 4xx, any other mix is led by the 5xx.
+ * Where a health figure leads: the request log between the exact instants it covers (a cell's
+ * five minutes, or the whole window), filtered to its model or its provider's models and, for
+ * a cell with errors, their status class: errors that are all upstream 429s are 4xx, any other
+ * mix is led by the 5xx. The log then counts the same rows the figure does.
  */
 
 export interface CellCounts {
@@ -13,16 +12,23 @@ export interface CellCounts {
   upstream429: number;
 }
 
+/** Whose requests: one model, or the models the catalogue gives one provider. */
+export type HealthSubject = { model: string } | { provider: string };
+
 export function errorStatus({ errors, upstream429 }: CellCounts): string | null {
   if (errors === 0) return null;
   return errors === upstream429 ? '4xx' : '5xx';
 }
 
-export function cellLogParams(model: string, cellStart: number, now: number, counts: CellCounts): RouteParams {
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The log of one cell, `[start, start + cellMs)`. */
+export function cellLogParams(subject: HealthSubject, start: number, cellMs: number, counts: CellCounts): RouteParams {
   const status = errorStatus(counts);
-  return { model, range: rangeBackTo(cellStart, now, 'm'), ...(status ? { status } : {}) };
+  return { ...subject, from: iso(start), to: iso(start + cellMs), ...(status ? { status } : {}) };
 }
 
-export function windowLogParams(model: string, window: string): RouteParams {
-  return { model, range: window };
+/** The log of the whole window, from its first cell's start to its last instant (included). */
+export function windowLogParams(subject: HealthSubject, from: number, last: number): RouteParams {
+  return { ...subject, from: iso(from), to: iso(last + 1) };
 }

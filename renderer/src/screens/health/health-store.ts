@@ -23,8 +23,11 @@ interface HealthState {
   notOffered: boolean;
   /** When the figures on screen were asked for (Date.now()), for polling. */
   askedAt: number | null;
-  /** Reads the window; `quietly` (a background refresh) leaves the screen as it is meanwhile. */
-  load(window: HealthWindow, quietly?: boolean): Promise<void>;
+  /**
+   * Reads the window ending now, or at `to` (an ISO instant) for one in the past; `quietly` (a
+   * background refresh) leaves the screen as it is meanwhile.
+   */
+  load(window: HealthWindow, to: string | null, quietly?: boolean): Promise<void>;
 }
 
 const reads = latest();
@@ -35,11 +38,11 @@ export const useHealthStore = organisationStore<HealthState>()((set) => ({
   error: null,
   notOffered: false,
   askedAt: null,
-  async load(window, quietly = false) {
+  async load(window, to, quietly = false) {
     const current = reads.ask();
     set(quietly ? { askedAt: Date.now() } : { loading: true, askedAt: Date.now() });
     try {
-      const query: HealthQuery = { window };
+      const query: HealthQuery = to === null ? { window } : { window, to };
       const health = await api('api.health', { query });
       if (current()) set({ health, loading: false, error: null, notOffered: false });
     } catch (error) {

@@ -5,13 +5,19 @@ import { TimeRangeFilter } from '../../components/filters/TimeRangeFilter.js';
 import { scopeFromParams } from '../../lib/filter-scope.js';
 import { unknownLabel } from '../../lib/id-label.js';
 import { rangeFromParam } from '../../lib/time-range.js';
-import { useRoute } from '../../state/route.js';
-import { FILTER_PARAMS, isFiltered, minCostError } from './request-query.js';
+import { useRoute, type RouteParams } from '../../state/route.js';
+import { betweenOf, FILTER_PARAMS, isFiltered, minCostError } from './request-query.js';
+import { ProviderFilter } from './ProviderFilter.js';
 import { STATUS_CLASSES, TERMINATION_REASONS } from './request-row.js';
 import { SearchBox } from './SearchBox.js';
 import { SaveViewButton } from '../../commands/SaveViewButton.js';
 
 const STATUS_CHOICES = STATUS_CLASSES.map((s) => ({ value: s, label: s }));
+
+function windowError(params: RouteParams): string | null {
+  const between = betweenOf(params);
+  return between && 'error' in between ? between.error : null;
+}
 
 /** Which requests the log shows: every filter is a route parameter, and changing one goes back to page 1. */
 export function Filters() {
@@ -23,7 +29,17 @@ export function Filters() {
     <section className="requests-filters" aria-label="Filters" data-testid="request-filters">
       <SearchBox value={params.q ?? ''} onCommit={(q) => setFilter({ q })} />
       <div className="toolbar">
-        <TimeRangeFilter view={rangeFromParam(params.range)} onChange={(range) => setFilter({ range })} />
+        <TimeRangeFilter
+          view={rangeFromParam(params.range)}
+          onChange={(range) => setFilter({ range, from: null, to: null })}
+          between={{
+            from: params.from,
+            to: params.to,
+            error: windowError(params),
+            onChange: ({ from, to }) => setFilter({ from, to, range: null }),
+          }}
+        />
+        <ProviderFilter value={params.provider ?? null} onChange={(provider) => setFilter({ provider })} />
         <ScopeFilters scope={scopeFromParams(params)} onChange={setFilter} />
         <ChoiceSelect
           label="Status"

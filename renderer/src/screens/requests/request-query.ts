@@ -1,7 +1,8 @@
 import type { CallArgs } from '#contract';
 import { MICRO_PER_PKR, parsePkr } from '../../lib/money.js';
 import { pageSizeFrom } from '../../lib/page-size.js';
-import { DEFAULT_RANGE, rangeFromParam } from '../../lib/time-range.js';
+import { parseTimeParam } from '../../lib/local-time-input.js';
+import { DEFAULT_RANGE, MAX_RANGE_MS, rangeFromParam } from '../../lib/time-range.js';
 import type { RouteParams } from '../../state/route.js';
 import { pageOf } from '../../lib/paging.js';
 
@@ -15,7 +16,35 @@ export type RequestsQuery = CallArgs<'api.requests'>['query'];
 export type FilterQuery = Omit<RequestsQuery, 'limit' | 'offset'>;
 
 /** The filter parameters; changing any of them goes back to the first page. */
-export const FILTER_PARAMS = ['range', 'project', 'key', 'model', 'status', 'reason', 'min_cost', 'q'] as const;
+export const FILTER_PARAMS = [
+  'range',
+  'from',
+  'to',
+  'project',
+  'key',
+  'provider',
+  'model',
+  'status',
+  'reason',
+  'min_cost',
+  'q',
+] as const;
+
+/**
+ * The window between two times (`from` and `to` parameters, `to` excluded) as the server takes
+ * it, or why it cannot be used; null when the view reads the last `range` instead.
+ */
+export function betweenOf(params: RouteParams): { from: string; to: string } | { error: string } | null {
+  if (!params.from && !params.to) return null;
+  if (!params.from || !params.to) return { error: 'give both “From” and “To”, or choose a time range' };
+  const from = parseTimeParam(params.from);
+  if (!from.ok) return { error: `From: ${from.error}` };
+  const to = parseTimeParam(params.to);
+  if (!to.ok) return { error: `To: ${to.error}` };
+  if (to.date.getTime() <= from.date.getTime()) return { error: '“To” must be later than “From”' };
+  if (to.date.getTime() - from.date.getTime() > MAX_RANGE_MS) return { error: 'at most 400 days apart' };
+  return { from: from.date.toISOString(), to: to.date.toISOString() };
+}
 
 export function minCostError(text: string): string | null {
   if (text.trim() === '') return null;
@@ -26,9 +55,12 @@ export function minCostError(text: string): string | null {
 /** The filters of the view, without paging: what the table and the export both ask for. */
 export function filterQuery(params: RouteParams): FilterQuery {
   // A range that does not parse is reported at its field; the default window applies meanwhile.
-  const query: FilterQuery = { time_range: rangeFromParam(params.range).range };
+  const between = betweenOf(params);
+  const query: FilterQuery =
+    between && !('error' in between) ? { ...between } : { time_range: rangeFromParam(params.range).range };
   if (params.project) query.project_id = params.project;
   if (params.key) query.key_id = params.key;
+  if (params.provider) query.provider = params.provider;
   if (params.model) query.model = params.model;
   if (params.status) query.status_category = params.status;
   if (params.reason) query.termination_reason = params.reason;
