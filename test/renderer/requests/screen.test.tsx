@@ -328,6 +328,50 @@ describe('filters', () => {
     expect(lastQuery()).toEqual({ time_range: '36h', limit: 50, offset: 0 });
   });
 
+  it('between two times: starts from the range shown, says a reversed window, and gives way to a range', async () => {
+    bridge.on('api.requests', ({ query }) => pagedRows(10)(query));
+    render(<RequestLogScreen />);
+    await screen.findAllByTestId('request-row');
+    const user = userEvent.setup();
+
+    await user.selectOptions(screen.getByLabelText('Time range'), 'Last 7 days');
+    await user.selectOptions(screen.getByLabelText('Time range'), 'between');
+    const { from, to } = useRoute.getState().params;
+    // The week shown, to the minute, in the user's zone.
+    expect(Date.parse(to!) - Date.parse(from!)).toBe(7 * 86_400_000 + 60_000);
+    await waitFor(() => expect(lastQuery()).toMatchObject({ from: new Date(from!).toISOString() }));
+    expect(lastQuery()).not.toHaveProperty('time_range');
+
+    fireEvent.change(screen.getByLabelText('From'), { target: { value: '2026-11-04T15:00' } });
+    fireEvent.change(screen.getByLabelText('To (not included)'), { target: { value: '2026-11-04T14:55' } });
+    expect(within(screen.getByTestId('request-filters')).getByTestId('field-error').textContent).toContain(
+      'later than',
+    );
+    // Not sent: the default window is read meanwhile.
+    await waitFor(() => expect(lastQuery()).toEqual({ time_range: '24h', limit: 50, offset: 0 }));
+    fireEvent.change(screen.getByLabelText('To (not included)'), { target: { value: '2026-11-04T16:00' } });
+    await waitFor(() =>
+      expect(lastQuery()).toEqual({
+        from: '2026-11-04T10:00:00.000Z',
+        to: '2026-11-04T11:00:00.000Z',
+        limit: 50,
+        offset: 0,
+      }),
+    );
+
+    await user.selectOptions(screen.getByLabelText('Provider'), 'anthropic');
+    await waitFor(() => expect(lastQuery()).toMatchObject({ provider: 'anthropic', from: '2026-11-04T10:00:00.000Z' }));
+
+    // "Custom…" replaces the two times.
+    await user.selectOptions(screen.getByLabelText('Time range'), 'Custom…');
+    expect(useRoute.getState().params).toEqual({ provider: 'anthropic' });
+    expect(screen.queryByLabelText('From')).toBeNull();
+    await user.type(screen.getByLabelText('Custom range'), '{Control>}a{/Control}36h{Enter}');
+    await waitFor(() =>
+      expect(lastQuery()).toEqual({ time_range: '36h', provider: 'anthropic', limit: 50, offset: 0 }),
+    );
+  });
+
   it('keeps a key that fits a newly chosen project, and lets go of one that does not', async () => {
     useRoute.setState({ params: { key: OTHER_KEY.id } });
     bridge.on('api.requests', ({ query }) => pagedRows(10)(query));

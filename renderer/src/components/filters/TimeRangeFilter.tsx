@@ -69,6 +69,8 @@ export function TimeRangeFilter({
       return;
     }
     if (value === CUSTOM) {
+      // A custom range replaces the two times.
+      if (betweenShown) between.onChange({ from: null, to: null });
       setCustom(true);
       setText(view.range);
       setError(null);
