@@ -53,7 +53,7 @@ export interface EmbeddedServerOptions {
   execArgv?: string[];
   /** Added to the host's environment, whose own `SVC_*` variables are not passed on. */
   env?: NodeJS.ProcessEnv;
-  /** From spawn to answering; 60 s by default. */
+  /** From spawn to answering; 60 s by default, 180 s for a start that seeds the demo data. */
   readyTimeoutMs?: number;
   /** How long stop() waits after SIGTERM before SIGKILL; 5 s by default. */
   stopGraceMs?: number;
@@ -78,6 +78,9 @@ function tsxLoader(): string {
  */
 export const DEMO_MARKER = 'console-demo.json';
 
+/** From spawn to answering, and for a first start, which seeds the demo data before it listens. */
+const READY_MS = 60_000;
+const SEEDING_READY_MS = 180_000;
 const POLL_MS = 100;
 const READY = TypeCompiler.Compile(EmbeddedReady);
 
@@ -104,7 +107,7 @@ export class EmbeddedServer implements EmbeddedServerControl {
   private readonly spawnServer: SpawnServer;
   private readonly entry: string;
   private readonly execArgv: string[];
-  private readonly readyTimeoutMs: number;
+  private readonly readyTimeoutMs: number | undefined;
   private readonly stopGraceMs: number;
   private readonly log: LogRing;
   private readonly listeners = new Set<Listener>();
@@ -126,7 +129,7 @@ export class EmbeddedServer implements EmbeddedServerControl {
     this.spawnServer = options.spawn ?? spawnWithNode;
     this.entry = options.entry ?? SOURCE_ENTRY;
     this.execArgv = options.execArgv ?? (/\.[cm]?ts$/.test(this.entry) ? ['--import', tsxLoader()] : []);
-    this.readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+    this.readyTimeoutMs = options.readyTimeoutMs;
     this.stopGraceMs = options.stopGraceMs ?? 5_000;
     this.log = new LogRing(options.logLines ?? 200, options.onLog);
     this.adoptDemo(this.readMarker()?.account ?? null);
@@ -249,7 +252,10 @@ export class EmbeddedServer implements EmbeddedServerControl {
     Object.assign(env, this.options.env);
 
     this.setState('starting');
-    const deadline = Date.now() + this.readyTimeoutMs;
+    // Seeding a month of demo traffic comes before the address: on a slow or busy machine it
+    // alone can take a minute, and giving up then would leave a new user with nothing.
+    const readyMs = this.readyTimeoutMs ?? (this.demoAccount ? READY_MS : SEEDING_READY_MS);
+    const deadline = Date.now() + readyMs;
     let child: ServerProcess;
     try {
       child = this.spawnServer({ entry: this.entry, args, execArgv: this.execArgv, env });
@@ -293,7 +299,7 @@ export class EmbeddedServer implements EmbeddedServerControl {
     // The address first, then an answer; a stop, an exit or the deadline ends the wait.
     await raceUntil([announced, run.exited], deadline);
     this.checkStillStarting(run);
-    if (run.ready === null) return this.giveUp(run, `printed no address within ${seconds(this.readyTimeoutMs)}`);
+    if (run.ready === null) return this.giveUp(run, `printed no address within ${seconds(readyMs)}`);
     if (run.ready === 'malformed') return this.giveUp(run, 'announced itself in a message the console cannot read');
     const { address, socketPath, demo } = run.ready;
     // Seeded before it listened: recorded now, however the start goes on. A folder marked
@@ -307,7 +313,7 @@ export class EmbeddedServer implements EmbeddedServerControl {
       if (await answers(socketPath, probe, Math.max(1, Math.min(2_000, deadline - Date.now())))) break;
       this.checkStillStarting(run);
       if (Date.now() >= deadline)
-        return this.giveUp(run, `did not answer ${probe.pathname} within ${seconds(this.readyTimeoutMs)}`);
+        return this.giveUp(run, `did not answer ${probe.pathname} within ${seconds(readyMs)}`);
       await raceUntil([run.exited], Math.min(deadline, Date.now() + POLL_MS));
       this.checkStillStarting(run);
     }
