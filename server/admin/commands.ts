@@ -34,7 +34,8 @@ const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [flags]
   reconcile [--org NAME] [--project ID] [--from DATE --to DATE | --days 7]
                                             check that keys add up to projects and projects to
                                             the organisation, settled spend to rows, rollups to
-                                            rows (UTC days, at most 31); exit 1 on any difference`;
+                                            rows (any window of UTC days, progress on stderr);
+                                            exit 1 on any difference, 3 a store unreadable`;
 
 const FLAGS = {
   'data-dir': { type: 'string' },

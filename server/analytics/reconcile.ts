@@ -29,12 +29,15 @@ import {
  * Only what disagrees or is pending is listed (bounded); what agrees is counted.
  */
 
+/** Most days one `GET /reconcile` reads: it bounds one HTTP request, not the window one can check. */
 export const MAX_DAYS = 31;
 export const DEFAULT_DAYS = 7;
 /** Most lines listed per kind; the rest are counted. */
 export const MAX_LINES = 200;
 
-export type ReconcileKind = 'totals' | 'spend' | 'rollups';
+/** The kinds in the order a report lists them. */
+export const RECONCILE_KINDS = ['totals', 'spend', 'rollups'] as const;
+export type ReconcileKind = (typeof RECONCILE_KINDS)[number];
 export type Measure = 'requests' | 'tokens' | 'cost_micro';
 
 export interface Difference {
@@ -102,6 +105,10 @@ export interface ReconcileRequest {
   /** First milliseconds of the UTC days checked, ascending. */
   days: number[];
   now: number;
+  /** The kinds to check (default all): a console checking a long window asks for the lifetime spend once, the days one by one. */
+  kinds?: readonly ReconcileKind[];
+  /** Told after each day read, so a long window's caller can show how far it is. */
+  onDay?: (checked: number, total: number) => void;
 }
 
 const HOUR_MS = 3_600_000;
@@ -116,22 +123,40 @@ export function parseUtcDay(text: string): number | null {
 
 /**
  * The UTC days from `from`'s to `to`'s (both included), or the last `days` up to `now`'s;
- * an error sentence when the window is empty, reversed or over MAX_DAYS.
+ * an error sentence when the window is empty, reversed or over `maxDays` (the route's per-call
+ * bound; the admin command passes its own).
  */
 export function reconcileDays(
   window: { from?: number; to?: number; days?: number },
   now: number,
+  maxDays: number,
 ): { days: number[] } | { error: string; field: 'from' | 'to' | 'days' } {
   const last = floorDay(window.to ?? now);
   const first = window.from !== undefined ? floorDay(window.from) : last - ((window.days ?? DEFAULT_DAYS) - 1) * DAY_MS;
-  if (window.days !== undefined && (!Number.isInteger(window.days) || window.days < 1 || window.days > MAX_DAYS)) {
-    return { error: `days must be a whole number from 1 to ${MAX_DAYS}`, field: 'days' };
+  if (window.days !== undefined && (!Number.isInteger(window.days) || window.days < 1 || window.days > maxDays)) {
+    return { error: `days must be a whole number from 1 to ${maxDays}`, field: 'days' };
   }
   if (first > last) return { error: 'from must not be after to', field: 'from' };
   const count = (last - first) / DAY_MS + 1;
-  if (count > MAX_DAYS)
-    return { error: `the window is ${count} days; at most ${MAX_DAYS} are checked at once`, field: 'to' };
+  if (count > maxDays)
+    return { error: `the window is ${count} days; at most ${maxDays} are checked at once`, field: 'to' };
   return { days: Array.from({ length: count }, (_, i) => first + i * DAY_MS) };
+}
+
+/**
+ * `kinds=totals,rollups` as the kinds it names, in the report's order; absent, all of them. An
+ * error sentence for a blank, unknown or repeated name: a typo must not quietly check less.
+ */
+export function parseKinds(text: string | undefined): { kinds: ReconcileKind[] } | { error: string } {
+  if (text === undefined) return { kinds: [...RECONCILE_KINDS] };
+  const names = text.split(',').map((name) => name.trim());
+  const known: readonly string[] = RECONCILE_KINDS;
+  for (const [i, name] of names.entries()) {
+    if (name === '') return { error: `kinds has a blank name; give some of ${RECONCILE_KINDS.join(', ')}` };
+    if (!known.includes(name)) return { error: `kinds names ${name}, not one of ${RECONCILE_KINDS.join(', ')}` };
+    if (names.indexOf(name) !== i) return { error: `kinds names ${name} twice` };
+  }
+  return { kinds: RECONCILE_KINDS.filter((kind) => names.includes(kind)) };
 }
 
 const MEASURES: Measure[] = ['requests', 'tokens', 'cost_micro'];
@@ -389,28 +414,39 @@ function checkRollups(tally: KindTally, names: Names, day: ReconcileDayResult) {
 }
 
 /**
- * Runs the check. The control store is read before and after the keys' telemetry, so a
- * settlement landing in between is seen (the spend moved) and called pending, not a difference.
+ * Runs the check of the kinds asked for. For the spend, the control store is read before and
+ * after the keys' telemetry, so a settlement landing in between is seen (the spend moved) and
+ * called pending, not a difference. Without totals or rollups no day is read.
  */
 export async function reconcile(sources: ReconcileSources, request: ReconcileRequest): Promise<ReconcileReport> {
   const { orgId, projectId, days } = request;
+  const asked = new Set(request.kinds ?? RECONCILE_KINDS);
+  const tallies = new Map(RECONCILE_KINDS.filter((kind) => asked.has(kind)).map((kind) => [kind, new KindTally(kind)]));
+  // The totals and the lines' names need the control store's keys and projects in any case; the
+  // second read (and the telemetry's lifetime costs between the two) only for the spend.
   const before = sources.ledger();
-  const keyIds =
-    projectId === null ? null : before.keys.filter((key) => key.projectId === projectId).map((key) => key.id);
-  const spend = await sources.spend({ orgId, keyIds });
-  const after = sources.ledger();
-  const names = namesOf(after);
-  const totals = new KindTally('totals');
-  const spendTally = new KindTally('spend');
-  const rollups = new KindTally('rollups');
-  checkSpend(spendTally, names, before, after, spend, projectId);
-  // One day at a time: each is a bounded job, and other queries run between them.
-  for (const day of days) {
-    const result = await sources.day(projectId === null ? { orgId, day } : { orgId, projectId, day });
-    checkTotals(totals, names, result, projectId);
-    checkRollups(rollups, names, result);
+  let names = namesOf(before);
+  const spendTally = tallies.get('spend');
+  if (spendTally) {
+    const keyIds =
+      projectId === null ? null : before.keys.filter((key) => key.projectId === projectId).map((key) => key.id);
+    const spend = await sources.spend({ orgId, keyIds });
+    const after = sources.ledger();
+    names = namesOf(after);
+    checkSpend(spendTally, names, before, after, spend, projectId);
   }
-  const kinds = [totals.report(), spendTally.report(), rollups.report()];
+  const totals = tallies.get('totals');
+  const rollups = tallies.get('rollups');
+  if (totals || rollups) {
+    // One day at a time: each is a bounded job, and other queries run between them.
+    for (const [i, day] of days.entries()) {
+      const result = await sources.day(projectId === null ? { orgId, day } : { orgId, projectId, day });
+      if (totals) checkTotals(totals, names, result, projectId);
+      if (rollups) checkRollups(rollups, names, result);
+      request.onDay?.(i + 1, days.length);
+    }
+  }
+  const kinds = [...tallies.values()].map((tally) => tally.report());
   const disagreements = kinds.reduce((sum, kind) => sum + kind.disagreeing, 0);
   return {
     from: new Date(days[0]!).toISOString(),

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { parseUtcDay, reconcile, reconcileDays } from '../analytics/reconcile.js';
+import { MAX_DAYS, parseKinds, parseUtcDay, reconcile, reconcileDays } from '../analytics/reconcile.js';
 import { badRequest, notFound } from '../http-errors.js';
 import { parseId } from '../ids.js';
 import { authOf } from '../plugins/session.js';
@@ -13,7 +13,9 @@ import { runAnalytics } from './analytics-run.js';
  * Beyond the contract: `GET /reconcile`, the check behind the Reconcile screen and
  * `admin reconcile`. Any member may run it, as any member may read the analytics; a project
  * of another organisation, unknown or malformed answers 404. Each day is its own analytics
- * job, so a month's check never holds a worker past its deadline.
+ * job, so a month's check never holds a worker past its deadline; one call reads at most
+ * MAX_DAYS days, and `kinds` lets the console check a longer window a day per call, the
+ * lifetime spend once.
  */
 export async function reconcileRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -31,6 +33,8 @@ export async function reconcileRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const { orgId } = authOf(request);
       const { from, to, days, project_id } = request.query;
+      const kinds = parseKinds(request.query.kinds);
+      if ('error' in kinds) throw badRequest(kinds.error, { field: 'kinds' });
       let projectId: string | null = null;
       if (project_id !== undefined) {
         projectId = parseId(project_id);
@@ -47,7 +51,7 @@ export async function reconcileRoutes(fastify: FastifyInstance): Promise<void> {
         return ms;
       };
       const now = config.now();
-      const window = reconcileDays({ from: day(from, 'from'), to: day(to, 'to'), days }, now);
+      const window = reconcileDays({ from: day(from, 'from'), to: day(to, 'to'), days }, now, MAX_DAYS);
       if ('error' in window) throw badRequest(window.error, { field: window.field });
       return reconcile(
         {
@@ -55,7 +59,7 @@ export async function reconcileRoutes(fastify: FastifyInstance): Promise<void> {
           day: (query) => runAnalytics(app, { kind: 'reconcile_day', ...query }, reply),
           spend: (query) => runAnalytics(app, { kind: 'reconcile_spend', ...query }, reply),
         },
-        { orgId, projectId, days: window.days, now },
+        { orgId, projectId, days: window.days, now, kinds: kinds.kinds },
       );
     },
   );

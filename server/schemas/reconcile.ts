@@ -3,8 +3,9 @@ import { Nullable, Timestamp } from './common.js';
 
 /**
  * `GET /reconcile`, beyond the contract: whether the totals add up for a window of whole UTC
- * days and a scope (server/analytics/reconcile.ts). Lists what disagrees or is pending, counts
- * what agrees.
+ * days (at most 31 a call) and a scope (server/analytics/reconcile.ts), for the kinds asked.
+ * Lists what disagrees or is pending, counts what agrees. A longer window is checked a day per
+ * call (`kinds=totals,rollups`) beside one call for the lifetime spend (`kinds=spend`).
  */
 
 export const ReconcileQuery = Type.Object({
@@ -21,9 +22,21 @@ export const ReconcileQuery = Type.Object({
     }),
   ),
   days: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 31, description: 'Days up to `to` when `from` is absent; default 7' }),
+    Type.Integer({
+      minimum: 1,
+      maximum: 31,
+      description: 'Days up to `to` when `from` is absent; default 7. A call reads at most 31 days.',
+    }),
   ),
   project_id: Type.Optional(Type.String()),
+  kinds: Type.Optional(
+    Type.String({
+      description:
+        'Comma-separated kinds to check, from `totals`, `spend`, `rollups`; default all three. ' +
+        'A blank, unknown or repeated name is a 400. `spend` is lifetime and reads no day; without ' +
+        '`totals` and `rollups` the window is not read.',
+    }),
+  ),
 });
 export type ReconcileQuery = Static<typeof ReconcileQuery>;
 
@@ -74,8 +87,8 @@ export const Reconcile = Type.Object({
   to: Timestamp,
   project_id: Nullable(Type.String()),
   checked_at: Timestamp,
-  agrees: Type.Boolean(),
-  disagreements: Type.Integer(),
-  kinds: Type.Array(ReconcileKind),
+  agrees: Type.Boolean({ description: 'No disagreement in the kinds reported' }),
+  disagreements: Type.Integer({ description: 'Disagreeing lines over the kinds reported' }),
+  kinds: Type.Array(ReconcileKind, { description: 'The kinds asked for, in the order totals, spend, rollups' }),
 });
 export type Reconcile = Static<typeof Reconcile>;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
+import { reconcile, type ReconcileSources } from '../../server/analytics/reconcile.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import { registerOrg, runOperator, startServer, type TestServer } from './harness.js';
 import { importRow, ndjsonFile, requestRecord } from './request-rows.js';
@@ -292,7 +293,9 @@ describe('reconciling an organisation', () => {
     expect((await other.client.get(`/reconcile?project_id=${projectB}`)).status).toBe(404);
 
     for (const args of [
-      ['--days', '40'],
+      ['--days', '0'],
+      // Any window, but not a typo's century and more.
+      ['--days', '40000'],
       ['--from', 'yesterday'],
       ['--from', '2026-02-30'],
       ['--from', '2026-01-01', '--days', '3'],
@@ -301,6 +304,171 @@ describe('reconciling an organisation', () => {
       const cli = await admin(server.dataDir, 'reconcile', ...args);
       expect(cli.code, args.join(' ')).toBe(2);
     }
+  });
+});
+
+describe('checking any window, and only the kinds asked', () => {
+  let org: Org;
+  let key: string;
+  const now = Date.now();
+  // Beyond the 31 days one call of the route reads.
+  const oldDay = dayOf(now) - 40 * DAY;
+  const control = () => join(server.dataDir, 'control.db');
+  const loseSpend = (micro: number) =>
+    edit(control(), 'UPDATE api_keys SET spent_micro = spent_micro - ? WHERE id = ?', micro, key);
+  /** One more request in `key`'s hour cell of `day` than its rows hold. */
+  const plantRollup = (day: number, delta: number) =>
+    edit(
+      server.config.telemetryDbPath,
+      'UPDATE rollup_hour SET requests = requests + ? WHERE key_id = ? AND bucket >= ? AND bucket < ?',
+      delta,
+      key,
+      day,
+      day + DAY,
+    );
+
+  beforeAll(async () => {
+    org = await registerOrg(server);
+    key = await keyOf(org, org.projectId, 'windows');
+    const folder = mkdtempSync(join(tmpdir(), 'gc-reconcile-window-'));
+    try {
+      const rows = [oldDay + 3 * HOUR, now - 2 * HOUR].map((ts) =>
+        importRow(key, org.projectId, { timestamp: new Date(ts).toISOString() }),
+      );
+      await runOperator(server, 'import-requests', '--file', ndjsonFile(folder, rows));
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('reports only the kinds asked for, in the usual order, and agrees over those alone', async () => {
+    expect(loseSpend(250_000)).toBe(1);
+    expect(plantRollup(dayOf(now - 2 * HOUR), 1)).toBe(1);
+    try {
+      const ask = async (kinds?: string) => {
+        const answer = await org.client.get(`/reconcile?days=2${kinds === undefined ? '' : `&kinds=${kinds}`}`);
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+        return answer.body;
+      };
+      const kindsOf = (report: any) => report.kinds.map((k: any) => k.kind);
+      const all = await ask();
+      expect(kindsOf(all)).toEqual(['totals', 'spend', 'rollups']);
+      expect(all).toMatchObject({ agrees: false, disagreements: 2 });
+
+      const spend = await ask('spend');
+      expect(kindsOf(spend)).toEqual(['spend']);
+      expect(spend).toMatchObject({ agrees: false, disagreements: 1 });
+      expect(linesOf(spend, 'spend')).toEqual([expect.objectContaining({ check: 'settled_spend', key_id: key })]);
+
+      const totals = await ask('totals');
+      expect(kindsOf(totals)).toEqual(['totals']);
+      expect(totals).toMatchObject({ agrees: true, disagreements: 0 });
+      expect(totals.kinds[0].checked).toBeGreaterThan(0);
+
+      const rollups = await ask('rollups');
+      expect(kindsOf(rollups)).toEqual(['rollups']);
+      expect(rollups).toMatchObject({ agrees: false, disagreements: 1 });
+
+      // Named in any order, reported in the usual one.
+      const days = await ask('rollups,totals');
+      expect(kindsOf(days)).toEqual(['totals', 'rollups']);
+      expect(days.disagreements).toBe(1);
+      expect(days.kinds.find((k: any) => k.kind === 'totals')).toEqual(totals.kinds[0]);
+      expect(days.kinds.find((k: any) => k.kind === 'rollups')).toEqual(rollups.kinds[0]);
+    } finally {
+      loseSpend(-250_000);
+      plantRollup(dayOf(now - 2 * HOUR), -1);
+    }
+  });
+
+  it('refuses a blank, unknown or repeated kind at the field, in the error shape', async () => {
+    for (const kinds of ['bogus', 'totals,totals', 'totals,', ',spend', '%20', 'Spend', 'totals;spend']) {
+      const answer = await org.client.get(`/reconcile?days=2&kinds=${kinds}`);
+      expect(answer.status, kinds).toBe(400);
+      expect(answer.body, kinds).toEqual({ error: expect.stringContaining('kinds') });
+      expect(answer.headers['x-error-field'], kinds).toBe('kinds');
+    }
+  });
+
+  it('reads no day without totals or rollups, and neither the spend nor a second ledger without spend', async () => {
+    const read = { ledger: 0, day: 0, spend: 0 };
+    const sources: ReconcileSources = {
+      ledger: () => {
+        read.ledger++;
+        return { keys: [], projects: [], settled: [] };
+      },
+      day: async (query) => {
+        read.day++;
+        return {
+          day: query.day,
+          organization: [0, 0, 0],
+          projects: [],
+          keys: [],
+          keyProjects: [],
+          cellsChecked: 0,
+          differences: [],
+          differenceCount: 0,
+        };
+      },
+      spend: async () => {
+        read.spend++;
+        return { costs: [], outbox: [] };
+      },
+    };
+    const days = [dayOf(now) - DAY, dayOf(now)];
+    const request = { orgId: org.orgId, projectId: null, days, now };
+    const spend = await reconcile(sources, { ...request, kinds: ['spend'] });
+    expect(read).toEqual({ ledger: 2, day: 0, spend: 1 });
+    expect(spend.kinds.map((k) => k.kind)).toEqual(['spend']);
+    Object.assign(read, { ledger: 0, day: 0, spend: 0 });
+    const progress: string[] = [];
+    await reconcile(sources, {
+      ...request,
+      kinds: ['totals', 'rollups'],
+      onDay: (checked, total) => progress.push(`${checked}/${total}`),
+    });
+    expect(read).toEqual({ ledger: 1, day: 2, spend: 0 });
+    expect(progress).toEqual(['1/2', '2/2']);
+  });
+
+  it('checks a window past 31 days from the shell, finds a fault beyond the 31st day, progress on stderr', async () => {
+    expect(plantRollup(oldDay, 1)).toBe(1);
+    try {
+      // The route still reads at most 31 days a call.
+      expect((await org.client.get(`/reconcile?from=${dayText(oldDay)}&to=${dayText(now)}`)).status).toBe(400);
+
+      const cli = await admin(server.dataDir, 'reconcile', '--org', org.org, '--days', '45');
+      expect(cli.code, cli.out + cli.err).toBe(1);
+      expect(cli.out).toContain(`${dayText(dayOf(now) - 44 * DAY)} to ${dayText(now)} (UTC days)`);
+      expect(cli.out).toContain(`disagrees rollup_cells: day ${dayText(oldDay)}, table rollup_hour`);
+      expect(cli.out).toContain('1 disagreement(s)');
+      // Progress on stderr, never in the report on stdout.
+      expect(cli.err).toContain(`${org.org}: checked 45 of 45 days`);
+      expect(cli.out).not.toMatch(/checked \d+ of \d+ days/);
+
+      const window = await admin(
+        server.dataDir,
+        'reconcile',
+        '--org',
+        org.org,
+        '--from',
+        dayText(oldDay - 20 * DAY),
+        '--to',
+        dayText(now),
+      );
+      expect(window.code, window.out + window.err).toBe(1);
+      expect(window.out).toContain(`day ${dayText(oldDay)}`);
+      expect(window.err).toContain('checked 61 of 61 days');
+    } finally {
+      plantRollup(oldDay, -1);
+    }
+    const mended = await admin(server.dataDir, 'reconcile', '--org', org.org, '--days', '45');
+    expect(mended.code, mended.out).toBe(0);
+    expect(mended.out).toContain('everything agrees');
+    // One day: nothing to tell on stderr.
+    const oneDay = await admin(server.dataDir, 'reconcile', '--org', org.org, '--days', '1');
+    expect(oneDay.code, oneDay.out).toBe(0);
+    expect(oneDay.err).toBe('');
   });
 });
 

@@ -73,13 +73,3 @@ export function rangeFromParam(param: string | undefined): RangeView {
   if (checked.ok) return { range: checked.text, rangeMs: checked.ms, badRange: null };
   return { range: DEFAULT_RANGE, rangeMs: DEFAULT_RANGE_MS, badRange: { text: param, error: checked.error } };
 }
-
-/**
- * The shortest "last N" range, in whole `unit`s, that reaches back to `since`: how a screen opens
- * the request log on something that began then (the log's window always runs back from now).
- * At least one unit, and never longer than the log allows.
- */
-export function rangeBackTo(since: number, now: number, unit: 'm' | 'd'): string {
-  const most = Math.floor(MAX_RANGE_MS / UNIT_MS[unit]);
-  return `${Math.min(most, Math.max(1, Math.ceil((now - since) / UNIT_MS[unit])))}${unit}`;
-}

@@ -4,7 +4,6 @@ import {
   durationMs,
   durationText,
   isPresetRange,
-  rangeBackTo,
   rangeFromParam,
 } from '../../../renderer/src/lib/time-range.js';
 
@@ -58,18 +57,5 @@ describe("a view's range parameter", () => {
   it('knows its presets', () => {
     expect(['1h', '24h', '7d', '30d', '90d'].every(isPresetRange)).toBe(true);
     expect(isPresetRange('36h')).toBe(false);
-  });
-});
-
-describe('the range that reaches back to a moment', () => {
-  const now = Date.UTC(2026, 10, 26, 12, 0);
-  it('is the shortest whole number of units that still holds it, one at least, and never past 400 days', () => {
-    expect(rangeBackTo(now - 5 * 60_000, now, 'm')).toBe('5m');
-    expect(rangeBackTo(now - 5 * 60_000 - 1, now, 'm')).toBe('6m');
-    expect(rangeBackTo(now, now, 'm')).toBe('1m');
-    // A day that began 36 hours ago needs two days to be held whole.
-    expect(rangeBackTo(now - 36 * 3_600_000, now, 'd')).toBe('2d');
-    expect(rangeBackTo(now - 450 * 86_400_000, now, 'd')).toBe('400d');
-    expect(rangeBackTo(-Infinity, now, 'd')).toBe('400d');
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseTimeParam, timeParamToLocalInput } from '../../../renderer/src/lib/local-time-input.js';
 import { betweenOf, filterQuery, isFiltered } from '../../../renderer/src/screens/requests/request-query.js';
 import { cellLogParams, windowLogParams } from '../../../renderer/src/screens/health/health-links.js';
+import { requestLogParams, type Line } from '../../../renderer/src/screens/reconcile/reconcile-lines.js';
 
 /**
  * The request log between two times (the renderer's tests run in Asia/Karachi, UTC+5, no summer
@@ -81,5 +82,18 @@ describe('a health figure opens the request log', () => {
     // The window's own parameters read back as the same instants.
     const params = windowLogParams({ model: 'm' }, CELL - 11 * FIVE_MINUTES, last);
     expect(filterQuery(params)).toMatchObject({ from: params.from, to: params.to, model: 'm' });
+  });
+});
+
+describe('a reconcile line opens the request log', () => {
+  const line = { key_id: 'k1', project_id: 'p1', model: null, day: '2026-11-04' } as unknown as Line;
+  it('on exactly its UTC day, and a lifetime figure over the longest window', () => {
+    expect(requestLogParams(line)).toEqual({
+      key: 'k1',
+      from: '2026-11-04T00:00:00.000Z',
+      to: '2026-11-05T00:00:00.000Z',
+    });
+    expect(requestLogParams({ ...line, day: null })).toEqual({ key: 'k1', range: '400d' });
+    expect(requestLogParams({ ...line, key_id: null, project_id: null })).toBeNull();
   });
 });

@@ -20,7 +20,7 @@ const COLUMNS: Column[] = [
 ];
 
 /** One kind of check: its counts, and the lines that disagree or wait, each where it is. */
-export function KindSection({ kind, checkedAt }: { kind: KindReport; checkedAt: number }) {
+export function KindSection({ kind }: { kind: KindReport }) {
   const go = useRoute((s) => s.go);
   const headingId = `reconcile-${kind.kind}`;
   return (
@@ -38,7 +38,7 @@ export function KindSection({ kind, checkedAt }: { kind: KindReport; checkedAt: 
           rowKey={(_line, index) => index}
           empty={null}
           row={(line: Line) => {
-            const link = requestLogParams(line, checkedAt);
+            const link = requestLogParams(line);
             return (
               <tr data-testid="reconcile-line" data-check={line.check} data-status={line.status}>
                 <td>

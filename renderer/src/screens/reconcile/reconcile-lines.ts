@@ -1,7 +1,7 @@
 import type { CallResult } from '#contract';
 import { formatCount } from '../../lib/format.js';
 import { formatMicroPkr } from '../../lib/money.js';
-import { UNIT_MS, rangeBackTo } from '../../lib/time-range.js';
+import { MAX_RANGE_MS, UNIT_MS } from '../../lib/time-range.js';
 import type { RouteParams } from '../../state/route.js';
 
 /** How the Reconcile screen words a report's lines, and where each one leads. */
@@ -60,25 +60,24 @@ export function whereText(line: Line): string[] {
 }
 
 /**
- * The request log narrowed to the line's key (or project) from its day on: the log's window
- * runs back from now, so the shortest one that still holds the whole day. Null when the line
- * names neither a key nor a project.
+ * The request log narrowed to the line's key (or project) on exactly its UTC day, or over the
+ * longest window the log offers for lifetime figures (a key's spend). Null when the line names
+ * neither a key nor a project.
  */
-export function requestLogParams(line: Line, now: number): RouteParams | null {
+export function requestLogParams(line: Line): RouteParams | null {
   const params: Record<string, string> = {};
   if (line.key_id !== null) params.key = line.key_id;
   else if (line.project_id !== null) params.project = line.project_id;
   else return null;
   if (line.model) params.model = line.model;
-  // Lifetime figures (a key's spend) open the longest window the log offers.
-  const start = line.day ? Date.parse(`${line.day}T00:00:00Z`) : -Infinity;
-  params.range = rangeBackTo(start, now, 'd');
-  return params;
+  if (!line.day) return { ...params, range: `${MAX_RANGE_MS / UNIT_MS.d}d` };
+  const start = Date.parse(`${line.day}T00:00:00Z`);
+  return { ...params, from: new Date(start).toISOString(), to: new Date(start + UNIT_MS.d).toISOString() };
 }
 
-/** "Everything agrees" or the count of what does not. */
-export function summaryText(report: Report): string {
-  if (report.agrees) return 'Everything agrees';
+/** "Everything agrees" or the count of what does not; a report of part of its window says so. */
+export function summaryText(report: Report, complete = true): string {
+  if (report.agrees) return complete ? 'Everything agrees' : 'Everything checked agrees';
   return `${formatCount(report.disagreements)} ${report.disagreements === 1 ? 'disagreement' : 'disagreements'}`;
 }
 
@@ -87,14 +86,4 @@ export function kindCounts(kind: KindReport): string {
   if (kind.disagreeing) parts.push(`${formatCount(kind.disagreeing)} disagree`);
   if (kind.pending) parts.push(`${formatCount(kind.pending)} pending`);
   return `${formatCount(kind.checked)} checked: ${parts.join(', ')}`;
-}
-
-/**
- * Today and the days before it, as the date inputs hold them (UTC, as the check counts days).
- * Two days when the screen opens: the check reads every row of its window (seconds a day at ten
- * million rows a month), so a longer one is asked for, not run unasked.
- */
-export function defaultWindow(now: number, days = 2): { from: string; to: string } {
-  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-  return { from: day(now - (days - 1) * UNIT_MS.d), to: day(now) };
 }
