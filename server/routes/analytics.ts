@@ -80,8 +80,11 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     }
     if (query.from === undefined) throw badRequest('to needs from', { field: 'from' });
     if (query.to === undefined) throw badRequest('from needs to', { field: 'to' });
+    // The schema's date-time admits forms Date.parse cannot read (an offset without minutes, a leap second).
     const from = Date.parse(query.from);
+    if (!Number.isFinite(from)) throw badRequest('from is not a time this server can read', { field: 'from' });
     const to = Date.parse(query.to);
+    if (!Number.isFinite(to)) throw badRequest('to is not a time this server can read', { field: 'to' });
     if (!(to > from)) throw badRequest('to must be after from', { field: 'to' });
     if (to - from > MAX_TIME_RANGE_MS) throw badRequest('from and to must be at most 400d apart', { field: 'to' });
     // The scope's edges are both included.

@@ -24,7 +24,10 @@ const LISTED_FOR_MS = 7 * 86_400_000;
  */
 function windowEnd(to: string | undefined, now: number): number {
   if (to === undefined) return now;
-  const before = Date.parse(to) - 1;
+  // The schema's date-time admits forms Date.parse cannot read (an offset without minutes, a leap second).
+  const asked = Date.parse(to);
+  if (!Number.isFinite(asked)) throw badRequest('to is not a time this server can read', { field: 'to' });
+  const before = asked - 1;
   return Math.min(now, before - (before % HEALTH_CELL_MS) + HEALTH_CELL_MS - 1);
 }
 

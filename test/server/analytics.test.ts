@@ -744,6 +744,9 @@ describe('parameter errors', () => {
       [`from=${at(401 * DAY)}&to=${at(0)}`, 'at most 400d'],
       [`time_range=1h&from=${at(HOUR)}&to=${at(0)}`, 'not both'],
       ['provider=nobody', 'provider'],
+      // date-time forms the schema admits and Date.parse cannot read.
+      [`from=2026-11-22T07:00:00%2B05&to=${at(0)}`, 'from is not a time'],
+      [`from=${at(HOUR)}&to=2026-11-22T23:59:60Z`, 'to is not a time'],
     ];
     for (const [params, message] of cases) {
       const answer = await org.client.get(`/analytics/requests?${params}`);

@@ -187,10 +187,16 @@ describe('GET /analytics/health', () => {
     expect(b.strip.requests[11]).toBe(1);
   });
 
-  it('refuses a window it does not offer', async () => {
+  it('refuses a window it does not offer, and an end it cannot read', async () => {
     const answer = await client.get('/analytics/health?window=7d');
     expect(answer.status).toBe(400);
     expect(answer.body.error).toContain('1h, 24h');
+    // date-time forms the schema admits and Date.parse cannot read.
+    for (const to of ['2026-11-04T10:00:00%2B05', '2026-11-04T23:59:60Z']) {
+      const unreadable = await client.get(`/analytics/health?to=${to}`);
+      expect(unreadable.status, to).toBe(400);
+      expect(unreadable.body.error).toContain('to is not a time');
+    }
   });
 });
 

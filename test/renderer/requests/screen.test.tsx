@@ -337,8 +337,8 @@ describe('filters', () => {
     await user.selectOptions(screen.getByLabelText('Time range'), 'Last 7 days');
     await user.selectOptions(screen.getByLabelText('Time range'), 'between');
     const { from, to } = useRoute.getState().params;
-    // The week shown, to the minute, in the user's zone.
-    expect(Date.parse(to!) - Date.parse(from!)).toBe(7 * 86_400_000 + 60_000);
+    // The week shown, up to the next whole minute.
+    expect(Date.parse(to!) - Date.parse(from!)).toBe(7 * 86_400_000);
     await waitFor(() => expect(lastQuery()).toMatchObject({ from: new Date(from!).toISOString() }));
     expect(lastQuery()).not.toHaveProperty('time_range');
 
@@ -359,6 +359,11 @@ describe('filters', () => {
       }),
     );
 
+    // A window that has ended takes no new rows: following it waits.
+    await user.click(screen.getByTestId('follow-toggle'));
+    expect(screen.getByTestId('follow-status').getAttribute('data-state')).toBe('past');
+    await user.click(screen.getByTestId('follow-toggle'));
+
     await user.selectOptions(screen.getByLabelText('Provider'), 'anthropic');
     await waitFor(() => expect(lastQuery()).toMatchObject({ provider: 'anthropic', from: '2026-11-04T10:00:00.000Z' }));
 
@@ -366,10 +371,15 @@ describe('filters', () => {
     await user.selectOptions(screen.getByLabelText('Time range'), 'Custom…');
     expect(useRoute.getState().params).toEqual({ provider: 'anthropic' });
     expect(screen.queryByLabelText('From')).toBeNull();
-    await user.type(screen.getByLabelText('Custom range'), '{Control>}a{/Control}36h{Enter}');
+    await user.type(screen.getByLabelText('Custom range'), '{Control>}a{/Control}400d{Enter}');
     await waitFor(() =>
-      expect(lastQuery()).toEqual({ time_range: '36h', provider: 'anthropic', limit: 50, offset: 0 }),
+      expect(lastQuery()).toEqual({ time_range: '400d', provider: 'anthropic', limit: 50, offset: 0 }),
     );
+    // From the longest range, the two times stay within the 400 days the server takes.
+    await user.selectOptions(screen.getByLabelText('Time range'), 'between');
+    const longest = useRoute.getState().params;
+    expect(Date.parse(longest.to!) - Date.parse(longest.from!)).toBe(400 * 86_400_000);
+    expect(within(screen.getByTestId('request-filters')).queryByTestId('field-error')).toBeNull();
   });
 
   it('keeps a key that fits a newly chosen project, and lets go of one that does not', async () => {

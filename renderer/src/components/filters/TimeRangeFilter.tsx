@@ -1,8 +1,14 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { isoToLocalInput } from '../../lib/local-time-input.js';
 import { Field } from '../Field.js';
 import { TimeBound } from './TimeBound.js';
-import { checkTimeRange, DEFAULT_RANGE, isPresetRange, RANGE_PRESETS, type RangeView } from '../../lib/time-range.js';
+import {
+  checkTimeRange,
+  DEFAULT_RANGE,
+  isPresetRange,
+  MAX_RANGE_MS,
+  RANGE_PRESETS,
+  type RangeView,
+} from '../../lib/time-range.js';
 import './filters.css';
 
 const CUSTOM = 'custom';
@@ -19,8 +25,11 @@ export interface BetweenControl {
   onChange: (patch: { from: string | null; to: string | null }) => void;
 }
 
-/** A minute as a datetime-local value in the user's zone: how "Between" starts from the range shown. */
-const minuteInput = (ms: number) => isoToLocalInput(new Date(ms - (ms % 60_000)).toISOString());
+/**
+ * A whole minute as an exact instant: how "Between" starts from the range shown. Not as local
+ * wall-clock text, which in the hour the clocks go back would read as the earlier of two.
+ */
+const minuteInstant = (ms: number) => new Date(ms - (ms % 60_000)).toISOString();
 
 /**
  * A preset window, or a custom one the server will accept (checked here first, with the
@@ -64,8 +73,9 @@ export function TimeRangeFilter({
   const choose = (value: string) => {
     if (value === BETWEEN && between) {
       // Starts as the window shown, to the minute, so it can be narrowed from there.
-      const now = Date.now();
-      between.onChange({ from: minuteInput(now - view.rangeMs), to: minuteInput(now + 60_000) });
+      const to = Date.now() + 60_000;
+      const from = Math.max(to - view.rangeMs, to - MAX_RANGE_MS);
+      between.onChange({ from: minuteInstant(from), to: minuteInstant(to) });
       return;
     }
     if (value === CUSTOM) {
@@ -123,7 +133,7 @@ export function TimeRangeFilter({
             value={between.to}
             onChange={(to) => between.onChange({ from: between.from ?? null, to })}
             testId="filter-to"
-            error={between.error && `${between.error}; the time range applies meanwhile`}
+            error={between.error && `${between.error}; the last ${view.range} apply meanwhile`}
           />
         </>
       )}

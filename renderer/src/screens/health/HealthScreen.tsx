@@ -75,7 +75,9 @@ function StatusBadge({ status }: { status: HealthStatus }) {
 function endOf(param: string | undefined): { ok: true; iso: string | null } | { ok: false; error: string } {
   if (!param) return { ok: true, iso: null };
   const parsed = parseTimeParam(param);
-  return parsed.ok ? { ok: true, iso: parsed.date.toISOString() } : { ok: false, error: parsed.error };
+  if (!parsed.ok) return { ok: false, error: parsed.error };
+  // An end not yet reached is the window ending now, and is read again as it moves.
+  return { ok: true, iso: parsed.date.getTime() >= Date.now() ? null : parsed.date.toISOString() };
 }
 
 /** Each provider's health, then its models', over an hour or a day (ending now or when asked), from the request log itself. */

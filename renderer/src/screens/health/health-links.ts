@@ -4,7 +4,9 @@ import type { RouteParams } from '../../state/route.js';
  * Where a health figure leads: the request log between the exact instants it covers (a cell's
  * five minutes, or the whole window), filtered to its model or its provider's models and, for
  * a cell with errors, their status class: errors that are all upstream 429s are 4xx, any other
- * mix is led by the 5xx. The log then counts the same rows the figure does.
+ * mix is led by the 5xx. A figure's requests are then the log's rows; its errors are among the
+ * rows of that status class, which also holds the gateway's own refusals (4xx) and leaves out
+ * upstream 429s (5xx), as the log has no filter for an upstream's error.
  */
 
 export interface CellCounts {

@@ -4,12 +4,13 @@ import { ClockTime } from '../../components/ClockTime.js';
 export const FOLLOW_EVERY_MS = 2000;
 
 /** Why following is paused, or null while it is live. */
-export type FollowPause = 'page' | 'reading' | 'hidden' | null;
+export type FollowPause = 'page' | 'reading' | 'hidden' | 'past' | null;
 
 const PAUSED: Record<Exclude<FollowPause, null>, string> = {
   page: 'Paused: following shows the newest requests, on page 1',
   reading: 'Paused while you read',
   hidden: 'Paused while the window is hidden',
+  past: 'Paused: the window between two times has ended',
 };
 
 /**

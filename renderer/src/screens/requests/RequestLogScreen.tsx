@@ -9,7 +9,7 @@ import { Pager } from '../../components/Pager.js';
 import { pageOf } from '../../lib/paging.js';
 import { RequestDetail } from './RequestDetail.js';
 import { useRequestFromRoute } from './open-request.js';
-import { pageQuery } from './request-query.js';
+import { betweenOf, pageQuery } from './request-query.js';
 import type { RequestRow } from './request-row.js';
 import { useRequests } from './requests-store.js';
 import { RequestTable, type RequestTableHandle } from './RequestTable.js';
@@ -48,8 +48,18 @@ export function RequestLogScreen() {
   const [pointerIn, setPointerIn] = useState(false);
   const [focusIn, setFocusIn] = useState(false);
   const visible = useDocumentVisible();
-  const pause: FollowPause =
-    pageOf(params) > 1 ? 'page' : selected || pointerIn || focusIn ? 'reading' : visible ? null : 'hidden';
+  // A window between two times that has ended takes no new rows: reading it again is waste.
+  const between = betweenOf(params);
+  const ended = between !== null && !('error' in between) && Date.parse(between.to) <= Date.now();
+  const pause: FollowPause = ended
+    ? 'past'
+    : pageOf(params) > 1
+      ? 'page'
+      : selected || pointerIn || focusIn
+        ? 'reading'
+        : visible
+          ? null
+          : 'hidden';
   usePolling(refresh, {
     every: FOLLOW_EVERY_MS,
     active: following && pause === null,
