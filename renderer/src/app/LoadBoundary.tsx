@@ -1,10 +1,11 @@
-import { Component, Suspense, type ReactNode } from 'react';
+import { Component, type ReactNode } from 'react';
 import { ErrorNote, Loading } from '../components/Feedback.js';
+import { LoadingFallback } from './retryable-lazy.js';
 
 interface Props {
   /** What is being loaded, as the user knows it: "Analytics", "the console". */
   title: string;
-  /** Makes the next render load again (a fresh lazy component). */
+  /** Makes the next render load again (a fresh loader). */
   retry: () => void;
   /** Called on each render, so that a retry renders the fresh component. */
   children: () => ReactNode;
@@ -46,6 +47,6 @@ export class LoadBoundary extends Component<Props, State> {
         </div>
       );
     }
-    return <Suspense fallback={<Loading>Opening {title}…</Loading>}>{children()}</Suspense>;
+    return <LoadingFallback value={<Loading>Opening {title}…</Loading>}>{children()}</LoadingFallback>;
   }
 }

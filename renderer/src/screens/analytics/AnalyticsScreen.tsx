@@ -7,6 +7,7 @@ import { useAnalytics } from './analytics-store.js';
 import { useCompare } from './compare-store.js';
 import { dashboardQuery, summaryQuery, timeseriesQuery, viewFromParams } from './analytics-view.js';
 import { DashboardGrid } from './dashboard/DashboardGrid.js';
+import { drawAfter } from './draw-when-idle.js';
 import { useDashboard } from './dashboard/dashboard-store.js';
 import { SummaryCards } from './SummaryCards.js';
 import { TimeseriesPanel } from './TimeseriesPanel.js';
@@ -40,23 +41,23 @@ export function AnalyticsScreen() {
   const dashboardKey = JSON.stringify(dashboardQuery(view));
   const { rangeMs } = view;
 
-  const refreshSummary = useCallback(() => {
-    void loadSummary(JSON.parse(summaryKey));
-    void loadCompare(JSON.parse(summaryKey));
-  }, [loadSummary, loadCompare, summaryKey]);
+  const refreshSummary = useCallback(
+    () => Promise.all([loadSummary(JSON.parse(summaryKey)), loadCompare(JSON.parse(summaryKey))]),
+    [loadSummary, loadCompare, summaryKey],
+  );
   const refreshSeries = useCallback(
     () => void loadSeries(JSON.parse(seriesKey), rangeMs),
     [loadSeries, seriesKey, rangeMs],
   );
 
-  const refreshDashboard = useCallback(
-    () => void loadDashboard(JSON.parse(dashboardKey)),
-    [loadDashboard, dashboardKey],
-  );
+  const refreshDashboard = useCallback(() => loadDashboard(JSON.parse(dashboardKey)), [loadDashboard, dashboardKey]);
 
-  useEffect(refreshSummary, [refreshSummary]);
+  // The dashboard and the cards fill the window: asked first (the server's two analytics threads
+  // take queries in the order they come, and the dashboard's is the longest), and the charts
+  // below are drawn once they are in.
+  useEffect(() => drawAfter(refreshDashboard()), [refreshDashboard]);
+  useEffect(() => drawAfter(refreshSummary()), [refreshSummary]);
   useEffect(refreshSeries, [refreshSeries]);
-  useEffect(refreshDashboard, [refreshDashboard]);
 
   // Auto-refresh: every part again, in the background, while on and the window is shown; a
   // tick that finds a load on its way asks nothing. The dashboard is not asked again of a
@@ -89,14 +90,14 @@ export function AnalyticsScreen() {
       <AnalyticsFilters
         view={view}
         onRefresh={() => {
-          refreshSummary();
+          void refreshSummary();
           refreshSeries();
-          refreshDashboard();
+          void refreshDashboard();
         }}
         updatedAt={updatedAt}
       />
-      <SummaryCards query={summaryQuery(view)} onRetry={refreshSummary} />
-      <DashboardGrid onRetry={refreshDashboard} />
+      <SummaryCards query={summaryQuery(view)} onRetry={() => void refreshSummary()} />
+      <DashboardGrid onRetry={() => void refreshDashboard()} />
       <TimeseriesPanel view={view} onRetry={refreshSeries} />
       <TopPanel view={view} />
     </div>

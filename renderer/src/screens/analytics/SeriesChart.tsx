@@ -6,16 +6,7 @@ import { utcTitle } from '../../lib/format.js';
 import type { NamedSeries } from '../../lib/series-prepare.js';
 import { durationText } from '../../lib/time-range.js';
 import { chartRows, type SeriesTable } from '../../lib/timeseries.js';
-
-/** Chart geometry: the plot's own width is the element's less the value axis and margins. */
-export const CHART_HEIGHT = 300;
-export const Y_AXIS_WIDTH = 64;
-export const CHART_MARGIN = { top: 8, right: 16, bottom: 4, left: 0 };
-
-/** How many pixels wide the plot is (so how many points it can show) in an element this wide. */
-export function plotPixels(elementWidth: number): number {
-  return Math.max(1, Math.floor(elementWidth - Y_AXIS_WIDTH - CHART_MARGIN.left - CHART_MARGIN.right));
-}
+import { CHART_HEIGHT, CHART_MARGIN, Y_AXIS_WIDTH } from './chart-size.js';
 
 /** Memoised: a load starting or ending in the panel around it redraws nothing here. */
 export const SeriesChart = memo(function SeriesChart(props: {

@@ -9,7 +9,8 @@ import { keyName, projectName, useDirectory } from '../../state/directory.js';
 import { useRoute } from '../../state/route.js';
 import { useAnalytics } from './analytics-store.js';
 import { INTERVAL_CHOICES, PARAM, intervalFits, type AnalyticsView } from './analytics-view.js';
-import { SeriesChart, plotPixels } from './SeriesChart.js';
+import { plotPixels } from './chart-size.js';
+import { useSeriesChart } from './series-chart-module.js';
 import { useElementWidth } from './useElementWidth.js';
 import { useUnchanged } from './useUnchanged.js';
 
@@ -51,6 +52,8 @@ export function TimeseriesPanel({ view, onRetry }: { view: AnalyticsView; onRetr
   const formatValue = useMemo(() => valueFormat(metric, combined), [metric, combined]);
   const formatTick = useMemo(() => tickFormat(metric), [metric]);
   const hasValues = shown?.series.some((s) => s.values.some((v) => v !== null && v !== 0)) ?? false;
+  const chart = useSeriesChart(Boolean(ready && shown && width > 0));
+  const { SeriesChart } = chart;
 
   // Once answered, "auto" says which width the server chose.
   const autoLabel = ready && answered && answered.interval === undefined ? `Auto (${ready.interval})` : 'Auto';
@@ -111,6 +114,11 @@ export function TimeseriesPanel({ view, onRetry }: { view: AnalyticsView; onRetr
         <ErrorNote error={error && `Could not load the chart: ${error}`} onRetry={onRetry} testId="series-error" />
       )}
       <ErrorNote error={fillError && `Could not draw the chart: ${fillError}`} />
+      <ErrorNote
+        error={chart.failed ? 'Could not load the chart.' : null}
+        onRetry={chart.retry}
+        testId="chart-load-error"
+      />
 
       <figure
         className={loading && data ? 'chart stale' : 'chart'}
@@ -125,7 +133,7 @@ export function TimeseriesPanel({ view, onRetry }: { view: AnalyticsView; onRetr
       >
         <div className="chart-area" ref={measure}>
           {loading && !data && <Loading>Loading the chart…</Loading>}
-          {ready && shown && width > 0 && (
+          {ready && shown && width > 0 && SeriesChart && (
             <SeriesChart
               width={width}
               table={shown}

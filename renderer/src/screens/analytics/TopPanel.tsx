@@ -50,7 +50,15 @@ export function TopPanel({ view }: { view: AnalyticsView }) {
   const query = JSON.stringify({ ...summaryQuery(view), group_by: groupBy, sort });
 
   useEffect(() => {
-    void load(JSON.parse(query));
+    // Asked once the screen's own effects have asked for the figures above it (a child's effects
+    // run first): the table is below the window, and the server takes analytics queries in order.
+    let live = true;
+    queueMicrotask(() => {
+      if (live) void load(JSON.parse(query));
+    });
+    return () => {
+      live = false;
+    };
   }, [query, load]);
   // With the screen's auto-refresh, in the background like the summary and the chart.
   const autoRefresh = useAnalytics((s) => s.autoRefresh);

@@ -6,17 +6,20 @@
  */
 const waiting: (() => void)[] = [];
 let scheduled = false;
+/** Loads of what the window shows still on their way: the charts below wait for them. */
+let holds = 0;
 
 const IDLE_TIMEOUT_MS = 500;
 
 function drawNext(): void {
   scheduled = false;
+  if (holds > 0) return;
   waiting.shift()?.();
   schedule();
 }
 
 function schedule(): void {
-  if (scheduled || waiting.length === 0) return;
+  if (scheduled || holds > 0 || waiting.length === 0) return;
   scheduled = true;
   if (typeof window.requestIdleCallback === 'function')
     window.requestIdleCallback(drawNext, { timeout: IDLE_TIMEOUT_MS });
@@ -31,4 +34,17 @@ export function drawWhenIdle(draw: () => void): () => void {
     const at = waiting.indexOf(draw);
     if (at >= 0) waiting.splice(at, 1);
   };
+}
+
+/**
+ * Holds the charts out of view until `settled` has: while a screen waits for the answers that
+ * fill the window, the browser idles, and a chart below drawn then (a recharts chart takes
+ * hundreds of ms on a slow machine) would hold back the answer's paint when it arrives.
+ */
+export function drawAfter(settled: Promise<unknown>): void {
+  holds++;
+  void settled.finally(() => {
+    holds--;
+    schedule();
+  });
 }

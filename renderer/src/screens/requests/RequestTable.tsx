@@ -59,7 +59,9 @@ export function RequestTable(props: {
     count: rows.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => ROW_HEIGHT,
-    overscan: 12,
+    // A scroll step is a quarter of the box (~4 rows): more rows than that above and below are
+    // only more to lay out when a page of rows arrives.
+    overscan: 4,
   });
 
   // A new page starts at its first row.
@@ -141,7 +143,15 @@ export function RequestTable(props: {
   const paddingBottom = items.length > 0 ? virtualizer.getTotalSize() - (items[items.length - 1]?.end ?? 0) : 0;
 
   return (
-    <div className="table-wrap requests-scroll" ref={scroller} data-testid="request-table-scroll">
+    <div
+      className="table-wrap requests-scroll"
+      // Its height is set and its width the column's: contained, a new page's rows are laid out
+      // and painted on their own, and the page around (a loading line above, the pager) never
+      // lays them out again.
+      style={{ contain: 'strict' }}
+      ref={scroller}
+      data-testid="request-table-scroll"
+    >
       <table className="requests-table" aria-rowcount={rows.length + 1} aria-describedby="requests-keys-hint">
         <colgroup>
           {COLUMNS.map((c) => (
