@@ -83,7 +83,7 @@ test('providers and models with their strips; a cell opens the request log filte
   expect(await log.total()).toBe(providerRequests);
 });
 
-test('a window in the past: a day ending when asked, read as of then and not refreshed', async ({
+test('a window in the past: a day ending when asked, read as of then, and back to now', async ({
   consolePage: page,
 }, testInfo) => {
   await signInAsDemoAdmin(page);
