@@ -55,6 +55,7 @@ export class AnalyticsPool {
   private readonly slots: (Slot | null)[];
   private readonly queue: Job[] = [];
   private nextId = 1;
+  private warmOrgIds: string[] = [];
 
   constructor(
     private readonly path: string,
@@ -88,8 +89,11 @@ export class AnalyticsPool {
   /**
    * Starts every worker now rather than at the first queries: from source a worker takes about
    * a second to load, which the first analytics screen after a server's start would wait for.
+   * Each runs the first screens of `orgIds` once before it takes jobs (warm-up.ts), and so does
+   * any worker started later in place of one.
    */
-  warm(): void {
+  warm(orgIds: readonly string[] = []): void {
+    this.warmOrgIds = [...orgIds];
     for (let i = 0; i < this.slots.length; i++) this.slots[i] ??= this.spawn();
   }
 
@@ -148,7 +152,7 @@ export class AnalyticsPool {
 
   private spawn(): Slot {
     const worker = startWorker(WORKER_URL, {
-      workerData: { path: this.path, nice: ANALYTICS_NICE } satisfies WorkerData,
+      workerData: { path: this.path, nice: ANALYTICS_NICE, warmOrgIds: this.warmOrgIds } satisfies WorkerData,
     });
     const slot: Slot = { worker, ready: false, job: null, deadline: null };
     worker.on('message', (reply: WorkerReply | typeof WORKER_READY) => {

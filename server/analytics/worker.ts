@@ -3,6 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { lowerThisThreadsPriority } from '../worker-threads.js';
 import { AnalyticsQueries } from './queries.js';
 import type { AnalyticsQuery } from './query-types.js';
+import { warmUp } from './warm-up.js';
 
 export interface WorkerJob {
   id: number;
@@ -17,13 +18,17 @@ export type WorkerReply =
   /** `unavailable`: the store could not be opened or read; anything else is a bug. */
   | { id: number; ok: false; unavailable: boolean; message: string };
 
-/** What the pool gives each worker: its store, and how far below the server to run (see pool.ts). */
+/**
+ * What the pool gives each worker: its store, how far below the server to run (see pool.ts),
+ * and the organisations whose first screens it runs once before taking jobs (warm-up.ts).
+ */
 export interface WorkerData {
   path: string;
   nice: number;
+  warmOrgIds: string[];
 }
 
-const { path, nice } = workerData as WorkerData;
+const { path, nice, warmOrgIds } = workerData as WorkerData;
 let db: Database | null = null;
 let queries: AnalyticsQueries | null = null;
 
@@ -48,6 +53,12 @@ function reset(): void {
 }
 
 lowerThisThreadsPriority(nice);
+try {
+  warmUp(connection, warmOrgIds, Date.now());
+} catch {
+  // A store that cannot be read yet is opened again by the first job, which reports it.
+  reset();
+}
 parentPort?.postMessage(WORKER_READY);
 parentPort?.on('message', (job: WorkerJob) => {
   let reply: WorkerReply;

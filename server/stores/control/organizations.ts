@@ -32,6 +32,7 @@ export class OrganizationRepository {
   private readonly budgetOf: Statement<[string], { total: number }>;
   private readonly everyProject: Statement<[], { id: string; org_id: string }>;
   private readonly everyNameKey: Statement<[], { name_key: string; id: string }>;
+  private readonly bySignIn: Statement<[number], { id: string }>;
 
   constructor(db: Database) {
     this.byId = db.prepare('SELECT id, name FROM organizations WHERE id = ?');
@@ -50,6 +51,14 @@ export class OrganizationRepository {
     this.budgetOf = db.prepare('SELECT COALESCE(SUM(amount_micro), 0) AS total FROM deposits WHERE org_id = ?');
     this.everyProject = db.prepare('SELECT id, org_id FROM projects');
     this.everyNameKey = db.prepare('SELECT name_key, id FROM organizations');
+    this.bySignIn = db.prepare(
+      `SELECT o.id FROM organizations o
+       LEFT JOIN (
+         SELECT a.org_id, MAX(s.created_at) AS at FROM sessions s JOIN accounts a ON a.id = s.account_id GROUP BY a.org_id
+       ) signed ON signed.org_id = o.id
+       ORDER BY signed.at IS NULL, signed.at DESC, o.created_at DESC, o.rowid DESC
+       LIMIT ?`,
+    );
   }
 
   /** Every project's organisation: for the operator's import only. */
@@ -60,6 +69,11 @@ export class OrganizationRepository {
   /** Every organisation by the key its name is matched with (`organizationNameKey`): for the operator's import only. */
   nameKeys(): { name_key: string; id: string }[] {
     return this.everyNameKey.all();
+  }
+
+  /** The `limit` organisations whose members signed in last (sessions not yet purged), then the newest. */
+  likelyNext(limit: number): string[] {
+    return this.bySignIn.all(limit).map((row) => row.id);
   }
 
   get(id: string): OrganizationRow | undefined {
