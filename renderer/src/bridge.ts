@@ -1,4 +1,5 @@
 import type { BridgeEnvelope, BridgeErrorBody, CallArgs, CallName, CallResult } from '#contract';
+import { counted } from './console-idle.js';
 
 /**
  * The renderer's one way out: named calls of the bridge contract (types only: the
@@ -105,9 +106,9 @@ async function envelopeOverHttp(name: CallName, args: unknown): Promise<BridgeEn
 
 /** Makes a bridge call: resolves with its result, or throws a BridgeError with its status and message. */
 export async function call<K extends CallName>(name: K, args: CallArgs<K>): Promise<CallResult<K>> {
-  const envelope = window.gatewayConsole
-    ? await window.gatewayConsole.call(name, args)
-    : await envelopeOverHttp(name, args);
+  const envelope = await counted(() =>
+    window.gatewayConsole ? window.gatewayConsole.call(name, args) : envelopeOverHttp(name, args),
+  );
   if (!envelope.ok) throw new BridgeError(envelope.error);
   return envelope.result as CallResult<K>;
 }

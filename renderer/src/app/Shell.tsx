@@ -11,6 +11,7 @@ import { ariaShortcut, screenShortcut, shortcutLabel, SIGN_OUT_SHORTCUT } from '
 import { PaletteButton, SavedViewsNav } from './SavedViewsNav.js';
 import { LoadBoundary } from './LoadBoundary.js';
 import { preloadScreens, screens } from './screens.js';
+import { whenIdle } from '../console-idle.js';
 
 /** The signed-in console: navigation, who is signed in where, the analytics banner, the screen. */
 export function Shell() {
@@ -25,9 +26,8 @@ export function Shell() {
   const shown = useMemo(() => SCREENS.filter((name) => name !== 'spend' || spendOffered !== false), [spendOffered]);
 
   // Asked again when the answer is forgotten: another organisation (or profile) may be another server.
-  useEffect(() => {
-    void probe();
-  }, [probe, spendOffered]);
+  // Asked when the console idles: the probe is a spend query, and the screen's own come first.
+  useEffect(() => whenIdle(() => void probe()), [probe, spendOffered]);
 
   useEffect(() => {
     document.title = `${title} · Gateway Console`;

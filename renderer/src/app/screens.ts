@@ -1,5 +1,6 @@
 import type { ComponentType } from 'react';
 import type { Screen } from '../state/route.js';
+import { whenIdle } from '../console-idle.js';
 import { retryableLazy, type RetryableLazy } from './retryable-lazy.js';
 
 /**
@@ -46,8 +47,9 @@ export const screens: Record<Screen, ScreenEntry> = {
 };
 
 /**
- * Fetches every screen's chunk, one after another, when the browser has nothing else to do:
- * the first switch to a screen then waits for no download. Failures are left for the
+ * Fetches every screen's chunk, one after another in the browser's idle periods, once the
+ * console has first been idle (console-idle.ts): the screen signed in to never waits for them,
+ * and a first switch to another screen then waits for no download. Failures are left for the
  * screen's own load to show when it is opened.
  */
 export function preloadScreens(): () => void {
@@ -63,8 +65,9 @@ export function preloadScreens(): () => void {
       () => idle(step),
     );
   };
-  idle(step);
+  const cancelWait = whenIdle(step);
   return () => {
     cancelled = true;
+    cancelWait();
   };
 }
