@@ -1,7 +1,7 @@
 import type { Locator } from '@playwright/test';
 import { expect, test } from './fixtures.js';
 import { AnalyticsPage } from './pages/analytics.js';
-import { signInAsDemoAdmin } from './pages/connect.js';
+import { openScreen, signInAsDemoAdmin } from './pages/connect.js';
 
 /**
  * The demo organisation's ~50,000 requests over 30 days, read through the analytics
@@ -21,6 +21,29 @@ test('time range, project, key and model filters change the figures; one key sho
   const day = await analytics.count('requests');
   expect(day).toBeGreaterThan(0);
   await expect(page.getByTestId('card-cost')).toHaveCount(0);
+
+  // Away and back through the sidebar (the same view): the figures stay on screen, not busy,
+  // while the summary is read again, held here until the screen has been looked at.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let reread = 0;
+  await page.route('**/bridge/api.summary', async (route) => {
+    reread += 1;
+    await held;
+    await route.continue();
+  });
+  await openScreen(page, 'keys');
+  await openScreen(page, 'analytics');
+  await expect.poll(() => reread).toBeGreaterThan(0);
+  await expect(analytics.cards).toHaveAttribute('data-state', 'ready');
+  await expect(page.locator('section[aria-labelledby="summary-heading"]')).toHaveAttribute('aria-busy', 'false');
+  await expect(page.getByTestId('analytics-screen').locator('[aria-busy="true"]')).toHaveCount(0);
+  expect(await analytics.count('requests')).toBe(day);
+  const reanswered = page.waitForResponse('**/bridge/api.summary');
+  release();
+  await reanswered;
+  await page.unroute('**/bridge/api.summary');
+  await analytics.settled();
   await analytics.chooseRange('Last 30 days');
   await expect.poll(() => analytics.count('requests')).toBeGreaterThan(day * 5);
   const month = await analytics.count('requests');

@@ -1,8 +1,9 @@
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CallResult } from '#contract';
 import { Shell } from '../../../renderer/src/app/Shell.js';
+import { REVISIT_MS } from '../../../renderer/src/lib/revisit.js';
 import { SpendScreen } from '../../../renderer/src/screens/spend/SpendScreen.js';
 import { resetOrganisationStores } from '../../../renderer/src/state/organisation-scope.js';
 import { useRoute } from '../../../renderer/src/state/route.js';
@@ -75,6 +76,10 @@ function report(overrides: Partial<Report> = {}): Report {
     ...overrides,
   };
 }
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 beforeEach(() => {
   resetOrganisationStores();
@@ -161,6 +166,37 @@ describe('the spend screen', () => {
     expect(await screen.findByTestId('spend-not-offered')).toBeTruthy();
     await waitFor(() => expect(screen.queryByTestId('nav-spend')).toBeNull());
     expect(screen.getByTestId('nav-requests')).toBeTruthy();
+  });
+
+  it('opened again on the same page shows its report at once and reads it again; one older than REVISIT_MS loads', async () => {
+    let release: () => void = () => undefined;
+    let held: Promise<void> = Promise.resolve();
+    let keys = report().keys;
+    bridge.on('api.spend', async () => {
+      await held;
+      return report({ keys });
+    });
+    const first = render(<SpendScreen />);
+    await screen.findAllByTestId('spend-row');
+    first.unmount();
+
+    held = new Promise((resolve) => (release = resolve));
+    keys = keys.slice(0, 1);
+    const again = render(<SpendScreen />);
+    expect(screen.getByTestId('spend-screen').getAttribute('aria-busy')).toBe('false');
+    expect(screen.getAllByTestId('spend-row')).toHaveLength(2);
+    expect(bridge.callsOf('api.spend')).toHaveLength(2);
+    act(() => release());
+    await waitFor(() => expect(screen.getAllByTestId('spend-row')).toHaveLength(1));
+    again.unmount();
+
+    held = new Promise((resolve) => (release = resolve));
+    const now = Date.now.bind(Date);
+    vi.spyOn(Date, 'now').mockImplementation(() => now() + REVISIT_MS);
+    render(<SpendScreen />);
+    expect(screen.getByTestId('spend-screen').getAttribute('aria-busy')).toBe('true');
+    act(() => release());
+    await waitFor(() => expect(screen.getByTestId('spend-screen').getAttribute('aria-busy')).toBe('false'));
   });
 
   it('shows a failure with a way to read again, and keeps the nav entry (the endpoint exists)', async () => {

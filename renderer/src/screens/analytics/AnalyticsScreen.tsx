@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo } from 'react';
 import { useDocumentVisible, usePolling } from '../../components/usePolling.js';
+import { mayStand } from '../../lib/revisit.js';
 import { useDirectory } from '../../state/directory.js';
 import { useRoute } from '../../state/route.js';
 import { AnalyticsFilters } from './AnalyticsFilters.js';
@@ -16,6 +17,11 @@ import './analytics.css';
 
 /** Auto-refresh's interval: a summary and a chart every 15 s keep the figures current at little cost. */
 export const AUTO_REFRESH_MS = 15_000;
+
+/** Whether a store's last answer may stay on screen while `key` is read again. */
+function stands(answer: { query: unknown; at: number | null }, key: string): boolean {
+  return mayStand(JSON.stringify(answer.query), answer.at, key);
+}
 
 /**
  * Request telemetry of the organisation: filters (kept in the route, so a reload or a
@@ -41,23 +47,33 @@ export function AnalyticsScreen() {
   const dashboardKey = JSON.stringify(dashboardQuery(view));
   const { rangeMs } = view;
 
+  // `quiet`: read again in the background, the figures on screen left as they are.
   const refreshSummary = useCallback(
-    () => Promise.all([loadSummary(JSON.parse(summaryKey)), loadCompare(JSON.parse(summaryKey))]),
+    (quiet = false) => Promise.all([loadSummary(JSON.parse(summaryKey), quiet), loadCompare(JSON.parse(summaryKey))]),
     [loadSummary, loadCompare, summaryKey],
   );
   const refreshSeries = useCallback(
-    () => void loadSeries(JSON.parse(seriesKey), rangeMs),
+    (quiet = false) => void loadSeries(JSON.parse(seriesKey), rangeMs, quiet),
     [loadSeries, seriesKey, rangeMs],
   );
-
-  const refreshDashboard = useCallback(() => loadDashboard(JSON.parse(dashboardKey)), [loadDashboard, dashboardKey]);
+  const refreshDashboard = useCallback(
+    (quiet = false) => loadDashboard(JSON.parse(dashboardKey), quiet),
+    [loadDashboard, dashboardKey],
+  );
 
   // The dashboard and the cards fill the window: asked first (the server's two analytics threads
   // take queries in the order they come, and the dashboard's is the longest), and the charts
-  // below are drawn once they are in.
-  useEffect(() => drawAfter(refreshDashboard()), [refreshDashboard]);
-  useEffect(() => drawAfter(refreshSummary()), [refreshSummary]);
-  useEffect(refreshSeries, [refreshSeries]);
+  // below are drawn once they are in. A revisit of the same view shows its last figures at once
+  // and reads them again in the background.
+  useEffect(
+    () => drawAfter(refreshDashboard(stands(useDashboard.getState(), dashboardKey))),
+    [refreshDashboard, dashboardKey],
+  );
+  useEffect(
+    () => drawAfter(refreshSummary(stands(useAnalytics.getState().summary, summaryKey))),
+    [refreshSummary, summaryKey],
+  );
+  useEffect(() => refreshSeries(stands(useAnalytics.getState().series, seriesKey)), [refreshSeries, seriesKey]);
 
   // Auto-refresh: every part again, in the background, while on and the window is shown; a
   // tick that finds a load on its way asks nothing. The dashboard is not asked again of a
@@ -98,7 +114,7 @@ export function AnalyticsScreen() {
       />
       <SummaryCards query={summaryQuery(view)} onRetry={() => void refreshSummary()} />
       <DashboardGrid onRetry={() => void refreshDashboard()} />
-      <TimeseriesPanel view={view} onRetry={refreshSeries} />
+      <TimeseriesPanel view={view} onRetry={() => refreshSeries()} />
       <TopPanel view={view} />
     </div>
   );

@@ -7,6 +7,7 @@ import { Sparkline } from '../../components/Sparkline.js';
 import { useDocumentVisible, usePolling } from '../../components/usePolling.js';
 import { changeText, shareText } from '../../lib/change.js';
 import { formatCount, formatMs } from '../../lib/format.js';
+import { mayStand } from '../../lib/revisit.js';
 import { useRoute } from '../../state/route.js';
 import { summaryQuery, type AnalyticsView } from './analytics-view.js';
 import { useAnalytics } from './analytics-store.js';
@@ -52,9 +53,11 @@ export function TopPanel({ view }: { view: AnalyticsView }) {
   useEffect(() => {
     // Asked once the screen's own effects have asked for the figures above it (a child's effects
     // run first): the table is below the window, and the server takes analytics queries in order.
+    // A revisit of the same top shows it at once and reads it again in the background.
     let live = true;
     queueMicrotask(() => {
-      if (live) void load(JSON.parse(query));
+      const { query: answered, at } = useTop.getState();
+      if (live) void load(JSON.parse(query), mayStand(JSON.stringify(answered), at, query));
     });
     return () => {
       live = false;

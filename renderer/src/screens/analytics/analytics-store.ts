@@ -9,9 +9,10 @@ import { latest, organisationStore } from '../../state/organisation-scope.js';
  * as loading; an answer to a query that has since been replaced is dropped, so quick filter
  * changes never leave older figures on screen.
  *
- * Auto-refresh re-reads both in the background (`quiet`): no loading state (no dimming every
- * 15 s), and a failure keeps the figures it would have replaced, with its message and the
- * time they were read, rather than blanking them.
+ * Auto-refresh, and the screen opened again on the same view (lib/revisit.ts), re-read both in
+ * the background (`quiet`): no loading state (no dimming every 15 s or on every visit), and a
+ * failure keeps the figures it would have replaced, with its message and the time they were
+ * read, rather than blanking them.
  */
 
 export type Summary = CallResult<'api.summary'>;

@@ -14,6 +14,10 @@ export type TopQuery = CallArgs<'api.top'>['query'];
 
 interface TopState {
   top: Top | null;
+  /** The query `top` answers. */
+  query: TopQuery | null;
+  /** When (Date.now()) `top` was read; null while there is none. */
+  at: number | null;
   loading: boolean;
   error: string | null;
   /** The server answered 503: its telemetry cannot be read (the shell's banner says so). */
@@ -26,6 +30,8 @@ const reads = latest();
 
 export const useTop = organisationStore<TopState>()((set) => ({
   top: null,
+  query: null,
+  at: null,
   loading: false,
   error: null,
   unavailable: false,
@@ -35,7 +41,8 @@ export const useTop = organisationStore<TopState>()((set) => ({
     if (!quietly) set({ loading: true });
     try {
       const top = await api('api.top', { query });
-      if (current()) set({ top, loading: false, error: null, unavailable: false, notOffered: false });
+      if (current())
+        set({ top, query, at: Date.now(), loading: false, error: null, unavailable: false, notOffered: false });
     } catch (error) {
       if (!current()) return;
       const status = error instanceof BridgeError ? error.status : 0;

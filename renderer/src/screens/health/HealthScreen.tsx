@@ -7,9 +7,11 @@ import { Time } from '../../components/Time.js';
 import { useDocumentVisible, usePolling } from '../../components/usePolling.js';
 import { dataState } from '../../lib/data-state.js';
 import { formatCount, formatDecimal, formatMs } from '../../lib/format.js';
+import { mayStand } from '../../lib/revisit.js';
 import { useRoute } from '../../state/route.js';
 import { cellLogParams, windowLogParams, type HealthSubject } from './health-links.js';
 import {
+  healthQuery,
   useHealthStore,
   type Health,
   type HealthFigures,
@@ -91,8 +93,10 @@ export function HealthScreen() {
   const end = endOf(params.to);
   const to = end.ok ? end.iso : null;
 
+  // A revisit of the same window shows its figures at once and reads them again in the background.
   useEffect(() => {
-    void load(window, to);
+    const { answered, at } = useHealthStore.getState();
+    void load(window, to, mayStand(answered, at, JSON.stringify(healthQuery(window, to))));
   }, [window, to, load]);
   // A window in the past does not move: only the one ending now is read again.
   usePolling(() => load(window, null, true), {

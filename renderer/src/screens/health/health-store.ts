@@ -14,13 +14,21 @@ export type ModelHealth = ProviderHealth['models'][number];
 export type HealthFigures = Omit<ModelHealth, 'model'>;
 export type HealthStatus = HealthFigures['status'];
 export type HealthWindow = '1h' | '24h';
-type HealthQuery = NonNullable<CallArgs<'api.health'>['query']>;
+export type HealthQuery = NonNullable<CallArgs<'api.health'>['query']>;
+
+/** What `load` asks for the window ending now (`to` null) or at `to`. */
+export function healthQuery(window: HealthWindow, to: string | null): HealthQuery {
+  return to === null ? { window } : { window, to };
+}
 
 interface HealthState {
   health: Health | null;
   loading: boolean;
   error: string | null;
   notOffered: boolean;
+  /** The query (as JSON) `health` answers, and when (Date.now()) it was read. */
+  answered: string | null;
+  at: number | null;
   /** When the figures on screen were asked for (Date.now()), for polling. */
   askedAt: number | null;
   /**
@@ -37,14 +45,24 @@ export const useHealthStore = organisationStore<HealthState>()((set) => ({
   loading: false,
   error: null,
   notOffered: false,
+  answered: null,
+  at: null,
   askedAt: null,
   async load(window, to, quietly = false) {
     const current = reads.ask();
     set(quietly ? { askedAt: Date.now() } : { loading: true, askedAt: Date.now() });
     try {
-      const query: HealthQuery = to === null ? { window } : { window, to };
+      const query = healthQuery(window, to);
       const health = await api('api.health', { query });
-      if (current()) set({ health, loading: false, error: null, notOffered: false });
+      if (current())
+        set({
+          health,
+          answered: JSON.stringify(query),
+          at: Date.now(),
+          loading: false,
+          error: null,
+          notOffered: false,
+        });
     } catch (error) {
       if (!current()) return;
       const notOffered = error instanceof BridgeError && (error.status === 404 || error.status === 501);

@@ -7,6 +7,7 @@ import { Filters } from './Filters.js';
 import { FOLLOW_EVERY_MS, FollowControl, type FollowPause } from './FollowControl.js';
 import { Pager } from '../../components/Pager.js';
 import { pageOf } from '../../lib/paging.js';
+import { mayStand } from '../../lib/revisit.js';
 import { RequestDetail } from './RequestDetail.js';
 import { useRequestFromRoute } from './open-request.js';
 import { betweenOf, pageQuery } from './request-query.js';
@@ -39,8 +40,11 @@ export function RequestLogScreen() {
   const table = useRef<RequestTableHandle>(null);
   const queryText = useMemo(() => JSON.stringify(pageQuery(params)), [params]);
 
+  // A revisit of the same page shows it at once and reads it again as following does.
   useEffect(() => {
-    void load(JSON.parse(queryText) as ReturnType<typeof pageQuery>);
+    const { answered, updatedAt } = useRequests.getState();
+    const background = mayStand(answered, updatedAt, queryText);
+    void load(JSON.parse(queryText) as ReturnType<typeof pageQuery>, { background });
   }, [queryText, load]);
 
   // Following pauses while the person reads: a row's detail is open, or the pointer or the

@@ -16,7 +16,10 @@ import type { RequestPage, RequestRow } from './request-row.js';
  */
 
 interface LoadOptions {
-  /** A follow refresh: the page stays as it is until the answer, and keeps its rows if it fails. */
+  /**
+   * A follow refresh, or the screen opened again on the page it shows: the page stays as it is
+   * until the answer, and keeps its rows if it fails.
+   */
   background?: boolean;
 }
 

@@ -6,6 +6,7 @@ import { FORECAST_METHOD } from '../../lib/forecast.js';
 import { formatTime } from '../../lib/format.js';
 import { pageSizeFrom } from '../../lib/page-size.js';
 import { pageOf } from '../../lib/paging.js';
+import { mayStand } from '../../lib/revisit.js';
 import { useRoute, type RouteParams } from '../../state/route.js';
 import { BudgetPanel } from './BudgetPanel.js';
 import { SpendTable } from './SpendTable.js';
@@ -38,8 +39,10 @@ export function SpendScreen() {
   const query = queryOf(params);
   const key = JSON.stringify(query);
 
+  // A revisit of the same page shows it at once and reads it again in the background.
   useEffect(() => {
-    void load(JSON.parse(key) as SpendQuery);
+    const { answered, at } = useSpendStore.getState();
+    void load(JSON.parse(key) as SpendQuery, mayStand(answered, at, key));
   }, [key, load]);
   usePolling(() => load(query, true), {
     every: REFRESH_MS,

@@ -19,6 +19,9 @@ interface SpendState {
   loading: boolean;
   error: string | null;
   notOffered: boolean;
+  /** The query (as JSON) `report` answers, and when (Date.now()) it was read. */
+  answered: string | null;
+  at: number | null;
   /** When the report on screen was asked for (Date.now()), for polling. */
   askedAt: number | null;
   /** Reads the report; `quietly` (a background refresh) leaves the screen as it is meanwhile. */
@@ -32,13 +35,23 @@ export const useSpendStore = organisationStore<SpendState>()((set) => ({
   loading: false,
   error: null,
   notOffered: false,
+  answered: null,
+  at: null,
   askedAt: null,
   async load(query, quietly = false) {
     const current = reads.ask();
     set(quietly ? { askedAt: Date.now() } : { loading: true, askedAt: Date.now() });
     try {
       const report = await api('api.spend', { query });
-      if (current()) set({ report, loading: false, error: null, notOffered: false });
+      if (current())
+        set({
+          report,
+          answered: JSON.stringify(query),
+          at: Date.now(),
+          loading: false,
+          error: null,
+          notOffered: false,
+        });
     } catch (error) {
       if (!current()) return;
       const notOffered = error instanceof BridgeError && (error.status === 404 || error.status === 501);

@@ -9,7 +9,7 @@ import { latest, organisationStore } from '../../../state/organisation-scope.js'
  *
  * Like the summary and the chart: the last answer stays, marked as loading, while the next is
  * on its way; only the latest question's answer lands (a slow older one is dropped); a quiet
- * background re-read (auto-refresh) sets no loading state and, if it fails, keeps the figures
+ * background re-read (auto-refresh, a revisit) sets no loading state and, if it fails, keeps the figures
  * it would have replaced. A control plane without the endpoint (404 or 501) hides the panels.
  */
 
