@@ -89,12 +89,13 @@ export class AnalyticsPool {
   /**
    * Starts every worker now rather than at the first queries: from source a worker takes about
    * a second to load, which the first analytics screen after a server's start would wait for.
-   * Each runs the first screens of `orgIds` once before it takes jobs (warm-up.ts), and so does
-   * any worker started later in place of one.
+   * Each runs the first screens of `orgIds` once before it takes jobs (warm-up.ts); a worker
+   * started later in place of one does not, so that jobs waiting for it wait no longer.
    */
   warm(orgIds: readonly string[] = []): void {
     this.warmOrgIds = [...orgIds];
     for (let i = 0; i < this.slots.length; i++) this.slots[i] ??= this.spawn();
+    this.warmOrgIds = [];
   }
 
   async close(): Promise<void> {

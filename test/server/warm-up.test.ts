@@ -40,6 +40,14 @@ describe('the analytics threads warm-up', () => {
       // code no longer takes must fail here instead.
       expect(() => warmUp(() => queries, [ORG, 'org-without-rows'], NOW)).not.toThrow();
       expect(warmUpQueries(ORG, NOW).map((query) => query.kind)).toContain('dashboard');
+      // Within its budget it runs every query of every organisation; past it, no more.
+      let runs = 0;
+      const counting = { run: (query: Parameters<AnalyticsQueries['run']>[0]) => (runs++, queries.run(query)) };
+      warmUp(() => counting as AnalyticsQueries, [ORG, ORG], NOW, 60_000);
+      expect(runs).toBe(2 * warmUpQueries(ORG, NOW).length);
+      runs = 0;
+      warmUp(() => counting as AnalyticsQueries, [ORG, ORG], NOW, -1);
+      expect(runs).toBe(0);
       expect(queries.run({ kind: 'summary', scope: { orgId: ORG, from: NOW - 10_000, to: NOW } })).toMatchObject({
         requests: 10,
       });
@@ -80,6 +88,12 @@ describe('the organisations a server warms up for', () => {
       store.sessions.start(account(middle!, 'middle@example.com'), 50);
       expect(orgs.likelyNext(3)).toEqual([old, middle, newest]);
       expect(orgs.likelyNext(1)).toEqual([old]);
+      // A member who has left signs in no more: their organisation is as likely as any other.
+      const gone = account(newest!, 'gone@example.com');
+      store.sessions.start(gone, 200);
+      expect(orgs.likelyNext(1)).toEqual([newest]);
+      store.accounts.setDeactivated(gone, 300);
+      expect(orgs.likelyNext(3)).toEqual([old, middle, newest]);
     } finally {
       store.close();
     }

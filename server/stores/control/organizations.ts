@@ -54,9 +54,10 @@ export class OrganizationRepository {
     this.bySignIn = db.prepare(
       `SELECT o.id FROM organizations o
        LEFT JOIN (
-         SELECT a.org_id, MAX(s.created_at) AS at FROM sessions s JOIN accounts a ON a.id = s.account_id GROUP BY a.org_id
+         SELECT a.org_id, MAX(s.created_at) AS at FROM sessions s JOIN accounts a ON a.id = s.account_id
+         WHERE a.deactivated_at IS NULL GROUP BY a.org_id
        ) signed ON signed.org_id = o.id
-       ORDER BY signed.at IS NULL, signed.at DESC, o.created_at DESC, o.rowid DESC
+       ORDER BY signed.at DESC NULLS LAST, o.created_at DESC, o.rowid DESC
        LIMIT ?`,
     );
   }
@@ -71,7 +72,7 @@ export class OrganizationRepository {
     return this.everyNameKey.all();
   }
 
-  /** The `limit` organisations whose members signed in last (sessions not yet purged), then the newest. */
+  /** The `limit` organisations whose active members signed in last (sessions not yet purged), then the newest. */
   likelyNext(limit: number): string[] {
     return this.bySignIn.all(limit).map((row) => row.id);
   }
