@@ -1,7 +1,8 @@
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { REVISIT_MS } from '../../../renderer/src/lib/revisit.js';
-import { AnalyticsScreen } from '../../../renderer/src/screens/analytics/AnalyticsScreen.js';
+import { AUTO_REFRESH_MS, AnalyticsScreen } from '../../../renderer/src/screens/analytics/AnalyticsScreen.js';
+import { useAnalytics } from '../../../renderer/src/screens/analytics/analytics-store.js';
 import { useRoute } from '../../../renderer/src/state/route.js';
 import { bridge, Refusal } from '../fake-bridge.js';
 import { SUMMARY, emptyDashboard, emptyTop, fakeWidth, openAnalytics, serve } from './fixtures.js';
@@ -127,6 +128,17 @@ describe('analytics opened again', () => {
     await waitFor(() => expect(screen.getByTestId('summary-error').textContent).toContain('worker crashed'));
     expect(requestsCard()).toMatch(/^1.?234$/);
     expect(busy()).toEqual([]);
+  });
+
+  it('with auto-refresh on, asks each part once on a revisit, not again at once behind it', async () => {
+    await visitAndLeave();
+    useAnalytics.getState().setAutoRefresh(true);
+    // Back after longer than auto-refresh's interval, within REVISIT_MS.
+    const now = Date.now.bind(Date);
+    vi.spyOn(Date, 'now').mockImplementation(() => now() + AUTO_REFRESH_MS + 5_000);
+    await revisit();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(reads()).toEqual([2, 2, 2, 2]);
   });
 
   it('still shows the loading state on Refresh after a revisit', async () => {

@@ -7,7 +7,7 @@ import { useRoute } from '../../../renderer/src/state/route.js';
 import { useSession } from '../../../renderer/src/state/session.js';
 import { bridge, Refusal } from '../fake-bridge.js';
 import { ME } from '../signed-in.js';
-import { pagedRows } from './rows.js';
+import { pagedRows, requestRow } from './rows.js';
 
 /**
  * The request log opened again: the same page of the same filters within REVISIT_MS stays on
@@ -43,7 +43,8 @@ beforeEach(() => {
   bridge.on('api.requests', async ({ query }) => {
     await held;
     if (failing) throw new Refusal(500, 'database is locked');
-    return pagedRows(total)(query);
+    // Each request beyond the first 120 is a newer one: the others move down a place.
+    return pagedRows(total, (index) => requestRow(index - (total - 120)))(query);
   });
 });
 
@@ -81,6 +82,9 @@ describe('the request log opened again', () => {
     act(() => release());
     await waitFor(() => expect(pageText()).toBe('51–100 of 121'));
     expect(busy()).toBe('false');
+    // The row pushed down from page 1 is older, not new: nothing is marked as following marks.
+    expect(screen.getAllByTestId('request-row')[0]!.dataset.reqId).not.toBe('req_099950');
+    expect(document.querySelectorAll('.request-row.fresh')).toHaveLength(0);
   });
 
   it('shows the loading state for another page', async () => {

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { useDocumentVisible, usePolling } from '../../components/usePolling.js';
 import { mayStand } from '../../lib/revisit.js';
 import { useDirectory } from '../../state/directory.js';
@@ -47,17 +47,29 @@ export function AnalyticsScreen() {
   const dashboardKey = JSON.stringify(dashboardQuery(view));
   const { rangeMs } = view;
 
+  // When this screen last asked for its figures (Date.now()): a quiet read sets no loading state,
+  // and auto-refresh must not ask again at once behind a revisit's reads.
+  const askedAt = useRef<number | null>(null);
   // `quiet`: read again in the background, the figures on screen left as they are.
   const refreshSummary = useCallback(
-    (quiet = false) => Promise.all([loadSummary(JSON.parse(summaryKey), quiet), loadCompare(JSON.parse(summaryKey))]),
+    (quiet = false) => {
+      askedAt.current = Date.now();
+      return Promise.all([loadSummary(JSON.parse(summaryKey), quiet), loadCompare(JSON.parse(summaryKey))]);
+    },
     [loadSummary, loadCompare, summaryKey],
   );
   const refreshSeries = useCallback(
-    (quiet = false) => void loadSeries(JSON.parse(seriesKey), rangeMs, quiet),
+    (quiet = false) => {
+      askedAt.current = Date.now();
+      void loadSeries(JSON.parse(seriesKey), rangeMs, quiet);
+    },
     [loadSeries, seriesKey, rangeMs],
   );
   const refreshDashboard = useCallback(
-    (quiet = false) => loadDashboard(JSON.parse(dashboardKey), quiet),
+    (quiet = false) => {
+      askedAt.current = Date.now();
+      return loadDashboard(JSON.parse(dashboardKey), quiet);
+    },
     [loadDashboard, dashboardKey],
   );
 
@@ -98,7 +110,7 @@ export function AnalyticsScreen() {
         dashboard.notOffered ? null : loadDashboard(JSON.parse(dashboardKey), true),
       ]);
     },
-    { every: AUTO_REFRESH_MS, active: autoRefresh && visible, since: () => updatedAt },
+    { every: AUTO_REFRESH_MS, active: autoRefresh && visible, since: () => askedAt.current ?? updatedAt },
   );
 
   return (

@@ -1,4 +1,4 @@
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { UnavailableNote } from '../../components/Feedback.js';
 import { Field } from '../../components/Field.js';
@@ -49,12 +49,14 @@ export function TopPanel({ view }: { view: AnalyticsView }) {
   const groupBy = (GROUPS.find((g) => g.value === params.top)?.value ?? 'key') satisfies TopGroupBy;
   const sort: TopSort = params.topsort === 'requests' ? 'requests' : 'cost';
   const query = JSON.stringify({ ...summaryQuery(view), group_by: groupBy, sort });
+  const askedAt = useRef<number | null>(null);
 
   useEffect(() => {
     // Asked once the screen's own effects have asked for the figures above it (a child's effects
     // run first): the table is below the window, and the server takes analytics queries in order.
     // A revisit of the same top shows it at once and reads it again in the background.
     let live = true;
+    askedAt.current = Date.now();
     queueMicrotask(() => {
       const { query: answered, at } = useTop.getState();
       if (live) void load(JSON.parse(query), mayStand(JSON.stringify(answered), at, query));
@@ -69,6 +71,8 @@ export function TopPanel({ view }: { view: AnalyticsView }) {
   usePolling(() => load(JSON.parse(query) as TopQuery, true), {
     every: TOP_REFRESH_MS,
     active: autoRefresh && visible,
+    // Not at once behind the read this panel has just asked for.
+    since: () => askedAt.current,
   });
 
   if (notOffered) return null;

@@ -44,7 +44,7 @@ export function RequestLogScreen() {
   useEffect(() => {
     const { answered, updatedAt } = useRequests.getState();
     const background = mayStand(answered, updatedAt, queryText);
-    void load(JSON.parse(queryText) as ReturnType<typeof pageQuery>, { background });
+    void load(JSON.parse(queryText) as ReturnType<typeof pageQuery>, { background, markNew: false });
   }, [queryText, load]);
 
   // Following pauses while the person reads: a row's detail is open, or the pointer or the

@@ -21,6 +21,12 @@ interface LoadOptions {
    * until the answer, and keeps its rows if it fails.
    */
   background?: boolean;
+  /**
+   * Rows the answer brings are marked `fresh` (a follow refresh); false for a screen opened
+   * again, whose rows were not followed meanwhile (on a later page they are only older rows
+   * pushed down).
+   */
+  markNew?: boolean;
 }
 
 interface RequestsState {
@@ -74,7 +80,7 @@ export const useRequests = organisationStore<RequestsState>()((set, get) => ({
   fresh: NONE,
   selected: null,
   following: false,
-  async load(query, { background = false } = {}) {
+  async load(query, { background = false, markNew = background } = {}) {
     const key = JSON.stringify(query);
     // Keyed by the query: asking it again does not drop the answer on its way. The same query
     // asked again of another organisation does: its answer is the one kept.
@@ -94,7 +100,7 @@ export const useRequests = organisationStore<RequestsState>()((set, get) => ({
         loading: false,
         error: null,
         updatedAt: Date.now(),
-        fresh: same ? newIds(before.requests, page.requests) : NONE,
+        fresh: same && markNew ? newIds(before.requests, page.requests) : NONE,
       });
     } catch (error) {
       if (current()) set({ error: errorMessage(error), loading: false });
