@@ -1,48 +1,22 @@
 import { act, render, screen } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HealthScreen } from '../../../renderer/src/screens/health/HealthScreen.js';
-import type { Health } from '../../../renderer/src/screens/health/health-store.js';
 import { resetOrganisationStores } from '../../../renderer/src/state/organisation-scope.js';
 import { useRoute } from '../../../renderer/src/state/route.js';
 import { useSession } from '../../../renderer/src/state/session.js';
 import { bridge } from '../fake-bridge.js';
 import { ME } from '../signed-in.js';
+import { healthAnswer } from './fixtures.js';
 
 /** Health reads the window ending now again on its own; a window that ended in the past never changes, so it is read once. */
 
 const TO = '2026-11-22T08:00:00.000Z';
 
-function health(): Health {
-  const figures = {
-    requests: 42,
-    refused: 0,
-    dispatched: 42,
-    errors: 0,
-    error_rate: 0,
-    upstream_429: 0,
-    p95_latency_ms: 800,
-    p95_ttft_ms: 200,
-    last_success_at: TO,
-    status: 'ok' as const,
-    strip: { requests: [42], errors: [0], upstream_429: [0], status: ['ok' as const] },
-  };
-  return {
-    window: '1h',
-    from: '2026-11-22T07:00:00.000Z',
-    to: TO,
-    cell_minutes: 5,
-    percentile_relative_error: 0.01,
-    thresholds: { degraded_error_rate: 0.05, down_error_rate: 0.5 },
-    listed_since: '2026-11-15T08:00:00.000Z',
-    providers: [{ provider: 'openai', ...figures, models: [{ model: 'openai/gpt-4o-mini', ...figures }] }],
-  };
-}
-
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
   useSession.setState({ phase: 'console', profileId: 'p1', me: ME });
   resetOrganisationStores();
-  bridge.on('api.health', () => Promise.resolve(health()));
+  bridge.on('api.health', () => Promise.resolve(healthAnswer(42, TO)));
 });
 
 afterEach(() => {

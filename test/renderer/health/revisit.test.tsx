@@ -2,12 +2,12 @@ import { act, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { REVISIT_MS } from '../../../renderer/src/lib/revisit.js';
 import { HealthScreen } from '../../../renderer/src/screens/health/HealthScreen.js';
-import type { Health } from '../../../renderer/src/screens/health/health-store.js';
 import { resetOrganisationStores } from '../../../renderer/src/state/organisation-scope.js';
 import { useRoute } from '../../../renderer/src/state/route.js';
 import { useSession } from '../../../renderer/src/state/session.js';
 import { bridge, Refusal } from '../fake-bridge.js';
 import { ME } from '../signed-in.js';
+import { healthAnswer } from './fixtures.js';
 
 /**
  * The health screen opened again: the same window within REVISIT_MS keeps its figures on
@@ -16,32 +16,6 @@ import { ME } from '../signed-in.js';
  */
 
 const TO = '2026-11-22T08:00:00.000Z';
-
-function health(requests: number): Health {
-  const figures = {
-    requests,
-    refused: 0,
-    dispatched: requests,
-    errors: 0,
-    error_rate: 0,
-    upstream_429: 0,
-    p95_latency_ms: 800,
-    p95_ttft_ms: 200,
-    last_success_at: TO,
-    status: 'ok' as const,
-    strip: { requests: [requests], errors: [0], upstream_429: [0], status: ['ok' as const] },
-  };
-  return {
-    window: '1h',
-    from: '2026-11-22T07:00:00.000Z',
-    to: TO,
-    cell_minutes: 5,
-    percentile_relative_error: 0.01,
-    thresholds: { degraded_error_rate: 0.05, down_error_rate: 0.5 },
-    listed_since: '2026-11-15T08:00:00.000Z',
-    providers: [{ provider: 'openai', ...figures, models: [{ model: 'openai/gpt-4o-mini', ...figures }] }],
-  };
-}
 
 let held: Promise<void> = Promise.resolve();
 let release: () => void = () => undefined;
@@ -59,7 +33,7 @@ beforeEach(() => {
   bridge.on('api.health', async () => {
     await held;
     if (failing) throw new Refusal(500, 'worker crashed');
-    return health(requests);
+    return healthAnswer(requests, TO);
   });
 });
 
