@@ -72,11 +72,16 @@ export function zoneOffset(date: Date): string {
   return `${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
 }
 
-/** An instant as ISO 8601 in the user's zone, with its offset: "2030-01-31T18:00:00+05:00". */
+/**
+ * An instant as ISO 8601 in the user's zone, with its offset: "2030-01-31T18:00:00+05:00", and
+ * its milliseconds when it has some (an instant another screen linked to is exact to the ms).
+ */
 export function toIsoWithOffset(date: Date): string {
+  const ms = date.getMilliseconds();
   return (
     `${pad(date.getFullYear(), 4)}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
-    `T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}${zoneOffset(date)}`
+    `T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}` +
+    `${ms === 0 ? '' : `.${pad(ms, 3)}`}${zoneOffset(date)}`
   );
 }
 

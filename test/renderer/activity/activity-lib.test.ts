@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { actionLabel, actorText, appendPage, type ActivityEvent } from '../../../renderer/src/lib/activity.js';
 import { pageSizeFrom } from '../../../renderer/src/lib/page-size.js';
+import { activityFilterQuery } from '../../../renderer/src/screens/activity/activity-query.js';
 
 const event = (n: number, patch: Partial<ActivityEvent> = {}): ActivityEvent => ({
   actor: 'admin@example.com',
@@ -88,5 +89,18 @@ describe('page size in the address', () => {
     expect(pageSizeFrom(undefined)).toBe(50);
     expect(pageSizeFrom('7')).toBe(50);
     expect(pageSizeFrom('abc')).toBe(50);
+  });
+});
+
+describe('the time filters sent', () => {
+  it('keep the milliseconds of an instant another screen linked to', () => {
+    const query = activityFilterQuery({ from: '2030-01-31T13:05:00.250Z', to: '2030-01-31T13:05:01.999Z' });
+    expect(Date.parse(query.from!)).toBe(Date.parse('2030-01-31T13:05:00.250Z'));
+    expect(Date.parse(query.to!)).toBe(Date.parse('2030-01-31T13:05:01.999Z'));
+  });
+
+  it('send a typed local time to the second, with its offset', () => {
+    const query = activityFilterQuery({ to: '2030-01-31T18:00' });
+    expect(query.to).toMatch(/^2030-01-31T18:00:00[+-]\d{2}:\d{2}$/);
   });
 });
