@@ -8,10 +8,11 @@
 // rows by default) runs the console section alone (<out>/console.json, .md). The console section
 // builds dist/renderer and drives Chromium (CHROMIUM_PATH, /usr/bin/chromium by default).
 // Exits 0 whatever passes or fails (it is a measurement), 1 on errors.
+import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import autocannon from 'autocannon';
 import * as prettier from 'prettier';
 import type { DuckDBPreparedStatement } from '@duckdb/node-api';
@@ -27,6 +28,7 @@ import {
   startUpstream,
 } from './gateway.js';
 import { measureConsole } from './console.js';
+import type { KeysLatencySamples } from './keys-latency-child.js';
 import { ApiClient } from './http.js';
 import { ROOT, RssSampler, startChild, type Child } from './processes.js';
 import {
@@ -48,7 +50,7 @@ import {
 } from './report.js';
 import { IMPORT_FILES, measureImport } from './import-files.js';
 import { loadReference, seedStore, type Reference } from './stores.js';
-import { percentile, round, sleep, summarise, timeRuns, type LoopLimits } from './stats.js';
+import { percentile, round, summarise, timeRuns, type LoopLimits } from './stats.js';
 
 interface Options {
   rows: number;
@@ -105,6 +107,7 @@ function options(argv: string[]): Options {
   };
 }
 
+const execFileAsync = promisify(execFile);
 const THROUGHPUT_ROUNDS = 3;
 
 const log = (line: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
@@ -540,54 +543,34 @@ async function recordedAnswer(
 }
 
 /**
- * p99 of GET /keys one request at a time, idle and then while 30-day summaries run in
- * parallel in a loop. Each phase is bounded by time and by request count.
+ * p99 of GET /keys one request at a time, idle and then while 30-day summaries run in parallel
+ * in a loop, timed by a client in a process of its own (keys-latency-child.ts).
  */
 async function latencyUnderLoad(client: ApiClient, seconds: number): Promise<Report['keysLatency']> {
-  const parallelSummaries = 4;
-  const maxRequests = 5000;
-  const sequential = async () => {
-    const samples: number[] = [];
-    const until = performance.now() + seconds * 1000;
-    while (performance.now() < until && samples.length < maxRequests) {
-      const t0 = performance.now();
-      await client.get('/keys');
-      samples.push(performance.now() - t0);
-    }
-    return samples.sort((a, b) => a - b);
-  };
-  for (let i = 0; i < 50; i++) await client.get('/keys');
-  const idle = await sequential();
-
-  let loading = true;
-  let summariesCompleted = 0;
-  const loadDeadline = performance.now() + (seconds + 120) * 1000;
-  const loader = async () => {
-    // Bounded by the flag, a deadline and a count.
-    for (let i = 0; loading && i < 100_000 && performance.now() < loadDeadline; i++) {
-      await client.get('/analytics/summary?time_range=30d');
-      summariesCompleted++;
-    }
-  };
-  const loaders = Array.from({ length: parallelSummaries }, loader);
-  let loaded: number[];
-  try {
-    await sleep(200); // Let the summaries get going first.
-    loaded = await sequential();
-  } finally {
-    loading = false;
-    await Promise.all(loaders);
-  }
-  const idleP99 = round(percentile(idle, 99), 3);
-  const loadedP99 = round(percentile(loaded, 99), 3);
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    ['--import', 'tsx', 'bench/keys-latency-child.ts', client.baseUrl, String(seconds)],
+    { cwd: ROOT, env: { ...process.env, BENCH_COOKIE: client.cookie }, maxBuffer: 16 * 2 ** 20 },
+  );
+  const samples = JSON.parse(stdout) as KeysLatencySamples;
+  const p99 = (ms: number[]) =>
+    round(
+      percentile(
+        [...ms].sort((a, b) => a - b),
+        99,
+      ),
+      3,
+    );
+  const idleP99 = p99(samples.idle);
+  const loadedP99 = p99(samples.loaded);
   return {
     idleP99,
     loadedP99,
     ratio: round(loadedP99 / idleP99, 2),
-    idleRequests: idle.length,
-    loadedRequests: loaded.length,
-    parallelSummaries,
-    summariesCompleted,
+    idleRequests: samples.idle.length,
+    loadedRequests: samples.loaded.length,
+    parallelSummaries: samples.parallelSummaries,
+    summariesCompleted: samples.summariesCompleted,
   };
 }
 
