@@ -1,16 +1,18 @@
 // The gateway's figures of issue 32 section 3: what the OpenAI-compatible gateway adds over calling the
 // upstream directly and over a bare pass-through proxy, its throughput, how soon its rows can be read,
 // and how soon a revoked key is refused. The upstream (answering at once) and the proxy run as child
-// processes and the gateway in the server's; this process only drives the load.
+// processes and the gateway in the server's; this process drives the load, the open-loop cases from
+// a process of their own (open-loop-child.ts).
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import BetterSqlite3 from 'better-sqlite3';
-import { Agent, request } from 'undici';
 import type { ApiClient } from './http.js';
-import { startChild, type Child } from './processes.js';
+import { OPEN_LOOP_ROUNDS, agent, call, ok, type OpenLoopSpec, type Run, type Target } from './open-loop.js';
+import { ROOT, startChild, type Child } from './processes.js';
 import type { GatewayReport, GatewayTargets, OpenLoopTiming, RevocationResult } from './report.js';
 import { percentile, round, sleep } from './stats.js';
 
@@ -18,7 +20,6 @@ import { percentile, round, sleep } from './stats.js';
 export const GATEWAY_RATE_RPS = 500;
 /** The server's SVC_RATE_LIMIT_CEILING in the benchmark: the bench keys take it, so that no request is refused as over the limit. */
 export const GATEWAY_RATE_CEILING = 100_000_000;
-const ROUNDS = 2;
 const THROUGHPUT_CONNECTIONS = 64;
 const THROUGHPUT_ROUNDS = 3;
 const VISIBILITY_SAMPLES = 50;
@@ -105,106 +106,8 @@ async function busyPercent(ms: number): Promise<number | null> {
   return round(100 * (1 - (second.idle - first.idle) / (second.total - first.total)), 0);
 }
 
-interface Target {
-  name: keyof GatewayTargets<unknown>;
-  /** Base address, …/v1. */
-  url: string;
-  authorization: string;
-}
-
-interface Call {
-  status: number;
-  /** performance.now() at the answer's first body byte (its end when it had no body). */
-  firstByteAt: number;
-  endAt: number;
-  requestId: string | null;
-}
-
-function agent(): Agent {
-  return new Agent({ connections: 256, keepAliveTimeout: 30_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
-}
-
 function chatBody(model: string, prompt: string, stream: boolean): string {
   return JSON.stringify({ model, messages: [{ role: 'user', content: prompt }], ...(stream ? { stream: true } : {}) });
-}
-
-/** One chat completion, its body read to the end. */
-async function call(dispatcher: Agent, target: Target, body: string): Promise<Call> {
-  const answer = await request(`${target.url}/chat/completions`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: target.authorization },
-    body,
-    dispatcher,
-  });
-  let firstByteAt: number | null = null;
-  for await (const _chunk of answer.body) firstByteAt ??= performance.now();
-  const endAt = performance.now();
-  const id = answer.headers['x-request-id'];
-  return {
-    status: answer.statusCode,
-    firstByteAt: firstByteAt ?? endAt,
-    endAt,
-    requestId: typeof id === 'string' ? id : null,
-  };
-}
-
-const ok = (status: number) => status >= 200 && status < 300;
-
-interface Run {
-  samples: number[];
-  sent: number;
-  ok: number;
-  failed: number;
-  maxSendLagMs: number;
-}
-
-const emptyRun = (): Run => ({ samples: [], sent: 0, ok: 0, failed: 0, maxSendLagMs: 0 });
-
-/**
- * Open loop: `rps` requests a second on a fixed schedule for `seconds`, whatever the answers do,
- * each timed from its scheduled send time (so that a slow answer, or a late send, is counted
- * and delays no later request's clock) to its last byte or its first.
- */
-async function openLoop(
-  dispatcher: Agent,
-  target: Target,
-  bodies: readonly string[],
-  rps: number,
-  seconds: number,
-  until: 'end' | 'firstByte',
-  into: Run = emptyRun(),
-): Promise<Run> {
-  const interval = 1000 / rps;
-  const total = Math.max(1, Math.round(rps * seconds));
-  const pending: Promise<void>[] = [];
-  const start = performance.now() + 5;
-  let i = 0;
-  while (i < total) {
-    const now = performance.now();
-    for (; i < total && start + i * interval <= now; i++) {
-      const scheduled = start + i * interval;
-      into.maxSendLagMs = Math.max(into.maxSendLagMs, now - scheduled);
-      into.sent++;
-      pending.push(
-        call(dispatcher, target, bodies[i % bodies.length]!).then(
-          (answer) => {
-            if (!ok(answer.status)) {
-              into.failed++;
-              return;
-            }
-            into.ok++;
-            into.samples.push((until === 'end' ? answer.endAt : answer.firstByteAt) - scheduled);
-          },
-          () => {
-            into.failed++;
-          },
-        ),
-      );
-    }
-    if (i < total) await sleep(start + i * interval - performance.now());
-  }
-  await Promise.all(pending);
-  return into;
 }
 
 function timing(run: Run): OpenLoopTiming {
@@ -223,9 +126,8 @@ function timing(run: Run): OpenLoopTiming {
 }
 
 /**
- * One open-loop case for the three targets: `rounds` rounds, the order reversed every other
- * round so that a drift of the machine weighs on each alike, each run after a warm-up on the
- * same connections. Samples of a target are pooled over its rounds.
+ * One open-loop case for the three targets (open-loop.ts), driven from a process of its own
+ * (open-loop-child.ts): what it times is then the targets, not this process's collector and heap.
  */
 async function openLoopCase(
   targets: Target[],
@@ -234,32 +136,27 @@ async function openLoopCase(
   until: 'end' | 'firstByte',
   log: Log,
 ): Promise<GatewayTargets<OpenLoopTiming>> {
-  const roundSeconds = seconds / ROUNDS;
-  const warmSeconds = Math.min(1, Math.max(0.5, roundSeconds / 5));
-  const runs = new Map(targets.map((t) => [t.name, emptyRun()]));
-  for (let r = 0; r < ROUNDS; r++) {
-    const order = r % 2 === 0 ? targets : [...targets].reverse();
-    for (const target of order) {
-      const dispatcher = agent();
-      try {
-        await openLoop(dispatcher, target, bodies, GATEWAY_RATE_RPS, warmSeconds, until);
-        const run = await openLoop(
-          dispatcher,
-          target,
-          bodies,
-          GATEWAY_RATE_RPS,
-          roundSeconds,
-          until,
-          runs.get(target.name),
-        );
-        log(`  round ${r + 1}/${ROUNDS} ${target.name}: ${run.sent} sent so far, ${run.failed} failed`);
-      } finally {
-        await dispatcher.close();
-      }
-    }
-  }
-  const of = (name: Target['name']) => timing(runs.get(name)!);
-  return { direct: of('direct'), proxy: of('proxy'), gateway: of('gateway') };
+  const spec: OpenLoopSpec = { targets, bodies, rps: GATEWAY_RATE_RPS, seconds, until };
+  const runs = await new Promise<Record<Target['name'], Run>>((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/open-loop-child.ts'], {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      err += chunk;
+      for (const line of chunk.split('\n')) if (line.startsWith('  round ')) log(line);
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      if (code === 0) resolve(JSON.parse(out) as Record<Target['name'], Run>);
+      else reject(new Error(`the open-loop client exited with ${code}:\n${err.slice(-2000)}`));
+    });
+    child.stdin.end(JSON.stringify(spec));
+  });
+  return { direct: timing(runs.direct), proxy: timing(runs.proxy), gateway: timing(runs.gateway) };
 }
 
 interface CannonRun {
@@ -637,7 +534,7 @@ export async function measureGateway(o: GatewayBenchOptions): Promise<Omit<Gatew
       upstream: 'server/gateway/simulated-upstream.ts, answering at once, in a process of its own',
       rateRps: GATEWAY_RATE_RPS,
       secondsPerTarget: o.seconds,
-      rounds: ROUNDS,
+      rounds: OPEN_LOOP_ROUNDS,
       requestIdHeader,
       rateLimitRpm: latencyKey.rate_limit_rpm,
       loadAverage: { before: round(loadBefore, 2), after: round(loadavg()[0]!, 2) },

@@ -209,7 +209,7 @@ export function otherFigures(r: Omit<Report, 'figures' | 'passed' | 'failed'>): 
       figure: 'GET /keys p99 under analytics load',
       value: r.keysLatency.loadedP99,
       unit: 'ms',
-      reference: `idle p99 ${fmt(r.keysLatency.idleP99)} ms (${fmt(r.keysLatency.ratio)}×)`,
+      reference: `idle p99 ${fmt(r.keysLatency.idleP99)} ms (${fmt(r.keysLatency.ratio)}×); timed one request at a time by a client process of its own (bench/keys-latency-child.ts) while it loops ${r.keysLatency.parallelSummaries} 30-day summaries`,
       target: '≤ 1.5× idle p99',
       pass: r.keysLatency.ratio <= 1.5,
     },
@@ -425,7 +425,7 @@ function gatewayLines(g: GatewayReport): string[] {
     '## Gateway',
     '',
     `Route ${s.model} on a key of ${s.rateLimitRpm.toLocaleString('en')} requests/minute and no credit limit; upstream: ${s.upstream}. ` +
-      `Open-loop cases send ${s.rateRps} req/s on a fixed schedule and time each request from its scheduled send ` +
+      `Open-loop cases send ${s.rateRps} req/s on a fixed schedule from a client process of their own (bench/open-loop-child.ts) and time each request from its scheduled send ` +
       `(${s.secondsPerTarget} s per target over ${s.rounds} alternating rounds, each after a warm-up); ` +
       `direct = the upstream itself, proxy = bench/bare-proxy.ts (node:http + undici), added = through − direct. ` +
       `x-request-id on the gateway's answers: ${s.requestIdHeader ? 'yes' : 'NO'}. ` +

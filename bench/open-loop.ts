@@ -1,0 +1,144 @@
+// The open-loop client of the gateway's latency figures: requests on a fixed schedule to the
+// upstream, the bare proxy and the gateway, each timed from its scheduled send. Run by
+// open-loop-child.ts in a process of its own; `call` and `agent` serve the rest of gateway.ts too.
+import { Agent, request } from 'undici';
+import type { GatewayTargets } from './report.js';
+import { sleep } from './stats.js';
+
+/** Rounds of each open-loop case: the targets' order is reversed every other round. */
+export const OPEN_LOOP_ROUNDS = 2;
+
+export interface Target {
+  name: keyof GatewayTargets<unknown>;
+  /** Base address, …/v1. */
+  url: string;
+  authorization: string;
+}
+
+export interface Call {
+  status: number;
+  /** performance.now() at the answer's first body byte (its end when it had no body). */
+  firstByteAt: number;
+  endAt: number;
+  requestId: string | null;
+}
+
+export function agent(): Agent {
+  return new Agent({ connections: 256, keepAliveTimeout: 30_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
+}
+
+/** One chat completion, its body read to the end. */
+export async function call(dispatcher: Agent, target: Target, body: string): Promise<Call> {
+  const answer = await request(`${target.url}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: target.authorization },
+    body,
+    dispatcher,
+  });
+  let firstByteAt: number | null = null;
+  for await (const _chunk of answer.body) firstByteAt ??= performance.now();
+  const endAt = performance.now();
+  const id = answer.headers['x-request-id'];
+  return {
+    status: answer.statusCode,
+    firstByteAt: firstByteAt ?? endAt,
+    endAt,
+    requestId: typeof id === 'string' ? id : null,
+  };
+}
+
+export const ok = (status: number) => status >= 200 && status < 300;
+
+export interface Run {
+  samples: number[];
+  sent: number;
+  ok: number;
+  failed: number;
+  maxSendLagMs: number;
+}
+
+const emptyRun = (): Run => ({ samples: [], sent: 0, ok: 0, failed: 0, maxSendLagMs: 0 });
+
+/** What one open-loop case asks of the client process. */
+export interface OpenLoopSpec {
+  targets: Target[];
+  bodies: readonly string[];
+  rps: number;
+  /** Timed seconds per target, over all rounds. */
+  seconds: number;
+  until: 'end' | 'firstByte';
+}
+
+/**
+ * Open loop: `rps` requests a second on a fixed schedule for `seconds`, whatever the answers do,
+ * each timed from its scheduled send time (so that a slow answer, or a late send, is counted
+ * and delays no later request's clock) to its last byte or its first.
+ */
+async function openLoop(
+  dispatcher: Agent,
+  target: Target,
+  spec: OpenLoopSpec,
+  seconds: number,
+  into: Run = emptyRun(),
+): Promise<Run> {
+  const { bodies, rps, until } = spec;
+  const interval = 1000 / rps;
+  const total = Math.max(1, Math.round(rps * seconds));
+  const pending: Promise<void>[] = [];
+  const start = performance.now() + 5;
+  let i = 0;
+  while (i < total) {
+    const now = performance.now();
+    for (; i < total && start + i * interval <= now; i++) {
+      const scheduled = start + i * interval;
+      into.maxSendLagMs = Math.max(into.maxSendLagMs, now - scheduled);
+      into.sent++;
+      pending.push(
+        call(dispatcher, target, bodies[i % bodies.length]!).then(
+          (answer) => {
+            if (!ok(answer.status)) {
+              into.failed++;
+              return;
+            }
+            into.ok++;
+            into.samples.push((until === 'end' ? answer.endAt : answer.firstByteAt) - scheduled);
+          },
+          () => {
+            into.failed++;
+          },
+        ),
+      );
+    }
+    if (i < total) await sleep(start + i * interval - performance.now());
+  }
+  await Promise.all(pending);
+  return into;
+}
+
+/**
+ * One open-loop case for the three targets: OPEN_LOOP_ROUNDS rounds, the order reversed every
+ * other round so that a drift of the machine weighs on each alike, each run after a warm-up on
+ * the same connections. Samples of a target are pooled over its rounds.
+ */
+export async function openLoopCase(
+  spec: OpenLoopSpec,
+  log: (line: string) => void,
+): Promise<Record<Target['name'], Run>> {
+  const roundSeconds = spec.seconds / OPEN_LOOP_ROUNDS;
+  const warmSeconds = Math.min(1, Math.max(0.5, roundSeconds / 5));
+  const runs = { direct: emptyRun(), proxy: emptyRun(), gateway: emptyRun() };
+  for (let r = 0; r < OPEN_LOOP_ROUNDS; r++) {
+    const order = r % 2 === 0 ? spec.targets : [...spec.targets].reverse();
+    for (const target of order) {
+      const dispatcher = agent();
+      try {
+        await openLoop(dispatcher, target, spec, warmSeconds);
+        const run = await openLoop(dispatcher, target, spec, roundSeconds, runs[target.name]);
+        log(`  round ${r + 1}/${OPEN_LOOP_ROUNDS} ${target.name}: ${run.sent} sent so far, ${run.failed} failed`);
+      } finally {
+        await dispatcher.close();
+      }
+    }
+  }
+  return runs;
+}
