@@ -30,7 +30,8 @@ export async function counted<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-function idleCallback(run: () => void): void {
+/** Runs `run` in the browser's next idle period (within a second). */
+export function idleCallback(run: () => void): void {
   if (typeof window.requestIdleCallback === 'function') window.requestIdleCallback(run, { timeout: 1000 });
   else window.setTimeout(run, 50);
 }

@@ -55,7 +55,6 @@ export class AnalyticsPool {
   private readonly slots: (Slot | null)[];
   private readonly queue: Job[] = [];
   private nextId = 1;
-  private warmOrgIds: string[] = [];
 
   constructor(
     private readonly path: string,
@@ -93,9 +92,7 @@ export class AnalyticsPool {
    * started later in place of one does not, so that jobs waiting for it wait no longer.
    */
   warm(orgIds: readonly string[] = []): void {
-    this.warmOrgIds = [...orgIds];
-    for (let i = 0; i < this.slots.length; i++) this.slots[i] ??= this.spawn();
-    this.warmOrgIds = [];
+    for (let i = 0; i < this.slots.length; i++) this.slots[i] ??= this.spawn(orgIds);
   }
 
   async close(): Promise<void> {
@@ -151,9 +148,9 @@ export class AnalyticsPool {
     this.dispatch();
   }
 
-  private spawn(): Slot {
+  private spawn(warmOrgIds: readonly string[] = []): Slot {
     const worker = startWorker(WORKER_URL, {
-      workerData: { path: this.path, nice: ANALYTICS_NICE, warmOrgIds: this.warmOrgIds } satisfies WorkerData,
+      workerData: { path: this.path, nice: ANALYTICS_NICE, warmOrgIds: [...warmOrgIds] } satisfies WorkerData,
     });
     const slot: Slot = { worker, ready: false, job: null, deadline: null };
     worker.on('message', (reply: WorkerReply | typeof WORKER_READY) => {

@@ -1,6 +1,6 @@
 import type { ComponentType } from 'react';
 import type { Screen } from '../state/route.js';
-import { whenIdle } from '../console-idle.js';
+import { idleCallback, whenIdle } from '../console-idle.js';
 import { retryableLazy, type RetryableLazy } from './retryable-lazy.js';
 
 /**
@@ -54,15 +54,13 @@ export const screens: Record<Screen, ScreenEntry> = {
  */
 export function preloadScreens(): () => void {
   let cancelled = false;
-  const idle = (next: () => void) =>
-    typeof window.requestIdleCallback === 'function' ? window.requestIdleCallback(next) : window.setTimeout(next, 50);
   const queue = Object.values(screens);
   const step = () => {
     const entry = queue.shift();
     if (cancelled || !entry) return;
     entry.preload().then(
-      () => idle(step),
-      () => idle(step),
+      () => idleCallback(step),
+      () => idleCallback(step),
     );
   };
   const cancelWait = whenIdle(step);
