@@ -1,5 +1,8 @@
 const ISO_8601 = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
 
+/** `Date.toISOString`'s form, when its hour is 00 to 23 (else the date checks below decide). */
+const CANONICAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 /** 0000-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z. */
 const EARLIEST_MS = -62_167_219_200_000;
 const LATEST_MS = 253_402_300_799_999;
@@ -11,6 +14,14 @@ const LATEST_MS = 253_402_300_799_999;
  * years 0000 to 9999 in UTC.
  */
 export function parseIsoTimestamp(text: string): number | null {
+  // The form every response and export writes, read as it is: an import parses millions.
+  if (CANONICAL.test(text)) {
+    const value = Date.parse(text);
+    const date = new Date(value);
+    if (date.getUTCDate() === Number(text.slice(8, 10)) && date.getUTCMonth() === Number(text.slice(5, 7)) - 1) {
+      return value;
+    }
+  }
   const match = ISO_8601.exec(text.trim());
   if (!match) return null;
   const [, y, mo, d, h = '00', mi = '00', s = '00', fraction = '', zone = 'Z'] = match;

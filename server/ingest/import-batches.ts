@@ -1,5 +1,6 @@
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
-import { RollupSums, type RollupCells } from '../stores/telemetry/rollup-sums.js';
+import { RollupSums } from '../stores/telemetry/rollup-sums.js';
+import { rollupRows, type RollupRows } from '../stores/telemetry/rollup-writer.js';
 import { SearchPlanner, type BlockCounts, type SearchLookups, type Share } from '../stores/telemetry/search-planner.js';
 import { casefold, type FilledEpoch } from '../stores/telemetry/search-terms.js';
 import { RequestColumnsBuilder, type RequestColumns } from './request-columns.js';
@@ -28,8 +29,8 @@ export interface ImportBatch {
   filled: FilledEpoch[];
   /** Cost of the batch's rows per key. */
   spend: Map<string, number>;
-  /** Rollup cells to add: when enough are held, and with the last batch. */
-  rollups: RollupCells | null;
+  /** Rollup rows to add (coarser grains summed, sketches encoded): when enough cells are held, and with the last batch. */
+  rollups: RollupRows | null;
   /** The search index's block spans and counts: with the last batch. */
   counts: BlockCounts | null;
 }
@@ -103,13 +104,14 @@ export function* importBatches(
     batch.lines?.push(line!());
     if (record.key_id) batch.spend.set(record.key_id, (batch.spend.get(record.key_id) ?? 0) + record.cost_micro);
     sums.add(record);
-    if (sums.full()) batch.rollups = sums.take();
+    if (sums.full()) batch.rollups = rollupRows(sums.take()!);
     if (columns.length === BATCH_ROWS || batch.rollups) {
       yield end(batch);
       batch = start();
     }
   }
-  batch.rollups = sums.take();
+  const cells = sums.take();
+  batch.rollups = cells && rollupRows(cells);
   batch.counts = search.takeCounts();
   yield end(batch);
 }

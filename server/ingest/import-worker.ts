@@ -15,9 +15,12 @@ import {
 /**
  * Reads an import's rows and prepares them (import-batches.ts) beside the writer's thread,
  * which only writes them (record-requests.ts). Runs at most `AHEAD` batches ahead of the
- * writer, so memory stays flat however many rows there are.
+ * writer, so memory stays flat however many rows there are. Sixteen (~16 MB) rather than
+ * four: the writer spends long on a batch that carries rollups, and four left the reader
+ * waiting then and the writer idle after. 500k NDJSON rows into an empty store, alternating
+ * runs: ~10.1 s with 32 ahead against ~12.4 s with four; 16, 32 and 64 alike.
  */
-const AHEAD = 4;
+const AHEAD = 16;
 
 const { source, storePath, flow } = workerData as ImportWorkerData;
 const post = (message: ImportMessage) => parentPort!.postMessage(message);

@@ -44,6 +44,17 @@ describe('ISO 8601 timestamps', () => {
     expect(parseIsoTimestamp('2030-01-02T03:04:05.123456Z')).toBe(Date.UTC(2030, 0, 2, 3, 4, 5, 123));
   });
 
+  it('reads the form every export writes, refusing the dates Date.parse would roll over', () => {
+    expect(parseIsoTimestamp('2030-01-02T03:04:05.123Z')).toBe(Date.UTC(2030, 0, 2, 3, 4, 5, 123));
+    expect(parseIsoTimestamp('2028-02-29T23:59:59.999Z')).toBe(Date.UTC(2028, 1, 29, 23, 59, 59, 999));
+    expect(parseIsoTimestamp('2030-02-30T00:00:00.000Z')).toBeNull();
+    expect(parseIsoTimestamp('2030-04-31T12:00:00.000Z')).toBeNull();
+    expect(parseIsoTimestamp('2030-13-01T00:00:00.000Z')).toBeNull();
+    expect(parseIsoTimestamp('2030-01-02T23:60:00.000Z')).toBeNull();
+    // ISO 8601's end of a day, which the general form takes as the next midnight.
+    expect(parseIsoTimestamp('2030-01-02T24:00:00.000Z')).toBe(Date.UTC(2030, 0, 3));
+  });
+
   it('accepts a bare date as midnight UTC', () => {
     expect(parseIsoTimestamp('2030-01-02')).toBe(Date.UTC(2030, 0, 2));
   });
@@ -76,6 +87,12 @@ describe('reading an NDJSON file line by line', () => {
       const lines = ['{"a":"é€😀"}', '', '{"b":2}', 'last line without newline'];
       writeFileSync(path, lines.slice(0, 3).join('\r\n') + '\n' + lines[3]);
       expect([...fileLines(path, 3)]).toEqual(lines);
+      expect([...fileLines(path, 1 << 20)]).toEqual(lines);
+      // A lone carriage return is the line's own, and an empty file has no lines.
+      writeFileSync(path, 'a\rb\r\n\r\n\n');
+      expect([...fileLines(path, 2)]).toEqual(['a\rb', '', '']);
+      writeFileSync(path, '');
+      expect([...fileLines(path, 2)]).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -8,7 +8,7 @@ import { grainsFor, segments } from '../../server/analytics/windows.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { GRAINS } from '../../server/stores/telemetry/rollup-grains.js';
 import { RollupSums } from '../../server/stores/telemetry/rollup-sums.js';
-import { RollupWriter } from '../../server/stores/telemetry/rollup-writer.js';
+import { rollupRows, RollupWriter } from '../../server/stores/telemetry/rollup-writer.js';
 import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
 
 // Each case writes or migrates a store of hundreds of thousands of rows: on two shared cores
@@ -114,7 +114,7 @@ describe('the rollups', () => {
     const insertFresh = fresh.prepare(INSERT);
     const flush = () => {
       const cells = sums.take();
-      if (cells) writer.write(cells);
+      if (cells) writer.write(rollupRows(cells));
     };
     for (let i = 0; i < ROWS; i++) {
       insertFresh.run(record(i));

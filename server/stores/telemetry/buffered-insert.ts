@@ -20,15 +20,20 @@ export class BufferedInsert {
   private readonly values: unknown[];
   private held = 0;
 
-  /** `into`: the table and its columns, as in `INSERT INTO requests (a, b)`. */
+  /**
+   * `into`: the table and its columns, as in `INSERT INTO requests (a, b)`; `upsert`, an
+   * `ON CONFLICT` clause, makes it an upsert (the rows of one statement are taken in order,
+   * so a later row sees an earlier one's).
+   */
   constructor(
     db: Database,
     into: string,
     private readonly width: number,
+    upsert = '',
   ) {
     const row = `(${Array<string>(width).fill('?').join(', ')})`;
     const insert = (rows: number) =>
-      db.prepare(`INSERT OR FAIL INTO ${into} VALUES ${Array<string>(rows).fill(row).join(', ')}`);
+      db.prepare(`INSERT OR FAIL INTO ${into} VALUES ${Array<string>(rows).fill(row).join(', ')} ${upsert}`);
     this.one = insert(1);
     this.many = insert(ROWS_PER_STATEMENT);
     this.values = new Array<unknown>(ROWS_PER_STATEMENT * width);
