@@ -1,4 +1,5 @@
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
+import type { StoredLookups } from '../stores/telemetry/search-planner.js';
 import type { ImportBatch } from './import-batches.js';
 
 /**
@@ -54,9 +55,12 @@ export interface ImportWorkerData {
   source: ImportSource;
   /**
    * The store the writer holds the write lock of: read for the numbering and the shared search
-   * terms. Null when it had no rows (and may be shut to other connections: import-transaction.ts).
+   * terms. Null when it had no rows, or when the writer has it alone and hands over `lookups`
+   * (import-transaction.ts: other connections are shut out).
    */
   storePath: string | null;
+  /** The store's search lookups read whole by the writer, when it has the store alone with rows. */
+  lookups: StoredLookups | null;
   /** Int32Array over a SharedArrayBuffer, indexed by `FLOW`. */
   flow: Int32Array;
 }

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import { NO_ROWS, searchLookups } from '../stores/telemetry/search-planner.js';
+import { lookupsFrom, NO_ROWS, searchLookups } from '../stores/telemetry/search-planner.js';
 import { importBatches } from './import-batches.js';
 import {
   FLOW,
@@ -22,7 +22,7 @@ import {
  */
 const AHEAD = 16;
 
-const { source, storePath, flow } = workerData as ImportWorkerData;
+const { source, storePath, lookups, flow } = workerData as ImportWorkerData;
 const post = (message: ImportMessage) => parentPort!.postMessage(message);
 
 /** Waits until the writer is at most `AHEAD - 1` batches behind; false when it asks to stop. */
@@ -47,7 +47,8 @@ try {
   const db = storePath === null ? null : new BetterSqlite3(storePath, { readonly: true, fileMustExist: true });
   try {
     const { records, line } = await read(source);
-    for (const batch of importBatches(records, db ? searchLookups(db) : NO_ROWS, line)) {
+    const found = lookups ? lookupsFrom(lookups) : db ? searchLookups(db) : NO_ROWS;
+    for (const batch of importBatches(records, found, line)) {
       if (!room()) break;
       post({ kind: 'batch', batch });
       Atomics.add(flow, FLOW.sent, 1);

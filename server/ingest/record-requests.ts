@@ -111,9 +111,9 @@ export async function recordRequestsFrom(
   source: ImportSource,
   progress?: ImportProgress,
 ): Promise<number> {
-  const writer = new ImportWriter(telemetryPath, progress);
+  const writer = new ImportWriter(telemetryPath, progress, { withRows: true });
   try {
-    for await (const batch of readInWorker(source, telemetryPath, writer.storeWasEmpty)) writer.write(batch);
+    for await (const batch of readInWorker(source, writer.readerStore())) writer.write(batch);
     writer.commit(control);
   } finally {
     writer.close();
@@ -135,13 +135,15 @@ class ImportWriter {
   private readonly rollups: RollupWriter;
   private readonly search: SearchWriter;
   private readonly spend = new Map<string, number>();
-  private readonly transaction: ImportTransaction;
+  private transaction: ImportTransaction;
   /** From the write lock on: the rate reported leaves out migrations. */
   private started = 0;
 
+  /** `withRows`: the store may be taken alone even with rows (`beginImport`). */
   constructor(
-    telemetryPath: string,
+    private readonly telemetryPath: string,
     private readonly progress: ImportProgress | undefined,
+    { withRows = false } = {},
   ) {
     const report = progress?.report;
     this.telemetry = openTelemetry(telemetryPath, {
@@ -156,7 +158,7 @@ class ImportWriter {
       this.requests = new RequestInserts(this.telemetry);
       this.rollups = new RollupWriter(this.telemetry);
       this.search = new SearchWriter(this.telemetry);
-      this.transaction = beginImport(this.telemetry);
+      this.transaction = beginImport(this.telemetry, { withRows });
       this.started = performance.now();
     } catch (error) {
       this.telemetry.close();
@@ -213,9 +215,15 @@ class ImportWriter {
     }
   }
 
-  /** The store had no rows when this import took the write lock: the reading thread need not open it. */
-  get storeWasEmpty(): boolean {
-    return this.transaction.empty;
+  /**
+   * How the reading thread sees the store (see `ImportWorkerData`): the path of a store with
+   * rows that this import shares, or the lookups read whole when it has the store alone,
+   * forgotten here once handed over. Null for an empty store.
+   */
+  readerStore(): Pick<ImportWorkerData, 'storePath' | 'lookups'> {
+    const { empty, lookups } = this.transaction;
+    this.transaction = { ...this.transaction, lookups: null };
+    return { storePath: empty || lookups ? null : this.telemetryPath, lookups };
   }
 
   /** Rolls back what is not committed. */
@@ -231,11 +239,10 @@ class ImportWriter {
 /** The batches of `source`, read and prepared by a worker thread, at most a few ahead of the writer. */
 async function* readInWorker(
   source: ImportSource,
-  telemetryPath: string,
-  storeEmpty: boolean,
+  store: Pick<ImportWorkerData, 'storePath' | 'lookups'>,
 ): AsyncGenerator<ImportBatch> {
   const flow = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
-  const workerData: ImportWorkerData = { source, storePath: storeEmpty ? null : telemetryPath, flow };
+  const workerData: ImportWorkerData = { source, ...store, flow };
   const resourceLimits = { maxYoungGenerationSizeMb: READER_YOUNG_GENERATION_MB };
   const worker = startWorker(workerUrl('import-worker', import.meta.url), { workerData, resourceLimits });
   try {

@@ -3,8 +3,9 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { importRequests } from '../../server/admin/import-requests.js';
+import { AnalyticsQueries } from '../../server/analytics/queries.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import { ControlStore } from '../../server/stores/control/store.js';
 import { BUSY_TIMEOUT_MS } from '../../server/stores/sqlite.js';
@@ -44,7 +45,7 @@ function storeIn(name: string): string {
 }
 
 /**
- * The importer's connection, with `stepIn` run just before its first BEGIN IMMEDIATE: the
+ * The importer's connection, with `stepIn` run just before its first BEGIN: the
  * moment, after leaving WAL mode, when another connection can still take the store back.
  */
 function withStepIn(db: BetterSqlite3.Database, stepIn: () => void): BetterSqlite3.Database {
@@ -53,7 +54,7 @@ function withStepIn(db: BetterSqlite3.Database, stepIn: () => void): BetterSqlit
     get(target, property) {
       if (property === 'exec') {
         return (sql: string) => {
-          if (pending && sql === 'BEGIN IMMEDIATE') {
+          if (pending && (sql === 'BEGIN IMMEDIATE' || sql === 'BEGIN EXCLUSIVE')) {
             pending = false;
             stepIn();
           }
@@ -134,9 +135,33 @@ describe('an import', () => {
       // A wait for the lock would be the busy timeout, 5 s, at start and at each read.
       expect(performance.now() - started).toBeLessThan(BUSY_TIMEOUT_MS);
       importer.exec('COMMIT');
-      endImport(importer, { empty: true, alone: true });
+      endImport(importer, { empty: true, alone: true, lookups: null });
       expect((await client.get('/analytics/summary')).status).toBe(200);
       expect(server.logs()).toContain('telemetry store reachable again');
+    } finally {
+      importer.close();
+      await server?.close();
+    }
+  });
+
+  it('beside a server that found the store locked, once done, finds it opened again and shares it', async () => {
+    const path = storeIn('server-reopens');
+    const importer = openTelemetry(path);
+    let server: TestServer | undefined;
+    try {
+      spillRowsAlone(importer);
+      server = await startServer({ dataDir: join(path, '..'), telemetryDbPath: path });
+      expect(server.logs()).toContain('telemetry store unavailable');
+      importer.exec('COMMIT');
+      endImport(importer, { empty: true, alone: true, lookups: null });
+      // Nothing is asked of the server: it opens the store again by itself.
+      await vi.waitFor(() => expect(server!.logs()).toContain('telemetry store reachable again'), {
+        timeout: 10_000,
+        interval: 100,
+      });
+      const next = beginImport(importer, { withRows: true });
+      expect(next).toEqual({ empty: false, alone: false, lookups: null });
+      endImport(importer, next);
     } finally {
       importer.close();
       await server?.close();
@@ -165,17 +190,42 @@ describe('an import', () => {
       const again = await importRequests(control, path, ndjsonFile(dir, [row(), first]));
       expect(again).toEqual({ ok: false, error: expect.stringMatching(/^line 2\b.*already imported/) });
       expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(2);
+      expect(read(path, 'PRAGMA journal_mode')).toBe('wal');
+      expect(existsSync(`${path}-journal`)).toBe(false);
     } finally {
       control.close();
     }
   });
 
-  it('keeps a store that has rows in WAL mode', () => {
+  it('of rows held in memory (live telemetry) keeps a store that has rows in WAL mode', () => {
     const path = storeIn('rows');
     importNoting(path, 1, 10);
     const seen = importNoting(path, 11, 5_010);
     expect(seen.every((s) => s.wal && !s.journal)).toBe(true);
     expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(5_010);
+  });
+
+  it('killed after writing into a store with rows alone leaves its rows, and the next import works', () => {
+    const path = storeIn('killed-rows');
+    importNoting(path, 1, 10);
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'test/server/fixtures/killed-import.ts', path, '1000'],
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(child.signal, child.stderr).toBe('SIGKILL');
+    expect(existsSync(`${path}-journal`)).toBe(true);
+
+    const db = openTelemetry(path);
+    try {
+      expect(db.prepare('SELECT COUNT(*) FROM requests').pluck().get()).toBe(10);
+      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    } finally {
+      db.close();
+    }
+    importNoting(path, 11, 13);
+    expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(13);
   });
 
   it('killed after writing into an empty store alone leaves it empty, and the next import works', () => {
@@ -210,7 +260,7 @@ describe('an import', () => {
       let other: BetterSqlite3.Database | undefined;
       try {
         const transaction = beginImport(withStepIn(importer, () => (other = openTelemetry(path))));
-        expect(transaction).toEqual({ empty: true, alone: false });
+        expect(transaction).toEqual({ empty: true, alone: false, lookups: null });
         expect(importer.pragma('journal_mode', { simple: true })).toBe('wal');
         insertRows(importer, 3);
         expect(other?.prepare('SELECT COUNT(*) FROM requests').pluck().get()).toBe(0);
@@ -235,7 +285,7 @@ describe('an import', () => {
             other.close();
           }),
         );
-        expect(transaction).toEqual({ empty: false, alone: false });
+        expect(transaction).toEqual({ empty: false, alone: false, lookups: null });
         expect(importer.pragma('journal_mode', { simple: true })).toBe('wal');
         endImport(importer, transaction);
       } finally {
@@ -243,5 +293,106 @@ describe('an import', () => {
       }
       expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(1);
     });
+  });
+});
+
+describe('an import of a file into a store with rows', () => {
+  let dir: string;
+  let org: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(scratch, 'files-'));
+    // The organisation is made through a server on another telemetry store, closed after.
+    const server = await startServer({ dataDir: dir, telemetryDbPath: join(dir, 'other-telemetry.db') });
+    org = (await register(server)).org;
+    await server.close();
+  });
+
+  /** `count` rows of the organisation: every other one for the customer acme, each with a trace id of its own. */
+  const rows = (count: number, prefix: string) =>
+    Array.from({ length: count }, (_, i) =>
+      importRow(null, null, {
+        organization_name: org,
+        metadata: { customer: i % 2 === 0 ? 'acme' : 'globex', trace: `${prefix}-trace-${i}` },
+      }),
+    );
+
+  /** Imports `lines` into `path`, noting at each progress report which files the store had. */
+  async function importFileNoting(path: string, lines: object[], during?: () => void): Promise<Seen[]> {
+    const control = ControlStore.open(join(dir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+    const seen: Seen[] = [];
+    try {
+      const report = () => {
+        seen.push({ wal: existsSync(`${path}-wal`), journal: existsSync(`${path}-journal`) });
+        during?.();
+      };
+      const result = await importRequests(control, path, ndjsonFile(dir, lines), { report, every: 1_000 });
+      expect(result).toEqual({ ok: true, rows: lines.length });
+    } finally {
+      control.close();
+    }
+    expect(seen.length).toBeGreaterThan(0);
+    return seen;
+  }
+
+  function search(path: string, text: string): number {
+    const db = new BetterSqlite3(path, { readonly: true });
+    try {
+      const orgId = db.prepare('SELECT org_id FROM requests LIMIT 1').pluck().get() as string;
+      const filter = { orgId, from: 0, to: Date.now() + 60_000, search: text };
+      return new AnalyticsQueries(db).run({ kind: 'requests', filter, limit: 1, offset: 0 }).total;
+    } finally {
+      db.close();
+    }
+  }
+
+  it('nothing else has open writes it without a WAL log, and its shared terms go on from the stored ones', async () => {
+    const path = join(mkdtempSync(join(dir, 'alone-')), 'telemetry.db');
+    await importFileNoting(path, rows(2_000, 'first'));
+    const seen = await importFileNoting(path, rows(3_000, 'second'));
+    expect(seen.every((s) => !s.wal && s.journal)).toBe(true);
+    expect(read(path, 'PRAGMA journal_mode')).toBe('wal');
+    expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(5_000);
+    // The reading thread was handed the stored terms: acme stays one shared term, found in every row.
+    expect(read(path, "SELECT COUNT(*) FROM search_terms WHERE text = 'acme'")).toBe(1);
+    expect(search(path, 'acme')).toBe(2_500);
+    expect(search(path, 'globex')).toBe(2_500);
+    expect(search(path, 'second-trace-2999')).toBe(1);
+    expect(search(path, 'first-trace-1999')).toBe(1);
+  });
+
+  it('another connection has open shares it in WAL mode, and that connection reads on', async () => {
+    const path = join(mkdtempSync(join(dir, 'shared-')), 'telemetry.db');
+    await importFileNoting(path, rows(1_000, 'first'));
+    const other = new BetterSqlite3(path, { readonly: true });
+    try {
+      const count = other.prepare('SELECT COUNT(*) FROM requests').pluck();
+      const counted: unknown[] = [];
+      const seen = await importFileNoting(path, rows(2_000, 'second'), () => counted.push(count.get()));
+      expect(seen.every((s) => s.wal && !s.journal)).toBe(true);
+      expect(counted.every((n) => n === 1_000)).toBe(true);
+      expect(count.get()).toBe(3_000);
+    } finally {
+      other.close();
+    }
+    expect(search(path, 'acme')).toBe(1_500);
+  });
+
+  it('whose shared terms are more than the reading thread reads at its start shares it in WAL mode', async () => {
+    const path = join(mkdtempSync(join(dir, 'many-')), 'telemetry.db');
+    await importFileNoting(path, rows(1_000, 'first'));
+    const db = openTelemetry(path);
+    try {
+      // Shared terms of another organisation, past what a planner preloads: it would ask the store for them.
+      db.prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100001)
+        INSERT INTO search_common (org_id, text, term) SELECT 'org-other', 'text-' || i, 1000000 + i FROM n`,
+      ).run();
+    } finally {
+      db.close();
+    }
+    const seen = await importFileNoting(path, rows(2_000, 'second'));
+    expect(seen.every((s) => s.wal && !s.journal)).toBe(true);
+    expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(3_000);
+    expect(search(path, 'acme')).toBe(1_500);
   });
 });

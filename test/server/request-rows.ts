@@ -86,23 +86,23 @@ export const requestRecord = (i: number): RequestRecord => ({
 });
 
 /**
- * Takes the empty store `db` as an import does, alone, and writes 20,000 rows through a cache
- * of a few pages: they spill into the file, as a large import's do, and the import holds the
- * store's exclusive lock. Returns without committing.
+ * Takes the store `db` as an import from a file does, alone, and writes 20,000 rows from
+ * req-`from` on through a cache of a few pages: they spill into the file, as a large import's
+ * do, and the import holds the store's exclusive lock. Returns without committing.
  */
-export function spillRowsAlone(db: Database): void {
+export function spillRowsAlone(db: Database, from = 1): void {
   db.pragma('cache_size = 16');
-  if (!beginImport(db).alone) throw new Error('the import did not have the store to itself');
-  insertRows(db, 20_000);
+  if (!beginImport(db, { withRows: true }).alone) throw new Error('the import did not have the store to itself');
+  insertRows(db, 20_000, from);
 }
 
-/** Writes `count` request rows straight into the store, req-1 to req-`count`, with no rollups or search terms. */
-export function insertRows(db: Database, count: number): void {
+/** Writes `count` request rows straight into the store, req-`from` on, with no rollups or search terms. */
+export function insertRows(db: Database, count: number, from = 1): void {
   db.prepare(
-    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+    `WITH RECURSIVE n(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM n WHERE i < ?)
     INSERT INTO requests (req_id, ts, org_id, model, status, stream, total_ms, pre_dispatch_ms, tokens_generated,
       total_tokens, tokens_estimated, cost_micro, is_byok, termination_reason, user_agent, metadata)
     SELECT 'req-' || i, 1700000000000 + i, 'org-a', 'openai/gpt-4o-mini', 200, 0, 100, 1, 5, 15, 0, 1000, 0,
       'completed', 'agent/1.0', '{}' FROM n`,
-  ).run(count);
+  ).run(from, from + count - 1);
 }

@@ -1,43 +1,63 @@
 import type { Database } from 'better-sqlite3';
+import { fewSharedTerms, storedLookups, type StoredLookups } from './search-planner.js';
 
 /** How an import's write transaction holds the store (see `beginImport`). */
 export interface ImportTransaction {
   /** The store had no rows when the write lock was taken: nothing to look up in it. */
   readonly empty: boolean;
-  /** The store is written in rollback-journal mode, which shuts other connections out until the commit. */
+  /** The store is written in rollback-journal mode, its exclusive lock held: other connections are shut out until the commit. */
   readonly alone: boolean;
+  /**
+   * Taken alone with rows: its search lookups, read whole under the lock, for the import's
+   * reading thread, which must not open the store. Else null.
+   */
+  readonly lookups: StoredLookups | null;
 }
 
 /**
  * Takes the write lock for an import. A store in WAL mode has every page written twice,
  * to the log and then into the file at the checkpoint: at ten million rows an 8 GB log,
- * whose commit and checkpoint took ~40 s of a ~250 s import. An empty store that no other
+ * whose commit and checkpoint took ~40 s of a ~250 s import. A store that no other
  * connection has open is written in rollback-journal mode instead: its new pages go straight
- * into the file, and the journal holds the few pages that existed before. A crash leaves a
- * hot journal, which the next connection that opens the store for writing (every server and
- * import does) rolls back: the store is empty again. Until the commit, a connection that
- * opens the store for writing finds it locked, and so does a reader once the import has
- * spilled pages into the file. A store with rows keeps WAL mode, so that a server on it
- * reads on meanwhile.
+ * into the file, and the journal holds the pages that existed before the import changed them.
+ * A crash leaves a hot journal, which the next connection that opens the store for writing
+ * (every server and import does) rolls back: the store is as it was (a read-only connection
+ * cannot open it until then). Until the commit, every other connection finds the store
+ * locked: a server started meanwhile answers its analytics with 503 until the commit (a
+ * server already running has the store open, keeps it in WAL mode and reads on).
+ *
+ * Only an empty store is taken alone unless `withRows` (an import from a source): live
+ * telemetry writes a few rows at a time beside a server, where every attempt to leave WAL
+ * mode would fail. With rows, the store is taken alone only when its search lookups can be
+ * read whole (`fewSharedTerms`), so that the import's reading thread is handed them and never
+ * opens the store, whose lock it could not get once pages spill. Measured, 500k NDJSON rows
+ * into stores of 500k and 5.5M rows, alternating runs: ~15 % faster than in WAL mode.
  */
-export function beginImport(db: Database): ImportTransaction {
-  if (!isEmpty(db) || !leaveWal(db)) {
+export function beginImport(db: Database, { withRows = false } = {}): ImportTransaction {
+  const mayTakeAlone = () => isEmpty(db) || (withRows && fewSharedTerms(db));
+  const shared = (): ImportTransaction => {
     db.exec('BEGIN IMMEDIATE');
-    return { empty: isEmpty(db), alone: false };
-  }
+    return { empty: isEmpty(db), alone: false, lookups: null };
+  };
+  if (!mayTakeAlone() || !leaveWal(db)) return shared();
   try {
-    db.exec('BEGIN IMMEDIATE');
+    // EXCLUSIVE, not IMMEDIATE: a reader let in now could hold its lock when the commit
+    // needs it, and the commit would fail after the busy timeout, losing the whole import.
+    db.exec('BEGIN EXCLUSIVE');
+    // Between the switch and the lock, another connection may have opened the store (which
+    // puts it back in WAL mode) or written rows: then the import shares it after all.
+    if (journalMode(db) === 'delete' && mayTakeAlone()) {
+      const empty = isEmpty(db);
+      return { empty, alone: true, lookups: empty ? null : storedLookups(db) };
+    }
+    db.exec('ROLLBACK');
+    db.pragma('journal_mode = WAL');
   } catch (error) {
+    if (db.inTransaction) db.exec('ROLLBACK');
     backToWal(db);
     throw error;
   }
-  // Between the switch and the lock, another connection may have opened the store (which
-  // puts it back in WAL mode) or written rows: then the import shares it after all.
-  if (journalMode(db) === 'delete' && isEmpty(db)) return { empty: true, alone: true };
-  db.exec('ROLLBACK');
-  db.pragma('journal_mode = WAL');
-  db.exec('BEGIN IMMEDIATE');
-  return { empty: isEmpty(db), alone: false };
+  return shared();
 }
 
 /** Rolls back what is not committed and puts a store taken alone back in WAL mode. */

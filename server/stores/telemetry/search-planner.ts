@@ -6,7 +6,7 @@ import { BLOCK_ROWS, EpochBits, termToken, type FilledEpoch } from './search-ter
  * which of a row's strings are new terms, which are shared ones (and become its tokens in
  * `search_rows`), the blocks' spans and counts, and the signatures of filled epochs. It
  * numbers the rows and terms itself, from the store's last ones, so that it can run on the
- * import's preparing thread with a read-only connection, while the writer holds the write
+ * import's preparing thread with a read-only connection (or the store's lookups read whole), while the writer holds the write
  * lock; the writer (search-writer.ts) writes rows and terms under those numbers.
  */
 
@@ -52,14 +52,51 @@ export interface SearchLookups {
   findShared(orgId: string, text: string): number | undefined;
 }
 
+/** The lookups of a store read whole, as plain data: its last numbers and every shared term. */
+export interface StoredLookups {
+  lastRowid: number;
+  lastTerm: number;
+  shared: [orgId: string, text: string, term: number][];
+}
+
+/** Lookups answered from `StoredLookups`, with no connection to the store. */
+export function lookupsFrom({ lastRowid, lastTerm, shared }: StoredLookups): SearchLookups {
+  let byText: ByOrg<number> | undefined;
+  return {
+    lastRowid,
+    lastTerm,
+    countShared: () => shared.length,
+    allShared: () => shared,
+    findShared: (orgId, text) => {
+      if (!byText) {
+        byText = new ByOrg();
+        for (const [org, sharedText, term] of shared) byText.set(org, sharedText, term);
+      }
+      return byText.get(orgId, text);
+    },
+  };
+}
+
 /** A store without rows: nothing to look up. */
-export const NO_ROWS: SearchLookups = {
-  lastRowid: 0,
-  lastTerm: 0,
-  countShared: () => 0,
-  allShared: () => [],
-  findShared: () => undefined,
-};
+export const NO_ROWS: SearchLookups = lookupsFrom({ lastRowid: 0, lastTerm: 0, shared: [] });
+
+/** Whether the store's shared terms are few enough that a planner reads them all at its first row. */
+export function fewSharedTerms(db: Database): boolean {
+  // Counted no further than the limit: the table may hold millions.
+  const sql = 'SELECT COUNT(*) FROM (SELECT 1 FROM search_common LIMIT ?)';
+  return (
+    (db
+      .prepare(sql)
+      .pluck()
+      .get(MAX_PRELOADED_SHARED + 1) as number) <= MAX_PRELOADED_SHARED
+  );
+}
+
+/** The store's lookups read whole (see `fewSharedTerms`: at most as many shared terms as a planner preloads). */
+export function storedLookups(db: Database): StoredLookups {
+  const lookups = searchLookups(db);
+  return { lastRowid: lookups.lastRowid, lastTerm: lookups.lastTerm, shared: lookups.allShared() };
+}
 
 export function searchLookups(db: Database): SearchLookups {
   const findCommon: Statement<[string, string], number> = db

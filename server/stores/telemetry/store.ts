@@ -47,6 +47,8 @@ interface Queries {
 
 /** After a failed upgrade, the next read tries again no sooner than this: each try is a thread. */
 const UPGRADE_RETRY_MS = 30_000;
+/** How soon a server opens its telemetry store again after a failure, read or not. */
+const RECONNECT_MS = 2_000;
 
 /** Whether the file holds a store older than the migrations (a missing or new one is not). */
 function storeIsBehind(path: string): boolean {
@@ -72,6 +74,7 @@ export class TelemetryStore {
   private reportedDown = false;
   private upgrade: Worker | null = null;
   private upgradeFailedAt = -Infinity;
+  private reconnect: NodeJS.Timeout | null = null;
   private readonly idLists = new WeakMap<readonly { id: string }[], string>();
 
   constructor(
@@ -111,6 +114,8 @@ export class TelemetryStore {
   }
 
   close(): void {
+    if (this.reconnect) clearTimeout(this.reconnect);
+    this.reconnect = null;
     // A migration cut short rolls back; the next start upgrades again.
     void this.upgrade?.terminate();
     this.upgrade = null;
@@ -163,7 +168,9 @@ export class TelemetryStore {
     worker.on('exit', (code) => {
       if (this.upgrade !== worker) return;
       this.upgrade = null;
-      if (code === 0) this.log.info({ path: this.path }, 'telemetry store upgraded');
+      if (code !== 0) return;
+      this.log.info({ path: this.path }, 'telemetry store upgraded');
+      this.connect();
     });
     worker.unref();
   }
@@ -172,5 +179,12 @@ export class TelemetryStore {
     this.close();
     if (!this.reportedDown) this.log.warn({ err: error, path: this.path }, 'telemetry store unavailable');
     this.reportedDown = true;
+    // Opened again soon rather than at the next read: a server is to keep the store open, so
+    // that an import beside it shares the store instead of shutting it out (import-transaction.ts).
+    this.reconnect = setTimeout(() => {
+      this.reconnect = null;
+      this.connect();
+    }, RECONNECT_MS);
+    this.reconnect.unref();
   }
 }
