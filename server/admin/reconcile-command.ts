@@ -76,6 +76,21 @@ export function reportText(report: ReconcileReport, organization: string): strin
   return out.join('\n');
 }
 
+/**
+ * An import killed while it had the store to itself leaves a hot journal, which only a
+ * connection that may write rolls back (import-transaction.ts): a read-only one cannot open
+ * the store until then. Reading once through a writable connection rolls it back. A journal
+ * of an import still running is not hot: the read waits the busy timeout, then fails.
+ */
+function rollBackKilledImport(telemetryPath: string): void {
+  const db = new BetterSqlite3(telemetryPath, { fileMustExist: true, timeout: 5_000 });
+  try {
+    db.prepare('SELECT COUNT(*) FROM sqlite_master').get();
+  } finally {
+    db.close();
+  }
+}
+
 /** Runs the check on its own read-only connection to the telemetry store. */
 export async function runReconcile(
   control: ControlStore,
@@ -83,6 +98,7 @@ export async function runReconcile(
   command: ReconcileCommand,
 ): Promise<ReconcileReport | null> {
   if (!existsSync(telemetryPath)) return null;
+  if (existsSync(`${telemetryPath}-journal`)) rollBackKilledImport(telemetryPath);
   const db = new BetterSqlite3(telemetryPath, { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');

@@ -5,6 +5,8 @@ import { join, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { importRequests } from '../../server/admin/import-requests.js';
+import { runReconcile } from '../../server/admin/reconcile-command.js';
+import { reconcileDays } from '../../server/analytics/reconcile.js';
 import { AnalyticsQueries } from '../../server/analytics/queries.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import { ControlStore } from '../../server/stores/control/store.js';
@@ -71,6 +73,29 @@ function read<T>(path: string, sql: string): T {
   const db = new BetterSqlite3(path, { readonly: true });
   try {
     return db.prepare(sql).pluck().get() as T;
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs an import that spills rows from req-`firstRow` on into the store alone, then is killed before its commit. */
+function killImportAfterSpilling(path: string, firstRow: number): void {
+  const child = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'test/server/fixtures/killed-import.ts', path, String(firstRow)],
+    { cwd: root, encoding: 'utf8' },
+  );
+  expect(child.signal, child.stderr).toBe('SIGKILL');
+  expect(existsSync(`${path}-journal`)).toBe(true);
+}
+
+/** The store, opened for writing, holds `rows` rows again, whole and in WAL mode. */
+function expectRolledBack(path: string, rows: number): void {
+  const db = openTelemetry(path);
+  try {
+    expect(db.prepare('SELECT COUNT(*) FROM requests').pluck().get()).toBe(rows);
+    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
   } finally {
     db.close();
   }
@@ -205,25 +230,23 @@ describe('an import', () => {
     expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(5_010);
   });
 
-  it('killed after writing into a store with rows alone leaves its rows, and the next import works', () => {
+  it('killed after writing into a store with rows alone leaves its rows, reconcile reads them, and the next import works', async () => {
     const path = storeIn('killed-rows');
     importNoting(path, 1, 10);
-    const child = spawnSync(
-      process.execPath,
-      ['--import', 'tsx', 'test/server/fixtures/killed-import.ts', path, '1000'],
-      { cwd: root, encoding: 'utf8' },
-    );
-    expect(child.signal, child.stderr).toBe('SIGKILL');
-    expect(existsSync(`${path}-journal`)).toBe(true);
-
-    const db = openTelemetry(path);
+    killImportAfterSpilling(path, 1_000);
+    // A read-only connection cannot open the store before the journal is rolled back; reconcile's can.
+    expect(() => read(path, 'SELECT COUNT(*) FROM requests')).toThrow(/readonly/i);
+    const control = ControlStore.open(join(path, '..', 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
     try {
-      expect(db.prepare('SELECT COUNT(*) FROM requests').pluck().get()).toBe(10);
-      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+      const now = Date.now();
+      const window = reconcileDays({ days: 1 }, now, 31);
+      if ('error' in window) throw new Error(window.error);
+      const report = await runReconcile(control, path, { orgId: 'org-a', projectId: null, days: window.days, now });
+      expect(report?.kinds.map((kind) => kind.kind)).toContain('totals');
     } finally {
-      db.close();
+      control.close();
     }
+    expectRolledBack(path, 10);
     importNoting(path, 11, 13);
     expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(13);
   });
@@ -232,23 +255,10 @@ describe('an import', () => {
     const path = storeIn('killed');
     openTelemetry(path).close();
     const bytesBefore = statSync(path).size;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', 'test/server/fixtures/killed-import.ts', path], {
-      cwd: root,
-      encoding: 'utf8',
-    });
-    expect(child.signal, child.stderr).toBe('SIGKILL');
+    killImportAfterSpilling(path, 1);
     // It died with rows in the file and the pages they overwrote in the journal.
     expect(statSync(path).size).toBeGreaterThan(bytesBefore);
-    expect(existsSync(`${path}-journal`)).toBe(true);
-
-    const db = openTelemetry(path);
-    try {
-      expect(db.prepare('SELECT COUNT(*) FROM requests').pluck().get()).toBe(0);
-      expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-      expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    } finally {
-      db.close();
-    }
+    expectRolledBack(path, 0);
     importNoting(path, 1, 3);
     expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(3);
   });
