@@ -15,10 +15,11 @@ import {
 /**
  * Reads an import's rows and prepares them (import-batches.ts) beside the writer's thread,
  * which only writes them (record-requests.ts). Runs at most `AHEAD` batches ahead of the
- * writer, so memory stays flat however many rows there are. Sixteen (~16 MB) rather than
- * four: the writer spends long on a batch that carries rollups, and four left the reader
- * waiting then and the writer idle after. 500k NDJSON rows into an empty store, alternating
- * runs: ~10.1 s with 32 ahead against ~12.4 s with four; 16, 32 and 64 alike.
+ * writer, so memory stays flat however many rows there are (a batch is ~1.5 MB passed, up
+ * to ~25 MB when it carries rollups). Sixteen rather than four: the writer spends long on a
+ * batch that carries rollups, and four left the reader waiting then and the writer idle
+ * after. 500k NDJSON rows into an empty store, alternating runs: ~10.1 s with 32 ahead
+ * against ~12.4 s with four; 16, 32 and 64 alike.
  */
 const AHEAD = 16;
 

@@ -6,8 +6,9 @@ import { BLOCK_ROWS, EpochBits, termToken, type FilledEpoch } from './search-ter
  * which of a row's strings are new terms, which are shared ones (and become its tokens in
  * `search_rows`), the blocks' spans and counts, and the signatures of filled epochs. It
  * numbers the rows and terms itself, from the store's last ones, so that it can run on the
- * import's preparing thread with a read-only connection (or the store's lookups read whole), while the writer holds the write
- * lock; the writer (search-writer.ts) writes rows and terms under those numbers.
+ * import's preparing thread with a read-only connection (or the store's lookups read whole,
+ * `StoredLookups`), while the writer holds the write lock; the writer (search-writer.ts)
+ * writes rows and terms under those numbers.
  */
 
 /** Metadata terms remembered between rows; past this, all are forgotten (shared ones are found again). */
@@ -84,12 +85,11 @@ export const NO_ROWS: SearchLookups = lookupsFrom({ lastRowid: 0, lastTerm: 0, s
 export function fewSharedTerms(db: Database): boolean {
   // Counted no further than the limit: the table may hold millions.
   const sql = 'SELECT COUNT(*) FROM (SELECT 1 FROM search_common LIMIT ?)';
-  return (
-    (db
-      .prepare(sql)
-      .pluck()
-      .get(MAX_PRELOADED_SHARED + 1) as number) <= MAX_PRELOADED_SHARED
-  );
+  const count = db
+    .prepare<[number], number>(sql)
+    .pluck()
+    .get(MAX_PRELOADED_SHARED + 1)!;
+  return count <= MAX_PRELOADED_SHARED;
 }
 
 /** The store's lookups read whole (see `fewSharedTerms`: at most as many shared terms as a planner preloads). */
