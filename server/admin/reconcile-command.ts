@@ -12,6 +12,7 @@ import type { ServerConfig } from '../config.js';
 import { formatPkr } from '../domain/money.js';
 import { organizationsOf, readSpendLedger } from '../stores/control/spend-ledger.js';
 import type { ControlStore } from '../stores/control/store.js';
+import { BUSY_TIMEOUT_MS } from '../stores/sqlite.js';
 
 /**
  * `admin reconcile`: the Reconcile screen's check from a shell (server/analytics/reconcile.ts),
@@ -83,7 +84,7 @@ export function reportText(report: ReconcileReport, organization: string): strin
  * of an import still running is not hot: the read waits the busy timeout, then fails.
  */
 function rollBackKilledImport(telemetryPath: string): void {
-  const db = new BetterSqlite3(telemetryPath, { fileMustExist: true, timeout: 5_000 });
+  const db = new BetterSqlite3(telemetryPath, { fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
   try {
     db.prepare('SELECT COUNT(*) FROM sqlite_master').get();
   } finally {
@@ -99,9 +100,8 @@ export async function runReconcile(
 ): Promise<ReconcileReport | null> {
   if (!existsSync(telemetryPath)) return null;
   if (existsSync(`${telemetryPath}-journal`)) rollBackKilledImport(telemetryPath);
-  const db = new BetterSqlite3(telemetryPath, { readonly: true, fileMustExist: true });
+  const db = new BetterSqlite3(telemetryPath, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
   try {
-    db.pragma('busy_timeout = 5000');
     const queries = new AnalyticsQueries(db);
     return await reconcile(
       {
