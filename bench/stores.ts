@@ -67,7 +67,7 @@ export async function seedStore(
       bytesPerRow: telemetryBytes / seeded.rows,
     };
   } finally {
-    control.close();
+    await control.close();
   }
 }
 

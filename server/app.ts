@@ -103,8 +103,14 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   // and writes it in WAL mode, without shutting this server out (import-transaction.ts).
   app.telemetry.reachable();
   // Spend a crash left between the stores' commits (spend-outbox.ts); an older store being
-  // upgraded is settled by the first commit after its upgrade.
-  app.telemetry.read((db) => settleOutstandingSpend(control, db));
+  // upgraded is settled by the first commit after its upgrade. The telemetry store's guard does
+  // not see an asynchronous failure: it is caught here, so that the server still starts and a
+  // later commit settles what is left.
+  try {
+    await app.telemetry.read((db) => settleOutstandingSpend(control, db));
+  } catch (error) {
+    app.log.warn({ err: error }, 'could not settle the spend left in the outbox');
+  }
   app.decorate(
     'analytics',
     new AnalyticsPool(config.telemetryDbPath, {
@@ -127,15 +133,16 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     }),
   );
   // A timer's exception would end the process; a store busy with an import just waits an hour.
-  const purgeSessions = () => {
+  const purgeSessions = async () => {
+    const now = config.now();
     try {
-      control.sessions.purge(config.now());
+      await control.write((tx) => tx.sessions.purge(now));
     } catch (error) {
       app.log.warn({ err: error }, 'could not purge expired sessions');
     }
   };
-  purgeSessions();
-  const purgeTimer = setInterval(purgeSessions, SESSION_PURGE_INTERVAL_MS).unref();
+  await purgeSessions();
+  const purgeTimer = setInterval(() => void purgeSessions(), SESSION_PURGE_INTERVAL_MS).unref();
   app.addHook('onClose', async (instance) => {
     accessLog.flush();
     clearInterval(purgeTimer);
@@ -143,7 +150,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     await instance.admissions.close();
     await instance.analytics.close();
     instance.telemetry.close();
-    instance.control.close();
+    await instance.control.close();
   });
 
   await app.register(swagger, {

@@ -6,7 +6,7 @@ import { resolveConfig, type ServerConfigInput } from './config.js';
 import { offeredDemoAccount } from './demo/organisation.js';
 import { startLiveTraffic, type LiveTraffic } from './demo/live-traffic.js';
 import { DEMO_ORGANIZATION, seedDemo } from './demo/seed.js';
-import type { ControlStore } from './stores/control/store.js';
+import type { ControlRecords } from './stores/control/store.js';
 import { clearStaleSocket, isNamedPipe, ownerOnlySocket } from './local-socket.js';
 import { ANNOUNCE_FLAG, EMBEDDED_ADDRESS, type EmbeddedReady } from './schemas/embedded.js';
 import { DEFAULT_THROTTLE } from './security/sign-in-throttle.js';
@@ -130,10 +130,10 @@ function parentChannel(): Announce | null {
 }
 
 /** The demo sign-in account, while the folder holds it in the demo organisation. */
-function demoAccountIn(control: ControlStore): EmbeddedReady['demo']['account'] {
+async function demoAccountIn(control: ControlRecords): Promise<EmbeddedReady['demo']['account']> {
   const offered = offeredDemoAccount();
-  const organization = control.organizations.findByName(DEMO_ORGANIZATION);
-  const account = offered && control.accounts.findByEmail(offered.email);
+  const organization = await control.organizations.findByName(DEMO_ORGANIZATION);
+  const account = offered && (await control.accounts.findByEmail(offered.email));
   return organization && account?.org_id === organization.id ? offered : null;
 }
 
@@ -162,20 +162,20 @@ export async function serve(args: string[]): Promise<number> {
   const app = await buildApp(config);
   // A served control plane's first analytics screen should not wait for the threads to load,
   // nor for their first runs of its queries (for the organisations most likely to open it).
-  app.analytics.warm(app.control.organizations.likelyNext(WARM_ORGANISATIONS));
+  app.analytics.warm(await app.control.organizations.likelyNext(WARM_ORGANISATIONS));
   const seeding: EmbeddedReady['demo'] = { seeded: false, account: null };
   if (config.demo && !newDataFolder) {
     // The host passes --demo until it has seen a seeding; the refusal is news to a person only.
     if (!announce) console.log('The data folder is not new: demo data not seeded.');
     // The host offers it only for a folder it recorded seeding (one seeded by an older console).
-    else seeding.account = demoAccountIn(app.control);
+    else seeding.account = await demoAccountIn(app.control);
   } else if (config.demo) {
     const demo = await seedDemo(app.control, app.secrets, config);
     if (!demo) console.log(`${DEMO_ORGANIZATION} already exists; demo data not re-seeded.`);
     else if (announce) {
       console.log(`Demo data seeded: ${demo.keys} keys, ${demo.rows} request-log rows.`);
       seeding.seeded = true;
-      seeding.account = demoAccountIn(app.control);
+      seeding.account = await demoAccountIn(app.control);
     } else {
       console.log(`Demo data seeded: ${demo.keys} keys, ${demo.rows} request-log rows. Sign in with:`);
       for (const account of demo.accounts)
@@ -205,7 +205,7 @@ export async function serve(args: string[]): Promise<number> {
     ownerOnlySocket(config.socket);
     console.log(`Control plane listening on the socket ${config.socket}`);
     gateway = await announceGateway(app);
-    traffic = liveTraffic(app, gateway);
+    traffic = await liveTraffic(app, gateway);
     const ready: EmbeddedReady = { kind: 'ready', address: EMBEDDED_ADDRESS, socketPath: config.socket, demo: seeding };
     if (gateway) ready.gateway = gateway.address;
     announce?.(ready);
@@ -219,7 +219,7 @@ export async function serve(args: string[]): Promise<number> {
   // Read by people and by bench/run.ts; the console's host hears the announcement instead.
   console.log(`Control plane listening at ${address}`);
   gateway = await announceGateway(app);
-  traffic = liveTraffic(app, gateway);
+  traffic = await liveTraffic(app, gateway);
   return 0;
 }
 
@@ -227,9 +227,9 @@ export async function serve(args: string[]): Promise<number> {
  * The demo's live requests, through a gateway on the simulated upstream only: never against a
  * real provider, whose answers cost money.
  */
-function liveTraffic(app: App, gateway: RunningGateway | null): LiveTraffic | null {
+async function liveTraffic(app: App, gateway: RunningGateway | null): Promise<LiveTraffic | null> {
   if (!gateway?.simulated || !app.config.demoTraffic) return null;
-  const traffic = startLiveTraffic({
+  const traffic = await startLiveTraffic({
     control: app.control,
     dataDir: app.config.dataDir,
     keyHashSecret: app.secrets.keyHashSecret,

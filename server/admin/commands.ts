@@ -110,7 +110,7 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
   });
   try {
     if (command === 'verify-activity') {
-      return verifyActivityCommand(control, flags.org, out, (message) => new UsageError(message));
+      return await verifyActivityCommand(control, flags.org, out, (message) => new UsageError(message));
     }
     if (command === 'reconcile') {
       return await reconcileCommand(control, config, flags, out, (message) => new UsageError(message));
@@ -124,7 +124,7 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
     }
     throw error;
   } finally {
-    control.close();
+    await control.close();
   }
 }
 
@@ -136,26 +136,26 @@ async function run(
   out: (line: string) => void,
 ): Promise<string> {
   const now = config.now();
-  const accountOf = (email: string) => {
-    const account = control.accounts.findByEmail(email);
+  const accountOf = async (email: string) => {
+    const account = await control.accounts.findByEmail(email);
     if (!account) throw new UsageError(`no account with email ${email}`);
     return account;
   };
-  const organizationOf = (name: string) => {
-    const organization = control.organizations.findByName(name);
+  const organizationOf = async (name: string) => {
+    const organization = await control.organizations.findByName(name);
     if (!organization) throw new UsageError(`no organization named ${name}`);
     return organization;
   };
 
   switch (command) {
     case 'deposit': {
-      const organization = organizationOf(required(flags, 'org'));
+      const organization = await organizationOf(required(flags, 'org'));
       const amount = Number(required(flags, 'pkr'));
       const micro = Number.isFinite(amount) ? pkrToMicro(amount) : 0;
       if (micro <= 0 || !Number.isSafeInteger(micro)) throw new UsageError('--pkr must be a positive amount of PKR');
-      control.write(() => {
-        control.organizations.deposit(organization.id, micro, now);
-        control.activity.record({
+      await control.write(async (tx) => {
+        await tx.organizations.deposit(organization.id, micro, now);
+        await tx.activity.record({
           orgId: organization.id,
           actorId: null,
           action: 'budget.deposited',
@@ -164,53 +164,54 @@ async function run(
           at: now,
         });
       });
-      return `deposited ${formatPkr(micro)} PKR; budget of ${organization.name} is now ${formatPkr(control.organizations.budgetMicro(organization.id))} PKR`;
+      const budget = await control.organizations.budgetMicro(organization.id);
+      return `deposited ${formatPkr(micro)} PKR; budget of ${organization.name} is now ${formatPkr(budget)} PKR`;
     }
     case 'set-role': {
-      const account = accountOf(required(flags, 'email'));
+      const account = await accountOf(required(flags, 'email'));
       const role = required(flags, 'role');
       if (role !== 'owner' && role !== 'admin' && role !== 'member') {
         throw new UsageError('--role must be owner, admin or member');
       }
-      control.accounts.setRole(account.id, role as Role);
+      await control.write((tx) => tx.accounts.setRole(account.id, role as Role));
       return `${account.email} is now ${role}`;
     }
     case 'deactivate':
     case 'activate': {
-      const account = accountOf(required(flags, 'email'));
+      const account = await accountOf(required(flags, 'email'));
       if (command === 'activate') {
-        control.accounts.setDeactivated(account.id, null);
+        await control.write((tx) => tx.accounts.setDeactivated(account.id, null));
         return `${account.email} activated`;
       }
       // Sessions end too, so a later `activate` does not bring back tokens issued before.
-      const ended = control.write(() => {
-        control.accounts.setDeactivated(account.id, now);
-        return control.sessions.revokeAllOf(account.id, now);
+      const ended = await control.write(async (tx) => {
+        await tx.accounts.setDeactivated(account.id, now);
+        return tx.sessions.revokeAllOf(account.id, now);
       });
       return `${account.email} deactivated; ended ${ended} session(s)`;
     }
     case 'revoke-sessions': {
-      const account = accountOf(required(flags, 'email'));
-      const count = control.sessions.revokeAllOf(account.id, now);
+      const account = await accountOf(required(flags, 'email'));
+      const count = await control.write((tx) => tx.sessions.revokeAllOf(account.id, now));
       return `ended ${count} session(s) of ${account.email}`;
     }
     case 'add-project': {
-      const organization = organizationOf(required(flags, 'org'));
+      const organization = await organizationOf(required(flags, 'org'));
       const name = required(flags, 'name');
       if (name.length > 200) throw new UsageError('--name must be at most 200 characters');
-      const project = control.organizations.addProject(organization.id, name, now);
+      const project = await control.write((tx) => tx.organizations.addProject(organization.id, name, now));
       return `created project ${project.name} (${project.id}) in ${organization.name}`;
     }
     case 'set-join-policy': {
-      const organization = organizationOf(required(flags, 'org'));
+      const organization = await organizationOf(required(flags, 'org'));
       const parsed = parseJoinPolicy(required(flags, 'policy'), flags.domains);
       if (!parsed.ok) throw new UsageError(parsed.error);
       const described = describeJoinPolicy(parsed.policy);
       // Who may join is security-relevant, so the organisation's audit trail records each change.
-      control.write(() => {
-        const previous = describeJoinPolicy(control.joinPolicies.of(organization.id));
-        control.joinPolicies.set(organization.id, parsed.policy);
-        control.activity.record({
+      await control.write(async (tx) => {
+        const previous = describeJoinPolicy(await tx.joinPolicies.of(organization.id));
+        await tx.joinPolicies.set(organization.id, parsed.policy);
+        await tx.activity.record({
           orgId: organization.id,
           actorId: null,
           action: 'org.join_policy_changed',
@@ -226,14 +227,15 @@ async function run(
       const id = required(flags, 'id');
       if (!/^[a-z0-9][\w.-]*\/[\w.:-]+$/i.test(id)) throw new UsageError('--id must look like provider/model');
       const provider = flags.provider?.trim() || id.split('/')[0]!;
-      control.models.put(id, provider, !flags.inactive);
+      await control.write((tx) => tx.models.put(id, provider, !flags.inactive));
       return `model ${id} (${provider}) is ${flags.inactive ? 'inactive' : 'active'}`;
     }
     case 'set-model': {
       const id = required(flags, 'id');
       const active = required(flags, 'active');
       if (active !== 'true' && active !== 'false') throw new UsageError('--active must be true or false');
-      if (!control.models.setActive(id, active === 'true')) throw new UsageError(`no model ${id} in the catalogue`);
+      const found = await control.write((tx) => tx.models.setActive(id, active === 'true'));
+      if (!found) throw new UsageError(`no model ${id} in the catalogue`);
       return `model ${id} is ${active === 'true' ? 'active' : 'inactive'}`;
     }
     case 'import-requests': {

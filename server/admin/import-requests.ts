@@ -23,7 +23,7 @@ export async function importRequests(
 ): Promise<ImportResult> {
   if (!existsSync(file)) return { ok: false, error: `no such file: ${file}` };
   try {
-    const source = ndjsonSource(file, ownersOf(control));
+    const source = ndjsonSource(file, await ownersOf(control));
     const rows = await recordRequestsFrom(control, telemetryPath, source, progress);
     return { ok: true, rows };
   } catch (error) {

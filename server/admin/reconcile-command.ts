@@ -178,7 +178,7 @@ export async function reconcileCommand(
   if (flags.org !== undefined && chosen.length === 0) throw usage(`no organization named ${flags.org}`);
   if (flags.project !== undefined && chosen.length !== 1) throw usage('--project needs --org');
   const projectId = flags.project?.trim() ?? null;
-  if (projectId !== null && !control.organizations.projects(chosen[0]!.id).some((p) => p.id === projectId)) {
+  if (projectId !== null && !(await control.organizations.projects(chosen[0]!.id)).some((p) => p.id === projectId)) {
     throw usage(`no project ${projectId} in ${chosen[0]!.name}`);
   }
   let agrees = true;

@@ -8,21 +8,21 @@ import type { ControlStore } from '../stores/control/store.js';
  * event that does not match. Exit 0 when every chain holds, 1 when one breaks; an unknown
  * organisation is the caller's mistake, thrown for the command runner to report (exit 2).
  */
-export function verifyActivityCommand(
+export async function verifyActivityCommand(
   control: ControlStore,
   orgName: string | undefined,
   out: (line: string) => void,
   unknown: (message: string) => Error,
-): number {
-  let organizations = control.activity.organizations();
+): Promise<number> {
+  let organizations = await control.activity.organizations();
   if (orgName !== undefined) {
-    const wanted = control.organizations.findByName(orgName.trim());
+    const wanted = await control.organizations.findByName(orgName.trim());
     if (!wanted) throw unknown(`no organization named ${orgName.trim()}`);
     organizations = organizations.filter((org) => org.id === wanted.id);
   }
   let broken = 0;
   for (const org of organizations) {
-    const check = verifyActivity(control, org.id);
+    const check = await verifyActivity(control, org.id);
     if (check.broken) {
       broken += 1;
       out(`${org.name}: chain BROKEN at event #${check.broken.position}: ${check.broken.message}`);

@@ -40,9 +40,9 @@ class Refused extends Error {
 }
 
 /** `work`'s answer, or the refusal it threw, as the wire carries it. */
-function answered<T>(work: () => T): T | Extract<Decision, { kind: 'refused' }> {
+async function answered<T>(work: () => Promise<T>): Promise<T | Extract<Decision, { kind: 'refused' }>> {
   try {
-    return work();
+    return await work();
   } catch (error) {
     if (!(error instanceof Refused)) throw error;
     return { kind: 'refused', key: error.key, refusal: error.refusal.toWire() };
@@ -91,17 +91,16 @@ export class Admissions {
   }
 
   /** Key, model scope, catalogue, rate and credit, in that order; holds the request's largest possible cost. */
-  admit(request: AdmissionRequest): Decision {
+  admit(request: AdmissionRequest): Promise<Decision> {
     return answered(() => this.decide(request));
   }
 
   /** The key's organisation and the active models it may use (`GET /v1/models`, and rows of requests refused as malformed). */
-  keyModels(secret: string): KeyModels {
-    return answered(() => {
-      const key = this.keyOf(secret, this.options.now());
+  keyModels(secret: string): Promise<KeyModels> {
+    return answered(async () => {
+      const key = await this.keyOf(secret, this.options.now());
       const allowed = key.allowed_models === null ? null : new Set(JSON.parse(key.allowed_models) as string[]);
-      const models = this.options.control.models
-        .list()
+      const models = (await this.options.control.models.list())
         .filter((model) => model.active && (allowed === null || allowed.has(model.id)))
         .map((model) => ({ id: model.id, provider: model.provider }));
       return { kind: 'known' as const, key: ownerOf(key), models };
@@ -123,8 +122,8 @@ export class Admissions {
     return this.telemetry.close();
   }
 
-  private keyOf(secret: string, now: number): KeyRow {
-    const key = this.options.control.keys.findBySecretHash(this.digests.get(secret));
+  private async keyOf(secret: string, now: number): Promise<KeyRow> {
+    const key = await this.options.control.keys.findBySecretHash(this.digests.get(secret));
     if (!key) throw new Refused(invalidKey(), null);
     if (key.revoked_at !== null || (key.expires_at !== null && key.expires_at <= now)) {
       throw new Refused(invalidKey(), ownerOf(key));
@@ -132,15 +131,21 @@ export class Admissions {
     return key;
   }
 
-  private decide(request: AdmissionRequest): Decision {
+  /**
+   * Every read is awaited before the rate is taken: from there to the hold nothing awaits, so
+   * two requests of one key never both pass the credit check on the same headroom.
+   */
+  private async decide(request: AdmissionRequest): Promise<Decision> {
     const now = this.options.now();
-    const key = this.keyOf(request.secret, now);
+    const key = await this.keyOf(request.secret, now);
     const refuse = (refusal: GatewayRefusal) => new Refused(refusal, ownerOf(key));
     const allowed = key.allowed_models === null ? null : (JSON.parse(key.allowed_models) as string[]);
     if (allowed !== null && !allowed.includes(request.model)) throw refuse(modelNotAllowed(request.model));
-    const route = this.options.control.models.find(request.model);
+    const route = await this.options.control.models.find(request.model);
     const facts = routeFacts(request.model);
     if (!route?.active || !facts) throw refuse(modelNotFound(request.model));
+    const sealed =
+      facts.byokProvider === null ? undefined : await this.options.control.vault.sealed(key.org_id, facts.byokProvider);
 
     const rate = this.rate.take(key.id, key.rate_limit_rpm, now);
     const headers = rateHeaders(key.rate_limit_rpm, rate.remaining, rate.resetMs);
@@ -160,8 +165,6 @@ export class Admissions {
     if (key.credit_limit_micro !== null && key.spent_micro + this.holds.of(key.id, now) >= key.credit_limit_micro) {
       throw refuse(creditSpent());
     }
-    const sealed =
-      facts.byokProvider === null ? undefined : this.options.control.vault.sealed(key.org_id, facts.byokProvider);
     // Opened in memory, never logged; kept opened while the store holds the same sealed bytes.
     const providerKey =
       sealed === undefined

@@ -23,14 +23,15 @@ lowerThisThreadsPriority(TELEMETRY_NICE);
 const control = ControlStore.open(controlPath, { accessSeconds: 1, refreshSeconds: 1 });
 const post = (message: FromTelemetryThread) => parentPort!.postMessage(message);
 
-parentPort!.on('message', (message: ToTelemetryThread) => {
+/** Handles one message; the next waits for it, so a close comes after the batch before it. */
+async function handle(message: ToTelemetryThread): Promise<void> {
   if (message.kind === 'close') {
-    control.close();
+    await control.close();
     parentPort!.close();
     return;
   }
   try {
-    recordRequests(control, telemetryPath, message.rows, {
+    await recordRequests(control, telemetryPath, message.rows, {
       busyTimeoutMs,
       skipStored: true,
       report: (event) => {
@@ -41,4 +42,17 @@ parentPort!.on('message', (message: ToTelemetryThread) => {
   } catch (error) {
     post({ kind: 'failed', id: message.id, message: error instanceof Error ? error.message : String(error) });
   }
+}
+
+let turn = Promise.resolve();
+parentPort!.on('message', (message: ToTelemetryThread) => {
+  turn = turn
+    .then(() => handle(message))
+    // A batch's failure is answered; what else fails (closing) ends the thread as an uncaught
+    // error would, reported to the server, without leaving the chain rejected for later batches.
+    .catch((error: unknown) => {
+      setImmediate(() => {
+        throw error;
+      });
+    });
 });

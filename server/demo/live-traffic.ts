@@ -4,7 +4,7 @@ import { request, type Dispatcher } from 'undici';
 import { issueKey } from '../domain/keys.js';
 import { writePrivateFile } from '../security/private-files.js';
 import { hashApiKeySecret } from '../security/tokens.js';
-import type { ControlStore } from '../stores/control/store.js';
+import type { ControlRecords } from '../stores/control/store.js';
 import { CUSTOMERS, USER_AGENTS } from './callers.js';
 import { ROUTES } from './catalogue.js';
 import { DEMO_ORGANIZATION } from './organisation.js';
@@ -35,19 +35,24 @@ export interface LiveTraffic {
 }
 
 /** The live key's secret: the one kept from an earlier start while that key is active, else a new key. */
-function liveKey(control: ControlStore, dataDir: string, keyHashSecret: Buffer, now: number): string | null {
-  const organization = control.organizations.findByName(DEMO_ORGANIZATION);
+async function liveKey(
+  control: ControlRecords,
+  dataDir: string,
+  keyHashSecret: Buffer,
+  now: number,
+): Promise<string | null> {
+  const organization = await control.organizations.findByName(DEMO_ORGANIZATION);
   if (!organization) return null;
   const file = join(dataDir, SECRET_FILE);
   if (existsSync(file)) {
     const kept = readFileSync(file, 'utf8').trim();
-    const key = control.keys.findBySecretHash(hashApiKeySecret(kept, keyHashSecret));
+    const key = await control.keys.findBySecretHash(hashApiKeySecret(kept, keyHashSecret));
     const inForce = key && key.revoked_at === null && (key.expires_at === null || key.expires_at > now);
     if (inForce && key.org_id === organization.id) return kept;
   }
-  const project = control.organizations.projects(organization.id)[0];
+  const [project] = await control.organizations.projects(organization.id);
   if (!project) return null;
-  const created = issueKey(control, keyHashSecret, {
+  const created = await issueKey(control, keyHashSecret, {
     orgId: organization.id,
     actorId: null,
     projectId: project.id,
@@ -65,7 +70,7 @@ function liveKey(control: ControlStore, dataDir: string, keyHashSecret: Buffer, 
 }
 
 export interface LiveTrafficOptions {
-  control: ControlStore;
+  control: ControlRecords;
   dataDir: string;
   keyHashSecret: Buffer;
   /** The gateway's base address, `http://127.0.0.1:PORT/v1`. */
@@ -80,8 +85,8 @@ export interface LiveTrafficOptions {
 }
 
 /** Starts the stream; null when the folder holds no demo organisation to call for. */
-export function startLiveTraffic(options: LiveTrafficOptions): LiveTraffic | null {
-  const secret = liveKey(options.control, options.dataDir, options.keyHashSecret, options.now());
+export async function startLiveTraffic(options: LiveTrafficOptions): Promise<LiveTraffic | null> {
+  const secret = await liveKey(options.control, options.dataDir, options.keyHashSecret, options.now());
   if (!secret) return null;
   const random = new Random(options.seed ?? Date.now() % 2 ** 31);
   const routes = ROUTES.filter((route) => route.generated.median > 0);

@@ -6,7 +6,7 @@ import { storeProviderKey } from '../domain/vault.js';
 import { recordRequestsFrom, type ImportProgress } from '../ingest/record-requests.js';
 import { hashPassword } from '../security/passwords.js';
 import { OPERATOR_SOURCE } from '../stores/control/activity.js';
-import type { ControlStore } from '../stores/control/store.js';
+import type { ControlRecords, ControlStore } from '../stores/control/store.js';
 import { creditLimitsMicro, depositsMicro } from './budget.js';
 import {
   DEMO_ACCOUNTS,
@@ -64,7 +64,7 @@ export async function seedDemo(
   const seed = options.seed ?? DEMO_DEFAULTS.seed;
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
     throw new Error('seed must be a 32-bit unsigned integer');
-  if (control.organizations.findByName(DEMO_ORGANIZATION)) return null;
+  if (await control.organizations.findByName(DEMO_ORGANIZATION)) return null;
 
   // One at a time: at the production cost each scrypt run holds 128 MiB.
   const hashes: string[] = [];
@@ -77,7 +77,7 @@ export async function seedDemo(
   const limits = creditLimitsMicro(DEMO_KEYS, rows);
   const deposits = depositsMicro([...limits.values()]);
 
-  const org = control.write(() => setUpOrganisation(control, secrets, { now, base, hashes, limits, deposits }));
+  const org = await control.write((tx) => setUpOrganisation(tx, secrets, { now, base, hashes, limits, deposits }));
   const plan = {
     seed,
     orgId: org.id,
@@ -91,7 +91,7 @@ export async function seedDemo(
   // Revoked once its requests are in, as it would have been in real life.
   for (const { spec, traffic } of org.keys) {
     if (spec.lifecycle.kind !== 'revoked') continue;
-    revokeKey(control, {
+    await revokeKey(control, {
       orgId: org.id,
       actorId: org.actors.admin,
       keyId: traffic.id,
@@ -123,11 +123,12 @@ interface Organisation {
 }
 
 /** Everything but the traffic, in time order so that the activity log reads naturally. */
-function setUpOrganisation(control: ControlStore, secrets: ServerSecrets, setUp: SetUp): Organisation {
+async function setUpOrganisation(tx: ControlRecords, secrets: ServerSecrets, setUp: SetUp): Promise<Organisation> {
   const { now, base } = setUp;
   const actor = { sourceIp: OPERATOR_SOURCE };
-  const [owner, admin] = DEMO_ACCOUNTS.map((demo, i) => {
-    const { account, organization } = createAccount(control, {
+  const members: { accountId: string; orgId: string }[] = [];
+  for (const [i, demo] of DEMO_ACCOUNTS.entries()) {
+    const { account, organization } = await createAccount(tx, {
       email: demo.email,
       passwordHash: setUp.hashes[i] ?? null,
       organizationName: DEMO_ORGANIZATION,
@@ -135,33 +136,34 @@ function setUpOrganisation(control: ControlStore, secrets: ServerSecrets, setUp:
       ...actor,
     });
     // Sign-up only makes owners and members; an admin is promoted by the operator.
-    if (demo.role === 'admin') control.accounts.setRole(account.id, 'admin');
-    return { accountId: account.id, orgId: organization.id };
-  });
+    if (demo.role === 'admin') await tx.accounts.setRole(account.id, 'admin');
+    members.push({ accountId: account.id, orgId: organization.id });
+  }
+  const [owner, admin] = members;
   if (!owner || !admin) throw new Error('demo accounts missing');
   const orgId = owner.orgId;
-  const deposit = (amountMicro: number, at: number) => {
-    control.organizations.deposit(orgId, amountMicro, at);
-    control.activity.record({ orgId, actorId: null, action: 'budget.deposited', target: '', at, ...actor });
+  const deposit = async (amountMicro: number, at: number) => {
+    await tx.organizations.deposit(orgId, amountMicro, at);
+    await tx.activity.record({ orgId, actorId: null, action: 'budget.deposited', target: '', at, ...actor });
   };
   const [firstDeposit = 0, ...topUps] = setUp.deposits;
-  deposit(firstDeposit, base + 3 * HOUR_MS);
+  await deposit(firstDeposit, base + 3 * HOUR_MS);
 
   const projectIds = new Map<string, string>();
-  for (const project of control.organizations.projects(orgId)) projectIds.set(project.name, project.id);
-  DEMO_PROJECTS.forEach((name, i) =>
-    projectIds.set(name, control.organizations.addProject(orgId, name, base + (4 + i) * HOUR_MS).id),
-  );
-  DEMO_VAULT.forEach(({ provider, apiKey }, i) =>
-    storeProviderKey(control, secrets.vaultMasterKey, {
+  for (const project of await tx.organizations.projects(orgId)) projectIds.set(project.name, project.id);
+  for (const [i, name] of DEMO_PROJECTS.entries()) {
+    projectIds.set(name, (await tx.organizations.addProject(orgId, name, base + (4 + i) * HOUR_MS)).id);
+  }
+  for (const [i, { provider, apiKey }] of DEMO_VAULT.entries()) {
+    await storeProviderKey(tx, secrets.vaultMasterKey, {
       orgId,
       actorId: owner.accountId,
       provider,
       apiKey,
       now: base + (8 + i) * HOUR_MS,
       ...actor,
-    }),
-  );
+    });
+  }
 
   const createdAt = (spec: DemoKeySpec, i: number) =>
     spec.createdDaysAgo === null ? base + DAY_MS + i * HOUR_MS : now - spec.createdDaysAgo * DAY_MS;
@@ -169,7 +171,7 @@ function setUpOrganisation(control: ControlStore, secrets: ServerSecrets, setUp:
   const keys: Organisation['keys'] = [];
   const topUpAt = now - 10 * DAY_MS;
   for (const { spec, at } of planned) {
-    if (at > topUpAt && topUps.length > 0) deposit(topUps.shift() ?? 0, topUpAt);
+    if (at > topUpAt && topUps.length > 0) await deposit(topUps.shift() ?? 0, topUpAt);
     const projectId = projectIds.get(spec.project);
     if (!projectId) throw new Error(`no demo project ${spec.project}`);
     const creditLimitMicro = setUp.limits.get(spec.name) ?? null;
@@ -180,7 +182,7 @@ function setUpOrganisation(control: ControlStore, secrets: ServerSecrets, setUp:
         : lifecycle.kind === 'expired'
           ? now - lifecycle.daysAgo * DAY_MS
           : null;
-    const created = issueKey(control, secrets.keyHashSecret, {
+    const created = await issueKey(tx, secrets.keyHashSecret, {
       orgId,
       actorId: spec.issuedBy === 'owner' ? owner.accountId : admin.accountId,
       projectId,
@@ -210,7 +212,7 @@ function setUpOrganisation(control: ControlStore, secrets: ServerSecrets, setUp:
       },
     });
   }
-  for (const amount of topUps) deposit(amount, topUpAt);
+  for (const amount of topUps) await deposit(amount, topUpAt);
   return { id: orgId, actors: { owner: owner.accountId, admin: admin.accountId }, keys };
 }
 

@@ -1,10 +1,10 @@
 import { activityHash, GENESIS_HASH } from '../stores/control/activity-hash.js';
 import type { ChainHead, ChainRow } from '../stores/control/activity.js';
-import type { ControlStore } from '../stores/control/store.js';
+import type { ControlRecords } from '../stores/control/store.js';
 
 /**
  * Recomputes an organisation's hash chain (activity-hash.ts) and names the first event that
- * does not match. Events are read one at a time in chain order (place, then id), so memory
+ * does not match. Events are read a page at a time in chain order (place, then id), so memory
  * stays flat however long the trail. A stretch can be checked on its own: it starts from the
  * event at place `after`, whose stored hash was checked with the stretch before.
  */
@@ -107,21 +107,22 @@ function againstHead(
 
 /**
  * Checks up to `limit` events after place `after` (0: from the first) of the rows given in
- * chain order; on reaching their end, checks that end against the `recorded` head.
+ * chain order; on reaching their end, checks that end against the `recorded` head. Returning
+ * early (a break, or `limit` reached) closes `rows`, so the rest of the trail is never read.
  */
-export function checkChain(
-  rows: Iterable<ChainRow>,
+export async function checkChain(
+  rows: AsyncIterable<ChainRow> | Iterable<ChainRow>,
   after: number,
   limit: number,
   recorded: ChainHead | undefined,
-): ChainCheck {
+): Promise<ChainCheck> {
   let previous = GENESIS_HASH;
   let expected = after + 1;
   let checked = 0;
   let anchored = after === 0;
   let newest: ChainRow | null = null;
   let beyond: ChainRow | null = null;
-  for (const row of rows) {
+  for await (const row of rows) {
     if (!anchored) {
       // The stretch starts at the event checked last time; its hash is the one to chain from.
       if (row.seq !== after) {
@@ -151,21 +152,15 @@ export function checkChain(
 
 /** An organisation's chain, or a stretch of it, straight from the store. */
 export function verifyActivity(
-  control: ControlStore,
+  control: ControlRecords,
   orgId: string,
   after = 0,
   limit = Number.POSITIVE_INFINITY,
-): ChainCheck {
+): Promise<ChainCheck> {
   // One snapshot: an event recorded by another process between reading the rows and the
   // recorded head would otherwise look like one appended to the file.
-  return control.activity.snapshot(() => {
-    const recorded = control.activity.recorded(orgId);
-    const rows = control.activity.chain(orgId, Math.max(after, 1));
-    try {
-      return checkChain(rows, after, limit, recorded);
-    } finally {
-      // Stopping early leaves the statement open, which would keep the connection busy.
-      rows.return?.();
-    }
+  return control.read(async (tx) => {
+    const recorded = await tx.activity.recorded(orgId);
+    return checkChain(tx.activity.chain(orgId, Math.max(after, 1)), after, limit, recorded);
   });
 }

@@ -3,7 +3,7 @@ import { parseId } from '../ids.js';
 import { isoTimeOrNull } from '../schemas/common.js';
 import type { BulkKeyLimits, BulkKeyOutcome, BulkKeysResult } from '../schemas/keys.js';
 import type { KeyRow } from '../stores/control/keys.js';
-import type { ControlStore } from '../stores/control/store.js';
+import type { ControlRecords } from '../stores/control/store.js';
 import { pkrToMicro } from './money.js';
 import { replaceKeyLimits, revokeKey } from './keys.js';
 
@@ -31,19 +31,24 @@ const DRY_RUN = Symbol('dry run');
  * changes commit together, and a dry run runs the very same work and rolls it back, so its
  * report is what applying would do (unless something else changes in between).
  */
-export function bulkKeys(control: ControlStore, input: BulkKeysInput): BulkKeysResult {
+export async function bulkKeys(control: ControlRecords, input: BulkKeysInput): Promise<BulkKeysResult> {
   // The same key written in two cases is one key: decided (and recorded) once.
   const ids = new Map<string, string>();
   for (const given of input.keyIds) {
     const id = parseId(given) ?? given;
     if (!ids.has(id)) ids.set(id, given);
   }
-  const work = () => [...ids.values()].map((id) => oneKey(control, input, id));
-  if (!input.dryRun) return { dry_run: false, results: control.write(work) };
+  // One key after another: a key later in the list sees what the earlier ones wrote.
+  const work = async (tx: ControlRecords) => {
+    const outcomes: BulkKeyOutcome[] = [];
+    for (const id of ids.values()) outcomes.push(await oneKey(tx, input, id));
+    return outcomes;
+  };
+  if (!input.dryRun) return { dry_run: false, results: await control.write(work) };
   let results: BulkKeyOutcome[] = [];
   try {
-    control.write(() => {
-      results = work();
+    await control.write(async (tx) => {
+      results = await work(tx);
       throw DRY_RUN;
     });
   } catch (error) {
@@ -52,9 +57,9 @@ export function bulkKeys(control: ControlStore, input: BulkKeysInput): BulkKeysR
   return { dry_run: true, results };
 }
 
-function oneKey(control: ControlStore, input: BulkKeysInput, id: string): BulkKeyOutcome {
+async function oneKey(tx: ControlRecords, input: BulkKeysInput, id: string): Promise<BulkKeyOutcome> {
   const keyId = parseId(id);
-  const key = keyId ? control.keys.get(input.orgId, keyId) : undefined;
+  const key = keyId ? await tx.keys.get(input.orgId, keyId) : undefined;
   if (!key) {
     return {
       id,
@@ -75,13 +80,17 @@ function oneKey(control: ControlStore, input: BulkKeysInput, id: string): BulkKe
     now: input.now,
   };
   try {
-    const after = control.write(() => {
+    const after = await tx.write(async (savepoint) => {
       if (input.action.kind === 'revoke') {
-        revokeKey(control, common);
+        await revokeKey(savepoint, common);
         return null;
       }
       const next = nextLimits(key, input.action.limits);
-      const updated = replaceKeyLimits(control, { ...common, ...next, rateLimitCeiling: input.rateLimitCeiling });
+      const updated = await replaceKeyLimits(savepoint, {
+        ...common,
+        ...next,
+        rateLimitCeiling: input.rateLimitCeiling,
+      });
       return {
         rate_limit_rpm: updated.rate_limit_rpm,
         credit_limit_cents: updated.credit_limit_cents,

@@ -1,6 +1,6 @@
 import { ApiError, badRequest, notFound } from '../http-errors.js';
 import type { RotatedKey } from '../schemas/keys.js';
-import type { ControlStore } from '../stores/control/store.js';
+import type { ControlRecords } from '../stores/control/store.js';
 import { checkBudget, checkRateLimit, issueKey } from './keys.js';
 import { formatPkr } from './money.js';
 
@@ -24,9 +24,9 @@ export interface RotateKeyInput {
  * is recorded as `api_key.created`, and
  * the rotation as `api_key.rotated` on the old key.
  */
-export function rotateKey(control: ControlStore, keyHashSecret: Buffer, input: RotateKeyInput): RotatedKey {
-  return control.write(() => {
-    const old = control.keys.get(input.orgId, input.keyId);
+export function rotateKey(control: ControlRecords, keyHashSecret: Buffer, input: RotateKeyInput): Promise<RotatedKey> {
+  return control.write(async (tx) => {
+    const old = await tx.keys.get(input.orgId, input.keyId);
     if (!old) throw notFound('key not found', { field: 'key_id' });
     if (old.expires_at !== null && old.expires_at <= input.now) {
       throw badRequest(
@@ -47,8 +47,8 @@ export function rotateKey(control: ControlStore, keyHashSecret: Buffer, input: R
           { field: 'credit_limit_pkr' },
         );
       }
-      checkBudget(
-        control,
+      await checkBudget(
+        tx,
         input.orgId,
         null,
         creditLimitMicro,
@@ -57,8 +57,8 @@ export function rotateKey(control: ControlStore, keyHashSecret: Buffer, input: R
     }
     // Nested in this transaction (a savepoint): the project and the model scope are checked
     // again there, so a project removed or a model retired since refuses the rotation.
-    const created = withHint(() =>
-      issueKey(control, keyHashSecret, {
+    const created = await withHint(() =>
+      issueKey(tx, keyHashSecret, {
         orgId: input.orgId,
         actorId: input.actorId,
         projectId: old.project_id,
@@ -73,7 +73,7 @@ export function rotateKey(control: ControlStore, keyHashSecret: Buffer, input: R
       }),
     );
     // The rotation itself, on the old key: which key replaces it and the credit carried over.
-    control.activity.record({
+    await tx.activity.record({
       orgId: input.orgId,
       actorId: input.actorId,
       action: 'api_key.rotated',
@@ -90,9 +90,9 @@ export function rotateKey(control: ControlStore, keyHashSecret: Buffer, input: R
 }
 
 /** The model scope cannot be edited: when a model of it was retired, the way on is a new key. */
-function withHint<T>(issue: () => T): T {
+async function withHint<T>(issue: () => Promise<T>): Promise<T> {
   try {
-    return issue();
+    return await issue();
   } catch (error) {
     if (error instanceof ApiError && error.field === 'allowed_models') {
       throw badRequest(

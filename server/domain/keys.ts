@@ -5,7 +5,7 @@ import type { CreatedKey, UpdatedKey } from '../schemas/keys.js';
 import { apiKeyPrefix, hashApiKeySecret, newApiKeySecret } from '../security/tokens.js';
 import type { ChangeFields } from '../stores/control/activity.js';
 import type { Environment, KeyRow } from '../stores/control/keys.js';
-import type { ControlStore } from '../stores/control/store.js';
+import type { ControlRecords } from '../stores/control/store.js';
 import { formatPkr, pkrToMicro } from './money.js';
 
 export const DEFAULT_RATE_LIMIT_RPM = 60;
@@ -28,12 +28,16 @@ export interface IssueKeyInput {
  * Issues a key: checks project, expiry and model scope, stores only the keyed hash,
  * and records `api_key.created`, all in one transaction. The secret is returned once.
  */
-export function issueKey(control: ControlStore, keyHashSecret: Buffer, input: IssueKeyInput): CreatedKey {
+export async function issueKey(
+  control: ControlRecords,
+  keyHashSecret: Buffer,
+  input: IssueKeyInput,
+): Promise<CreatedKey> {
   const secret = newApiKeySecret();
   const id = randomUUID();
   const keyPrefix = apiKeyPrefix(secret);
-  control.write(() => {
-    if (!control.organizations.project(input.orgId, input.projectId))
+  await control.write(async (tx) => {
+    if (!(await tx.organizations.project(input.orgId, input.projectId)))
       throw notFound('project not found', { field: 'project_id' });
     if (input.expiresAt !== null && input.expiresAt <= input.now) {
       throw badRequest('expires_at must be in the future', { field: 'expires_at' });
@@ -41,14 +45,14 @@ export function issueKey(control: ControlStore, keyHashSecret: Buffer, input: Is
     if (input.allowedModels !== null) {
       if (input.allowedModels.length === 0)
         throw badRequest('allowed_models must not be empty', { field: 'allowed_models' });
-      const unknown = control.models.unknownOrInactive(input.allowedModels);
+      const unknown = await tx.models.unknownOrInactive(input.allowedModels);
       if (unknown.length > 0) {
         throw badRequest(`unknown or inactive model in allowed_models: ${unknown.join(', ')}`, {
           field: 'allowed_models',
         });
       }
     }
-    control.keys.create({
+    await tx.keys.create({
       id,
       orgId: input.orgId,
       projectId: input.projectId,
@@ -62,7 +66,7 @@ export function issueKey(control: ControlStore, keyHashSecret: Buffer, input: Is
       allowedModels: input.allowedModels,
       createdAt: input.now,
     });
-    control.activity.record({
+    await tx.activity.record({
       orgId: input.orgId,
       actorId: input.actorId,
       action: 'api_key.created',
@@ -114,7 +118,7 @@ export interface KeyLimitsInput {
  * from the first read, so concurrent edits of the organisation's keys are serialised and
  * the budget check never races.
  */
-export function updateKeyLimits(control: ControlStore, input: KeyLimitsInput): UpdatedKey {
+export function updateKeyLimits(control: ControlRecords, input: KeyLimitsInput): Promise<UpdatedKey> {
   return replaceKeyLimits(control, {
     ...input,
     creditLimitMicro: input.creditLimitPkr ? pkrToMicro(input.creditLimitPkr) : null,
@@ -137,18 +141,18 @@ export interface KeyLimitsReplacement {
 }
 
 /** PATCH's checks and write in limits already converted: the one code every change of a key's limits goes through. */
-export function replaceKeyLimits(control: ControlStore, input: KeyLimitsReplacement): UpdatedKey {
+export function replaceKeyLimits(control: ControlRecords, input: KeyLimitsReplacement): Promise<UpdatedKey> {
   const { creditLimitMicro, expiresAt } = input;
-  return control.write(() => {
-    const key = control.keys.get(input.orgId, input.keyId);
+  return control.write(async (tx) => {
+    const key = await tx.keys.get(input.orgId, input.keyId);
     if (!key) throw notFound('key not found', { field: 'key_id' });
     checkRateLimit(input.rateLimitRpm, input.rateLimitCeiling);
     if (expiresAt !== null && expiresAt <= input.now) {
       throw badRequest('expires_at must be in the future', { field: 'expires_at' });
     }
-    if (creditLimitMicro !== null) checkCreditLimit(control, key, creditLimitMicro);
-    control.keys.setLimits(key.id, { rateLimitRpm: input.rateLimitRpm, expiresAt, creditLimitMicro });
-    control.activity.record({
+    if (creditLimitMicro !== null) await checkCreditLimit(tx, key, creditLimitMicro);
+    await tx.keys.setLimits(key.id, { rateLimitRpm: input.rateLimitRpm, expiresAt, creditLimitMicro });
+    await tx.activity.record({
       orgId: input.orgId,
       actorId: input.actorId,
       action: 'api_key.updated',
@@ -201,7 +205,7 @@ export function checkRateLimit(rateLimitRpm: number, ceiling: number): void {
 /** Every refusal here concerns the PATCH body's `credit_limit_pkr`, including the organisation's headroom. */
 const CREDIT_FIELD = { field: 'credit_limit_pkr' };
 
-function checkCreditLimit(control: ControlStore, key: KeyRow, limitMicro: number): void {
+async function checkCreditLimit(control: ControlRecords, key: KeyRow, limitMicro: number): Promise<void> {
   if (limitMicro === 0) throw badRequest('credit limit must be at least 0.000001 PKR', CREDIT_FIELD);
   if (limitMicro < key.spent_micro) {
     throw badRequest(
@@ -209,7 +213,7 @@ function checkCreditLimit(control: ControlStore, key: KeyRow, limitMicro: number
       CREDIT_FIELD,
     );
   }
-  checkBudget(control, key.org_id, key.id, limitMicro);
+  await checkBudget(control, key.org_id, key.id, limitMicro);
 }
 
 /**
@@ -217,16 +221,16 @@ function checkCreditLimit(control: ControlStore, key: KeyRow, limitMicro: number
  * the limits of the organisation's other active keys stays within its budget. `hint` is
  * added to the refusal: what the caller can do about it where it is not PATCH.
  */
-export function checkBudget(
-  control: ControlStore,
+export async function checkBudget(
+  control: ControlRecords,
   orgId: string,
   keyId: string | null,
   limitMicro: number,
   hint = '',
-): void {
+): Promise<void> {
   // No key has the empty id: every active key counts as "other".
-  const total = limitMicro + control.keys.otherLimitsMicro(orgId, keyId ?? '');
-  const budget = control.organizations.budgetMicro(orgId);
+  const total = limitMicro + (await control.keys.otherLimitsMicro(orgId, keyId ?? ''));
+  const budget = await control.organizations.budgetMicro(orgId);
   if (total > budget) {
     throw badRequest(
       `credit limits would total ${formatPkr(total)} PKR, above the organisation budget of ${formatPkr(budget)} PKR${hint}`,
@@ -236,15 +240,15 @@ export function checkBudget(
 }
 
 export function revokeKey(
-  control: ControlStore,
+  control: ControlRecords,
   input: { orgId: string; actorId: string; keyId: string; sourceIp: string; now: number },
-): void {
-  control.write(() => {
-    const key = control.keys.get(input.orgId, input.keyId);
-    if (!key || !control.keys.revoke(input.orgId, key.id, input.now)) {
+): Promise<void> {
+  return control.write(async (tx) => {
+    const key = await tx.keys.get(input.orgId, input.keyId);
+    if (!key || !(await tx.keys.revoke(input.orgId, key.id, input.now))) {
       throw notFound('key not found', { field: 'key_id' });
     }
-    control.activity.record({
+    await tx.activity.record({
       orgId: input.orgId,
       actorId: input.actorId,
       action: 'api_key.revoked',

@@ -1,4 +1,4 @@
-import type { ControlStore } from '../stores/control/store.js';
+import type { ControlRecords } from '../stores/control/store.js';
 import type { AccountRow, Role } from '../stores/control/accounts.js';
 import type { OrganizationRow } from '../stores/control/organizations.js';
 import type { IssuedTokens } from '../stores/control/sessions.js';
@@ -27,23 +27,27 @@ export interface NewAccount {
  * Creates an account: it joins the organisation of that name (case and surrounding
  * spaces ignored) as a member, or founds it, with a `Default` project, as its owner,
  * and records `member.joined`. Joining is subject to the organisation's join policy, founding
- * never is; a refusal (403) is thrown before anything is written. Call inside a transaction.
+ * never is; a refusal (403) is thrown before anything is written. Call inside a transaction,
+ * with its `tx`.
  */
-export function createAccount(control: ControlStore, input: NewAccount): Omit<SignedInSession, 'tokens'> {
-  if (control.accounts.findByEmail(input.email)) {
+export async function createAccount(
+  control: ControlRecords,
+  input: NewAccount,
+): Promise<Omit<SignedInSession, 'tokens'>> {
+  if (await control.accounts.findByEmail(input.email)) {
     throw conflict('an account with this email already exists', { field: 'email' });
   }
-  let organization = control.organizations.findByName(input.organizationName);
+  let organization = await control.organizations.findByName(input.organizationName);
   let role: Role = 'member';
   if (!organization) {
-    organization = control.organizations.create(input.organizationName, input.now);
-    control.organizations.addProject(organization.id, DEFAULT_PROJECT_NAME, input.now);
+    organization = await control.organizations.create(input.organizationName, input.now);
+    await control.organizations.addProject(organization.id, DEFAULT_PROJECT_NAME, input.now);
     role = 'owner';
-  } else if (!mayJoin(control.joinPolicies.of(organization.id), input.email)) {
+  } else if (!mayJoin(await control.joinPolicies.of(organization.id), input.email)) {
     throw forbidden(JOIN_REFUSED);
   }
-  const account = control.accounts.create(organization.id, input.email, input.passwordHash, role, input.now);
-  control.activity.record({
+  const account = await control.accounts.create(organization.id, input.email, input.passwordHash, role, input.now);
+  await control.activity.record({
     orgId: organization.id,
     actorId: account.id,
     action: 'member.joined',
@@ -55,19 +59,24 @@ export function createAccount(control: ControlStore, input: NewAccount): Omit<Si
 }
 
 /** Registration: the new account and its first session, in one transaction. */
-export function signUp(control: ControlStore, input: NewAccount): SignedInSession {
-  return control.write(() => {
-    const created = createAccount(control, input);
-    return { ...created, tokens: control.sessions.start(created.account.id, input.now) };
+export function signUp(control: ControlRecords, input: NewAccount): Promise<SignedInSession> {
+  return control.write(async (tx) => {
+    const created = await createAccount(tx, input);
+    return { ...created, tokens: await tx.sessions.start(created.account.id, input.now) };
   });
 }
 
 /** Starts a session for an existing account and records `user.login`, in one transaction. */
-export function signIn(control: ControlStore, account: AccountRow, sourceIp: string, now: number): SignedInSession {
-  return control.write(() => {
-    const organization = control.organizations.get(account.org_id);
+export function signIn(
+  control: ControlRecords,
+  account: AccountRow,
+  sourceIp: string,
+  now: number,
+): Promise<SignedInSession> {
+  return control.write(async (tx) => {
+    const organization = await tx.organizations.get(account.org_id);
     if (!organization) throw new Error(`account ${account.id} has no organisation`);
-    control.activity.record({
+    await tx.activity.record({
       orgId: organization.id,
       actorId: account.id,
       action: 'user.login',
@@ -75,7 +84,7 @@ export function signIn(control: ControlStore, account: AccountRow, sourceIp: str
       sourceIp,
       at: now,
     });
-    return { account, organization, tokens: control.sessions.start(account.id, now) };
+    return { account, organization, tokens: await tx.sessions.start(account.id, now) };
   });
 }
 

@@ -1,6 +1,6 @@
 import { notFound } from '../http-errors.js';
 import { sealProviderKey } from '../security/vault-cipher.js';
-import type { ControlStore } from '../stores/control/store.js';
+import type { ControlRecords } from '../stores/control/store.js';
 import type { VaultKeyRow } from '../stores/control/vault.js';
 
 /**
@@ -22,14 +22,14 @@ interface Actor {
 
 /** Stores or rotates a provider key, sealed, and records `vault_key.set` in the same transaction. */
 export function storeProviderKey(
-  control: ControlStore,
+  control: ControlRecords,
   masterKey: Buffer,
   input: Actor & { provider: string; apiKey: string },
-): VaultKeyRow {
+): Promise<VaultKeyRow> {
   const sealed = sealProviderKey(masterKey, input.orgId, input.provider, input.apiKey);
-  return control.write(() => {
-    const row = control.vault.put(input.orgId, input.provider, sealed, keyHint(input.apiKey), input.now);
-    control.activity.record({
+  return control.write(async (tx) => {
+    const row = await tx.vault.put(input.orgId, input.provider, sealed, keyHint(input.apiKey), input.now);
+    await tx.activity.record({
       orgId: input.orgId,
       actorId: input.actorId,
       action: 'vault_key.set',
@@ -41,12 +41,12 @@ export function storeProviderKey(
   });
 }
 
-export function removeProviderKey(control: ControlStore, input: Actor & { provider: string }): void {
-  control.write(() => {
-    if (!control.vault.delete(input.orgId, input.provider)) {
+export function removeProviderKey(control: ControlRecords, input: Actor & { provider: string }): Promise<void> {
+  return control.write(async (tx) => {
+    if (!(await tx.vault.delete(input.orgId, input.provider))) {
       throw notFound('no key is stored for this provider', { field: 'provider' });
     }
-    control.activity.record({
+    await tx.activity.record({
       orgId: input.orgId,
       actorId: input.actorId,
       action: 'vault_key.revoked',

@@ -4,7 +4,7 @@ import { parseIsoTimestamp } from '../domain/time.js';
 import { parseId } from '../ids.js';
 import { ImportedRequest } from '../schemas/request-log.js';
 import { organizationNameKey } from '../stores/control/organizations.js';
-import type { ControlStore } from '../stores/control/store.js';
+import type { ControlRecords } from '../stores/control/store.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { importSource, LineError, type ImportSource, type SourceReader } from './import-source.js';
 import { fileLines } from './ndjson-lines.js';
@@ -38,11 +38,14 @@ export interface Owners {
   organizations: Map<string, string>;
 }
 
-export function ownersOf(control: ControlStore): Owners {
+export async function ownersOf(control: ControlRecords): Promise<Owners> {
+  const keys = await control.keys.owners();
+  const projects = await control.organizations.projectOwners();
+  const organizations = await control.organizations.nameKeys();
   return {
-    keys: new Map(control.keys.owners().map((k) => [k.id, { orgId: k.org_id, projectId: k.project_id }])),
-    projects: new Map(control.organizations.projectOwners().map((p) => [p.id, p.org_id])),
-    organizations: new Map(control.organizations.nameKeys().map((o) => [o.name_key, o.id])),
+    keys: new Map(keys.map((k) => [k.id, { orgId: k.org_id, projectId: k.project_id }])),
+    projects: new Map(projects.map((p) => [p.id, p.org_id])),
+    organizations: new Map(organizations.map((o) => [o.name_key, o.id])),
   };
 }
 

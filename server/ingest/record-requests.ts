@@ -82,17 +82,17 @@ export class RepeatedRequest extends Error {
  * Writes request-log rows held in memory (tests, a few rows), prepared on this thread,
  * then settles their cost into each key's spend. See `ImportWriter`.
  */
-export function recordRequests(
+export async function recordRequests(
   control: ControlStore,
   telemetryPath: string,
   records: Iterable<RequestRecord>,
   progress?: ImportProgress,
-): number {
+): Promise<number> {
   const writer = new ImportWriter(telemetryPath, progress);
   try {
     const fresh = progress?.skipStored ? writer.unstored(records) : records;
     for (const batch of importBatches(fresh, writer.lookups())) writer.write(batch);
-    writer.commit(control);
+    await writer.commit(control);
   } finally {
     writer.close();
   }
@@ -114,7 +114,7 @@ export async function recordRequestsFrom(
   const writer = new ImportWriter(telemetryPath, progress, { withRows: true });
   try {
     for await (const batch of readInWorker(source, writer.readerStore())) writer.write(batch);
-    writer.commit(control);
+    await writer.commit(control);
   } finally {
     writer.close();
   }
@@ -204,12 +204,12 @@ class ImportWriter {
    * Commits the rows with their spend in the outbox, then settles it, and any a crash left. Once
    * the rows are committed nothing throws: spend that cannot be settled now stays in the outbox.
    */
-  commit(control: ControlStore): void {
+  async commit(control: ControlStore): Promise<void> {
     const settlement = recordSpend(this.telemetry, this.spend);
     this.telemetry.exec('COMMIT');
     try {
-      if (settlement !== null) settleSpend(control, this.telemetry, settlement);
-      settleOutstandingSpend(control, this.telemetry);
+      if (settlement !== null) await settleSpend(control, this.telemetry, settlement);
+      await settleOutstandingSpend(control, this.telemetry);
     } catch (error) {
       this.progress?.report({ kind: 'unsettled', message: (error as Error).message });
     }

@@ -11,7 +11,8 @@ import type { ControlStore } from '../stores/control/store.js';
  * entry to settle (at the next start or commit) or a mark saying it was settled: the spend is
  * never lost and never added twice. The entry is read inside the control transaction, under the
  * control store's write lock, so two writers (an import beside the server) settling the same
- * entry see each other's work: the one second sees the mark, or no entry.
+ * entry see each other's work: the one second sees the mark, or no entry. It takes the store,
+ * never a transaction: the mark must be committed before the outbox forgets the entry.
  */
 
 /**
@@ -28,24 +29,24 @@ export function recordSpend(telemetry: Database, spend: ReadonlyMap<string, numb
 }
 
 /** Settles one settlement of the outbox into the keys' spend, once, whoever else tries too. */
-export function settleSpend(control: ControlStore, telemetry: Database, settlement: string): void {
+export async function settleSpend(control: ControlStore, telemetry: Database, settlement: string): Promise<void> {
   const entries = telemetry.prepare('SELECT key_id, micro FROM spend_outbox WHERE settlement = ?');
-  const found = control.write(() => {
+  const found = await control.write(async (tx) => {
     const rows = entries.all(settlement) as { key_id: string; micro: number }[];
     if (rows.length === 0) return false;
-    if (control.settlements.isSettled(settlement)) return true;
-    for (const row of rows) control.keys.settle(row.key_id, row.micro);
-    control.settlements.mark(settlement, Date.now());
+    if (await tx.settlements.isSettled(settlement)) return true;
+    for (const row of rows) await tx.keys.settle(row.key_id, row.micro);
+    await tx.settlements.mark(settlement, Date.now());
     return true;
   });
-  if (!found && !control.settlements.isSettled(settlement)) return;
+  if (!found && !(await control.settlements.isSettled(settlement))) return;
   if (found) telemetry.prepare('DELETE FROM spend_outbox WHERE settlement = ?').run(settlement);
-  control.write(() => control.settlements.forget(settlement));
+  await control.write((tx) => tx.settlements.forget(settlement));
 }
 
 /** Settles whatever an earlier crash left in the outbox; returns how many settlements it found. */
-export function settleOutstandingSpend(control: ControlStore, telemetry: Database): number {
+export async function settleOutstandingSpend(control: ControlStore, telemetry: Database): Promise<number> {
   const pending = telemetry.prepare('SELECT DISTINCT settlement FROM spend_outbox').pluck().all() as string[];
-  for (const settlement of pending) settleSpend(control, telemetry, settlement);
+  for (const settlement of pending) await settleSpend(control, telemetry, settlement);
   return pending.length;
 }

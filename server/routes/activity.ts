@@ -45,7 +45,7 @@ export async function activityRoutes(fastify: FastifyInstance): Promise<void> {
     async (request) => {
       const limit = Math.min(request.query.limit ?? 50, PAGE_SIZE_CLAMP);
       const offset = request.query.offset ?? 0;
-      const rows = app.control.activity.list(authOf(request).orgId, limit, offset);
+      const rows = await app.control.activity.list(authOf(request).orgId, limit, offset);
       return {
         events: rows.map((row) => ({
           actor: row.actor,
@@ -75,7 +75,7 @@ export async function activityRoutes(fastify: FastifyInstance): Promise<void> {
       const limit = Math.min(request.query.limit ?? 50, PAGE_SIZE_CLAMP);
       const before = request.query.before ?? null;
       const filter = filterOf(request.query);
-      const rows = app.control.activity.entries(orgId, filter, before, limit);
+      const rows = await app.control.activity.entries(orgId, filter, before, limit);
       const last = rows.at(-1);
       return {
         entries: rows.map((row) => ({
@@ -89,7 +89,7 @@ export async function activityRoutes(fastify: FastifyInstance): Promise<void> {
           hash: row.hash,
         })),
         limit,
-        total: before === null ? app.control.activity.count(orgId, filter) : null,
+        total: before === null ? await app.control.activity.count(orgId, filter) : null,
         next_before: rows.length === limit && last && last.seq > 1 ? last.seq : null,
       };
     },
@@ -110,12 +110,12 @@ export async function activityRoutes(fastify: FastifyInstance): Promise<void> {
     async (request) => {
       const { orgId } = authOf(request);
       const after = request.query.after ?? 0;
-      const total = app.control.activity.lastPlace(orgId);
+      const total = await app.control.activity.lastPlace(orgId);
       if (after > total) {
         throw badRequest(`the trail has ${total} events: "after" must be at most ${total}`, { field: 'after' });
       }
       const limit = Math.min(request.query.limit ?? VERIFY_CLAMP, VERIFY_CLAMP);
-      const check = verifyActivity(app.control, orgId, after, limit);
+      const check = await verifyActivity(app.control, orgId, after, limit);
       return {
         checked: check.checked,
         last_position: check.lastPosition,

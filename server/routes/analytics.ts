@@ -40,7 +40,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
   const { control, config } = app;
 
   /** The caller's window and filters; ids of other organisations, malformed or revoked, answer 404. */
-  function scopeOf(
+  async function scopeOf(
     request: FastifyRequest,
     query: { time_range?: string; project_id?: string; key_id?: string; model_alias?: string },
   ) {
@@ -50,14 +50,14 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     const scope: Scope = { orgId, from: now - range.ms, to: now };
     if (query.project_id !== undefined) {
       const projectId = parseId(query.project_id);
-      if (!projectId || !control.organizations.project(orgId, projectId)) {
+      if (!projectId || !(await control.organizations.project(orgId, projectId))) {
         throw notFound('project not found', { field: 'project_id' });
       }
       scope.projectId = projectId;
     }
     if (query.key_id !== undefined) {
       const keyId = parseId(query.key_id);
-      const key = keyId && control.keys.get(orgId, keyId);
+      const key = keyId && (await control.keys.get(orgId, keyId));
       if (!key) throw notFound('key not found', { field: 'key_id' });
       scope.keyId = key.id;
       // A key is in one project: naming that project as well narrows nothing, and leaving it out
@@ -92,21 +92,20 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
   }
 
   /** Beyond the contract: the catalogue's models of one provider, as the filter binds them; 400 for a provider it does not know. */
-  function modelsOf(provider: string): string {
-    const models = control.models
-      .list()
+  async function modelsOf(provider: string): Promise<string> {
+    const models = (await control.models.list())
       .filter((model) => model.provider === provider)
       .map((model) => model.id);
     if (models.length === 0) throw badRequest('provider is not in the model catalogue', { field: 'provider' });
     return JSON.stringify(models);
   }
 
-  const reportingZone = (orgId: string) => readableZone(control.organizations.reportingZone(orgId));
+  const reportingZone = async (orgId: string) => readableZone(await control.organizations.reportingZone(orgId));
 
   /** The names a request-log row shows beside its key and project ids. */
-  const namesOf = (orgId: string) => ({
-    keys: new Map(control.keys.list(orgId).map((key) => [key.id, key.name])),
-    projects: new Map(control.organizations.projects(orgId).map((project) => [project.id, project.name])),
+  const namesOf = async (orgId: string) => ({
+    keys: new Map((await control.keys.list(orgId)).map((key) => [key.id, key.name])),
+    projects: new Map((await control.organizations.projects(orgId)).map((project) => [project.id, project.name])),
   });
 
   const run = <Q extends AnalyticsQuery>(query: Q, reply: FastifyReply) => runAnalytics(app, query, reply);
@@ -115,7 +114,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     '/analytics/summary',
     { schema: { tags, querystring: SummaryQuery, response: { 200: Summary, ...errors(400, 401, 404, 422, 503) } } },
     async (request, reply) => {
-      const { scope, range } = scopeOf(request, request.query);
+      const { scope, range } = await scopeOf(request, request.query);
       const summary = await run({ kind: 'summary', scope }, reply);
       return {
         time_range: range.text,
@@ -144,7 +143,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
       if (groupBy !== null && !GROUPS.includes(groupBy)) {
         throw badRequest(`group_by must be one of ${GROUPS.join(', ')}`, { field: 'group_by' });
       }
-      const { scope, range } = scopeOf(request, query);
+      const { scope, range } = await scopeOf(request, query);
       const interval =
         query.interval === undefined
           ? defaultInterval(range.ms)
@@ -171,7 +170,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
           field: 'status_category',
         });
       }
-      const { scope } = scopeOf(request, query);
+      const { scope } = await scopeOf(request, query);
       const between = betweenOf(query);
       if (between) Object.assign(scope, between);
       const limit = Math.min(query.limit ?? 50, PAGE_SIZE_CLAMP);
@@ -181,7 +180,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
           kind: 'requests',
           filter: {
             ...scope,
-            ...(query.provider === undefined ? {} : { models: modelsOf(query.provider) }),
+            ...(query.provider === undefined ? {} : { models: await modelsOf(query.provider) }),
             ...(query.model === undefined ? {} : { model: query.model }),
             ...(category === undefined ? {} : { statusClass: Number(category[0]) }),
             ...(query.termination_reason === undefined ? {} : { terminationReason: query.termination_reason }),
@@ -193,7 +192,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
         },
         reply,
       );
-      const names = namesOf(scope.orgId);
+      const names = await namesOf(scope.orgId);
       return { total: page.total, limit, offset, requests: page.rows.map((row) => toRequestLogRow(row, names)) };
     },
   );
@@ -213,7 +212,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
       const { orgId } = authOf(request);
       const row = await run({ kind: 'request', orgId, reqId: request.params.req_id }, reply);
       if (!row) throw notFound('request not found', { field: 'req_id' });
-      return toRequestLogRow(row, namesOf(orgId));
+      return toRequestLogRow(row, await namesOf(orgId));
     },
   );
 
@@ -227,7 +226,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     '/analytics/compare',
     { schema: { tags, querystring: CompareQuery, response: { 200: Compare, ...errors(400, 401, 404, 422, 503) } } },
     async (request, reply): Promise<Compare> => {
-      const { scope, range } = scopeOf(request, request.query);
+      const { scope, range } = await scopeOf(request, request.query);
       const { current, previous } = await run({ kind: 'compare', scope, previous: previousOf(scope) }, reply);
       const figures = (s: typeof current): PeriodFigures => ({
         total_requests: s.requests,
@@ -247,7 +246,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     { schema: { tags, querystring: DashboardQuery, response: { 200: Dashboard, ...errors(400, 401, 404, 422, 503) } } },
     async (request, reply): Promise<Dashboard> => {
       const query = request.query;
-      const { scope, range } = scopeOf(request, query);
+      const { scope, range } = await scopeOf(request, query);
       const interval =
         query.interval === undefined
           ? defaultInterval(range.ms)
@@ -257,7 +256,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
           field: 'interval',
         });
       }
-      const zone = reportingZone(scope.orgId);
+      const zone = await reportingZone(scope.orgId);
       let edges: number[];
       try {
         edges = bucketEdges(zone, scope.from, scope.to, interval.ms);
@@ -287,9 +286,9 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     { schema: { tags, querystring: TopQuery, response: { 200: Top, ...errors(400, 401, 404, 422, 503) } } },
     async (request, reply): Promise<Top> => {
       const query = request.query;
-      const { scope, range } = scopeOf(request, query);
+      const { scope, range } = await scopeOf(request, query);
       // Each group's trend line: about 30 points (up to 57 for 400 days) in the reporting zone's buckets.
-      const zone = reportingZone(scope.orgId);
+      const zone = await reportingZone(scope.orgId);
       const trendInterval = defaultInterval(range.ms, 30);
       const trendEdges = bucketEdges(zone, scope.from, scope.to, trendInterval.ms);
       const rows = await run(
@@ -299,9 +298,9 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
       const sort = query.sort ?? 'cost';
       const names =
         query.group_by === 'key'
-          ? new Map(control.keys.list(scope.orgId).map((key) => [key.id, key.name]))
+          ? new Map((await control.keys.list(scope.orgId)).map((key) => [key.id, key.name]))
           : query.group_by === 'project'
-            ? new Map(control.organizations.projects(scope.orgId).map((project) => [project.id, project.name]))
+            ? new Map((await control.organizations.projects(scope.orgId)).map((project) => [project.id, project.name]))
             : null;
       const figures = (r: Omit<(typeof rows)[number], 'group' | 'trend' | 'latency'>) => ({
         requests: r.requests,
@@ -363,7 +362,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
       const { orgId } = authOf(request);
       const range = parseTimeRange(request.query.time_range);
       const now = config.now();
-      const keys = control.keys.list(orgId);
+      const keys = await control.keys.list(orgId);
       // Telemetry-derived figures are unknown (null) while the store is unreachable; the rest still answers.
       let counts: AnalyticsResult<{ kind: 'throttling' } & AnalyticsQuery> | null = null;
       try {

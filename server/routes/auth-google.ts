@@ -47,17 +47,17 @@ export async function googleRoutes(fastify: FastifyInstance): Promise<void> {
       }
       throttle.addresses.takeBack(ip, config.now());
       const now = config.now();
-      const existing = control.accounts.findByEmail(email);
+      const existing = await control.accounts.findByEmail(email);
       if (existing) {
         if (existing.deactivated_at !== null) throw new ApiError(401, { error: 'this account is deactivated' });
-        const session = signIn(control, existing, ip, now);
+        const session = await signIn(control, existing, ip, now);
         setSessionCookies(reply, session.tokens, now);
         return reply.code(200).send(signedInBody(session));
       }
       if (request.body.organization_name === undefined) {
         throw badRequest('organization_name is required to create an account', { field: 'organization_name' });
       }
-      const session = signUp(control, {
+      const session = await signUp(control, {
         email,
         passwordHash: null,
         organizationName: checkOrganizationName(request.body.organization_name, 'organization_name'),

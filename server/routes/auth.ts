@@ -42,7 +42,7 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
       await checkNewPassword(request.body.password, config.passwordMinLength);
       const passwordHash = await hashPassword(request.body.password, config.passwordCost);
       const now = config.now();
-      const session = signUp(control, {
+      const session = await signUp(control, {
         email: request.body.email.toLowerCase(),
         passwordHash,
         organizationName,
@@ -76,7 +76,7 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
       // Counted as a failure before the password is checked: attempts sent side by side must not
       // all pass the check above while the first is still hashing. A success takes it back.
       for (const [counter, key] of counters) counter.add(key, config.now());
-      const account = control.accounts.findByEmail(request.body.email.trim());
+      const account = await control.accounts.findByEmail(request.body.email.trim());
       const matches = await verifyPassword(request.body.password, account?.password_hash ?? (await decoyHash()));
       if (!account || !account.password_hash || !matches || account.deactivated_at !== null) {
         request.log.warn(who, 'sign-in failed');
@@ -85,7 +85,7 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
       throttle.accounts.forget(who.account);
       throttle.addresses.takeBack(who.address, config.now());
       const now = config.now();
-      const session = signIn(control, account, who.address, now);
+      const session = await signIn(control, account, who.address, now);
       setSessionCookies(reply, session.tokens, now);
       return signedInBody(session);
     },
@@ -100,7 +100,7 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
       const who = { address: sourceIp(request) };
       holdOff(request, config.now(), [[throttle.addresses, who.address]], 'too many failed session refreshes', who);
       const now = config.now();
-      const outcome = control.sessions.refresh(token, now);
+      const outcome = await control.write((tx) => tx.sessions.refresh(token, now));
       if (outcome.kind !== 'rotated') {
         throttle.addresses.add(who.address, now);
         request.log.warn(who, outcome.kind === 'reused' ? 'refresh token reused: session revoked' : 'refresh refused');
@@ -118,9 +118,9 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
     async (request, reply) => {
       const auth = authOf(request);
       const now = config.now();
-      control.write(() => {
-        control.sessions.revoke(auth.sessionId, now);
-        control.activity.record({
+      await control.write(async (tx) => {
+        await tx.sessions.revoke(auth.sessionId, now);
+        await tx.activity.record({
           orgId: auth.orgId,
           actorId: auth.accountId,
           action: 'user.logout',
@@ -139,8 +139,8 @@ export async function authRoutes(fastify: FastifyInstance): Promise<void> {
     { onRequest: requireSession, schema: { tags, response: { 200: Me, ...errors(401) } } },
     async (request) => {
       const auth = authOf(request);
-      const account = control.accounts.get(auth.accountId);
-      const organization = control.organizations.get(auth.orgId);
+      const account = await control.accounts.get(auth.accountId);
+      const organization = await control.organizations.get(auth.orgId);
       if (!account || !organization) throw unauthorized();
       return {
         user_id: account.id,

@@ -73,7 +73,7 @@ export async function healthRoutes(fastify: FastifyInstance): Promise<void> {
       const now = config.now();
       const end = windowEnd(request.query.to, now);
       const from = end - (end % HEALTH_CELL_MS) - (cells - 1) * HEALTH_CELL_MS;
-      const providers = Object.fromEntries(control.models.list().map((model) => [model.id, model.provider]));
+      const providers = Object.fromEntries((await control.models.list()).map((model) => [model.id, model.provider]));
       const listedSince = end - LISTED_FOR_MS;
       const found = await runAnalytics(
         app,

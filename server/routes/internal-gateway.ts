@@ -6,6 +6,7 @@ import { ErrorBody } from '../schemas/common.js';
 import {
   AdmissionBatch,
   DecisionBatch,
+  type Decision,
   GatewayStatus,
   KeyModels,
   KeyModelsRequest,
@@ -68,7 +69,12 @@ export async function internalGatewayRoutes(fastify: FastifyInstance): Promise<v
         response: { 200: DecisionBatch, ...failures },
       },
     },
-    async (request) => ({ decisions: request.body.requests.map((one) => app.admissions.admit(one)) }),
+    async (request) => {
+      // One after another, in the batch's order: each decision takes from the key's rate and credit.
+      const decisions: Decision[] = [];
+      for (const one of request.body.requests) decisions.push(await app.admissions.admit(one));
+      return { decisions };
+    },
   );
 
   app.post(
@@ -99,14 +105,15 @@ export async function internalGatewayRoutes(fastify: FastifyInstance): Promise<v
     },
     async (request) => {
       // A batch's rows share a few keys: each is looked up once.
-      const keys = new Map<string, ReturnType<typeof app.control.keys.find>>();
-      const rows: RequestRecord[] = request.body.rows.map((row, index) => {
+      const keys = new Map<string, KeyOwner | undefined>();
+      const rows: RequestRecord[] = [];
+      for (const [index, row] of request.body.rows.entries()) {
         // Filed under the key's organisation and project as the control store has them, not as sent.
-        if (!keys.has(row.key_id)) keys.set(row.key_id, app.control.keys.find(row.key_id));
+        if (!keys.has(row.key_id)) keys.set(row.key_id, await app.control.keys.find(row.key_id));
         const key = keys.get(row.key_id);
         if (!key) throw badRequest(`rows[${index}]: unknown key ${row.key_id}`);
-        return storedRow(row, key);
-      });
+        rows.push(storedRow(row, key));
+      }
       app.admissions.record(rows);
       await app.admissions.written();
       return { stored: rows.length };

@@ -32,9 +32,9 @@ export async function keySafetyRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { control, config } = app;
 
-  const activeKey = (orgId: string, id: string) => {
+  const activeKey = async (orgId: string, id: string) => {
     const keyId = parseId(id);
-    const key = keyId && control.keys.get(orgId, keyId);
+    const key = keyId && (await control.keys.get(orgId, keyId));
     if (!key) throw notFound('key not found', { field: 'key_id' });
     return key;
   };
@@ -44,7 +44,7 @@ export async function keySafetyRoutes(fastify: FastifyInstance): Promise<void> {
     { schema: { tags, params: KeyIdParams, response: { 200: KeyImpact, ...errors(401, 404) } } },
     async (request, reply) => {
       const { orgId } = authOf(request);
-      const key = activeKey(orgId, request.params.key_id);
+      const key = await activeKey(orgId, request.params.key_id);
       const now = config.now();
       // Unknown (null) while the telemetry store cannot answer: the revocation itself never depends on it.
       let impact: KeyImpactResult | null = null;
@@ -106,7 +106,7 @@ export async function keySafetyRoutes(fastify: FastifyInstance): Promise<void> {
       const auth = authOf(request);
       const keyId = parseId(request.params.key_id);
       if (!keyId) throw notFound('key not found', { field: 'key_id' });
-      const rotated = rotateKey(control, app.secrets.keyHashSecret, {
+      const rotated = await rotateKey(control, app.secrets.keyHashSecret, {
         orgId: auth.orgId,
         actorId: auth.accountId,
         keyId,

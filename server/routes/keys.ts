@@ -41,7 +41,7 @@ export async function keyRoutes(fastify: FastifyInstance): Promise<void> {
       }
       const projectId = parseId(body.project_id);
       if (!projectId) throw notFound('project not found', { field: 'project_id' });
-      const created = issueKey(control, app.secrets.keyHashSecret, {
+      const created = await issueKey(control, app.secrets.keyHashSecret, {
         orgId: auth.orgId,
         actorId: auth.accountId,
         projectId,
@@ -63,7 +63,7 @@ export async function keyRoutes(fastify: FastifyInstance): Promise<void> {
   // cached objects: the hottest read of the console then costs no serialisation either.
   const listings = new WeakMap<readonly Readonly<KeyRow>[], { lastUsed: Map<string, number> | null; json: string }>();
   app.get('/keys', { schema: { tags, response: { 200: KeyList, ...errors(401) } } }, async (request, reply) => {
-    const keys = control.keys.list(authOf(request).orgId);
+    const keys = await control.keys.list(authOf(request).orgId);
     // Null when the telemetry store is unreachable: every last_used_at is then unknown.
     const lastUsed = telemetry.lastUsedByKey(keys);
     let listing = listings.get(keys);
@@ -110,7 +110,7 @@ export async function keyRoutes(fastify: FastifyInstance): Promise<void> {
       const auth = authOf(request);
       const keyId = parseId(request.params.key_id);
       if (!keyId) throw notFound('key not found', { field: 'key_id' });
-      revokeKey(control, {
+      await revokeKey(control, {
         orgId: auth.orgId,
         actorId: auth.accountId,
         keyId,

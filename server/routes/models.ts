@@ -8,7 +8,7 @@ import { ModelList, ModelPrices } from '../schemas/models.js';
 export async function modelRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/models', { schema: { tags: ['models'], response: { 200: ModelList, ...errors(401) } } }, async () => ({
-    models: app.control.models.list(),
+    models: await app.control.models.list(),
   }));
 
   // The prices the gateway settles requests at, for the routes of the catalogue that have one.
@@ -16,7 +16,7 @@ export async function modelRoutes(fastify: FastifyInstance): Promise<void> {
     '/models/prices',
     { schema: { tags: ['models'], response: { 200: ModelPrices, ...errors(401) } } },
     async () => ({
-      prices: app.control.models.list().flatMap(({ id }) => {
+      prices: (await app.control.models.list()).flatMap(({ id }) => {
         const price = routeFacts(id)?.price;
         return price
           ? [

@@ -32,14 +32,14 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
       const auth = authOf(request);
       const name = checkOrganizationName(request.body.name, 'name');
       const now = config.now();
-      control.write(() => {
-        const holder = control.organizations.findByName(name);
+      await control.write(async (tx) => {
+        const holder = await tx.organizations.findByName(name);
         if (holder && holder.id !== auth.orgId) {
           throw conflict('another organization already uses this name', { field: 'name' });
         }
-        const previous = control.organizations.get(auth.orgId)?.name ?? null;
-        control.organizations.setName(auth.orgId, name);
-        control.activity.record({
+        const previous = (await tx.organizations.get(auth.orgId))?.name ?? null;
+        await tx.organizations.setName(auth.orgId, name);
+        await tx.activity.record({
           orgId: auth.orgId,
           actorId: auth.accountId,
           action: 'org.renamed',
@@ -54,7 +54,7 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
   );
 
   app.get('/members', { schema: { tags, response: { 200: MemberList, ...errors(401) } } }, async (request) => ({
-    members: control.accounts.members(authOf(request).orgId).map((account) => ({
+    members: (await control.accounts.members(authOf(request).orgId)).map((account) => ({
       user_id: account.id,
       email: account.email,
       role: account.role,
@@ -63,7 +63,7 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
   }));
 
   app.get('/projects', { schema: { tags, response: { 200: ProjectList, ...errors(401) } } }, async (request) => ({
-    projects: control.organizations.projects(authOf(request).orgId).map((project) => ({
+    projects: (await control.organizations.projects(authOf(request).orgId)).map((project) => ({
       id: project.id,
       name: project.name,
       created_at: isoTime(project.created_at),
@@ -85,7 +85,7 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
     '/organization/reporting-zone',
     { schema: { tags, response: { 200: ReportingZone, ...errors(401) } } },
     async (request) => {
-      return reportingZone(readableZone(control.organizations.reportingZone(authOf(request).orgId)));
+      return reportingZone(readableZone(await control.organizations.reportingZone(authOf(request).orgId)));
     },
   );
 
@@ -105,10 +105,10 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
       if (zone === null) {
         throw badRequest('unknown time zone: give an IANA name such as Asia/Karachi or UTC', { field: 'time_zone' });
       }
-      control.write(() => {
-        const previous = control.organizations.reportingZone(auth.orgId);
-        control.organizations.setReportingZone(auth.orgId, zone);
-        control.activity.record({
+      await control.write(async (tx) => {
+        const previous = await tx.organizations.reportingZone(auth.orgId);
+        await tx.organizations.setReportingZone(auth.orgId, zone);
+        await tx.activity.record({
           orgId: auth.orgId,
           actorId: auth.accountId,
           action: 'org.reporting_zone_changed',

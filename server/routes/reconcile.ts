@@ -38,7 +38,7 @@ export async function reconcileRoutes(fastify: FastifyInstance): Promise<void> {
       let projectId: string | null = null;
       if (project_id !== undefined) {
         projectId = parseId(project_id);
-        if (!projectId || !control.organizations.project(orgId, projectId)) {
+        if (!projectId || !(await control.organizations.project(orgId, projectId))) {
           throw notFound('project not found', { field: 'project_id' });
         }
       }

@@ -27,7 +27,7 @@ export async function spendRoutes(fastify: FastifyInstance): Promise<void> {
       const { orgId } = authOf(request);
       const now = config.now();
       const days = burnDays(now);
-      const keys = control.keys.list(orgId);
+      const keys = await control.keys.list(orgId);
       // The settled figures still answer while the telemetry cannot be read; the rates are unknown.
       let burns: BurnResult | null = null;
       try {
@@ -47,9 +47,9 @@ export async function spendRoutes(fastify: FastifyInstance): Promise<void> {
       const limit = Math.min(request.query.limit ?? 50, PAGE_SIZE_CLAMP);
       const offset = request.query.offset ?? 0;
 
-      const deposited = control.organizations.budgetMicro(orgId);
+      const deposited = await control.organizations.budgetMicro(orgId);
       const allocated = keys.reduce((sum, key) => sum + (key.credit_limit_micro ?? 0), 0);
-      const spent = control.keys.spentMicro(orgId);
+      const spent = await control.keys.spentMicro(orgId);
       const orgBurn = burns && burnOf(burns.organization);
       return {
         as_of: iso(now),

@@ -27,7 +27,7 @@ export async function vaultRoutes(fastify: FastifyInstance): Promise<void> {
     { schema: { tags, body: StoreVaultKeyBody, response: { 200: VaultKey, ...errors(401, 415, 422) } } },
     async (request) => {
       const auth = authOf(request);
-      const row = storeProviderKey(control, app.secrets.vaultMasterKey, {
+      const row = await storeProviderKey(control, app.secrets.vaultMasterKey, {
         orgId: auth.orgId,
         actorId: auth.accountId,
         provider: request.body.provider,
@@ -40,7 +40,7 @@ export async function vaultRoutes(fastify: FastifyInstance): Promise<void> {
   );
 
   app.get('/vault/keys', { schema: { tags, response: { 200: VaultKeyList, ...errors(401) } } }, async (request) => ({
-    keys: control.vault.list(authOf(request).orgId).map(toVaultKey),
+    keys: (await control.vault.list(authOf(request).orgId)).map(toVaultKey),
   }));
 
   app.delete(
@@ -50,7 +50,7 @@ export async function vaultRoutes(fastify: FastifyInstance): Promise<void> {
       const auth = authOf(request);
       const { provider } = request.params;
       if (!providerName.test(provider)) throw notFound('no key is stored for this provider', { field: 'provider' });
-      removeProviderKey(control, {
+      await removeProviderKey(control, {
         orgId: auth.orgId,
         actorId: auth.accountId,
         provider,

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { Database } from 'better-sqlite3';
 
 /** The folder's numbered `NNN_name.sql` files, in order, with their version. */
-function migrations(folder: URL): { name: string; version: number }[] {
+export function migrationFiles(folder: URL): { name: string; version: number }[] {
   return readdirSync(folder)
     .filter((name) => /^\d{3}_[\w-]+\.sql$/.test(name))
     .sort()
@@ -19,7 +19,7 @@ const versionOf = (db: Database) => db.pragma('user_version', { simple: true }) 
  */
 export function migrate(db: Database, folder: URL, upgrading?: (file: string) => void): void {
   const current = versionOf(db);
-  for (const { name, version } of migrations(folder)) {
+  for (const { name, version } of migrationFiles(folder)) {
     if (version <= current) continue;
     const sql = readFileSync(new URL(name, folder), 'utf8');
     if (current > 0) upgrading?.(name);
@@ -36,5 +36,5 @@ export function migrate(db: Database, folder: URL, upgrading?: (file: string) =>
 /** Whether a store that already has a schema is older than the folder's migrations (a new one is not). */
 export function isBehind(db: Database, folder: URL): boolean {
   const current = versionOf(db);
-  return current > 0 && migrations(folder).some(({ version }) => version > current);
+  return current > 0 && migrationFiles(folder).some(({ version }) => version > current);
 }

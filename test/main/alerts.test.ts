@@ -37,11 +37,11 @@ async function ok<T>(host: ConsoleHost, name: string, args: unknown): Promise<T>
 
 let rows = 0;
 /** A row of `micro` for the key, a second ago, recorded as the gateway's are: its cost settles into the key's spend. */
-function spend(orgId: string, projectId: string, keyId: string, micro: number): void {
+async function spend(orgId: string, projectId: string, keyId: string, micro: number): Promise<void> {
   rows++;
   const record = { ...requestRecord(rows), req_id: `req-alert-${process.pid}-${rows}`, ts: Date.now() - 1000 };
   Object.assign(record, { org_id: orgId, project_id: projectId, key_id: keyId, cost_micro: micro });
-  recordRequests(server.app.control, server.config.telemetryDbPath, [record]);
+  await recordRequests(server.app.control, server.config.telemetryDbPath, [record]);
 }
 
 /** A web-shell host on `dir`, its alerts kept there, checked only when asked (every hour otherwise). */
@@ -61,7 +61,7 @@ async function setUp(notify?: (profileId: string, alert: StoredAlert) => boolean
   const host = hostOn(dir, notify);
   const account = await register(server);
   await runOperator(server, 'deposit', '--org', account.org, '--pkr', '1000');
-  const orgId = server.app.control.organizations.findByName(account.org)!.id;
+  const orgId = (await server.app.control.organizations.findByName(account.org))!.id;
   const projectId: string = (await account.client.get('/projects')).body.projects[0].id;
   const created = await account.client.post('/keys', { project_id: projectId, name: 'watched key' });
   const keyId: string = created.body.id;
@@ -84,7 +84,7 @@ describe('alert rules in the host', () => {
     expect(view.fired).toEqual([]);
     expect(view.check.problem).toBeNull();
 
-    spend(orgId, projectId, keyId, 5 * PKR);
+    await spend(orgId, projectId, keyId, 5 * PKR);
     view = await ok<AlertsView>(host, 'alerts.check', { profileId });
     expect(view.fired).toEqual([
       expect.objectContaining({
@@ -96,13 +96,13 @@ describe('alert rules in the host', () => {
         delivered: false,
       }),
     ]);
-    spend(orgId, projectId, keyId, PKR);
+    await spend(orgId, projectId, keyId, PKR);
     expect((await ok<AlertsView>(host, 'alerts.check', { profileId })).fired).toHaveLength(1);
 
     // A higher limit clears it; crossing again fires a second alert.
     await account.client.patch(`/keys/${keyId}`, { rate_limit_rpm: 60, credit_limit_pkr: 100 });
     expect((await ok<AlertsView>(host, 'alerts.check', { profileId })).fired).toHaveLength(1);
-    spend(orgId, projectId, keyId, 45 * PKR);
+    await spend(orgId, projectId, keyId, 45 * PKR);
     view = await ok<AlertsView>(host, 'alerts.check', { profileId });
     expect(view.fired.map((alert) => [alert.seq, alert.title])).toEqual([
       [2, 'watched key has spent 51% of its credit limit'],
@@ -120,7 +120,7 @@ describe('alert rules in the host', () => {
   it('keeps rules and alerts for the profile across a restart, and a file it did not write is set aside', async () => {
     const { host, dir, profileId, orgId, projectId, keyId } = await setUp();
     await ok(host, 'alerts.setRules', { profileId, rules: [{ id: 'r1', kind: 'limit_share', percent: 10 }] });
-    spend(orgId, projectId, keyId, 2 * PKR);
+    await spend(orgId, projectId, keyId, 2 * PKR);
     await ok(host, 'alerts.check', { profileId });
     host.close();
 
@@ -168,7 +168,7 @@ describe('alert rules in the host', () => {
     const notified: StoredAlert[] = [];
     const { host, profileId, orgId, projectId, keyId } = await setUp((_id, alert) => notified.push(alert) > 0);
     await ok(host, 'alerts.setRules', { profileId, rules: [{ id: 'r', kind: 'limit_share', percent: 100 }] });
-    spend(orgId, projectId, keyId, 10 * PKR);
+    await spend(orgId, projectId, keyId, 10 * PKR);
     const view = await ok<AlertsView>(host, 'alerts.check', { profileId });
     expect(notified).toEqual([expect.objectContaining({ seq: 1, subject: keyId, delivered: true })]);
     expect(view.fired[0]!.delivered).toBe(true);

@@ -263,7 +263,7 @@ describe('the activity hash chain', () => {
 });
 
 describe('the chain is written with its event', () => {
-  it('stays one chain when two processes write to the same file in turn', () => {
+  it('stays one chain when two processes write to the same file in turn', async () => {
     // Two connections, as the server and the operator's command beside it: each reads the
     // other's last event under its write lock, so neither forks the chain.
     const path = join(mkdtempSync(join(tmpdir(), 'gc-activity-chain-')), 'control.db');
@@ -271,14 +271,12 @@ describe('the chain is written with its event', () => {
     const server = ControlStore.open(path, lifetimes);
     const operator = ControlStore.open(path, lifetimes);
     try {
-      server.db
-        .prepare("INSERT INTO organizations (id, name, name_key, created_at) VALUES ('org-x', 'X', 'x', 1)")
-        .run();
+      const { id: orgId } = await server.write((tx) => tx.organizations.create('X', 1));
       for (let i = 0; i < 6; i++) {
         const writer = i % 2 === 0 ? server : operator;
-        writer.write(() =>
-          writer.activity.record({
-            orgId: 'org-x',
+        await writer.write((tx) =>
+          tx.activity.record({
+            orgId,
             actorId: null,
             action: 'budget.deposited',
             target: '',
@@ -287,12 +285,12 @@ describe('the chain is written with its event', () => {
           }),
         );
       }
-      const places = server.db.prepare("SELECT seq FROM activity WHERE org_id = 'org-x' ORDER BY id").pluck().all();
+      const places = server.db.prepare('SELECT seq FROM activity WHERE org_id = ? ORDER BY id').pluck().all(orgId);
       expect(places).toEqual([1, 2, 3, 4, 5, 6]);
-      expect(verifyActivity(operator, 'org-x')).toMatchObject({ checked: 6, broken: null });
+      expect(await verifyActivity(operator, orgId)).toMatchObject({ checked: 6, broken: null });
     } finally {
-      operator.close();
-      server.close();
+      await operator.close();
+      await server.close();
       rmSync(dirname(path), { recursive: true, force: true });
     }
   });

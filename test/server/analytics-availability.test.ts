@@ -22,7 +22,7 @@ interface Setup {
 
 async function setUp(server: TestServer): Promise<Setup> {
   const { client, org } = await register(server);
-  const orgId = server.app.control.organizations.findByName(org)!.id;
+  const orgId = (await server.app.control.organizations.findByName(org))!.id;
   const projectId: string = (await client.get('/projects')).body.projects[0].id;
   const key = await client.post('/keys', { project_id: projectId, name: 'telemetry key' });
   expect(key.status).toBe(201);
@@ -125,7 +125,7 @@ describe('while the telemetry store cannot be opened', () => {
     expect(empty.status).toBe(200);
     expect(empty.body).toMatchObject({ total_requests: 0, avg_e2e_latency_ms: null, total_token_usage: 0 });
 
-    recordRequests(server.app.control, telemetryDbPath, [
+    await recordRequests(server.app.control, telemetryDbPath, [
       row(setup, 'req-recovered-1', FIXED_NOW - 30_000),
       row(setup, 'req-recovered-2', FIXED_NOW - 2 * 3_600_000, {
         status: 429,
@@ -186,7 +186,7 @@ describe('a slow analytics query', () => {
   beforeAll(async () => {
     server = await startServer({ now: () => FIXED_NOW });
     setup = await setUp(server);
-    recordRequests(
+    await recordRequests(
       server.app.control,
       server.config.telemetryDbPath,
       (function* () {

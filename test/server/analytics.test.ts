@@ -44,9 +44,9 @@ interface Org {
 /** A new organisation: two projects, keys `alpha` (p1) and `beta` (p2), and a revoked key. */
 async function freshOrg(): Promise<Org> {
   const { client, org } = await register(server);
-  const orgId = server.app.control.organizations.findByName(org)!.id;
+  const orgId = (await server.app.control.organizations.findByName(org))!.id;
   const p1: string = (await client.get('/projects')).body.projects[0].id;
-  const p2 = server.app.control.organizations.addProject(orgId, 'Second', FIXED_NOW).id;
+  const p2 = (await server.app.control.write((tx) => tx.organizations.addProject(orgId, 'Second', FIXED_NOW))).id;
   const create = async (project_id: string, name: string) => {
     const answer = await client.post('/keys', { project_id, name });
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
@@ -77,8 +77,8 @@ async function freshOrg(): Promise<Org> {
   };
 }
 
-function load(records: RequestRecord[]): void {
-  recordRequests(server.app.control, server.config.telemetryDbPath, records);
+async function load(records: RequestRecord[]): Promise<void> {
+  await recordRequests(server.app.control, server.config.telemetryDbPath, records);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -293,11 +293,8 @@ function windowOf(org: Org, f: CommonFilter): ref.Window {
 }
 
 /** The catalogue's models of a provider, as the server's own catalogue says. */
-const providerModels = (provider: string) =>
-  server.app.control.models
-    .list()
-    .filter((model) => model.provider === provider)
-    .map((model) => model.id);
+const providerModels = async (provider: string) =>
+  (await server.app.control.models.list()).filter((model) => model.provider === provider).map((model) => model.id);
 
 function query(params: Record<string, string | number | undefined>): string {
   const parts = Object.entries(params)
@@ -370,7 +367,7 @@ describe('summary, timeseries and last_used_at agree with the reference', () => 
       fc.asyncProperty(summaryCaseArb, async ([asks, specs]) => {
         const org = await freshOrg();
         const records = materialise(org, specs);
-        load(records);
+        await load(records);
 
         for (const { filter, series } of asks) {
           const w = windowOf(org, filter);
@@ -544,7 +541,7 @@ describe('the request log agrees with the reference', () => {
       fc.asyncProperty(logCaseArb, async ([asks, specs]) => {
         const org = await freshOrg();
         const records = materialise(org, specs);
-        load(records);
+        await load(records);
 
         for (const ask of asks) {
           let minCostPkr: number | undefined;
@@ -576,7 +573,7 @@ describe('the request log agrees with the reference', () => {
             records,
             {
               ...logWindowOf(org, ask),
-              ...(ask.provider ? { models: providerModels(ask.provider) } : {}),
+              ...(ask.provider ? { models: await providerModels(ask.provider) } : {}),
               ...(ask.status_category ? { statusCategory: ask.status_category } : {}),
               ...(ask.termination_reason ? { terminationReason: ask.termination_reason } : {}),
               ...(minCostPkr === undefined ? {} : { minCostPkr }),
@@ -648,7 +645,7 @@ describe('paging through the request log', () => {
         }),
       );
     }
-    load(records);
+    await load(records);
     const filter: ref.LogFilter = { orgId: org.orgId, now: FIXED_NOW, rangeMs: DAY, statusCategory: '2xx' };
     const expected = ref.requestLog(records, filter).map((row) => row.req_id);
     expect(expected).toHaveLength(184);
@@ -678,7 +675,7 @@ describe('paging through the request log', () => {
 
   it('clamps limit to 200 and defaults to 50 from offset 0', async () => {
     const org = await freshOrg();
-    load(Array.from({ length: 210 }, (_, i) => record(org, -i * SECOND)));
+    await load(Array.from({ length: 210 }, (_, i) => record(org, -i * SECOND)));
     const clamped = await org.client.get('/analytics/requests?limit=500');
     expect(clamped.status).toBe(200);
     expect(clamped.body.limit).toBe(200);
@@ -770,7 +767,7 @@ describe('parameter errors', () => {
   });
 
   it('treats blank parameters as omitted', async () => {
-    load([record(org, -HOUR), record(org, -2 * DAY), record(org, 0, { key_id: null, project_id: null })]);
+    await load([record(org, -HOUR), record(org, -2 * DAY), record(org, 0, { key_id: null, project_id: null })]);
     const blanks = (names: string[]) => '?' + names.map((n) => `${n}=`).join('&');
     const common = ['time_range', 'project_id', 'key_id'];
     const summary = await org.client.get(`/analytics/summary${blanks([...common, 'model_alias'])}`);
@@ -856,7 +853,7 @@ describe('timeseries whose buckets hold many rows', () => {
         total_tokens: 10 * i,
       });
     });
-    load(records);
+    await load(records);
     const filters: CommonFilter[] = [
       { time_range: '24h', project: undefined, key: undefined, model: undefined },
       { time_range: '24h', project: 'p1', key: undefined, model: undefined },
@@ -889,7 +886,7 @@ describe('timeseries whose buckets hold many rows', () => {
 describe('figures of a hand-checked example', () => {
   it('gives total_cost_pkr in plain PKR only when key_id is named, and the exact averages', async () => {
     const org = await freshOrg();
-    load([
+    await load([
       // 2 streamed rows: ttft 100 and 300; generation 900 and 700 ms for 50 and 70 tokens.
       record(org, -MINUTE, { stream: 1, total_ms: 1000, ttft_ms: 100, tpot_ms: 10, cost_micro: 1_234_567 }),
       record(org, -2 * MINUTE, { stream: 1, total_ms: 1000, ttft_ms: 300, tokens_generated: 70, cost_micro: 5 }),
@@ -930,7 +927,7 @@ describe('figures of a hand-checked example', () => {
 
   it('shows key.name null for a revoked key, null fields as null, and is_byok as an integer', async () => {
     const org = await freshOrg();
-    load([
+    await load([
       record(org, -SECOND, {
         req_id: `legacy-${org.orgId}`,
         key_id: org.revoked,
@@ -984,7 +981,7 @@ describe('a search read from the rows', () => {
     const greek = record(org, -MINUTE, { req_id: `REQ-ΩMEGA-${org.orgId}` });
     const german = record(org, -2 * MINUTE, { metadata: JSON.stringify({ région: 'ÄRGER-STRASSE' }) });
     const plain = record(org, -3 * MINUTE, { metadata: JSON.stringify({ customer: 'ACME' }) });
-    load([greek, german, plain, ...history(org)]);
+    await load([greek, german, plain, ...history(org)]);
     const found = searcher(org);
     expect(await found('ω')).toEqual([greek.req_id]);
     expect(await found('ωmega')).toEqual([greek.req_id]);
@@ -1003,7 +1000,7 @@ describe('a search read from the rows', () => {
       metadata: String.raw`{"customer":"\u00c4rger \u003cb\u003e","unit":"\u212aelvin","caf\u00e9":"x"}`,
     });
     const slashed = record(org, -2 * MINUTE, { metadata: String.raw`{"route":"v1\/chat"}` });
-    load([unicode, slashed, record(org, -3 * MINUTE), ...history(org)]);
+    await load([unicode, slashed, record(org, -3 * MINUTE), ...history(org)]);
     const found = searcher(org);
     // The Kelvin sign folds to an ASCII k.
     for (const text of ['ärger', 'rger <b>', 'kelvin', 'café', 'caf']) {
@@ -1022,7 +1019,7 @@ describe('GET /keys and /admin/usage-throttling read the request log', () => {
       record(org, -3 * HOUR, { key_id: org.keyB }),
       record(org, -HOUR - 1, { key_id: org.keyB }),
     ];
-    load(records);
+    await load(records);
     const keys = (await org.client.get('/keys')).body.keys;
     expect(Object.fromEntries(keys.map((k: any) => [k.id, k.last_used_at]))).toEqual({
       [org.keyA]: new Date(FIXED_NOW - 10 * DAY).toISOString(),
@@ -1032,7 +1029,7 @@ describe('GET /keys and /admin/usage-throttling read the request log', () => {
 
   it('counts requests in the last minute and status-429 rows in time_range per active key', async () => {
     const org = await freshOrg();
-    load([
+    await load([
       record(org, 0),
       record(org, -59_999),
       record(org, -60_001), // more than a minute ago

@@ -52,7 +52,7 @@ async function orgWithRows(): Promise<{ client: TestClient; orgId: string; keyId
       project_id: projectId,
     });
   }
-  recordRequests(server.app.control, server.config.telemetryDbPath, rows);
+  await recordRequests(server.app.control, server.config.telemetryDbPath, rows);
   return { client, orgId, keyId, rows };
 }
 

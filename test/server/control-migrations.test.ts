@@ -38,8 +38,18 @@ function storeAtVersion1(): string {
 const everyEvent = (db: BetterSqlite3.Database) =>
   db.prepare('SELECT id, org_id, actor_id, action, target, created_at, source_ip FROM activity ORDER BY id').all();
 
+/** Runs `work` on a writable connection of its own: the store's `db` refuses every write before the schema can. */
+function beside<T>(path: string, work: (db: BetterSqlite3.Database) => T): T {
+  const db = new BetterSqlite3(path, { fileMustExist: true });
+  try {
+    return work(db);
+  } finally {
+    db.close();
+  }
+}
+
 describe('migration 002, the join policy', () => {
-  it('leaves every existing organisation open and the audit trail as it was, append-only still', () => {
+  it('leaves every existing organisation open and the audit trail as it was, append-only still', async () => {
     const path = storeAtVersion1();
     const old = new BetterSqlite3(path, { readonly: true });
     const events = everyEvent(old);
@@ -49,20 +59,23 @@ describe('migration 002, the join policy', () => {
     try {
       expect(control.db.pragma('user_version', { simple: true })).toBe(5);
       for (const orgId of ['org-a', 'org-b'])
-        expect(control.joinPolicies.of(orgId)).toEqual({ policy: 'open', domains: [] });
+        expect(await control.joinPolicies.of(orgId)).toEqual({ policy: 'open', domains: [] });
       expect(everyEvent(control.db)).toEqual(events);
       expect(control.db.pragma('foreign_key_check')).toEqual([]);
-      expect(control.activity.list('org-a', 10, 0).map((e) => e.action)).toEqual(['org.renamed', 'member.joined']);
+      expect((await control.activity.list('org-a', 10, 0)).map((e) => e.action)).toEqual([
+        'org.renamed',
+        'member.joined',
+      ]);
 
-      expect(() => control.db.prepare('UPDATE activity SET target = ? WHERE id = 3').run('x')).toThrow(
-        'activity log is append-only',
-      );
-      expect(() => control.db.prepare('DELETE FROM activity WHERE id = 7').run()).toThrow(
-        'activity log is append-only',
-      );
-      const bogus =
-        "INSERT INTO activity (org_id, seq, action, target, created_at, source_ip, hash) VALUES ('org-a', 99, 'org.deleted', '', 1, 'local', printf('%064d', 0))";
-      expect(() => control.db.prepare(bogus).run()).toThrow(/CHECK constraint failed/);
+      beside(path, (db) => {
+        expect(() => db.prepare('UPDATE activity SET target = ? WHERE id = 3').run('x')).toThrow(
+          'activity log is append-only',
+        );
+        expect(() => db.prepare('DELETE FROM activity WHERE id = 7').run()).toThrow('activity log is append-only');
+        const bogus =
+          "INSERT INTO activity (org_id, seq, action, target, created_at, source_ip, hash) VALUES ('org-a', 99, 'org.deleted', '', 1, 'local', printf('%064d', 0))";
+        expect(() => db.prepare(bogus).run()).toThrow(/CHECK constraint failed/);
+      });
       // The index the activity page reads by came back with the table.
       const indexes = control.db.prepare(
         "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'activity' AND name = 'activity_by_org'",
@@ -70,9 +83,9 @@ describe('migration 002, the join policy', () => {
       expect(indexes.all()).toEqual([{ name: 'activity_by_org' }]);
 
       // The new action is accepted, and numbering carries on after the rows kept.
-      control.write(() => {
-        control.joinPolicies.set('org-a', { policy: 'domains', domains: ['acme.example'] });
-        control.activity.record({
+      await control.write(async (tx) => {
+        await tx.joinPolicies.set('org-a', { policy: 'domains', domains: ['acme.example'] });
+        await tx.activity.record({
           orgId: 'org-a',
           actorId: null,
           action: 'org.join_policy_changed',
@@ -82,27 +95,30 @@ describe('migration 002, the join policy', () => {
         });
       });
       expect(control.db.prepare('SELECT MAX(id) AS id FROM activity').get()).toEqual({ id: 10 });
-      expect(control.joinPolicies.of('org-a')).toEqual({ policy: 'domains', domains: ['acme.example'] });
-      expect(control.joinPolicies.of('org-b')).toEqual({ policy: 'open', domains: [] });
+      expect(await control.joinPolicies.of('org-a')).toEqual({ policy: 'domains', domains: ['acme.example'] });
+      expect(await control.joinPolicies.of('org-b')).toEqual({ policy: 'open', domains: [] });
     } finally {
-      control.close();
+      await control.close();
     }
   });
 
-  it('refuses a policy the schema does not know', () => {
-    const control = ControlStore.open(storeAtVersion1(), LIFETIMES);
+  it('refuses a policy the schema does not know', async () => {
+    const path = storeAtVersion1();
+    const control = ControlStore.open(path, LIFETIMES);
     try {
-      expect(() =>
-        control.db.prepare("UPDATE organizations SET join_policy = 'invite' WHERE id = 'org-a'").run(),
-      ).toThrow(/CHECK constraint failed/);
+      beside(path, (db) =>
+        expect(() => db.prepare("UPDATE organizations SET join_policy = 'invite' WHERE id = 'org-a'").run()).toThrow(
+          /CHECK constraint failed/,
+        ),
+      );
     } finally {
-      control.close();
+      await control.close();
     }
   });
 });
 
 describe('migration 005, the activity hash chain', () => {
-  it('places and chains the events recorded before it, per organisation, and new events chain on', () => {
+  it('places and chains the events recorded before it, per organisation, and new events chain on', async () => {
     const control = ControlStore.open(storeAtVersion1(), LIFETIMES);
     try {
       const places = control.db.prepare('SELECT id, org_id, seq, change FROM activity ORDER BY id').all();
@@ -111,27 +127,29 @@ describe('migration 005, the activity hash chain', () => {
         { id: 7, org_id: 'org-b', seq: 1, change: null },
         { id: 9, org_id: 'org-a', seq: 2, change: null },
       ]);
-      expect(verifyActivity(control, 'org-a')).toMatchObject({ checked: 2, broken: null, done: true });
-      expect(verifyActivity(control, 'org-b')).toMatchObject({ checked: 1, broken: null, done: true });
+      expect(await verifyActivity(control, 'org-a')).toMatchObject({ checked: 2, broken: null, done: true });
+      expect(await verifyActivity(control, 'org-b')).toMatchObject({ checked: 1, broken: null, done: true });
 
-      control.activity.record({
-        orgId: 'org-a',
-        actorId: 'acct-a',
-        action: 'api_key.rotated',
-        target: 'sk_svc_old',
-        sourceIp: '10.0.0.1',
-        at: 30,
-        change: { before: { key_prefix: 'sk_svc_old' }, after: { key_prefix: 'sk_svc_new' } },
-      });
+      await control.write((tx) =>
+        tx.activity.record({
+          orgId: 'org-a',
+          actorId: 'acct-a',
+          action: 'api_key.rotated',
+          target: 'sk_svc_old',
+          sourceIp: '10.0.0.1',
+          at: 30,
+          change: { before: { key_prefix: 'sk_svc_old' }, after: { key_prefix: 'sk_svc_new' } },
+        }),
+      );
       expect(control.db.prepare("SELECT id, seq FROM activity WHERE action = 'api_key.rotated'").get()).toEqual({
         id: 10,
         seq: 3,
       });
-      expect(verifyActivity(control, 'org-a')).toMatchObject({ checked: 3, broken: null });
+      expect(await verifyActivity(control, 'org-a')).toMatchObject({ checked: 3, broken: null });
       // One organisation's event is no part of another's chain.
-      expect(verifyActivity(control, 'org-b')).toMatchObject({ checked: 1, broken: null });
+      expect(await verifyActivity(control, 'org-b')).toMatchObject({ checked: 1, broken: null });
     } finally {
-      control.close();
+      await control.close();
     }
   });
 });

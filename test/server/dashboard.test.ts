@@ -33,7 +33,7 @@ interface Org {
 
 async function freshOrg(): Promise<Org> {
   const { client, orgId, projectId: first } = await registerOrg(server);
-  const second = server.app.control.organizations.addProject(orgId, 'Second', NOW).id;
+  const second = (await server.app.control.write((tx) => tx.organizations.addProject(orgId, 'Second', NOW))).id;
   const key = async (projectId: string, name: string) =>
     (await client.post('/keys', { project_id: projectId, name })).body.id as string;
   return { client, orgId, projects: [first, second], keys: [await key(first, 'alpha'), await key(second, 'beta')] };
@@ -241,7 +241,7 @@ describe('GET /analytics/dashboard', () => {
   beforeAll(async () => {
     org = await freshOrg();
     rows = rowsOf(org, 7, 4000);
-    recordRequests(server.app.control, server.config.telemetryDbPath, rows);
+    await recordRequests(server.app.control, server.config.telemetryDbPath, rows);
   });
   const everything = () => true;
 

@@ -37,9 +37,9 @@ async function seedFolder(options: DemoOptions): Promise<Seeded> {
   return { dataDir, control, telemetry, result, seedAgain: () => seedDemo(control, secrets, config, options) };
 }
 
-function close(seeded: Seeded): void {
+async function close(seeded: Seeded): Promise<void> {
   seeded.telemetry.close();
-  seeded.control.close();
+  await seeded.control.close();
 }
 
 /** The telemetry rows in a stable order with generated ids replaced by names, hashed. */
@@ -62,8 +62,8 @@ let main: Seeded;
 beforeAll(async () => {
   main = await seedFolder({ rows: ROWS, seed: 7 });
 });
-afterAll(() => {
-  close(main);
+afterAll(async () => {
+  await close(main);
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -72,15 +72,15 @@ function one<T>(sql: string, ...params: unknown[]): T {
 }
 
 describe('the demo organisation', () => {
-  it('has owner, admin and member accounts, four projects, vault entries and deposits above the credit limits', () => {
+  it('has owner, admin and member accounts, four projects, vault entries and deposits above the credit limits', async () => {
     expect(main.result).toMatchObject({ rows: ROWS, projects: 4, keys: 12 });
     const db = main.control.db;
-    const org = main.control.organizations.findByName(DEMO_ORGANIZATION)!;
+    const org = (await main.control.organizations.findByName(DEMO_ORGANIZATION))!;
     const roles = db.prepare('SELECT email, role FROM accounts WHERE org_id = ? ORDER BY email').all(org.id);
     expect(roles).toEqual(
       DEMO_ACCOUNTS.map(({ email, role }) => ({ email, role })).sort((a, b) => a.email.localeCompare(b.email)),
     );
-    expect(main.control.organizations.projects(org.id).length).toBeGreaterThanOrEqual(4);
+    expect((await main.control.organizations.projects(org.id)).length).toBeGreaterThanOrEqual(4);
     expect(db.prepare('SELECT provider FROM vault_keys WHERE org_id = ?').all(org.id).length).toBeGreaterThanOrEqual(2);
     const deposits = db
       .prepare('SELECT COUNT(*) AS n, SUM(amount_micro) AS total FROM deposits WHERE org_id = ?')
@@ -372,7 +372,7 @@ describe('determinism', () => {
       expect(a).toBe(b);
       expect(c).not.toBe(a);
     } finally {
-      folders.forEach(close);
+      for (const folder of folders) await close(folder);
     }
   });
 });
@@ -413,8 +413,8 @@ describe('npm run admin -- seed-demo', () => {
       expect(outcome.err).toContain(`${flag} must be a whole number`);
     }
     const control = ControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 900, refreshSeconds: 3600 });
-    expect(control.organizations.findByName(DEMO_ORGANIZATION)).toBeFalsy();
-    control.close();
+    expect(await control.organizations.findByName(DEMO_ORGANIZATION)).toBeFalsy();
+    await control.close();
   });
 
   it('seeds the rows asked for, prints the credentials, and does nothing the second time', async () => {

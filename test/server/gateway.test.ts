@@ -455,7 +455,7 @@ describe('the gateway, called with the official openai package', () => {
     const key = await newKey({ credit_limit_cents: 1 });
     const { admissions } = server.app;
     const admit = (reqId: string) => admitDirectly(key.api_key, reqId);
-    const first = admit('req_settle_first');
+    const first = await admit('req_settle_first');
     expect(first.kind).toBe('admitted');
     if (first.kind !== 'admitted') return;
     // The rows wait on another writer's lock, so that the store can be read before they commit.
@@ -481,9 +481,11 @@ describe('the gateway, called with the official openai package', () => {
       // commit of the spend awaited. The rows written are heard in the next turn, before the
       // store's commits are read again.
       const spent = beside.prepare<[string], number>('SELECT spent_micro FROM api_keys WHERE id = ?').pluck();
+      let keyRead: Promise<unknown> = Promise.resolve();
       await new Promise<void>((resolve) =>
         setImmediate(() => {
-          admissions.keyModels(key.api_key);
+          // The read runs up to the store now; its answer is awaited after the turn.
+          keyRead = admissions.keyModels(key.api_key);
           importer.exec('COMMIT');
           const pause = new Int32Array(new SharedArrayBuffer(4));
           for (let waited = 0; spent.get(key.id) === 0 && waited < 10_000; waited += 10) Atomics.wait(pause, 0, 0, 10);
@@ -492,8 +494,9 @@ describe('the gateway, called with the official openai package', () => {
           resolve();
         }),
       );
+      await keyRead;
       await written;
-      expect(admit('req_settle_second')).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
+      expect(await admit('req_settle_second')).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
     } finally {
       if (importer.inTransaction) importer.exec('ROLLBACK');
       importer.close();
@@ -505,7 +508,7 @@ describe('the gateway, called with the official openai package', () => {
     const key = await newKey({ credit_limit_cents: 1 });
     const { admissions } = server.app;
     const admit = (reqId: string) => admitDirectly(key.api_key, reqId);
-    const first = admit('req_owed_first');
+    const first = await admit('req_owed_first');
     expect(first.kind).toBe('admitted');
     if (first.kind !== 'admitted') return;
     const row = (reqId: string, costMicro: number) => ({
@@ -525,7 +528,7 @@ describe('the gateway, called with the official openai package', () => {
       admissions.record([row('req_owed_first', 10_000)]); // the whole limit
       await admissions.written();
       expect(await spentCents(key.id)).toBe(0);
-      expect(admit('req_owed_refused')).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
+      expect(await admit('req_owed_refused')).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
     } finally {
       blocker.exec('ROLLBACK');
       blocker.close();
@@ -534,7 +537,7 @@ describe('the gateway, called with the official openai package', () => {
     admissions.record([row('req_owed_later', 0)]);
     await admissions.written();
     expect(await spentCents(key.id)).toBe(10_000);
-    expect(admit('req_owed_after')).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
+    expect(await admit('req_owed_after')).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
   });
 
   it('lists models only for a key in force: a revoked one is refused with 401', async () => {

@@ -155,7 +155,7 @@ export async function registerOrg(
   server: TestServer,
 ): Promise<{ client: TestClient; org: string; orgId: string; projectId: string }> {
   const { client, org } = await register(server);
-  const orgId = server.app.control.organizations.findByName(org)!.id;
+  const orgId = (await server.app.control.organizations.findByName(org))!.id;
   const projectId: string = (await client.get('/projects')).body.projects[0].id;
   return { client, org, orgId, projectId };
 }

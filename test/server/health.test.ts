@@ -115,7 +115,7 @@ describe('GET /analytics/health', () => {
       // Another organisation's failures of the same models.
       ...Array.from({ length: 10 }, (_, i) => row(other.orgId, B, badCell + i, failed)),
     ];
-    recordRequests(server.app.control, server.config.telemetryDbPath, rows);
+    await recordRequests(server.app.control, server.config.telemetryDbPath, rows);
   });
 
   it("keeps one model's errors to that model: A down where it failed, B beside it ok", async () => {
@@ -223,7 +223,7 @@ describe('GET /analytics/health over a day of random traffic', () => {
         ttft_ms: random() < 0.3 ? null : 5 + Math.floor(random() * 800),
       }),
     );
-    recordRequests(server.app.control, server.config.telemetryDbPath, rows);
+    await recordRequests(server.app.control, server.config.telemetryDbPath, rows);
 
     await checkWindow(org.client, rows, models, NOW, null);
   });
@@ -241,7 +241,7 @@ describe('GET /analytics/health over a day of random traffic', () => {
     // The instant asked for lies inside a cell: the window ends with that cell, whole.
     const asked = NOW - 9 * 3_600_000 - 123_456;
     const end = asked - 1 - ((asked - 1) % CELL) + CELL - 1;
-    recordRequests(server.app.control, server.config.telemetryDbPath, [
+    await recordRequests(server.app.control, server.config.telemetryDbPath, [
       ...rows,
       // Successes after the window must not be its last success.
       row(org.orgId, A, end + 1),

@@ -26,7 +26,7 @@ interface Seen {
 }
 
 /** Imports rows `from`..`to` into a store in a new folder, noting at each progress report which files the store had. */
-function importNoting(path: string, from: number, to: number, during?: () => void): Seen[] {
+async function importNoting(path: string, from: number, to: number, during?: () => void): Promise<Seen[]> {
   const control = ControlStore.open(join(path, '..', 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
   const seen: Seen[] = [];
   try {
@@ -35,9 +35,9 @@ function importNoting(path: string, from: number, to: number, during?: () => voi
       seen.push({ wal: existsSync(`${path}-wal`), journal: existsSync(`${path}-journal`) });
       during?.();
     };
-    recordRequests(control, path, rows, { report, every: 1_000 });
+    await recordRequests(control, path, rows, { report, every: 1_000 });
   } finally {
-    control.close();
+    await control.close();
   }
   return seen;
 }
@@ -102,9 +102,9 @@ function expectRolledBack(path: string, rows: number): void {
 }
 
 describe('an import', () => {
-  it('writes an empty store nothing else has open without a WAL log, then leaves it in WAL mode', () => {
+  it('writes an empty store nothing else has open without a WAL log, then leaves it in WAL mode', async () => {
     const path = storeIn('alone');
-    const seen = importNoting(path, 1, 5_000);
+    const seen = await importNoting(path, 1, 5_000);
     // Pages go straight into the file: no log to write them to first and copy them from after.
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.every((s) => !s.wal && s.journal)).toBe(true);
@@ -112,7 +112,7 @@ describe('an import', () => {
     expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(5_000);
   });
 
-  it('shares an empty store another connection has open, which reads on meanwhile', () => {
+  it('shares an empty store another connection has open, which reads on meanwhile', async () => {
     const path = storeIn('shared');
     openTelemetry(path).close();
     const other = new BetterSqlite3(path, { readonly: true });
@@ -120,7 +120,7 @@ describe('an import', () => {
       const count = other.prepare('SELECT COUNT(*) FROM requests').pluck();
       expect(count.get()).toBe(0);
       const counted: unknown[] = [];
-      const seen = importNoting(path, 1, 5_000, () => counted.push(count.get()));
+      const seen = await importNoting(path, 1, 5_000, () => counted.push(count.get()));
       expect(seen.every((s) => s.wal && !s.journal)).toBe(true);
       // The rows appear at the commit, not before.
       expect(counted.every((n) => n === 0)).toBe(true);
@@ -135,7 +135,7 @@ describe('an import', () => {
     try {
       const path = server.app.config.telemetryDbPath;
       const answers: unknown[] = [];
-      const seen = importNoting(path, 1, 5_000, () =>
+      const seen = await importNoting(path, 1, 5_000, () =>
         answers.push(server.app.telemetry.lastUsedByKey([{ id: 'key-a' }])),
       );
       expect(seen.every((s) => s.wal && !s.journal)).toBe(true);
@@ -218,21 +218,21 @@ describe('an import', () => {
       expect(read(path, 'PRAGMA journal_mode')).toBe('wal');
       expect(existsSync(`${path}-journal`)).toBe(false);
     } finally {
-      control.close();
+      await control.close();
     }
   });
 
-  it('of rows held in memory (live telemetry) keeps a store that has rows in WAL mode', () => {
+  it('of rows held in memory (live telemetry) keeps a store that has rows in WAL mode', async () => {
     const path = storeIn('rows');
-    importNoting(path, 1, 10);
-    const seen = importNoting(path, 11, 5_010);
+    await importNoting(path, 1, 10);
+    const seen = await importNoting(path, 11, 5_010);
     expect(seen.every((s) => s.wal && !s.journal)).toBe(true);
     expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(5_010);
   });
 
   it('killed after writing into a store with rows alone leaves its rows, reconcile reads them, and the next import works', async () => {
     const path = storeIn('killed-rows');
-    importNoting(path, 1, 10);
+    await importNoting(path, 1, 10);
     killImportAfterSpilling(path, 1_000);
     // A read-only connection cannot open the store before the journal is rolled back; reconcile's can.
     expect(() => read(path, 'SELECT COUNT(*) FROM requests')).toThrow(/readonly/i);
@@ -244,14 +244,14 @@ describe('an import', () => {
       const report = await runReconcile(control, path, { orgId: 'org-a', projectId: null, days: window.days, now });
       expect(report?.kinds.map((kind) => kind.kind)).toContain('totals');
     } finally {
-      control.close();
+      await control.close();
     }
     expectRolledBack(path, 10);
-    importNoting(path, 11, 13);
+    await importNoting(path, 11, 13);
     expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(13);
   });
 
-  it('killed after writing into an empty store alone leaves it empty, and the next import works', () => {
+  it('killed after writing into an empty store alone leaves it empty, and the next import works', async () => {
     const path = storeIn('killed');
     openTelemetry(path).close();
     const bytesBefore = statSync(path).size;
@@ -259,7 +259,7 @@ describe('an import', () => {
     // It died with rows in the file and the pages they overwrote in the journal.
     expect(statSync(path).size).toBeGreaterThan(bytesBefore);
     expectRolledBack(path, 0);
-    importNoting(path, 1, 3);
+    await importNoting(path, 1, 3);
     expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(3);
   });
 
@@ -338,7 +338,7 @@ describe('an import of a file into a store with rows', () => {
       const result = await importRequests(control, path, ndjsonFile(dir, lines), { report, every: 1_000 });
       expect(result).toEqual({ ok: true, rows: lines.length });
     } finally {
-      control.close();
+      await control.close();
     }
     expect(seen.length).toBeGreaterThan(0);
     return seen;

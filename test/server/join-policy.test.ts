@@ -76,7 +76,7 @@ async function seenBy(owner: TestClient) {
 async function expectNothingCreated(client: TestClient, answer: Answer, email: string): Promise<void> {
   expect(setCookies(answer)).toEqual([]);
   expect((await client.get('/auth/me')).status).toBe(401);
-  expect(server.app.control.accounts.findByEmail(email)).toBeUndefined();
+  expect(await server.app.control.accounts.findByEmail(email)).toBeUndefined();
   const login = await new TestClient(server.baseUrl).post('/auth/login', { email, password: PASSWORD });
   expect(login).toMatchObject({ status: 401, body: { error: 'invalid email or password' } });
 }

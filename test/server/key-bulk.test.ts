@@ -21,15 +21,17 @@ async function createKeys(client: TestClient, projectId: string, names: string[]
 }
 
 /** Whether the gateway would take a request of this secret now, as it asks the control plane. */
-const admit = (secret: string) =>
-  server.app.admissions.admit({
-    reqId: `req_${randomUUID()}`,
-    secret,
-    model: 'openai/gpt-4o-mini',
-    boundCharacters: 10,
-    maxGenerated: 10,
-    timeoutMs: 1000,
-  }).kind;
+const admit = async (secret: string) =>
+  (
+    await server.app.admissions.admit({
+      reqId: `req_${randomUUID()}`,
+      secret,
+      model: 'openai/gpt-4o-mini',
+      boundCharacters: 10,
+      maxGenerated: 10,
+      timeoutMs: 1000,
+    })
+  ).kind;
 
 const listed = async (client: TestClient) =>
   new Map(((await client.get('/keys')).body.keys as { id: string }[]).map((k) => [k.id, k as Record<string, unknown>]));
@@ -160,8 +162,8 @@ describe('POST /keys/bulk: revoking', () => {
     // A dry run records nothing and revokes nothing: both keys still listed, and still admitted by the gateway.
     expect((await listed(client)).size).toBe(2);
     expect(await actions(client)).toEqual(activityBefore);
-    expect(admit(a!.api_key)).toBe('admitted');
-    expect(admit(b!.api_key)).toBe('admitted');
+    expect(await admit(a!.api_key)).toBe('admitted');
+    expect(await admit(b!.api_key)).toBe('admitted');
 
     const applied = await client.post('/keys/bulk', { ...body, dry_run: false });
     expect(applied.body.results.map((r: { outcome: string }) => r.outcome)).toEqual([
@@ -172,9 +174,9 @@ describe('POST /keys/bulk: revoking', () => {
     ]);
     expect((await listed(client)).size).toBe(0);
     // Refused by the gateway from the very next request; the other organisation's key still works.
-    expect(admit(a!.api_key)).toBe('refused');
-    expect(admit(b!.api_key)).toBe('refused');
-    expect(admit(theirs!.api_key)).toBe('admitted');
+    expect(await admit(a!.api_key)).toBe('refused');
+    expect(await admit(b!.api_key)).toBe('refused');
+    expect(await admit(theirs!.api_key)).toBe('admitted');
     expect((await listed(stranger.client)).has(theirs!.id)).toBe(true);
     expect((await actions(client)).filter((a) => a.startsWith('api_key.revoked'))).toHaveLength(2);
 

@@ -55,35 +55,42 @@ describe('a key revoked in a transaction that is rolled back (a dry run)', () =>
     const created = await org.client.post('/keys', { project_id: org.projectId, name: 'dry run' });
     expect(created.status).toBe(201);
     const { control, admissions } = server.app;
-    const admit = () =>
-      admissions.admit({
-        reqId: `req_${randomUUID()}`,
-        secret: created.body.api_key,
-        model: 'openai/gpt-4o-mini',
-        boundCharacters: 10,
-        maxGenerated: 10,
-        timeoutMs: 1000,
-      }).kind;
+    const admit = async () =>
+      (
+        await admissions.admit({
+          reqId: `req_${randomUUID()}`,
+          secret: created.body.api_key,
+          model: 'openai/gpt-4o-mini',
+          boundCharacters: 10,
+          maxGenerated: 10,
+          timeoutMs: 1000,
+        })
+      ).kind;
     const actorId = (await org.client.get('/auth/me')).body.user_id as string;
     const hash = hashApiKeySecret(created.body.api_key, server.app.secrets.keyHashSecret);
-    expect(admit()).toBe('admitted');
+    expect(await admit()).toBe('admitted');
 
-    expect(() =>
-      control.write(() => {
-        revokeKey(control, {
+    await expect(
+      control.write(async (tx) => {
+        await revokeKey(tx, {
           orgId: org.orgId,
           actorId,
           keyId: created.body.id,
           sourceIp: '127.0.0.1',
           now: Date.now(),
         });
-        expect(control.keys.findBySecretHash(hash)?.revoked_at).not.toBeNull();
-        expect(control.keys.list(org.orgId)).toHaveLength(0);
+        expect((await tx.keys.findBySecretHash(hash))?.revoked_at).not.toBeNull();
+        expect(await tx.keys.list(org.orgId)).toHaveLength(0);
         throw new Undo();
       }),
-    ).toThrow(Undo);
+    ).rejects.toThrow(Undo);
 
-    expect(admit()).toBe('admitted');
-    expect(control.keys.list(org.orgId).map((k) => k.id)).toEqual([created.body.id]);
+    expect(await admit()).toBe('admitted');
+    expect((await control.keys.list(org.orgId)).map((k) => k.id)).toEqual([created.body.id]);
+    // The connection the transaction ran on answers as committed too.
+    await control.read(async (tx) => {
+      expect((await tx.keys.findBySecretHash(hash))?.revoked_at).toBeNull();
+      expect((await tx.keys.list(org.orgId)).map((k) => k.id)).toEqual([created.body.id]);
+    });
   });
 });

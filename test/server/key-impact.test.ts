@@ -54,7 +54,7 @@ describe('GET /keys/{id}/impact', () => {
     keyId = await keyOf(org);
     quietKeyId = await keyOf(org, 'quiet');
     const other = await keyOf(org, 'other');
-    recordRequests(server.app.control, server.config.telemetryDbPath, [
+    await recordRequests(server.app.control, server.config.telemetryDbPath, [
       // The last five minutes: 3, the newest 20 s ago.
       ...times(3, (i) => row(org, keyId, NOW - 20_000 - i * MINUTE, 'OpenAI/Python 1.57.0', { customer: 'acme' })),
       // Earlier today: 2 more in 24 hours, 2 hours ago (tagged by another customer) and just inside the day.
@@ -180,7 +180,7 @@ describe('GET /keys/{id}/impact', () => {
       dayStart - 1,
       NOW - 7 * DAY - 1,
     ];
-    recordRequests(
+    await recordRequests(
       server.app.control,
       server.config.telemetryDbPath,
       at.map((ts) => row(org, edgeKey, ts, 'edge-client/1.0', {})),

@@ -19,8 +19,7 @@ async function createKey(client: TestClient, projectId: string, extra: Record<st
 }
 
 /** Settles spend into a key as the gateway's rows do (see Admissions), without going through one. */
-const settle = (keyId: string, micro: number) =>
-  server.app.control.write(() => server.app.control.keys.settle(keyId, micro));
+const settle = (keyId: string, micro: number) => server.app.control.write((tx) => tx.keys.settle(keyId, micro));
 
 const listed = async (client: TestClient) => (await client.get('/keys')).body.keys as Record<string, unknown>[];
 const activity = async (client: TestClient) =>
@@ -83,7 +82,7 @@ describe('POST /keys/{id}/rotate', () => {
     const { client, org, projectId } = await registerOrg(server);
     await runOperator(server, 'deposit', '--org', org, '--pkr', '1000');
     const old = await createKey(client, projectId, { credit_limit_cents: 100_000_000 });
-    settle(old.id, 99_250_000);
+    await settle(old.id, 99_250_000);
 
     const answer = await client.post(`/keys/${old.id}/rotate`);
     expect(answer.status, JSON.stringify(answer.body)).toBe(201);
@@ -96,7 +95,7 @@ describe('POST /keys/{id}/rotate', () => {
     const { client, org, projectId } = await registerOrg(server);
     await runOperator(server, 'deposit', '--org', org, '--pkr', '1000');
     const old = await createKey(client, projectId, { credit_limit_cents: 10_000_000 });
-    settle(old.id, 10_000_000);
+    await settle(old.id, 10_000_000);
     const before = await activity(client);
 
     const answer = await client.post(`/keys/${old.id}/rotate`);

@@ -69,7 +69,7 @@ describe('the latency sketch', () => {
 });
 
 describe("migrations 008 and 009's dashboard and cache cells", () => {
-  it('fills the cells of a store that had rows before it exactly as the import writes them', () => {
+  it('fills the cells of a store that had rows before it exactly as the import writes them', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'board-backfill-'));
     const path = join(folder, 'telemetry.db');
     const control = ControlStore.open(join(folder, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
@@ -83,9 +83,9 @@ describe("migrations 008 and 009's dashboard and cache cells", () => {
       ttft_ms: random() < 0.3 ? null : random() * 900,
     }));
     try {
-      recordRequests(control, path, rows);
+      await recordRequests(control, path, rows);
     } finally {
-      control.close();
+      await control.close();
     }
     const tables = [
       'rollup_board_5m',

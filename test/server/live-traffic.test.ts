@@ -50,7 +50,7 @@ async function liveKeys(): Promise<{ id: string; name: string }[]> {
 
 describe('the demo live traffic', () => {
   it('sends requests through the gateway over HTTP with a key of its own, which later starts reuse', async () => {
-    const traffic = start()!;
+    const traffic = (await start())!;
     expect(traffic).not.toBeNull();
     const [key] = await liveKeys();
     expect(key).toBeDefined();
@@ -67,13 +67,13 @@ describe('the demo live traffic', () => {
     }
     // Its secret is kept for the owner alone, and the next start calls with the same key.
     expect(statSync(join(server.dataDir, 'demo-live-key')).mode & 0o777).toBe(0o600);
-    const again = start()!;
+    const again = (await start())!;
     await again.stop();
     expect((await liveKeys()).map((k) => k.id)).toEqual([key!.id]);
 
     // Revoked by an admin: the next start makes another rather than calling with a dead key.
     expect((await owner.client.delete(`/keys/${key!.id}`)).status).toBe(200);
-    const third = start()!;
+    const third = (await start())!;
     await third.stop();
     const now = await liveKeys();
     expect(now).toHaveLength(1);
@@ -83,7 +83,7 @@ describe('the demo live traffic', () => {
   it('does nothing for a folder without the demo organisation', async () => {
     const other = await startServer();
     try {
-      const traffic = startLiveTraffic({
+      const traffic = await startLiveTraffic({
         control: other.app.control,
         dataDir: other.dataDir,
         keyHashSecret: other.app.secrets.keyHashSecret,

@@ -244,7 +244,7 @@ describe('reconciling an organisation', () => {
 
   it("names the key whose rows were recorded under another project, and both projects' totals", async () => {
     const ts = now - 3 * HOUR;
-    recordRequests(server.app.control, server.config.telemetryDbPath, [
+    await recordRequests(server.app.control, server.config.telemetryDbPath, [
       {
         ...requestRecord(0),
         req_id: `req-${randomUUID()}`,

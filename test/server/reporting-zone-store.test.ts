@@ -39,8 +39,18 @@ function storeAtVersion3(): string {
 const everyEvent = (db: BetterSqlite3.Database) =>
   db.prepare('SELECT id, org_id, actor_id, action, target, created_at, source_ip FROM activity ORDER BY id').all();
 
+/** Runs `work` on a writable connection of its own: the store's `db` refuses every write before the schema can. */
+function beside<T>(path: string, work: (db: BetterSqlite3.Database) => T): T {
+  const db = new BetterSqlite3(path, { fileMustExist: true });
+  try {
+    return work(db);
+  } finally {
+    db.close();
+  }
+}
+
 describe('migration 004, the reporting zone', () => {
-  it('puts every existing organisation on UTC and keeps the audit trail, append-only still', () => {
+  it('puts every existing organisation on UTC and keeps the audit trail, append-only still', async () => {
     const path = storeAtVersion3();
     const old = new BetterSqlite3(path, { readonly: true });
     const events = everyEvent(old);
@@ -49,29 +59,29 @@ describe('migration 004, the reporting zone', () => {
     const control = ControlStore.open(path, LIFETIMES);
     try {
       expect(control.db.pragma('user_version', { simple: true })).toBe(5);
-      expect(control.organizations.reportingZone('org-a')).toBe('UTC');
-      expect(control.organizations.reportingZone('org-b')).toBe('UTC');
+      expect(await control.organizations.reportingZone('org-a')).toBe('UTC');
+      expect(await control.organizations.reportingZone('org-b')).toBe('UTC');
       expect(everyEvent(control.db)).toEqual(events);
       expect(control.db.pragma('foreign_key_check')).toEqual([]);
 
-      expect(() => control.db.prepare('UPDATE activity SET target = ? WHERE id = 3').run('x')).toThrow(
-        'activity log is append-only',
-      );
-      expect(() => control.db.prepare('DELETE FROM activity WHERE id = 7').run()).toThrow(
-        'activity log is append-only',
-      );
-      const bogus =
-        "INSERT INTO activity (org_id, seq, action, target, created_at, source_ip, hash) VALUES ('org-a', 99, 'org.deleted', '', 1, 'local', printf('%064d', 0))";
-      expect(() => control.db.prepare(bogus).run()).toThrow(/CHECK constraint failed/);
+      beside(path, (db) => {
+        expect(() => db.prepare('UPDATE activity SET target = ? WHERE id = 3').run('x')).toThrow(
+          'activity log is append-only',
+        );
+        expect(() => db.prepare('DELETE FROM activity WHERE id = 7').run()).toThrow('activity log is append-only');
+        const bogus =
+          "INSERT INTO activity (org_id, seq, action, target, created_at, source_ip, hash) VALUES ('org-a', 99, 'org.deleted', '', 1, 'local', printf('%064d', 0))";
+        expect(() => db.prepare(bogus).run()).toThrow(/CHECK constraint failed/);
+      });
       const indexes = control.db.prepare(
         "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'activity' AND name = 'activity_by_org'",
       );
       expect(indexes.all()).toEqual([{ name: 'activity_by_org' }]);
 
       // The new action is accepted with the change, and numbering carries on after the rows kept.
-      control.write(() => {
-        control.organizations.setReportingZone('org-a', 'Asia/Karachi');
-        control.activity.record({
+      await control.write(async (tx) => {
+        await tx.organizations.setReportingZone('org-a', 'Asia/Karachi');
+        await tx.activity.record({
           orgId: 'org-a',
           actorId: 'acct-a',
           action: 'org.reporting_zone_changed',
@@ -81,9 +91,9 @@ describe('migration 004, the reporting zone', () => {
         });
       });
       expect(control.db.prepare('SELECT MAX(id) AS id FROM activity').get()).toEqual({ id: 10 });
-      expect(control.organizations.reportingZone('org-a')).toBe('Asia/Karachi');
-      expect(control.organizations.reportingZone('org-b')).toBe('UTC');
-      expect(control.activity.list('org-a', 1, 0)).toEqual([
+      expect(await control.organizations.reportingZone('org-a')).toBe('Asia/Karachi');
+      expect(await control.organizations.reportingZone('org-b')).toBe('UTC');
+      expect(await control.activity.list('org-a', 1, 0)).toEqual([
         {
           actor: 'a@acme.example',
           action: 'org.reporting_zone_changed',
@@ -93,19 +103,19 @@ describe('migration 004, the reporting zone', () => {
         },
       ]);
     } finally {
-      control.close();
+      await control.close();
     }
   });
 
-  it('gives a new store the column too', () => {
+  it('gives a new store the column too', async () => {
     const control = ControlStore.open(join(mkdtempSync(join(scratch, 'new-')), 'control.db'), LIFETIMES);
     try {
-      const org = control.organizations.create('Initech', 1);
-      expect(control.organizations.reportingZone(org.id)).toBe('UTC');
-      control.organizations.setReportingZone(org.id, 'Asia/Kathmandu');
-      expect(control.organizations.reportingZone(org.id)).toBe('Asia/Kathmandu');
+      const org = await control.write((tx) => tx.organizations.create('Initech', 1));
+      expect(await control.organizations.reportingZone(org.id)).toBe('UTC');
+      await control.write((tx) => tx.organizations.setReportingZone(org.id, 'Asia/Kathmandu'));
+      expect(await control.organizations.reportingZone(org.id)).toBe('Asia/Kathmandu');
     } finally {
-      control.close();
+      await control.close();
     }
   });
 });

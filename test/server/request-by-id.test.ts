@@ -35,7 +35,7 @@ describe('GET /analytics/requests/{req_id}', () => {
   beforeAll(async () => {
     org = await registerOrg(server);
     stranger = await registerOrg(server);
-    recordRequests(server.app.control, server.config.telemetryDbPath, [
+    await recordRequests(server.app.control, server.config.telemetryDbPath, [
       // Older than the longest window the request log reads (400 days).
       row(org, wanted, NOW - 500 * DAY),
       // Twelve newer requests that mention it (retries naming their parent), and one whose id starts with it.

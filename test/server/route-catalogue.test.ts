@@ -22,10 +22,10 @@ function price(id: string): RoutePrice {
 }
 
 describe('the route catalogue', () => {
-  it('has the facts of exactly the routes seeded into a fresh control store, active or not', () => {
+  it('has the facts of exactly the routes seeded into a fresh control store, active or not', async () => {
     const control = ControlStore.open(join(scratch, 'control.db'), { accessSeconds: 900, refreshSeconds: 3600 });
     try {
-      const seeded = control.models.list();
+      const seeded = await control.models.list();
       const ids = ROUTE_CATALOGUE.map((route) => route.id);
       expect(new Set(ids).size).toBe(ids.length);
       expect([...ids].sort()).toEqual(seeded.map((model) => model.id).sort());
@@ -35,7 +35,7 @@ describe('the route catalogue', () => {
         if (byokProvider !== null) expect(byokProvider, model.id).toBe(model.provider);
       }
     } finally {
-      control.close();
+      await control.close();
     }
   });
 

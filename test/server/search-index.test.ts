@@ -101,12 +101,12 @@ let control: ControlStore;
 let queries: AnalyticsQueries;
 let reader: BetterSqlite3.Database;
 
-beforeAll(() => {
+beforeAll(async () => {
   const path = join(scratch, 'telemetry.db');
   control = ControlStore.open(join(scratch, 'control.db'), { accessSeconds: 900, refreshSeconds: 3600 });
-  recordRequests(control, path, NEWER.slice(0, 70_000));
-  recordRequests(control, path, NEWER.slice(70_000));
-  recordRequests(control, path, OLDER);
+  await recordRequests(control, path, NEWER.slice(0, 70_000));
+  await recordRequests(control, path, NEWER.slice(70_000));
+  await recordRequests(control, path, OLDER);
   reader = new BetterSqlite3(path, { readonly: true });
   queries = new AnalyticsQueries(reader);
 }, 120_000);

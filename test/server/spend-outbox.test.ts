@@ -20,7 +20,7 @@ async function withKey(): Promise<{ server: TestServer; keyId: string; orgId: st
   const owner = await register(server);
   const projectId = (await owner.client.get('/projects')).body.projects[0].id as string;
   const keyId = (await owner.client.post('/keys', { project_id: projectId, name: 'billed' })).body.id as string;
-  const orgId = server.app.control.keys.find(keyId)!.org_id;
+  const orgId = (await server.app.control.keys.find(keyId))!.org_id;
   return { server, keyId, orgId, projectId };
 }
 
@@ -34,7 +34,7 @@ const rowsFor = (keyId: string, orgId: string, projectId: string, from: number, 
     key_id: keyId,
   }));
 
-const spent = (control: ControlStore, keyId: string) => control.keys.find(keyId)!.spent_micro;
+const spent = async (control: ControlStore, keyId: string) => (await control.keys.find(keyId))!.spent_micro;
 
 function outboxOf(server: TestServer): number {
   const db = new BetterSqlite3(server.config.telemetryDbPath, { readonly: true });
@@ -49,29 +49,27 @@ describe('spend and rows through a crash between the two stores', () => {
   it('keeps the spend of rows committed just before a crash, and settles it once at the next start', async () => {
     const { server, keyId, orgId, projectId } = await withKey();
     const control = server.app.control;
-    recordRequests(control, server.config.telemetryDbPath, rowsFor(keyId, orgId, projectId, 0, 3));
-    expect(spent(control, keyId)).toBe(3_000);
+    await recordRequests(control, server.config.telemetryDbPath, rowsFor(keyId, orgId, projectId, 0, 3));
+    expect(await spent(control, keyId)).toBe(3_000);
 
     // After the telemetry commit the control store takes no write (busy, or the process dying):
     // the rows stay committed, and the import says their spend waits.
     const write = control.write.bind(control);
-    control.write = () => {
-      throw new Error('database is locked');
-    };
+    control.write = () => Promise.reject(new Error('database is locked'));
     const events: ImportEvent[] = [];
-    recordRequests(control, server.config.telemetryDbPath, rowsFor(keyId, orgId, projectId, 3, 2), {
+    await recordRequests(control, server.config.telemetryDbPath, rowsFor(keyId, orgId, projectId, 3, 2), {
       report: (event) => events.push(event),
     });
     control.write = write;
     expect(events.at(-1)).toEqual({ kind: 'unsettled', message: 'database is locked' });
-    expect(spent(control, keyId)).toBe(3_000);
+    expect(await spent(control, keyId)).toBe(3_000);
     expect(outboxOf(server)).toBe(1);
 
     // Restarted on the same folder: settled once, and once only however often it starts.
     for (let start = 0; start < 2; start++) {
       const app = await buildApp(server.config);
       try {
-        expect(spent(app.control, keyId)).toBe(5_000);
+        expect(await spent(app.control, keyId)).toBe(5_000);
       } finally {
         await app.close();
       }
@@ -86,16 +84,16 @@ describe('spend and rows through a crash between the two stores', () => {
     try {
       // An entry settled, its mark made, and the process gone before the outbox's delete.
       telemetry.prepare("INSERT INTO spend_outbox (settlement, key_id, micro) VALUES ('s-1', ?, 700)").run(keyId);
-      control.write(() => {
-        control.keys.settle(keyId, 700);
-        control.settlements.mark('s-1', Date.now());
+      await control.write(async (tx) => {
+        await tx.keys.settle(keyId, 700);
+        await tx.settlements.mark('s-1', Date.now());
       });
-      expect(settleOutstandingSpend(control, telemetry)).toBe(1);
-      expect(spent(control, keyId)).toBe(700);
+      expect(await settleOutstandingSpend(control, telemetry)).toBe(1);
+      expect(await spent(control, keyId)).toBe(700);
       expect(outboxOf(server)).toBe(0);
       // And the next commit settles its own spend as before.
-      recordRequests(control, server.config.telemetryDbPath, rowsFor(keyId, orgId, projectId, 0, 1));
-      expect(spent(control, keyId)).toBe(1_700);
+      await recordRequests(control, server.config.telemetryDbPath, rowsFor(keyId, orgId, projectId, 0, 1));
+      expect(await spent(control, keyId)).toBe(1_700);
     } finally {
       telemetry.close();
     }
@@ -108,9 +106,9 @@ describe('spend and rows through a crash between the two stores', () => {
     const second = openTelemetry(server.config.telemetryDbPath);
     try {
       first.prepare("INSERT INTO spend_outbox (settlement, key_id, micro) VALUES ('s-2', ?, 250)").run(keyId);
-      settleSpend(control, second, 's-2');
-      settleSpend(control, first, 's-2');
-      expect(spent(control, keyId)).toBe(250);
+      await settleSpend(control, second, 's-2');
+      await settleSpend(control, first, 's-2');
+      expect(await spent(control, keyId)).toBe(250);
     } finally {
       first.close();
       second.close();
@@ -121,9 +119,9 @@ describe('spend and rows through a crash between the two stores', () => {
     const { server, keyId, orgId, projectId } = await withKey();
     const control = server.app.control;
     for (let i = 0; i < 3; i++) {
-      recordRequests(control, server.config.telemetryDbPath, rowsFor(keyId, orgId, projectId, i, 1));
+      await recordRequests(control, server.config.telemetryDbPath, rowsFor(keyId, orgId, projectId, i, 1));
     }
-    expect(spent(control, keyId)).toBe(3_000);
+    expect(await spent(control, keyId)).toBe(3_000);
     expect(control.db.prepare('SELECT COUNT(*) AS n FROM settled_spend').get()).toEqual({ n: 0 });
     expect(outboxOf(server)).toBe(0);
     // Rows that cost nothing (refusals) take no control transaction at all (each is an fsync).
@@ -134,7 +132,7 @@ describe('spend and rows through a crash between the two stores', () => {
       return write(work);
     };
     const free = rowsFor(keyId, orgId, projectId, 10, 2).map((row) => ({ ...row, cost_micro: 0 }));
-    recordRequests(control, server.config.telemetryDbPath, free);
+    await recordRequests(control, server.config.telemetryDbPath, free);
     control.write = write;
     expect(writes).toBe(0);
   });

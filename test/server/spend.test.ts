@@ -56,8 +56,8 @@ function row(org: Org, keyId: string | null, ts: number, costMicro: number): Req
   };
 }
 
-function load(records: RequestRecord[]): void {
-  recordRequests(server.app.control, server.config.telemetryDbPath, records);
+async function load(records: RequestRecord[]): Promise<void> {
+  await recordRequests(server.app.control, server.config.telemetryDbPath, records);
 }
 
 /** Each of the seven days' cost of `rows`, computed from the rows themselves: day i is (NOW - (7-i)·DAY, NOW - (6-i)·DAY]. */
@@ -87,7 +87,7 @@ describe('GET /analytics/spend', () => {
     for (const ts of [NOW - 7 * DAY, NOW - 7 * DAY + 1, NOW - DAY, NOW - DAY + 1, NOW, NOW + 1]) {
       rows.push(row(org, keys[0]!, ts, 1000 + (ts % 997)));
     }
-    load(rows);
+    await load(rows);
 
     const answer = await org.client.get('/analytics/spend?sort=name');
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
@@ -118,7 +118,7 @@ describe('GET /analytics/spend', () => {
     const limited = await org.key('limited', 300);
     const unlimited = await org.key('unlimited');
     const revoked = await org.key('revoked', 100);
-    load([
+    await load([
       row(org, limited, NOW - HOUR, 20 * PKR),
       row(org, revoked, NOW - 2 * DAY, 7 * PKR),
       row(org, null, NOW - HOUR, 9),
@@ -154,7 +154,7 @@ describe('GET /analytics/spend', () => {
     }
     rows.push(row(org, steady, NOW - 20 * DAY, 16 * PKR), row(org, used, NOW - 3 * HOUR, 12 * PKR));
     rows.push(row(org, idle, NOW - 30 * DAY, PKR));
-    load(rows);
+    await load(rows);
 
     const { body } = await org.client.get('/analytics/spend');
     const byName = Object.fromEntries(body.keys.map((k: any) => [k.name, k]));
@@ -194,7 +194,7 @@ describe('GET /analytics/spend', () => {
     const org = await freshOrg();
     await runOperator(server, 'deposit', '--org', org.name, '--pkr', '1000000');
     const large = await org.key('large', 900_000);
-    load([row(org, large, NOW - HOUR, 100)]);
+    await load([row(org, large, NOW - HOUR, 100)]);
     const answer = await org.client.get('/analytics/spend');
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.body.keys[0].forecast).toEqual({ kind: 'beyond', remaining_micro: 900_000 * PKR - 100, days: 3650 });
@@ -205,7 +205,7 @@ describe('GET /analytics/spend', () => {
     const mine = await freshOrg();
     const theirs = await freshOrg();
     const theirKey = await theirs.key('theirs');
-    load([row(theirs, theirKey, NOW - HOUR, 5 * PKR)]);
+    await load([row(theirs, theirKey, NOW - HOUR, 5 * PKR)]);
     const { body } = await mine.client.get('/analytics/spend');
     expect(body.keys).toEqual([]);
     expect(body.organization).toMatchObject({ spent_micro: 0, deposited_micro: 0 });

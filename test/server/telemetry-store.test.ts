@@ -244,7 +244,7 @@ describe('a telemetry store of an earlier version', () => {
 });
 
 describe('recording requests', () => {
-  it('stores every column of a record as given', () => {
+  it('stores every column of a record as given', async () => {
     const control = ControlStore.open(join(scratch, 'record-control.db'), { accessSeconds: 60, refreshSeconds: 600 });
     const path = join(scratch, 'record-telemetry.db');
     // Every column differs from the others of its type, and the 0/1 flags differ between the
@@ -306,9 +306,9 @@ describe('recording requests', () => {
       },
     ];
     try {
-      expect(recordRequests(control, path, records)).toBe(2);
+      expect(await recordRequests(control, path, records)).toBe(2);
     } finally {
-      control.close();
+      await control.close();
     }
     const db = new BetterSqlite3(path, { readonly: true });
     try {
@@ -319,15 +319,15 @@ describe('recording requests', () => {
     }
   });
 
-  it('reports its progress: every so many rows written, then before the commit', () => {
+  it('reports its progress: every so many rows written, then before the commit', async () => {
     const dataDir = mkdtempSync(join(scratch, 'progress-'));
     const control = ControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
     const events: ImportEvent[] = [];
     try {
       const rows = [1, 2, 3, 4, 5].map(requestRecord);
-      recordRequests(control, join(dataDir, 'telemetry.db'), rows, { report: (e) => events.push(e), every: 2 });
+      await recordRequests(control, join(dataDir, 'telemetry.db'), rows, { report: (e) => events.push(e), every: 2 });
     } finally {
-      control.close();
+      await control.close();
     }
     // A new store has nothing to upgrade.
     expect(events).toEqual([
@@ -337,7 +337,7 @@ describe('recording requests', () => {
     ]);
   });
 
-  it('makes a new store with 16 KiB pages and keeps the pages of one made before', () => {
+  it('makes a new store with 16 KiB pages and keeps the pages of one made before', async () => {
     const dataDir = mkdtempSync(join(scratch, 'pages-'));
     const control = ControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
     const newPath = join(dataDir, 'new.db');
@@ -348,10 +348,10 @@ describe('recording requests', () => {
     made.pragma('journal_mode = WAL');
     made.close();
     try {
-      recordRequests(control, newPath, [1, 2].map(requestRecord));
-      recordRequests(control, oldPath, [1, 2, 3].map(requestRecord));
+      await recordRequests(control, newPath, [1, 2].map(requestRecord));
+      await recordRequests(control, oldPath, [1, 2, 3].map(requestRecord));
     } finally {
-      control.close();
+      await control.close();
     }
     const pages = (path: string) => {
       const db = new BetterSqlite3(path, { readonly: true });
@@ -365,14 +365,14 @@ describe('recording requests', () => {
     expect(pages(oldPath)).toEqual([4096, 3]);
   });
 
-  it('names each migration it runs on a store of an earlier version before running it', () => {
+  it('names each migration it runs on a store of an earlier version before running it', async () => {
     const { dataDir, telemetryDbPath } = storeAtVersion5('import-upgrade-');
     const control = ControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
     const events: ImportEvent[] = [];
     try {
-      recordRequests(control, telemetryDbPath, [requestRecord(1)], { report: (e) => events.push(e) });
+      await recordRequests(control, telemetryDbPath, [requestRecord(1)], { report: (e) => events.push(e) });
     } finally {
-      control.close();
+      await control.close();
     }
     expect(events).toEqual([
       { kind: 'upgrading', migration: '006_minute_rollups.sql' },

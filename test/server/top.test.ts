@@ -25,7 +25,7 @@ interface Org {
 
 async function freshOrg(): Promise<Org> {
   const { client, orgId, projectId: first } = await registerOrg(server);
-  const second = server.app.control.organizations.addProject(orgId, 'Second', NOW).id;
+  const second = (await server.app.control.write((tx) => tx.organizations.addProject(orgId, 'Second', NOW))).id;
   const key = async (projectId: string, name: string) =>
     (await client.post('/keys', { project_id: projectId, name })).body.id as string;
   const keys = [await key(first, 'alpha'), await key(second, 'beta'), await key(first, 'gamma')];
@@ -136,7 +136,7 @@ describe('GET /analytics/top', () => {
   it('gives each key, model and project its exact figures beside the window before, the largest first, the rest in others', async () => {
     const org = await freshOrg();
     const rows = rowsOf(org, 11, 900);
-    recordRequests(server.app.control, server.config.telemetryDbPath, rows);
+    await recordRequests(server.app.control, server.config.telemetryDbPath, rows);
 
     for (const by of ['key', 'model', 'project'] as const) {
       const answer = await org.client.get(`/analytics/top?group_by=${by}&limit=2`);
@@ -182,7 +182,7 @@ describe('GET /analytics/top', () => {
   it('names keys and projects (a revoked key has none), orders by requests when asked, and narrows to a scope', async () => {
     const org = await freshOrg();
     const rows = rowsOf(org, 12, 400);
-    recordRequests(server.app.control, server.config.telemetryDbPath, rows);
+    await recordRequests(server.app.control, server.config.telemetryDbPath, rows);
     const { body } = await org.client.get('/analytics/top?group_by=key&sort=requests&limit=50');
     const names = Object.fromEntries(body.groups.map((g: any) => [String(g.group), g.name]));
     expect(names).toMatchObject({ [org.keys[0]!]: 'alpha', [org.keys[1]!]: 'beta', [org.revoked]: null, null: null });

@@ -74,28 +74,36 @@ describe('the analytics threads warm-up', () => {
 });
 
 describe('the organisations a server warms up for', () => {
-  it('are those whose members signed in last, then the newest', () => {
+  it('are those whose members signed in last, then the newest', async () => {
     const store = ControlStore.open(join(mkdtempSync(join(scratch, 'control-')), 'control.db'), {
       accessSeconds: 900,
       refreshSeconds: 604_800,
     });
     try {
       const orgs = store.organizations;
-      const [old, middle, newest] = [1, 2, 3].map((at) => orgs.create(`Organisation ${at}`, at).id);
-      expect(orgs.likelyNext(2)).toEqual([newest, middle]);
-      const account = (orgId: string, email: string) => store.accounts.create(orgId, email, null, 'owner', 1).id;
-      store.sessions.start(account(old!, 'old@example.com'), 100);
-      store.sessions.start(account(middle!, 'middle@example.com'), 50);
-      expect(orgs.likelyNext(3)).toEqual([old, middle, newest]);
-      expect(orgs.likelyNext(1)).toEqual([old]);
+      const [old, middle, newest] = await store.write(async (tx) => {
+        const ids: string[] = [];
+        for (const at of [1, 2, 3]) ids.push((await tx.organizations.create(`Organisation ${at}`, at)).id);
+        return ids;
+      });
+      expect(await orgs.likelyNext(2)).toEqual([newest, middle]);
+      const signIn = (orgId: string, email: string, at: number) =>
+        store.write(async (tx) => {
+          const { id } = await tx.accounts.create(orgId, email, null, 'owner', 1);
+          await tx.sessions.start(id, at);
+          return id;
+        });
+      await signIn(old!, 'old@example.com', 100);
+      await signIn(middle!, 'middle@example.com', 50);
+      expect(await orgs.likelyNext(3)).toEqual([old, middle, newest]);
+      expect(await orgs.likelyNext(1)).toEqual([old]);
       // A member who has left signs in no more: their organisation is as likely as any other.
-      const gone = account(newest!, 'gone@example.com');
-      store.sessions.start(gone, 200);
-      expect(orgs.likelyNext(1)).toEqual([newest]);
-      store.accounts.setDeactivated(gone, 300);
-      expect(orgs.likelyNext(3)).toEqual([old, middle, newest]);
+      const gone = await signIn(newest!, 'gone@example.com', 200);
+      expect(await orgs.likelyNext(1)).toEqual([newest]);
+      await store.write((tx) => tx.accounts.setDeactivated(gone, 300));
+      expect(await orgs.likelyNext(3)).toEqual([old, middle, newest]);
     } finally {
-      store.close();
+      await store.close();
     }
   });
 });

@@ -32,29 +32,35 @@ export class AccountRepository {
     this.updateDeactivated = db.prepare('UPDATE accounts SET deactivated_at = ? WHERE id = ?');
   }
 
-  findByEmail(email: string): AccountRow | undefined {
+  async findByEmail(email: string): Promise<AccountRow | undefined> {
     return this.byEmail.get(email.toLowerCase());
   }
 
-  get(id: string): AccountRow | undefined {
+  async get(id: string): Promise<AccountRow | undefined> {
     return this.byId.get(id);
   }
 
-  create(orgId: string, email: string, passwordHash: string | null, role: Role, now: number): AccountRow {
+  async create(
+    orgId: string,
+    email: string,
+    passwordHash: string | null,
+    role: Role,
+    now: number,
+  ): Promise<AccountRow> {
     const id = randomUUID();
     this.insert.run(id, orgId, email, passwordHash, role, now);
     return { id, org_id: orgId, email, password_hash: passwordHash, role, created_at: now, deactivated_at: null };
   }
 
-  members(orgId: string): AccountRow[] {
+  async members(orgId: string): Promise<AccountRow[]> {
     return this.membersOf.all(orgId);
   }
 
-  setRole(id: string, role: Role): void {
+  async setRole(id: string, role: Role): Promise<void> {
     this.updateRole.run(role, id);
   }
 
-  setDeactivated(id: string, at: number | null): void {
+  async setDeactivated(id: string, at: number | null): Promise<void> {
     this.updateDeactivated.run(at, id);
   }
 }

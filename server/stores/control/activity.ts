@@ -84,6 +84,9 @@ export interface ActivityFilter {
 /** Source address written for changes made by the operator's command rather than over HTTP. */
 export const OPERATOR_SOURCE = 'local';
 
+/** Events read per page when a chain is walked. */
+const CHAIN_PAGE = 1_000;
+
 /** A prefix as a GLOB pattern: its own wildcards written as bracketed literals. */
 const globPrefix = (text: string) => text.replace(/[*?[]/g, (c) => `[${c}]`) + '*';
 
@@ -125,7 +128,8 @@ export class ActivityRepository {
   private readonly keepHead: Statement<[string, number, string]>;
   private readonly nextId: Statement<[], { id: number }>;
   private readonly page: Statement<[string, number, number], ActivityRow>;
-  private readonly chainFrom: Statement<[string, number], ChainRow>;
+  private readonly chainFrom: Statement<[string, number, number], ChainRow>;
+  private readonly chainAfter: Statement<[string, number, number, number, number], ChainRow>;
   private readonly owners: Statement<[], { id: string; name: string }>;
   private readonly accountByEmail: Statement<[string], { id: string }>;
 
@@ -144,8 +148,11 @@ export class ActivityRepository {
       WHERE e.org_id = ?
       ORDER BY e.id DESC LIMIT ? OFFSET ?`);
     // By place, then id: a place written twice (the unique index dropped) shows as two rows.
-    this.chainFrom = db.prepare(`SELECT id, org_id, seq, actor_id, action, target, created_at, source_ip, change, hash
-      FROM activity WHERE org_id = ? AND seq >= ? ORDER BY seq, id`);
+    const chainColumns = 'id, org_id, seq, actor_id, action, target, created_at, source_ip, change, hash';
+    this.chainFrom = db.prepare(`SELECT ${chainColumns} FROM activity
+      WHERE org_id = ? AND seq >= ? ORDER BY seq, id LIMIT ?`);
+    this.chainAfter = db.prepare(`SELECT ${chainColumns} FROM activity
+      WHERE org_id = ? AND (seq > ? OR (seq = ? AND id > ?)) ORDER BY seq, id LIMIT ?`);
     this.owners = db.prepare('SELECT id, name FROM organizations ORDER BY name');
     this.accountByEmail = db.prepare('SELECT id FROM accounts WHERE email = ?');
   }
@@ -153,46 +160,44 @@ export class ActivityRepository {
   /**
    * The single writer of the trail: the event, its place and its hash chained to the
    * organisation's last event, in the caller's transaction (so a change and its event commit
-   * or roll back together), or in an IMMEDIATE one of its own, which takes the write lock
-   * before the last hash is read: two writers never chain to the same event. It chains on
-   * from the recorded head (activity_heads) when that is further on than the newest event
-   * left in the table, so newest events deleted from the file leave a gap verification finds.
+   * or roll back together), which holds the write lock from its start: two writers never chain
+   * to the same event. It chains on from the recorded head (activity_heads) when that is further
+   * on than the newest event left in the table, so newest events deleted from the file leave a
+   * gap verification finds.
    */
-  record(event: ActivityEvent): void {
-    const write = () => {
-      const last = this.latest(event.orgId);
-      const fields: ChainedFields = {
-        id: this.nextId.get()!.id,
-        org_id: event.orgId,
-        seq: (last?.seq ?? 0) + 1,
-        actor_id: event.actorId,
-        action: event.action,
-        target: event.target,
-        created_at: event.at,
-        source_ip: event.sourceIp,
-        change: event.change ? JSON.stringify({ before: event.change.before, after: event.change.after }) : null,
-      };
-      const hash = activityHash(fields, last?.hash ?? GENESIS_HASH);
-      this.insert.run(
-        fields.id,
-        fields.org_id,
-        fields.seq,
-        fields.actor_id,
-        fields.action,
-        fields.target,
-        fields.created_at,
-        fields.source_ip,
-        fields.change,
-        hash,
-      );
-      this.keepHead.run(fields.org_id, fields.seq, hash);
+  async record(event: ActivityEvent): Promise<void> {
+    // A write outside a transaction could chain two events to one head: refused, not risked.
+    if (!this.db.inTransaction) throw new Error('activity is recorded inside a control transaction');
+    const last = this.latest(event.orgId);
+    const fields: ChainedFields = {
+      id: this.nextId.get()!.id,
+      org_id: event.orgId,
+      seq: (last?.seq ?? 0) + 1,
+      actor_id: event.actorId,
+      action: event.action,
+      target: event.target,
+      created_at: event.at,
+      source_ip: event.sourceIp,
+      change: event.change ? JSON.stringify({ before: event.change.before, after: event.change.after }) : null,
     };
-    if (this.db.inTransaction) write();
-    else this.db.transaction(write).immediate();
+    const hash = activityHash(fields, last?.hash ?? GENESIS_HASH);
+    this.insert.run(
+      fields.id,
+      fields.org_id,
+      fields.seq,
+      fields.actor_id,
+      fields.action,
+      fields.target,
+      fields.created_at,
+      fields.source_ip,
+      fields.change,
+      hash,
+    );
+    this.keepHead.run(fields.org_id, fields.seq, hash);
   }
 
   /** Newest first. */
-  list(orgId: string, limit: number, offset: number): ActivityRow[] {
+  async list(orgId: string, limit: number, offset: number): Promise<ActivityRow[]> {
     return this.page.all(orgId, limit, offset);
   }
 
@@ -207,7 +212,12 @@ export class ActivityRepository {
   }
 
   /** Newest first, by place: the events matching `filter` placed before `before` (all when null). */
-  entries(orgId: string, filter: ActivityFilter, before: number | null, limit: number): ActivityEntryRow[] {
+  async entries(
+    orgId: string,
+    filter: ActivityFilter,
+    before: number | null,
+    limit: number,
+  ): Promise<ActivityEntryRow[]> {
     const resolved = this.resolve(filter);
     if (resolved.actorId === null) return [];
     const where = whereOf(orgId, resolved);
@@ -224,7 +234,7 @@ export class ActivityRepository {
   }
 
   /** How many events match `filter`: asked once per listing, not per page. */
-  count(orgId: string, filter: ActivityFilter): number {
+  async count(orgId: string, filter: ActivityFilter): Promise<number> {
     const resolved = this.resolve(filter);
     if (resolved.actorId === null) return 0;
     const where = whereOf(orgId, resolved);
@@ -241,31 +251,32 @@ export class ActivityRepository {
   }
 
   /** The place of the organisation's newest event, or of the head recorded for it; 0 when it has none. */
-  lastPlace(orgId: string): number {
+  async lastPlace(orgId: string): Promise<number> {
     return this.latest(orgId)?.seq ?? 0;
   }
 
   /** The newest event's place and hash as record() last kept them; undefined before the first event. */
-  recorded(orgId: string): ChainHead | undefined {
+  async recorded(orgId: string): Promise<ChainHead | undefined> {
     return this.recordedHead.get(orgId);
   }
 
-  /** Runs `read` on one snapshot of the store, so what it reads in several statements agrees. */
-  snapshot<T>(read: () => T): T {
-    return this.db.transaction(read)();
-  }
-
   /**
-   * The organisation's events from place `from` on, in chain order, read one at a time: a
-   * verification holds one row in memory, not the trail. Nothing else may run on this
-   * connection until the iteration ends.
+   * The organisation's events from place `from` on, in chain order, read a page at a time: a
+   * verification holds one page in memory, not the trail. Read it inside `read()` so that the
+   * pages are of one snapshot.
    */
-  chain(orgId: string, from: number): IterableIterator<ChainRow> {
-    return this.chainFrom.iterate(orgId, from);
+  async *chain(orgId: string, from: number): AsyncGenerator<ChainRow> {
+    let rows = this.chainFrom.all(orgId, from, CHAIN_PAGE);
+    while (rows.length > 0) {
+      yield* rows;
+      if (rows.length < CHAIN_PAGE) return;
+      const last = rows[rows.length - 1]!;
+      rows = this.chainAfter.all(orgId, last.seq, last.seq, last.id, CHAIN_PAGE);
+    }
   }
 
   /** Every organisation, by name: whose trails the operator's verification walks. */
-  organizations(): { id: string; name: string }[] {
+  async organizations(): Promise<{ id: string; name: string }[]> {
     return this.owners.all();
   }
 }

@@ -25,13 +25,13 @@ export class JoinPolicyRepository {
   }
 
   /** The organisation's policy; an unknown organisation reads as the contract's default, open. */
-  of(orgId: string): JoinPolicy {
+  async of(orgId: string): Promise<JoinPolicy> {
     const policy = this.policyOf.get(orgId)?.join_policy ?? 'open';
     return { policy, domains: policy === 'domains' ? this.domainsOf.all(orgId).map((row) => row.domain) : [] };
   }
 
   /** Replaces the policy and its domains. Call inside a transaction: the two must change together. */
-  set(orgId: string, policy: JoinPolicy): void {
+  async set(orgId: string, policy: JoinPolicy): Promise<void> {
     this.updatePolicy.run(policy.policy, orgId);
     this.clearDomains.run(orgId);
     if (policy.policy !== 'domains') return;

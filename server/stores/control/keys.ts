@@ -90,21 +90,21 @@ export class KeyRepository {
   }
 
   /** Every key's organisation and project, revoked keys included: for the operator's import only. */
-  owners(): KeyOwner[] {
+  async owners(): Promise<KeyOwner[]> {
     return this.everyOwner.all();
   }
 
   /** Shared with later callers until the store changes: read it, never modify it. */
-  list(orgId: string): readonly Readonly<KeyRow>[] {
+  async list(orgId: string): Promise<readonly Readonly<KeyRow>[]> {
     return this.listCache.get(orgId, () => this.listActive.all(orgId));
   }
 
-  get(orgId: string, keyId: string): KeyRow | undefined {
+  async get(orgId: string, keyId: string): Promise<KeyRow | undefined> {
     return this.activeById.get(orgId, keyId);
   }
 
   /** Any key by id, revoked or not, whatever its organisation: for the operator's import. */
-  find(keyId: string): (KeyRow & { revoked_at: number | null }) | undefined {
+  async find(keyId: string): Promise<(KeyRow & { revoked_at: number | null }) | undefined> {
     return this.anyById.get(keyId);
   }
 
@@ -112,11 +112,11 @@ export class KeyRepository {
    * The key whose secret has this keyed hash, revoked or not: for the gateway's request path, so
    * answered from the cache until the store changes. Shared with later callers: never modify it.
    */
-  findBySecretHash(secretHash: Buffer): Readonly<KeyRow & { revoked_at: number | null }> | undefined {
+  async findBySecretHash(secretHash: Buffer): Promise<Readonly<KeyRow & { revoked_at: number | null }> | undefined> {
     return this.secretCache.get(secretHash.toString('base64'), () => this.bySecret.get(secretHash));
   }
 
-  create(key: NewKey): void {
+  async create(key: NewKey): Promise<void> {
     this.insert.run(
       key.id,
       key.orgId,
@@ -133,25 +133,25 @@ export class KeyRepository {
     );
   }
 
-  setLimits(keyId: string, limits: KeyLimits): void {
+  async setLimits(keyId: string, limits: KeyLimits): Promise<void> {
     this.updateLimits.run(limits.rateLimitRpm, limits.expiresAt, limits.creditLimitMicro, keyId);
   }
 
-  revoke(orgId: string, keyId: string, now: number): boolean {
+  async revoke(orgId: string, keyId: string, now: number): Promise<boolean> {
     return this.markRevoked.run(now, orgId, keyId).changes === 1;
   }
 
   /** Sum of the credit limits of the organisation's other active keys; unlimited keys add nothing. */
-  otherLimitsMicro(orgId: string, keyId: string): number {
+  async otherLimitsMicro(orgId: string, keyId: string): Promise<number> {
     return this.otherLimits.get(orgId, keyId)?.total ?? 0;
   }
 
   /** The settled spend of every key the organisation ever had, revoked ones included: what its deposits paid for. */
-  spentMicro(orgId: string): number {
+  async spentMicro(orgId: string): Promise<number> {
     return this.orgSpend.get(orgId)?.total ?? 0;
   }
 
-  settle(keyId: string, costMicro: number): void {
+  async settle(keyId: string, costMicro: number): Promise<void> {
     this.addSpend.run(costMicro, keyId);
   }
 }

@@ -27,12 +27,12 @@ export class ModelRepository {
     this.byIdCache = new ReadCache(db, 1_000);
   }
 
-  list(): ModelRow[] {
+  async list(): Promise<ModelRow[]> {
     return this.listAll.all().map((row) => ({ ...row, active: row.active === 1 }));
   }
 
   /** Read on every gateway request, so kept until the store changes: never modify it. */
-  find(id: string): Readonly<ModelRow> | undefined {
+  async find(id: string): Promise<Readonly<ModelRow> | undefined> {
     return this.byIdCache.get(id, () => {
       const row = this.byId.get(id);
       return row && { ...row, active: row.active === 1 };
@@ -40,17 +40,17 @@ export class ModelRepository {
   }
 
   /** The ids of the list that are not active routes of the catalogue, in the order given. */
-  unknownOrInactive(ids: string[]): string[] {
+  async unknownOrInactive(ids: string[]): Promise<string[]> {
     const active = new Set(this.activeIds.all(JSON.stringify(ids)).map((row) => row.id));
     return ids.filter((id) => !active.has(id));
   }
 
-  put(id: string, provider: string, active: boolean): void {
+  async put(id: string, provider: string, active: boolean): Promise<void> {
     this.upsert.run(id, provider, active ? 1 : 0);
   }
 
   /** False when no such route exists. */
-  setActive(id: string, active: boolean): boolean {
+  async setActive(id: string, active: boolean): Promise<boolean> {
     return this.updateActive.run(active ? 1 : 0, id).changes === 1;
   }
 }

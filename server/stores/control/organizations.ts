@@ -63,36 +63,36 @@ export class OrganizationRepository {
   }
 
   /** Every project's organisation: for the operator's import only. */
-  projectOwners(): { id: string; org_id: string }[] {
+  async projectOwners(): Promise<{ id: string; org_id: string }[]> {
     return this.everyProject.all();
   }
 
   /** Every organisation by the key its name is matched with (`organizationNameKey`): for the operator's import only. */
-  nameKeys(): { name_key: string; id: string }[] {
+  async nameKeys(): Promise<{ name_key: string; id: string }[]> {
     return this.everyNameKey.all();
   }
 
   /** The `limit` organisations whose active members signed in last (sessions not yet purged), then the newest. */
-  likelyNext(limit: number): string[] {
+  async likelyNext(limit: number): Promise<string[]> {
     return this.bySignIn.all(limit).map((row) => row.id);
   }
 
-  get(id: string): OrganizationRow | undefined {
+  async get(id: string): Promise<OrganizationRow | undefined> {
     return this.byId.get(id);
   }
 
-  findByName(name: string): OrganizationRow | undefined {
+  async findByName(name: string): Promise<OrganizationRow | undefined> {
     return this.byName.get(organizationNameKey(name));
   }
 
-  create(name: string, now: number): OrganizationRow {
+  async create(name: string, now: number): Promise<OrganizationRow> {
     const id = randomUUID();
     this.insertOrg.run(id, name, organizationNameKey(name), now);
     return { id, name };
   }
 
   /** Throws a SQLite UNIQUE constraint error when another organisation has the name. */
-  setName(id: string, name: string): void {
+  async setName(id: string, name: string): Promise<void> {
     this.rename.run(name, organizationNameKey(name), id);
   }
 
@@ -100,40 +100,40 @@ export class OrganizationRepository {
    * The IANA time zone the organisation's dashboard counts days and weeks in (reporting-zone.ts);
    * UTC until an owner or admin sets one, and for an organisation that does not exist.
    */
-  reportingZone(orgId: string): string {
+  async reportingZone(orgId: string): Promise<string> {
     return this.zoneOf.get(orgId)?.reporting_zone ?? 'UTC';
   }
 
   /** Stores `zone` as given: the caller passes a canonical name (`canonicalZone`). */
-  setReportingZone(orgId: string, zone: string): void {
+  async setReportingZone(orgId: string, zone: string): Promise<void> {
     this.setZone.run(zone, orgId);
   }
 
-  projects(orgId: string): ProjectRow[] {
+  async projects(orgId: string): Promise<ProjectRow[]> {
     return this.projectsOf.all(orgId);
   }
 
-  project(orgId: string, projectId: string): ProjectRow | undefined {
+  async project(orgId: string, projectId: string): Promise<ProjectRow | undefined> {
     return this.projectInOrg.get(orgId, projectId);
   }
 
   /** A project by id whatever its organisation: for the operator's import only. */
-  findProject(projectId: string): (ProjectRow & { org_id: string }) | undefined {
+  async findProject(projectId: string): Promise<(ProjectRow & { org_id: string }) | undefined> {
     return this.projectAnywhere.get(projectId);
   }
 
-  addProject(orgId: string, name: string, now: number): ProjectRow {
+  async addProject(orgId: string, name: string, now: number): Promise<ProjectRow> {
     const id = randomUUID();
     this.insertProject.run(id, orgId, name, now);
     return { id, name, created_at: now };
   }
 
-  deposit(orgId: string, amountMicro: number, now: number): void {
+  async deposit(orgId: string, amountMicro: number, now: number): Promise<void> {
     this.insertDeposit.run(orgId, amountMicro, now);
   }
 
   /** The organisation's budget: the sum of its deposits, in micro-PKR. */
-  budgetMicro(orgId: string): number {
+  async budgetMicro(orgId: string): Promise<number> {
     return this.budgetOf.get(orgId)?.total ?? 0;
   }
 }

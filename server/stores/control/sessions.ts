@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database, Statement, Transaction } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import { hashSessionToken, newSessionToken } from '../../security/tokens.js';
 import type { Role } from './accounts.js';
 import { ReadCache } from '../read-cache.js';
@@ -27,7 +27,8 @@ export type RefreshOutcome =
   /** A refresh token that had already been rotated: its whole session is revoked. */
   | { kind: 'reused' };
 
-interface TokenLookup {
+/** A token with its session and account, as authentication and rotation read it. */
+export interface TokenLookup {
   session_id: string;
   kind: 'access' | 'refresh';
   expires_at: number;
@@ -55,11 +56,10 @@ export class SessionRepository {
   private readonly revokeAccount: Statement<[number, string]>;
   private readonly purgeSessions: Statement<[number]>;
   private readonly purgeAccessTokens: Statement<[number]>;
-  private readonly refreshTx: Transaction<(hash: Buffer, now: number) => RefreshOutcome>;
   private readonly sessionCache: ReadCache<TokenLookup | null>;
 
   constructor(
-    db: Database,
+    private readonly db: Database,
     private readonly lifetimes: SessionLifetimes,
   ) {
     this.lookup = db.prepare(`
@@ -81,12 +81,11 @@ export class SessionRepository {
     this.revokeAccount = db.prepare('UPDATE sessions SET revoked_at = ? WHERE account_id = ? AND revoked_at IS NULL');
     this.purgeSessions = db.prepare('DELETE FROM sessions WHERE expires_at < ?');
     this.purgeAccessTokens = db.prepare("DELETE FROM session_tokens WHERE kind = 'access' AND expires_at < ?");
-    this.refreshTx = db.transaction((hash: Buffer, now: number) => this.rotate(hash, now));
     this.sessionCache = new ReadCache(db);
   }
 
   /** Starts a session; the caller runs this inside the transaction that records the sign-in. */
-  start(accountId: string, now: number): IssuedTokens {
+  async start(accountId: string, now: number): Promise<IssuedTokens> {
     const sessionId = randomUUID();
     const end = now + this.lifetimes.refreshSeconds * 1000;
     this.insertSession.run(sessionId, accountId, now, end);
@@ -97,23 +96,27 @@ export class SessionRepository {
    * The caller behind an access token, given as its key (`sessionTokenKey`), or null when it is
    * unknown, expired, revoked or deactivated.
    */
-  authenticate(key: string, now: number): AuthContext | null {
+  async authenticate(key: string, now: number): Promise<AuthContext | null> {
     // Expiry is checked on every call, on the cached row: only the row is cached.
     const row = this.sessionCache.get(key, () => this.lookup.get(Buffer.from(key, 'base64')) ?? null);
     if (!row || row.kind !== 'access' || !isLive(row, now)) return null;
     return toAuth(row);
   }
 
-  /** Rotates a refresh token. Runs as one IMMEDIATE transaction so two racing uses cannot both win. */
-  refresh(refreshToken: string, now: number): RefreshOutcome {
-    return this.refreshTx.immediate(hashSessionToken(refreshToken), now);
+  /**
+   * Rotates a refresh token, inside the caller's transaction: its write lock, held from the
+   * lookup on, is what keeps two racing uses from both winning.
+   */
+  async refresh(refreshToken: string, now: number): Promise<RefreshOutcome> {
+    if (!this.db.inTransaction) throw new Error('a refresh token is rotated inside a control transaction');
+    return this.rotate(hashSessionToken(refreshToken), now);
   }
 
-  revoke(sessionId: string, now: number): void {
+  async revoke(sessionId: string, now: number): Promise<void> {
     this.revokeSession.run(now, sessionId);
   }
 
-  revokeAllOf(accountId: string, now: number): number {
+  async revokeAllOf(accountId: string, now: number): Promise<number> {
     return this.revokeAccount.run(now, accountId).changes;
   }
 
@@ -122,7 +125,7 @@ export class SessionRepository {
    * access tokens. Used refresh tokens stay until their session ends: they are what
    * detects a reuse.
    */
-  purge(now: number): void {
+  async purge(now: number): Promise<void> {
     this.purgeSessions.run(now);
     this.purgeAccessTokens.run(now);
   }
@@ -149,10 +152,10 @@ export class SessionRepository {
   }
 }
 
-function isLive(row: TokenLookup, now: number): boolean {
+export function isLive(row: TokenLookup, now: number): boolean {
   return row.expires_at > now && row.session_expires_at > now && row.revoked_at === null && row.deactivated_at === null;
 }
 
-function toAuth(row: TokenLookup): AuthContext {
+export function toAuth(row: TokenLookup): AuthContext {
   return { sessionId: row.session_id, accountId: row.account_id, email: row.email, role: row.role, orgId: row.org_id };
 }

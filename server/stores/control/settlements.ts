@@ -12,15 +12,15 @@ export class SettlementRepository {
     this.remove = db.prepare('DELETE FROM settled_spend WHERE settlement = ?');
   }
 
-  isSettled(settlement: string): boolean {
+  async isSettled(settlement: string): Promise<boolean> {
     return this.seen.get(settlement) !== undefined;
   }
 
-  mark(settlement: string, at: number): void {
+  async mark(settlement: string, at: number): Promise<void> {
     this.insert.run(settlement, at);
   }
 
-  forget(settlement: string): void {
+  async forget(settlement: string): Promise<void> {
     this.remove.run(settlement);
   }
 }

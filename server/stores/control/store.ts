@@ -11,9 +11,49 @@ import { OrganizationRepository } from './organizations.js';
 import { SessionRepository, type SessionLifetimes } from './sessions.js';
 import { SettlementRepository } from './settlements.js';
 import { VaultRepository } from './vault.js';
+import type {
+  AccountRecords,
+  ActivityRecords,
+  JoinPolicyRecords,
+  KeyRecords,
+  ModelRecords,
+  OrganizationRecords,
+  SessionRecords,
+  SettlementRecords,
+  VaultRecords,
+} from './records.js';
 
-/** The control store: every record of the control plane except request telemetry. */
-export class ControlStore {
+/**
+ * The control store's records as one caller sees them: the store itself (reads of what is
+ * committed) or one of its transactions. Every repository answers asynchronously, so that a
+ * store over a network (PostgreSQL) can stand behind the same interface; the domain and the
+ * routes take a `ControlRecords` and never know whether they run inside a transaction.
+ */
+export interface ControlRecords {
+  readonly accounts: AccountRecords;
+  readonly activity: ActivityRecords;
+  readonly joinPolicies: JoinPolicyRecords;
+  readonly keys: KeyRecords;
+  readonly models: ModelRecords;
+  readonly organizations: OrganizationRecords;
+  readonly sessions: SessionRecords;
+  readonly settlements: SettlementRecords;
+  readonly vault: VaultRecords;
+  /**
+   * Runs `work` in one transaction that holds the store's write lock from its start, so
+   * read-check-write sequences (key limits against the budget) serialise across processes
+   * too, and a change and its activity event commit together. Inside a transaction it runs
+   * in a savepoint: a throw undoes `work`'s writes and leaves the rest of the transaction be.
+   * `work` awaits its reads and writes one at a time, never several at once, and catches a
+   * failed one only around a nested write: on PostgreSQL a failed statement ends the transaction.
+   */
+  write<T>(work: (tx: ControlRecords) => Promise<T>): Promise<T>;
+  /** Runs `work` on one snapshot of the store, so what it reads in several statements agrees. */
+  read<T>(work: (tx: ControlRecords) => Promise<T>): Promise<T>;
+}
+
+/** The repositories of one connection. */
+class Repositories {
   readonly accounts: AccountRepository;
   readonly activity: ActivityRepository;
   readonly joinPolicies: JoinPolicyRepository;
@@ -24,10 +64,7 @@ export class ControlStore {
   readonly settlements: SettlementRepository;
   readonly vault: VaultRepository;
 
-  private constructor(
-    readonly db: Database,
-    lifetimes: SessionLifetimes,
-  ) {
+  constructor(db: Database, lifetimes: SessionLifetimes) {
     this.accounts = new AccountRepository(db);
     this.activity = new ActivityRepository(db);
     this.joinPolicies = new JoinPolicyRepository(db);
@@ -38,21 +75,85 @@ export class ControlStore {
     this.settlements = new SettlementRepository(db);
     this.vault = new VaultRepository(db);
   }
+}
 
-  static open(path: string, lifetimes: SessionLifetimes): ControlStore {
-    return new ControlStore(
-      openSqlite(path, new URL('./migrations/', import.meta.url), { functions: registerActivityFunctions }),
-      lifetimes,
-    );
+/** The writing connection inside an open transaction: a nested write is a savepoint. */
+class Transaction extends Repositories implements ControlRecords {
+  private savepoints = 0;
+
+  constructor(
+    private readonly db: Database,
+    lifetimes: SessionLifetimes,
+  ) {
+    super(db, lifetimes);
   }
 
-  /**
-   * Runs `work` in one IMMEDIATE transaction: the write lock is taken at BEGIN, so
-   * read-check-write sequences (key limits against the budget) serialise across
-   * processes too, and a change and its activity event commit together.
-   */
-  write<T>(work: () => T): T {
-    return this.db.transaction(work).immediate();
+  async write<T>(work: (tx: ControlRecords) => Promise<T>): Promise<T> {
+    const name = `nested_${++this.savepoints}`;
+    this.db.exec(`SAVEPOINT ${name}`);
+    try {
+      const result = await work(this);
+      this.db.exec(`RELEASE ${name}`);
+      return result;
+    } catch (error) {
+      // An error that ended the whole transaction took the savepoint with it: the error told is the first.
+      if (this.db.inTransaction) {
+        this.db.exec(`ROLLBACK TO ${name}`);
+        this.db.exec(`RELEASE ${name}`);
+      }
+      throw error;
+    } finally {
+      this.savepoints -= 1;
+    }
+  }
+
+  read<T>(work: (tx: ControlRecords) => Promise<T>): Promise<T> {
+    return work(this);
+  }
+}
+
+/**
+ * The control store: every record of the control plane except request telemetry, in one
+ * SQLite file. It holds two connections. Reads outside a transaction go to one that never
+ * writes (`query_only`), so they see only what is committed, even while a transaction is open
+ * across the awaits of its work. Transactions go to the other, one at a time in the order
+ * they were asked for: a connection has one transaction, and every request of the process
+ * shares it.
+ */
+export class ControlStore extends Repositories implements ControlRecords {
+  private readonly transaction: Transaction;
+  /** Settles when the transaction last asked for has ended, however it ended. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    /** The reading connection: for reads that need SQL of their own (the reconciliation's ledger). */
+    readonly db: Database,
+    private readonly writer: Database,
+    lifetimes: SessionLifetimes,
+  ) {
+    super(db, lifetimes);
+    this.transaction = new Transaction(writer, lifetimes);
+  }
+
+  static open(path: string, lifetimes: SessionLifetimes): ControlStore {
+    const migrations = new URL('./migrations/', import.meta.url);
+    const writer = openSqlite(path, migrations, { functions: registerActivityFunctions });
+    try {
+      const reader = openSqlite(path, migrations, { functions: registerActivityFunctions });
+      reader.pragma('query_only = ON');
+      return new ControlStore(reader, writer, lifetimes);
+    } catch (error) {
+      writer.close();
+      throw error;
+    }
+  }
+
+  write<T>(work: (tx: ControlRecords) => Promise<T>): Promise<T> {
+    return this.inTurn('BEGIN IMMEDIATE', work);
+  }
+
+  read<T>(work: (tx: ControlRecords) => Promise<T>): Promise<T> {
+    return this.inTurn('BEGIN DEFERRED', work);
   }
 
   /**
@@ -63,7 +164,30 @@ export class ControlStore {
     otherConnectionCommitted(this.db);
   }
 
-  close(): void {
+  /** Waits for the transactions asked for so far, then closes both connections. */
+  async close(): Promise<void> {
+    await this.queue.catch(() => undefined);
+    this.writer.close();
     this.db.close();
+  }
+
+  private inTurn<T>(begin: string, work: (tx: ControlRecords) => Promise<T>): Promise<T> {
+    const run = async (): Promise<T> => {
+      this.writer.exec(begin);
+      try {
+        const result = await work(this.transaction);
+        this.writer.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (this.writer.inTransaction) this.writer.exec('ROLLBACK');
+        throw error;
+      } finally {
+        // Reads later in this turn of the event loop see the commit (see ReadCache).
+        this.committedElsewhere();
+      }
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => undefined);
+    return result;
   }
 }

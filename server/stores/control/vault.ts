@@ -30,7 +30,7 @@ export class VaultRepository {
     this.sealedCache = new ReadCache(db, 1_000);
   }
 
-  list(orgId: string): VaultKeyRow[] {
+  async list(orgId: string): Promise<VaultKeyRow[]> {
     return this.listOf.all(orgId);
   }
 
@@ -38,17 +38,17 @@ export class VaultRepository {
    * The sealed key the organisation holds for `provider`, for the gateway to open in memory (read
    * on its request path, so kept sealed until the store changes).
    */
-  sealed(orgId: string, provider: string): Buffer | undefined {
+  async sealed(orgId: string, provider: string): Promise<Buffer | undefined> {
     return this.sealedCache.get(`${orgId}\n${provider}`, () => this.sealedOf.get(orgId, provider)?.sealed);
   }
 
   /** Stores or rotates; a rotation keeps the original `created_at`. */
 
-  put(orgId: string, provider: string, sealed: Buffer, keyHint: string, now: number): VaultKeyRow {
+  async put(orgId: string, provider: string, sealed: Buffer, keyHint: string, now: number): Promise<VaultKeyRow> {
     return this.upsert.get(orgId, provider, sealed, keyHint, now, now) as VaultKeyRow;
   }
 
-  delete(orgId: string, provider: string): boolean {
+  async delete(orgId: string, provider: string): Promise<boolean> {
     return this.remove.run(orgId, provider).changes === 1;
   }
 }
