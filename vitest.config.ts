@@ -13,6 +13,8 @@ export default defineConfig({
           ...shared,
           name: 'node',
           include: ['test/**/*.test.ts'],
+          // A throwaway PostgreSQL cluster for the suites that run on both stores.
+          globalSetup: ['test/postgres/global-setup.ts'],
           exclude: ['test/e2e/**', 'test/renderer/**', 'node_modules/**'],
         },
       },

@@ -1,0 +1,78 @@
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { migrationFiles } from './migrate.js';
+
+const INT8_OID = 20;
+
+/**
+ * BIGINT columns (times in ms, money in micro-PKR) as JS numbers rather than pg's default
+ * strings: every value the stores keep is far below 2^53. Per pool, not pg's global parsers.
+ */
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID && format !== 'binary'
+      ? (text: string) => Number(text)
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+export interface PostgresOptions {
+  /** Connections the pool keeps at most. */
+  max?: number;
+  /** Shown in pg_stat_activity, so an operator sees which replica holds what. */
+  applicationName?: string;
+}
+
+/** A pool on `url` (postgres://…), with the settings every store shares. */
+export function openPool(url: string, options: PostgresOptions = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    application_name: options.applicationName ?? 'gateway-console',
+    types,
+  });
+  // An idle client's error (the server restarted) is the pool's to replace; without a listener
+  // it would crash the process.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+/**
+ * Applies the numbered `NNN_name.sql` files of `folder` that `store` has not had yet, each in its
+ * own transaction, under a lock every replica takes: replicas starting together apply each once.
+ */
+export async function migratePostgres(pool: pg.Pool, store: string, folder: URL): Promise<void> {
+  const client = await pool.connect();
+  const lock = [`migrate ${store}`];
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', lock);
+    await client.query('CREATE TABLE IF NOT EXISTS schema_versions (store TEXT PRIMARY KEY, version INTEGER NOT NULL)');
+    const found = await client.query<{ version: number }>('SELECT version FROM schema_versions WHERE store = $1', [
+      store,
+    ]);
+    const current = found.rows[0]?.version ?? 0;
+    for (const { name, version } of migrationFiles(folder)) {
+      if (version <= current) continue;
+      await client.query('BEGIN');
+      try {
+        await client.query(readFileSync(new URL(name, folder), 'utf8'));
+        await client.query(
+          `INSERT INTO schema_versions (store, version) VALUES ($1, $2)
+           ON CONFLICT (store) DO UPDATE SET version = excluded.version`,
+          [store, version],
+        );
+        await client.query('COMMIT');
+      } catch (error) {
+        // The migration's error is the one told, whatever the rollback does.
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    }
+  } finally {
+    // Should the unlock fail, the connection is ended rather than pooled: the lock goes with it.
+    const unlocked = await client.query('SELECT pg_advisory_unlock(hashtext($1))', lock).then(
+      () => undefined,
+      (error: Error) => error,
+    );
+    client.release(unlocked);
+  }
+}
