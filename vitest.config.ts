@@ -2,6 +2,33 @@ import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 
 // Two cores: test files run in parallel, each on its own server, port and data folder.
+
+/** The server suites that never open the SQLite files themselves: they run on PostgreSQL as well. */
+const POSTGRES_SUITES = [
+  'admin',
+  'analytics',
+  'analytics-availability',
+  'compare',
+  'cross-cutting',
+  'dashboard',
+  'health',
+  'isolation',
+  'join-policy',
+  'join-policy-admin',
+  'key-bulk',
+  'key-impact',
+  'keys',
+  'model-prices',
+  'oidc',
+  'organization',
+  'password-policy',
+  'reporting-zone-route',
+  'request-by-id',
+  'security-headers',
+  'spend',
+  'throttling',
+  'top',
+];
 const shared = { pool: 'forks', testTimeout: 20_000, hookTimeout: 20_000 } as const;
 
 export default defineConfig({
@@ -16,6 +43,17 @@ export default defineConfig({
           // A throwaway PostgreSQL cluster for the suites that run on both stores.
           globalSetup: ['test/postgres/global-setup.ts'],
           exclude: ['test/e2e/**', 'test/renderer/**', 'node_modules/**'],
+        },
+      },
+      {
+        // The server's suites again, each server on a fresh PostgreSQL database instead of SQLite
+        // (test/server/harness.ts): every rule they check must hold on both control stores.
+        test: {
+          ...shared,
+          name: 'node-postgres',
+          include: POSTGRES_SUITES.map((name) => `test/server/${name}.test.ts`),
+          env: { GC_TEST_CONTROL_STORE: 'postgres' },
+          globalSetup: ['test/postgres/global-setup.ts'],
         },
       },
       {

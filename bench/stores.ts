@@ -16,7 +16,7 @@ import { resolveConfig } from '../server/config.js';
 import { importReport } from '../server/admin/import-report.js';
 import { seedDemo } from '../server/demo/seed.js';
 import { loadOrCreateSecret } from '../server/security/secret-files.js';
-import { ControlStore } from '../server/stores/control/store.js';
+import { SqliteControlStore } from '../server/stores/control/store.js';
 import { REQUEST_COLUMNS } from '../server/stores/telemetry/request-record.js';
 
 export interface Seeded {
@@ -38,7 +38,7 @@ export async function seedStore(
 ): Promise<Seeded> {
   const config = resolveConfig({ dataDir, passwordCost: 10 });
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const control = ControlStore.open(join(config.dataDir, 'control.db'), {
+  const control = SqliteControlStore.open(join(config.dataDir, 'control.db'), {
     accessSeconds: config.accessTtlSeconds,
     refreshSeconds: config.refreshTtlSeconds,
   });

@@ -1,9 +1,8 @@
 import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { join } from 'node:path';
 import pino, { type DestinationStream } from 'pino';
 import { AccessLog } from './access-log.js';
-import type { ServerConfig } from './config.js';
+import { controlLocation, type ServerConfig } from './config.js';
 import { AnalyticsPool } from './analytics/pool.js';
 import { createLogger, lazyChildLogger } from './log.js';
 import { errorsPlugin } from './plugins/errors.js';
@@ -17,7 +16,8 @@ import { internalGatewayRoutes } from './routes/internal-gateway.js';
 import { privateFolder } from './security/private-files.js';
 import { SignInThrottle } from './security/sign-in-throttle.js';
 import { loadOrCreateSecret } from './security/secret-files.js';
-import { ControlStore } from './stores/control/store.js';
+import { openControlStore } from './stores/control/open.js';
+import type { ControlStore } from './stores/control/store.js';
 import { TelemetryStore } from './stores/telemetry/store.js';
 import { settleOutstandingSpend } from './ingest/spend-outbox.js';
 import { Admissions } from './admission/admissions.js';
@@ -89,8 +89,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     done();
   });
 
-  const controlPath = join(config.dataDir, 'control.db');
-  const control = ControlStore.open(controlPath, {
+  const control = await openControlStore(controlLocation(config), {
     accessSeconds: config.accessTtlSeconds,
     refreshSeconds: config.refreshTtlSeconds,
   });
@@ -123,7 +122,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     'admissions',
     new Admissions({
       control,
-      controlPath,
+      controlLocation: control.location,
       telemetryPath: config.telemetryDbPath,
       keyHashSecret: secrets.keyHashSecret,
       vaultMasterKey: secrets.vaultMasterKey,

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { isLoopbackName } from './loopback.js';
 import type { Upstreams } from './gateway/upstreams.js';
+import type { ControlLocation } from './stores/control/store.js';
 import { DEFAULT_THROTTLE, type ThrottleLimits } from './security/sign-in-throttle.js';
 import { PASSWORD_MIN_LENGTH_DEFAULT, checkPasswordMinLength } from './security/password-policy.js';
 
@@ -24,6 +25,11 @@ export interface ServerConfig {
    */
   socket?: string;
   dataDir: string;
+  /**
+   * A PostgreSQL database for the control store (postgres://…, `--database-url`); none: `control.db`
+   * in the data folder. It may hold a password: it is never logged or put in an error message.
+   */
+  databaseUrl?: string;
   telemetryDbPath: string;
   /** Seed the demo organisation when the data folder is new. */
   demo: boolean;
@@ -113,8 +119,19 @@ function checkTrustedProxy(entry: string): void {
   }
 }
 
+/** Told without the address itself, which may carry a password. */
+function checkDatabaseUrl(url: string): void {
+  if (!/^postgres(ql)?:\/\/./.test(url)) throw new Error('--database-url must be a postgres:// address');
+}
+
+/** Where the control store is: the PostgreSQL database given, else `control.db` in the data folder. */
+export function controlLocation(config: Pick<ServerConfig, 'dataDir' | 'databaseUrl'>): ControlLocation {
+  return config.databaseUrl === undefined ? { path: join(config.dataDir, 'control.db') } : { url: config.databaseUrl };
+}
+
 export function resolveConfig(input: ServerConfigInput): ServerConfig {
   if (input.oidc) checkJwks(input.oidc.jwks);
+  if (input.databaseUrl !== undefined) checkDatabaseUrl(input.databaseUrl);
   for (const entry of input.trustedProxies ?? []) checkTrustedProxy(entry);
   for (const token of input.gatewayTokens ?? []) checkGatewayToken(token);
   if (input.passwordMinLength !== undefined) checkPasswordMinLength(input.passwordMinLength);

@@ -23,6 +23,7 @@ const FLAGS = {
   'gateway-port': { type: 'string' },
   'simulated-upstream': { type: 'boolean' },
   'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
   'telemetry-db': { type: 'string' },
   demo: { type: 'boolean' },
   announce: { type: 'boolean' },
@@ -83,6 +84,12 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
   };
   if (gatewayPort !== undefined) input.gatewayPort = Number(gatewayPort);
   if (socket !== undefined) input.socket = isNamedPipe(socket) ? socket : resolve(socket);
+  const databaseUrl = values['database-url'] ?? (env.SVC_DATABASE_URL || undefined);
+  if (databaseUrl !== undefined) input.databaseUrl = databaseUrl;
+  // Demo data goes into a new data folder's own store only; a shared database is seeded on purpose.
+  if (databaseUrl !== undefined && input.demo) {
+    throw new Error('--demo seeds a new data folder, not a PostgreSQL database: use npm run admin -- seed-demo');
+  }
   const telemetry = values['telemetry-db'] ?? env.SVC_TELEMETRY_DB;
   if (telemetry) input.telemetryDbPath = telemetry;
   const optional = {
@@ -140,7 +147,7 @@ async function demoAccountIn(control: ControlRecords): Promise<EmbeddedReady['de
 export async function serve(args: string[]): Promise<number> {
   if (args.includes('--help')) {
     console.log(
-      'usage: npm run server -- [--host H] [--port P | --socket PATH] [--data-dir D] [--telemetry-db PATH] [--demo] [--gateway-port G]',
+      'usage: npm run server -- [--host H] [--port P | --socket PATH] [--data-dir D] [--database-url postgres://…] [--telemetry-db PATH] [--demo] [--gateway-port G]',
     );
     return 0;
   }

@@ -1,11 +1,12 @@
 import { parseArgs } from 'node:util';
-import { join, resolve } from 'node:path';
-import { resolveConfig, type ServerConfig } from '../config.js';
+import { resolve } from 'node:path';
+import { controlLocation, resolveConfig, type ServerConfig } from '../config.js';
 import { describeJoinPolicy, parseJoinPolicy } from '../domain/join-policy.js';
 import { pkrToMicro, formatPkr } from '../domain/money.js';
 import { OPERATOR_SOURCE } from '../stores/control/activity.js';
 import type { Role } from '../stores/control/accounts.js';
-import { ControlStore } from '../stores/control/store.js';
+import { openControlStore } from '../stores/control/open.js';
+import type { ControlStore } from '../stores/control/store.js';
 import { importReport } from './import-report.js';
 import { importRequests } from './import-requests.js';
 import { verifyActivityCommand } from './verify-activity.js';
@@ -14,7 +15,7 @@ import { DEMO_DEFAULTS, DEMO_ORGANIZATION, seedDemo } from '../demo/seed.js';
 import { privateFolder } from '../security/private-files.js';
 import { loadOrCreateSecret } from '../security/secret-files.js';
 
-const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [flags]
+const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [--database-url postgres://…] [flags]
 
   deposit --org NAME --pkr AMOUNT           add credit to an organisation's budget
   set-role --email E --role owner|admin|member
@@ -39,6 +40,7 @@ const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [flags]
 
 const FLAGS = {
   'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
   'telemetry-db': { type: 'string' },
   org: { type: 'string' },
   pkr: { type: 'string' },
@@ -97,14 +99,22 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
     out(HELP);
     return command ? 0 : 2;
   }
-  const config = resolveConfig({
-    dataDir: flags['data-dir'] ?? process.env.SVC_DATA_DIR ?? './data',
-    ...(flags['telemetry-db'] || process.env.SVC_TELEMETRY_DB
-      ? { telemetryDbPath: resolve(flags['telemetry-db'] ?? process.env.SVC_TELEMETRY_DB ?? '') }
-      : {}),
-  });
+  let config;
+  try {
+    const databaseUrl = flags['database-url'] ?? (process.env.SVC_DATABASE_URL || undefined);
+    config = resolveConfig({
+      dataDir: flags['data-dir'] ?? process.env.SVC_DATA_DIR ?? './data',
+      ...(databaseUrl === undefined ? {} : { databaseUrl }),
+      ...(flags['telemetry-db'] || process.env.SVC_TELEMETRY_DB
+        ? { telemetryDbPath: resolve(flags['telemetry-db'] ?? process.env.SVC_TELEMETRY_DB ?? '') }
+        : {}),
+    });
+  } catch (error) {
+    console.error((error as Error).message);
+    return 2;
+  }
   privateFolder(config.dataDir);
-  const control = ControlStore.open(join(config.dataDir, 'control.db'), {
+  const control = await openControlStore(controlLocation(config), {
     accessSeconds: config.accessTtlSeconds,
     refreshSeconds: config.refreshTtlSeconds,
   });

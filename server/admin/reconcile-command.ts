@@ -10,7 +10,6 @@ import {
 } from '../analytics/reconcile.js';
 import type { ServerConfig } from '../config.js';
 import { formatPkr } from '../domain/money.js';
-import { organizationsOf, readSpendLedger } from '../stores/control/spend-ledger.js';
 import type { ControlStore } from '../stores/control/store.js';
 import { BUSY_TIMEOUT_MS } from '../stores/sqlite.js';
 
@@ -105,7 +104,7 @@ export async function runReconcile(
     const queries = new AnalyticsQueries(db);
     return await reconcile(
       {
-        ledger: () => readSpendLedger(control.db, command.orgId),
+        ledger: () => control.spendLedger(command.orgId),
         day: async (query) => queries.run({ kind: 'reconcile_day', ...query }),
         spend: async (query) => queries.run({ kind: 'reconcile_spend', ...query }),
       },
@@ -173,7 +172,7 @@ export async function reconcileCommand(
   const now = config.now();
   const days = reconcileDays(window, now, LONGEST_WINDOW_DAYS);
   if ('error' in days) throw usage(`--${days.field}: ${days.error}`);
-  const every = organizationsOf(control.db);
+  const every = await control.activity.organizations();
   const chosen = flags.org === undefined ? every : every.filter((org) => org.name === flags.org?.trim());
   if (flags.org !== undefined && chosen.length === 0) throw usage(`no organization named ${flags.org}`);
   if (flags.project !== undefined && chosen.length !== 1) throw usage('--project needs --org');

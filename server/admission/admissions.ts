@@ -4,7 +4,7 @@ import type { AdmissionRequest, Decision, KeyModels, KeyOwnerWire } from '../sch
 import { hashApiKeySecret } from '../security/tokens.js';
 import { openProviderKey } from '../security/vault-cipher.js';
 import type { KeyRow } from '../stores/control/keys.js';
-import type { ControlStore } from '../stores/control/store.js';
+import type { ControlLocation, ControlStore } from '../stores/control/store.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { CreditHolds } from './credit-holds.js';
 import { LiveTelemetry } from './live-telemetry.js';
@@ -14,8 +14,8 @@ import { RequestRate } from './request-rate.js';
 
 export interface AdmissionsOptions {
   control: ControlStore;
-  /** The control store's file, for the thread that settles the rows' spend. */
-  controlPath: string;
+  /** Where the control store is, for the thread that settles the rows' spend. */
+  controlLocation: ControlLocation;
   telemetryPath: string;
   keyHashSecret: Buffer;
   vaultMasterKey: Buffer;
@@ -81,7 +81,7 @@ export class Admissions {
       return openProviderKey(options.vaultMasterKey, orgId, provider, Buffer.from(sealed, 'base64'));
     }, 1_000);
     this.telemetry = new LiveTelemetry({
-      controlPath: options.controlPath,
+      controlLocation: options.controlLocation,
       telemetryPath: options.telemetryPath,
       holds: this.holds,
       settled: () => options.control.committedElsewhere(),
@@ -137,7 +137,8 @@ export class Admissions {
    */
   private async decide(request: AdmissionRequest): Promise<Decision> {
     const now = this.options.now();
-    const key = await this.keyOf(request.secret, now);
+    let releases = this.holds.releases;
+    let key = await this.keyOf(request.secret, now);
     const refuse = (refusal: GatewayRefusal) => new Refused(refusal, ownerOf(key));
     const allowed = key.allowed_models === null ? null : (JSON.parse(key.allowed_models) as string[]);
     if (allowed !== null && !allowed.includes(request.model)) throw refuse(modelNotAllowed(request.model));
@@ -146,6 +147,12 @@ export class Admissions {
     if (!route?.active || !facts) throw refuse(modelNotFound(request.model));
     const sealed =
       facts.byokProvider === null ? undefined : await this.options.control.vault.sealed(key.org_id, facts.byokProvider);
+    // A row written while the reads were awaited (a store over the network) moved its cost from
+    // the holds into the key's spend, which the key read before it lacks: read the key again.
+    while (releases !== this.holds.releases) {
+      releases = this.holds.releases;
+      key = await this.keyOf(request.secret, now);
+    }
 
     const rate = this.rate.take(key.id, key.rate_limit_rpm, now);
     const headers = rateHeaders(key.rate_limit_rpm, rate.remaining, rate.resetMs);

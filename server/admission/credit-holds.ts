@@ -23,6 +23,12 @@ interface KeyHolds {
 export class CreditHolds {
   private readonly byKey = new Map<string, KeyHolds>();
   private readonly byRequest = new Map<string, Hold>();
+  /**
+   * Holds released so far. A release after a row is written moves its cost into the key's
+   * settled spend: a key read before it lacks that spend, so an admission that awaited its reads
+   * compares this count to know whether to read the key again.
+   */
+  releases = 0;
 
   /** What is held against `keyId` at `now`; lapsed holds are dropped on the way. */
   of(keyId: string, now: number): number {
@@ -62,6 +68,7 @@ export class CreditHolds {
     const hold = this.byRequest.get(reqId);
     if (!hold) return;
     this.byRequest.delete(reqId);
+    this.releases += 1;
     const key = this.byKey.get(hold.keyId)!;
     key.holds.delete(reqId);
     key.micro -= hold.micro;

@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Worker } from 'node:worker_threads';
+import type { ControlLocation } from '../stores/control/store.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { startWorker, workerUrl } from '../worker-threads.js';
 import type { CreditHolds } from './credit-holds.js';
@@ -11,7 +12,7 @@ const MAX_WAITING = 200_000;
 const BUSY_TIMEOUT_MS = 1000;
 
 export interface LiveTelemetryOptions {
-  controlPath: string;
+  controlLocation: ControlLocation;
   telemetryPath: string;
   holds: CreditHolds;
   /**
@@ -110,7 +111,7 @@ export class LiveTelemetry {
 
   private start(): Worker {
     const workerData: TelemetryThreadData = {
-      controlPath: this.options.controlPath,
+      controlLocation: this.options.controlLocation,
       telemetryPath: this.options.telemetryPath,
       busyTimeoutMs: BUSY_TIMEOUT_MS,
     };

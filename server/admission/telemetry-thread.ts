@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { recordRequests } from '../ingest/record-requests.js';
-import { ControlStore } from '../stores/control/store.js';
+import { openControlStore } from '../stores/control/open.js';
 import { lowerThisThreadsPriority } from '../worker-threads.js';
 import type { FromTelemetryThread, TelemetryThreadData, ToTelemetryThread } from './telemetry-messages.js';
 
@@ -16,11 +16,11 @@ const TELEMETRY_NICE = 4;
  * transaction and its fsyncs take milliseconds that requests (the gateway's admissions
  * first) would otherwise wait behind. One batch at a time, as `LiveTelemetry` sends them.
  */
-const { controlPath, telemetryPath, busyTimeoutMs } = workerData as TelemetryThreadData;
+const { controlLocation, telemetryPath, busyTimeoutMs } = workerData as TelemetryThreadData;
 // Rows wait for the next flush anyway: the gateway's requests on the event loop come first.
 lowerThisThreadsPriority(TELEMETRY_NICE);
 // Sessions are never read here: the lifetimes only complete the store's options.
-const control = ControlStore.open(controlPath, { accessSeconds: 1, refreshSeconds: 1 });
+const control = await openControlStore(controlLocation, { accessSeconds: 1, refreshSeconds: 1 });
 const post = (message: FromTelemetryThread) => parentPort!.postMessage(message);
 
 /** Handles one message; the next waits for it, so a close comes after the batch before it. */

@@ -94,7 +94,7 @@ export interface ReconcileReport {
 
 export interface ReconcileSources {
   /** The control store's keys and settlements, read at once. */
-  ledger(): SpendLedger;
+  ledger(): Promise<SpendLedger>;
   day(query: ReconcileDayQuery): Promise<ReconcileDayResult>;
   spend(query: ReconcileSpendQuery): Promise<ReconcileSpendResult>;
 }
@@ -424,14 +424,14 @@ export async function reconcile(sources: ReconcileSources, request: ReconcileReq
   const tallies = new Map(RECONCILE_KINDS.filter((kind) => asked.has(kind)).map((kind) => [kind, new KindTally(kind)]));
   // The totals and the lines' names need the control store's keys and projects in any case; the
   // second read (and the telemetry's lifetime costs between the two) only for the spend.
-  const before = sources.ledger();
+  const before = await sources.ledger();
   let names = namesOf(before);
   const spendTally = tallies.get('spend');
   if (spendTally) {
     const keyIds =
       projectId === null ? null : before.keys.filter((key) => key.projectId === projectId).map((key) => key.id);
     const spend = await sources.spend({ orgId, keyIds });
-    const after = sources.ledger();
+    const after = await sources.ledger();
     names = namesOf(after);
     checkSpend(spendTally, names, before, after, spend, projectId);
   }

@@ -6,7 +6,6 @@ import { parseId } from '../ids.js';
 import { authOf } from '../plugins/session.js';
 import { errors } from '../schemas/common.js';
 import { Reconcile, ReconcileQuery } from '../schemas/reconcile.js';
-import { readSpendLedger } from '../stores/control/spend-ledger.js';
 import { runAnalytics } from './analytics-run.js';
 
 /**
@@ -55,7 +54,7 @@ export async function reconcileRoutes(fastify: FastifyInstance): Promise<void> {
       if ('error' in window) throw badRequest(window.error, { field: window.field });
       return reconcile(
         {
-          ledger: () => readSpendLedger(control.db, orgId),
+          ledger: () => control.spendLedger(orgId),
           day: (query) => runAnalytics(app, { kind: 'reconcile_day', ...query }, reply),
           spend: (query) => runAnalytics(app, { kind: 'reconcile_spend', ...query }, reply),
         },

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
 import { verifyActivity } from '../../server/domain/activity-chain.js';
 import { OPERATOR_SOURCE, type ChainRow } from '../../server/stores/control/activity.js';
-import { ControlStore } from '../../server/stores/control/store.js';
+import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { activityHash } from '../../server/stores/control/activity-hash.js';
 import {
   PASSWORD,
@@ -268,8 +268,8 @@ describe('the chain is written with its event', () => {
     // other's last event under its write lock, so neither forks the chain.
     const path = join(mkdtempSync(join(tmpdir(), 'gc-activity-chain-')), 'control.db');
     const lifetimes = { accessSeconds: 60, refreshSeconds: 600 };
-    const server = ControlStore.open(path, lifetimes);
-    const operator = ControlStore.open(path, lifetimes);
+    const server = SqliteControlStore.open(path, lifetimes);
+    const operator = SqliteControlStore.open(path, lifetimes);
     try {
       const { id: orgId } = await server.write((tx) => tx.organizations.create('X', 1));
       for (let i = 0; i < 6; i++) {

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
 import { BATCH_ROWS } from '../../server/ingest/import-batches.js';
 import { importRow, ndjsonFile } from './request-rows.js';
-import { PASSWORD, register, TestClient, type TestServer, startServer } from './harness.js';
+import { PASSWORD, register, TestClient, type TestServer, startServer, storeFlags } from './harness.js';
 
 let server: TestServer;
 const scratch = mkdtempSync(join(tmpdir(), 'gc-admin-test-'));
@@ -34,7 +34,7 @@ async function admin(...args: string[]): Promise<Outcome> {
     errors.push(parts.map(String).join(' '));
   });
   try {
-    const code = await runAdmin([...args, '--data-dir', server.dataDir], (line) => printed.push(line));
+    const code = await runAdmin([...args, ...storeFlags(server)], (line) => printed.push(line));
     return { code, out: printed.join('\n'), err: errors.join('\n') };
   } finally {
     spy.mockRestore();

@@ -213,6 +213,17 @@ describe('npm run server', { timeout: 120_000 }, () => {
       // Announcing is for a host that started the server with a channel to hear it on.
       [['serve', '--announce', '--port', '0', '--data-dir', dataDir], /--announce needs a parent process/],
       [['launch'], /usage/],
+      // The address may carry a password: the message names the flag, never what was given.
+      [
+        ['serve', '--database-url', 'mysql://root:hunter2@db/x', '--data-dir', dataDir],
+        /--database-url must be a postgres:\/\/ address/,
+      ],
+      // Demo data with published passwords never goes into a shared database by accident.
+      [
+        ['serve', '--demo', '--database-url', 'postgres://u:p@127.0.0.1:1/x', '--data-dir', dataDir],
+        /--demo seeds a new data folder, not a PostgreSQL database/,
+      ],
+      [['admin', 'deposit', '--database-url', 'mysql://root:hunter2@db/x', '--data-dir', dataDir], /--database-url/],
     ];
     // Started together: each is a separate tsx start-up.
     const outcomes = await Promise.all(
@@ -225,6 +236,7 @@ describe('npm run server', { timeout: 120_000 }, () => {
     for (const { args, code, message, stderr, stdout } of outcomes) {
       expect({ args, failed: code !== 0 && code !== null }).toEqual({ args, failed: true });
       expect(stderr).toMatch(message);
+      expect(stderr + stdout).not.toContain('hunter2');
       expect(stdout).not.toContain('listening');
     }
   });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyActivity } from '../../server/domain/activity-chain.js';
-import { ControlStore } from '../../server/stores/control/store.js';
+import { SqliteControlStore } from '../../server/stores/control/store.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-control-migrations-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -55,7 +55,7 @@ describe('migration 002, the join policy', () => {
     const events = everyEvent(old);
     old.close();
 
-    const control = ControlStore.open(path, LIFETIMES);
+    const control = SqliteControlStore.open(path, LIFETIMES);
     try {
       expect(control.db.pragma('user_version', { simple: true })).toBe(5);
       for (const orgId of ['org-a', 'org-b'])
@@ -104,7 +104,7 @@ describe('migration 002, the join policy', () => {
 
   it('refuses a policy the schema does not know', async () => {
     const path = storeAtVersion1();
-    const control = ControlStore.open(path, LIFETIMES);
+    const control = SqliteControlStore.open(path, LIFETIMES);
     try {
       beside(path, (db) =>
         expect(() => db.prepare("UPDATE organizations SET join_policy = 'invite' WHERE id = 'org-a'").run()).toThrow(
@@ -119,7 +119,7 @@ describe('migration 002, the join policy', () => {
 
 describe('migration 005, the activity hash chain', () => {
   it('places and chains the events recorded before it, per organisation, and new events chain on', async () => {
-    const control = ControlStore.open(storeAtVersion1(), LIFETIMES);
+    const control = SqliteControlStore.open(storeAtVersion1(), LIFETIMES);
     try {
       const places = control.db.prepare('SELECT id, org_id, seq, change FROM activity ORDER BY id').all();
       expect(places).toEqual([

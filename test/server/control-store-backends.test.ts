@@ -9,7 +9,7 @@ import { signUp } from '../../server/domain/sign-up.js';
 import { ApiError } from '../../server/http-errors.js';
 import { hashSessionToken } from '../../server/security/tokens.js';
 import { PgControlStore } from '../../server/stores/control/postgres/store.js';
-import { ControlStore, type ControlRecords } from '../../server/stores/control/store.js';
+import { SqliteControlStore, type ControlRecords } from '../../server/stores/control/store.js';
 import { freshDatabase } from '../postgres/database.js';
 
 /**
@@ -52,7 +52,7 @@ function sqliteBackend(): Backend {
     racers: 'one handle',
     async open() {
       path = join(mkdtempSync(join(folder, 'store-')), 'control.db');
-      return { store: ControlStore.open(path, LIFETIMES), other: ControlStore.open(path, LIFETIMES) };
+      return { store: SqliteControlStore.open(path, LIFETIMES), other: SqliteControlStore.open(path, LIFETIMES) };
     },
     async raw(sql) {
       const { default: BetterSqlite3 } = await import('better-sqlite3');

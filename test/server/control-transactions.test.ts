@@ -4,14 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ActivityEvent } from '../../server/stores/control/activity.js';
-import { ControlStore } from '../../server/stores/control/store.js';
+import { SqliteControlStore } from '../../server/stores/control/store.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-control-transactions-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const LIFETIMES = { accessSeconds: 900, refreshSeconds: 3600 };
 
-const opened: ControlStore[] = [];
+const opened: SqliteControlStore[] = [];
 const gates: (() => void)[] = [];
 afterEach(async () => {
   // A test that failed with a transaction held would otherwise keep its store from closing.
@@ -20,9 +20,9 @@ afterEach(async () => {
 });
 
 /** A new store in a folder of its own; `keep` leaves closing it to the test. */
-function openStore(keep = false): { control: ControlStore; path: string } {
+function openStore(keep = false): { control: SqliteControlStore; path: string } {
   const path = join(mkdtempSync(join(scratch, 'store-')), 'control.db');
-  const control = ControlStore.open(path, LIFETIMES);
+  const control = SqliteControlStore.open(path, LIFETIMES);
   if (!keep) opened.push(control);
   return { control, path };
 }

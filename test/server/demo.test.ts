@@ -8,7 +8,7 @@ import { runAdmin } from '../../server/admin/commands.js';
 import { resolveConfig } from '../../server/config.js';
 import { DEMO_ACCOUNTS, DEMO_ORGANIZATION, type DemoOptions, seedDemo } from '../../server/demo/seed.js';
 import { demoTraffic, type TrafficPlan } from '../../server/demo/traffic.js';
-import { ControlStore } from '../../server/stores/control/store.js';
+import { SqliteControlStore } from '../../server/stores/control/store.js';
 
 /** A fixed clock: the row set depends on the seed and on `now`, so both are pinned. */
 const NOW = Date.UTC(2026, 10, 22, 9, 30);
@@ -20,7 +20,7 @@ let folders = 0;
 
 interface Seeded {
   dataDir: string;
-  control: ControlStore;
+  control: SqliteControlStore;
   telemetry: BetterSqlite3.Database;
   result: Awaited<ReturnType<typeof seedDemo>>;
   seedAgain: () => ReturnType<typeof seedDemo>;
@@ -30,7 +30,7 @@ async function seedFolder(options: DemoOptions): Promise<Seeded> {
   const dataDir = join(scratch, `data-${folders++}`);
   const config = resolveConfig({ dataDir, passwordCost: 10, now: () => NOW });
   mkdirSync(dataDir);
-  const control = ControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 900, refreshSeconds: 3600 });
+  const control = SqliteControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 900, refreshSeconds: 3600 });
   const secrets = { vaultMasterKey: randomBytes(32), keyHashSecret: randomBytes(32) };
   const result = await seedDemo(control, secrets, config, options);
   const telemetry = new BetterSqlite3(config.telemetryDbPath, { readonly: true });
@@ -412,7 +412,7 @@ describe('npm run admin -- seed-demo', () => {
       expect(outcome, `${flag} ${value}`).toMatchObject({ code: 2, out: '' });
       expect(outcome.err).toContain(`${flag} must be a whole number`);
     }
-    const control = ControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 900, refreshSeconds: 3600 });
+    const control = SqliteControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 900, refreshSeconds: 3600 });
     expect(await control.organizations.findByName(DEMO_ORGANIZATION)).toBeFalsy();
     await control.close();
   });

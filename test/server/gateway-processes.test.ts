@@ -113,6 +113,20 @@ async function keyFigures(keyId: string): Promise<{ spent: number; throttled: nu
   return { spent: key.spent_cents, throttled: key.throttled_requests };
 }
 
+/**
+ * The key's settled spend once it is `expected`, or as it stands after the wait: rows are
+ * committed first and their spend settled into the key right after (spend-outbox.ts), so a
+ * reader between the two sees the rows without their spend for a moment.
+ */
+async function settledSpend(keyId: string, expected: number): Promise<number> {
+  let spent = (await keyFigures(keyId)).spent;
+  for (let attempt = 0; spent !== expected && attempt < 100; attempt++) {
+    await new Promise((done) => setTimeout(done, FLUSH_MS));
+    spent = (await keyFigures(keyId)).spent;
+  }
+  return spent;
+}
+
 /** The key's rows once `count` are in the request log. */
 async function rowsOf(keyId: string, count: number): Promise<{ status: number; financials: { cost_pkr: number } }[]> {
   for (let attempt = 0; attempt < 200; attempt++) {
@@ -163,7 +177,7 @@ describe('gateways in processes of their own', () => {
     // Spend settled from the rows the gateway sent, exactly.
     const cost = rows.reduce((sum, row) => sum + Math.round(row.financials.cost_pkr * 1e6), 0);
     expect(cost).toBeGreaterThan(0);
-    expect((await keyFigures(key.id)).spent).toBe(cost);
+    expect(await settledSpend(key.id, cost)).toBe(cost);
   });
 
   it('refuse a revoked key once DELETE has answered: not one request served in a thousand trials', async () => {
@@ -241,7 +255,7 @@ describe('gateways in processes of their own', () => {
     const rows = await rowsOf(key.id, codes.length);
     const costs = rows.map((row) => Math.round(row.financials.cost_pkr * 1e6));
     const spent = costs.reduce((sum, cost) => sum + cost, 0);
-    expect((await keyFigures(key.id)).spent).toBe(spent);
+    expect(await settledSpend(key.id, spent)).toBe(spent);
     expect(spent).toBeLessThanOrEqual(limit + Math.max(...costs));
   });
 
@@ -281,7 +295,7 @@ describe('gateways in processes of their own', () => {
     }
     const rows = await rowsOf(key.id, 2);
     expect(rows).toHaveLength(2);
-    expect((await keyFigures(key.id)).spent).toBe(2 * 3780);
+    expect(await settledSpend(key.id, 2 * 3780)).toBe(2 * 3780);
   });
 
   it('refuse the internal API to a caller without a service token, and rows for a key it does not know', async () => {
@@ -348,7 +362,7 @@ describe('a gateway process', () => {
       const rows = await rowsOf(key.id, 2);
       expect(rows.map((row) => row.status).sort()).toEqual([200, 402]);
       const cost = rows.reduce((sum, row) => sum + Math.round(row.financials.cost_pkr * 1e6), 0);
-      expect((await keyFigures(key.id)).spent).toBe(cost);
+      expect(await settledSpend(key.id, cost)).toBe(cost);
     } finally {
       doomed.child.kill('SIGKILL');
       silent.closeAllConnections();

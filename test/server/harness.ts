@@ -8,6 +8,7 @@ import { runAdmin } from '../../server/admin/commands.js';
 import { buildApp, type App } from '../../server/app.js';
 import { resolveConfig, type ServerConfig } from '../../server/config.js';
 import { DEFAULT_THROTTLE } from '../../server/security/sign-in-throttle.js';
+import { freshDatabase } from '../postgres/database.js';
 
 export interface TestServer {
   app: App;
@@ -21,9 +22,17 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/**
+ * The control store this run's servers use: SQLite in the data folder, or with
+ * `GC_TEST_CONTROL_STORE=postgres` (vitest's node-postgres project) a fresh PostgreSQL database
+ * each, so that one suite checks both.
+ */
+const ON_POSTGRES = process.env.GC_TEST_CONTROL_STORE === 'postgres';
+
 /** A real server on a free loopback port with its own temporary data folder. */
 export async function startServer(overrides: Partial<ServerConfig> = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'gc-server-'));
+  const database = ON_POSTGRES && overrides.databaseUrl === undefined ? await freshDatabase() : null;
   let offset = 0;
   const config = resolveConfig({
     passwordCost: 10,
@@ -32,6 +41,7 @@ export async function startServer(overrides: Partial<ServerConfig> = {}): Promis
     port: 0,
     // Suites register many accounts from one address; the throttling tests set their own limits.
     throttle: { ...DEFAULT_THROTTLE, addressFailures: 10_000, addressRegistrations: 10_000 },
+    ...(database ? { databaseUrl: database.url } : {}),
     ...overrides,
     dataDir,
   });
@@ -58,6 +68,7 @@ export async function startServer(overrides: Partial<ServerConfig> = {}): Promis
     close: async () => {
       await app.close();
       if (!overrides.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      await database?.drop();
     },
   };
 }
@@ -161,9 +172,15 @@ export async function registerOrg(
 }
 
 /** Runs an operator command on the server's data folder; fails with its output unless it succeeds, else returns what it printed. */
+/** The admin command's flags for the server's stores: its data folder, and its PostgreSQL database if it has one. */
+export function storeFlags(server: TestServer): string[] {
+  const { databaseUrl } = server.config;
+  return ['--data-dir', server.dataDir, ...(databaseUrl === undefined ? [] : ['--database-url', databaseUrl])];
+}
+
 export async function runOperator(server: TestServer, ...args: string[]): Promise<string> {
   const lines: string[] = [];
-  const code = await runAdmin([...args, '--data-dir', server.dataDir], (line) => lines.push(line));
+  const code = await runAdmin([...args, ...storeFlags(server)], (line) => lines.push(line));
   if (code !== 0) throw new Error(`admin ${args.join(' ')} exited with ${code}:\n${lines.join('\n')}`);
   return lines.join('\n');
 }

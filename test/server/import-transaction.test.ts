@@ -9,7 +9,7 @@ import { runReconcile } from '../../server/admin/reconcile-command.js';
 import { reconcileDays } from '../../server/analytics/reconcile.js';
 import { AnalyticsQueries } from '../../server/analytics/queries.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
-import { ControlStore } from '../../server/stores/control/store.js';
+import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { BUSY_TIMEOUT_MS } from '../../server/stores/sqlite.js';
 import { beginImport, endImport } from '../../server/stores/telemetry/import-transaction.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
@@ -27,7 +27,7 @@ interface Seen {
 
 /** Imports rows `from`..`to` into a store in a new folder, noting at each progress report which files the store had. */
 async function importNoting(path: string, from: number, to: number, during?: () => void): Promise<Seen[]> {
-  const control = ControlStore.open(join(path, '..', 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+  const control = SqliteControlStore.open(join(path, '..', 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
   const seen: Seen[] = [];
   try {
     const rows = Array.from({ length: to - from + 1 }, (_, i) => requestRecord(from + i));
@@ -200,7 +200,7 @@ describe('an import', () => {
     const server = await startServer({ dataDir: dir, telemetryDbPath: join(dir, 'other-telemetry.db') });
     const { org } = await register(server);
     await server.close();
-    const control = ControlStore.open(join(dir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+    const control = SqliteControlStore.open(join(dir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
     try {
       const row = () => importRow(null, null, { organization_name: org });
       const first = row();
@@ -236,7 +236,7 @@ describe('an import', () => {
     killImportAfterSpilling(path, 1_000);
     // A read-only connection cannot open the store before the journal is rolled back; reconcile's can.
     expect(() => read(path, 'SELECT COUNT(*) FROM requests')).toThrow(/readonly/i);
-    const control = ControlStore.open(join(path, '..', 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+    const control = SqliteControlStore.open(join(path, '..', 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
     try {
       const now = Date.now();
       const window = reconcileDays({ days: 1 }, now, 31);
@@ -328,7 +328,7 @@ describe('an import of a file into a store with rows', () => {
 
   /** Imports `lines` into `path`, noting at each progress report which files the store had. */
   async function importFileNoting(path: string, lines: object[], during?: () => void): Promise<Seen[]> {
-    const control = ControlStore.open(join(dir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+    const control = SqliteControlStore.open(join(dir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
     const seen: Seen[] = [];
     try {
       const report = () => {

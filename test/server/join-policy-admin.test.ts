@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
-import { register, startServer, type TestClient, type TestServer } from './harness.js';
+import { register, startServer, type TestClient, type TestServer, storeFlags } from './harness.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -22,7 +22,7 @@ async function admin(...args: string[]): Promise<Outcome> {
     errors.push(parts.map(String).join(' '));
   });
   try {
-    const code = await runAdmin([...args, '--data-dir', server.dataDir], (line) => printed.push(line));
+    const code = await runAdmin([...args, ...storeFlags(server)], (line) => printed.push(line));
     return { code, out: printed.join('\n'), err: errors.join('\n') };
   } finally {
     spy.mockRestore();

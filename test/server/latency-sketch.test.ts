@@ -13,7 +13,7 @@ import {
   SketchAccumulator,
   type Bins,
 } from '../../server/stores/telemetry/latency-sketch.js';
-import { ControlStore } from '../../server/stores/control/store.js';
+import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 import { requestRecord, seededRandom } from './request-rows.js';
@@ -72,7 +72,7 @@ describe("migrations 008 and 009's dashboard and cache cells", () => {
   it('fills the cells of a store that had rows before it exactly as the import writes them', async () => {
     const folder = mkdtempSync(join(tmpdir(), 'board-backfill-'));
     const path = join(folder, 'telemetry.db');
-    const control = ControlStore.open(join(folder, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+    const control = SqliteControlStore.open(join(folder, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
     const random = seededRandom(21);
     const rows = Array.from({ length: 3000 }, (_, i) => ({
       ...requestRecord(i),

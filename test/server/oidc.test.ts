@@ -7,7 +7,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
 import { resolveConfig } from '../../server/config.js';
-import { PASSWORD, TestClient, register, startServer, unique, type Answer, type TestServer } from './harness.js';
+import {
+  PASSWORD,
+  TestClient,
+  register,
+  startServer,
+  unique,
+  type Answer,
+  type TestServer,
+  storeFlags,
+} from './harness.js';
 
 const ISSUER = 'https://id.example.test';
 const CLIENT_ID = 'gateway-console.apps.example.test';
@@ -224,7 +233,7 @@ describe.each([
 
   it('refuses a deactivated account', async () => {
     const existing = await register(server);
-    expect(await runAdmin(['deactivate', '--email', existing.email, '--data-dir', server.dataDir], () => {})).toBe(0);
+    expect(await runAdmin(['deactivate', '--email', existing.email, ...storeFlags(server)], () => {})).toBe(0);
     const client = new TestClient(server.baseUrl);
     const answer = await signIn(client, { id_token: await idToken(existing.email) });
     expect(answer.status).toBe(401);

@@ -393,7 +393,7 @@ describe('checking any window, and only the kinds asked', () => {
   it('reads no day without totals or rollups, and neither the spend nor a second ledger without spend', async () => {
     const read = { ledger: 0, day: 0, spend: 0 };
     const sources: ReconcileSources = {
-      ledger: () => {
+      ledger: async () => {
         read.ledger++;
         return { keys: [], projects: [], settled: [] };
       },

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ControlStore } from '../../server/stores/control/store.js';
+import { SqliteControlStore } from '../../server/stores/control/store.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-reporting-zone-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -56,7 +56,7 @@ describe('migration 004, the reporting zone', () => {
     const events = everyEvent(old);
     old.close();
 
-    const control = ControlStore.open(path, LIFETIMES);
+    const control = SqliteControlStore.open(path, LIFETIMES);
     try {
       expect(control.db.pragma('user_version', { simple: true })).toBe(5);
       expect(await control.organizations.reportingZone('org-a')).toBe('UTC');
@@ -108,7 +108,7 @@ describe('migration 004, the reporting zone', () => {
   });
 
   it('gives a new store the column too', async () => {
-    const control = ControlStore.open(join(mkdtempSync(join(scratch, 'new-')), 'control.db'), LIFETIMES);
+    const control = SqliteControlStore.open(join(mkdtempSync(join(scratch, 'new-')), 'control.db'), LIFETIMES);
     try {
       const org = await control.write((tx) => tx.organizations.create('Initech', 1));
       expect(await control.organizations.reportingZone(org.id)).toBe('UTC');

@@ -10,7 +10,7 @@ import {
   settledCostMicro,
   type RoutePrice,
 } from '../../server/domain/route-catalogue.js';
-import { ControlStore } from '../../server/stores/control/store.js';
+import { SqliteControlStore } from '../../server/stores/control/store.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-route-catalogue-test-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -23,7 +23,7 @@ function price(id: string): RoutePrice {
 
 describe('the route catalogue', () => {
   it('has the facts of exactly the routes seeded into a fresh control store, active or not', async () => {
-    const control = ControlStore.open(join(scratch, 'control.db'), { accessSeconds: 900, refreshSeconds: 3600 });
+    const control = SqliteControlStore.open(join(scratch, 'control.db'), { accessSeconds: 900, refreshSeconds: 3600 });
     try {
       const seeded = await control.models.list();
       const ids = ROUTE_CATALOGUE.map((route) => route.id);

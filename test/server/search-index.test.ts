@@ -8,7 +8,7 @@ import type { RequestFilter } from '../../server/analytics/query-types.js';
 import { candidateRanges, SearchIndex } from '../../server/analytics/search-index.js';
 import { searchTexts } from '../../server/ingest/import-batches.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
-import { ControlStore } from '../../server/stores/control/store.js';
+import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import {
   EPOCH_TERMS,
@@ -97,13 +97,13 @@ const NEWER = rows(100_000, T0 + 200 * HOUR, 9_000, 'Req-N');
 const OLDER = rows(40_000, T0, 30_000, 'REQ-o');
 const ALL = [...NEWER, ...OLDER];
 
-let control: ControlStore;
+let control: SqliteControlStore;
 let queries: AnalyticsQueries;
 let reader: BetterSqlite3.Database;
 
 beforeAll(async () => {
   const path = join(scratch, 'telemetry.db');
-  control = ControlStore.open(join(scratch, 'control.db'), { accessSeconds: 900, refreshSeconds: 3600 });
+  control = SqliteControlStore.open(join(scratch, 'control.db'), { accessSeconds: 900, refreshSeconds: 3600 });
   await recordRequests(control, path, NEWER.slice(0, 70_000));
   await recordRequests(control, path, NEWER.slice(70_000));
   await recordRequests(control, path, OLDER);

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { recordRequests, type ImportEvent } from '../../server/ingest/record-requests.js';
 import { settleOutstandingSpend, settleSpend } from '../../server/ingest/spend-outbox.js';
-import type { ControlStore } from '../../server/stores/control/store.js';
+import type { ControlStore, SqliteControlStore } from '../../server/stores/control/store.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 import { register, startServer, type TestServer } from './harness.js';
 import { requestRecord } from './request-rows.js';
@@ -122,7 +122,9 @@ describe('spend and rows through a crash between the two stores', () => {
       await recordRequests(control, server.config.telemetryDbPath, rowsFor(keyId, orgId, projectId, i, 1));
     }
     expect(await spent(control, keyId)).toBe(3_000);
-    expect(control.db.prepare('SELECT COUNT(*) AS n FROM settled_spend').get()).toEqual({ n: 0 });
+    expect((control as SqliteControlStore).db.prepare('SELECT COUNT(*) AS n FROM settled_spend').get()).toEqual({
+      n: 0,
+    });
     expect(outboxOf(server)).toBe(0);
     // Rows that cost nothing (refusals) take no control transaction at all (each is an fsync).
     const write = control.write.bind(control);

@@ -5,7 +5,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
 import { recordRequests, type ImportEvent } from '../../server/ingest/record-requests.js';
-import { ControlStore } from '../../server/stores/control/store.js';
+import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { migrate } from '../../server/stores/migrate.js';
 import { registerTelemetryFunctions } from '../../server/stores/telemetry/sql-functions.js';
@@ -245,7 +245,10 @@ describe('a telemetry store of an earlier version', () => {
 
 describe('recording requests', () => {
   it('stores every column of a record as given', async () => {
-    const control = ControlStore.open(join(scratch, 'record-control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+    const control = SqliteControlStore.open(join(scratch, 'record-control.db'), {
+      accessSeconds: 60,
+      refreshSeconds: 600,
+    });
     const path = join(scratch, 'record-telemetry.db');
     // Every column differs from the others of its type, and the 0/1 flags differ between the
     // two records: a value bound to the wrong column shows.
@@ -321,7 +324,7 @@ describe('recording requests', () => {
 
   it('reports its progress: every so many rows written, then before the commit', async () => {
     const dataDir = mkdtempSync(join(scratch, 'progress-'));
-    const control = ControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+    const control = SqliteControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
     const events: ImportEvent[] = [];
     try {
       const rows = [1, 2, 3, 4, 5].map(requestRecord);
@@ -339,7 +342,7 @@ describe('recording requests', () => {
 
   it('makes a new store with 16 KiB pages and keeps the pages of one made before', async () => {
     const dataDir = mkdtempSync(join(scratch, 'pages-'));
-    const control = ControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+    const control = SqliteControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
     const newPath = join(dataDir, 'new.db');
     const oldPath = join(dataDir, 'old.db');
     // A store from before the change: SQLite's default of 4 KiB, fixed at its first write.
@@ -367,7 +370,7 @@ describe('recording requests', () => {
 
   it('names each migration it runs on a store of an earlier version before running it', async () => {
     const { dataDir, telemetryDbPath } = storeAtVersion5('import-upgrade-');
-    const control = ControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+    const control = SqliteControlStore.open(join(dataDir, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
     const events: ImportEvent[] = [];
     try {
       await recordRequests(control, telemetryDbPath, [requestRecord(1)], { report: (e) => events.push(e) });

@@ -6,7 +6,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { AnalyticsPool } from '../../server/analytics/pool.js';
 import { AnalyticsQueries } from '../../server/analytics/queries.js';
 import { warmUp, warmUpQueries } from '../../server/analytics/warm-up.js';
-import { ControlStore } from '../../server/stores/control/store.js';
+import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-warm-up-'));
@@ -75,7 +75,7 @@ describe('the analytics threads warm-up', () => {
 
 describe('the organisations a server warms up for', () => {
   it('are those whose members signed in last, then the newest', async () => {
-    const store = ControlStore.open(join(mkdtempSync(join(scratch, 'control-')), 'control.db'), {
+    const store = SqliteControlStore.open(join(mkdtempSync(join(scratch, 'control-')), 'control.db'), {
       accessSeconds: 900,
       refreshSeconds: 604_800,
     });

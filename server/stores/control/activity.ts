@@ -153,7 +153,7 @@ export class ActivityRepository {
       WHERE org_id = ? AND seq >= ? ORDER BY seq, id LIMIT ?`);
     this.chainAfter = db.prepare(`SELECT ${chainColumns} FROM activity
       WHERE org_id = ? AND (seq > ? OR (seq = ? AND id > ?)) ORDER BY seq, id LIMIT ?`);
-    this.owners = db.prepare('SELECT id, name FROM organizations ORDER BY name');
+    this.owners = db.prepare('SELECT id, name FROM organizations ORDER BY name, id');
     this.accountByEmail = db.prepare('SELECT id FROM accounts WHERE email = ?');
   }
 

@@ -23,38 +23,39 @@ export interface SpendLedger {
   settled: string[];
 }
 
-export function readSpendLedger(db: Database, orgId: string): SpendLedger {
-  return db.transaction(() => ({
-    keys: (
-      db
-        .prepare(
-          `SELECT id, project_id, name, key_prefix, spent_micro, revoked_at IS NOT NULL AS revoked
-          FROM api_keys WHERE org_id = ? ORDER BY id`,
-        )
-        .all(orgId) as {
-        id: string;
-        project_id: string;
-        name: string;
-        key_prefix: string;
-        spent_micro: number;
-        revoked: number;
-      }[]
-    ).map((row) => ({
-      id: row.id,
-      projectId: row.project_id,
-      name: row.name,
-      keyPrefix: row.key_prefix,
-      spentMicro: row.spent_micro,
-      revoked: row.revoked === 1,
-    })),
-    projects: db
-      .prepare('SELECT id, name FROM projects WHERE org_id = ? ORDER BY name, id')
-      .all(orgId) as SpendLedger['projects'],
-    settled: db.prepare('SELECT settlement FROM settled_spend').pluck().all() as string[],
-  }))();
+/** A key's row as both stores' ledgers read it: `revoked` is 1 or 0 (SQLite) or a boolean (PostgreSQL). */
+export interface LedgerKeyRow {
+  id: string;
+  project_id: string;
+  name: string;
+  key_prefix: string;
+  spent_micro: number;
+  revoked: number | boolean;
 }
 
-/** Every organisation, by name: what `admin reconcile` checks when none is named. */
-export function organizationsOf(db: Database): { id: string; name: string }[] {
-  return db.prepare('SELECT id, name FROM organizations ORDER BY name, id').all() as { id: string; name: string }[];
+export const ledgerKey = (row: LedgerKeyRow): LedgerKey => ({
+  id: row.id,
+  projectId: row.project_id,
+  name: row.name,
+  keyPrefix: row.key_prefix,
+  spentMicro: row.spent_micro,
+  revoked: row.revoked === 1 || row.revoked === true,
+});
+
+export function readSpendLedger(db: Database, orgId: string): SpendLedger {
+  return db.transaction(() => ({
+    keys: db
+      .prepare<[string], LedgerKeyRow>(
+        `SELECT id, project_id, name, key_prefix, spent_micro, revoked_at IS NOT NULL AS revoked
+         FROM api_keys WHERE org_id = ? ORDER BY id`,
+      )
+      .all(orgId)
+      .map(ledgerKey),
+    projects: db
+      .prepare<[string], SpendLedger['projects'][number]>(
+        'SELECT id, name FROM projects WHERE org_id = ? ORDER BY name, id',
+      )
+      .all(orgId),
+    settled: db.prepare<[], string>('SELECT settlement FROM settled_spend').pluck().all(),
+  }))();
 }

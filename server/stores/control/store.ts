@@ -10,6 +10,7 @@ import { ModelRepository } from './models.js';
 import { OrganizationRepository } from './organizations.js';
 import { SessionRepository, type SessionLifetimes } from './sessions.js';
 import { SettlementRepository } from './settlements.js';
+import { readSpendLedger, type SpendLedger } from './spend-ledger.js';
 import { VaultRepository } from './vault.js';
 import type {
   AccountRecords,
@@ -50,6 +51,27 @@ export interface ControlRecords {
   write<T>(work: (tx: ControlRecords) => Promise<T>): Promise<T>;
   /** Runs `work` on one snapshot of the store, so what it reads in several statements agrees. */
   read<T>(work: (tx: ControlRecords) => Promise<T>): Promise<T>;
+}
+
+/** Where a control store is: a SQLite file, or a PostgreSQL database (postgres://…). */
+export type ControlLocation = { path: string } | { url: string };
+
+/**
+ * A control store as the server holds it, on either backend: its records, plus what the server
+ * does with the store as a whole.
+ */
+export interface ControlStore extends ControlRecords {
+  /** Where it is: what another thread or process opens to reach the same records. */
+  readonly location: ControlLocation;
+  /** The keys' settled spend, their projects and the settlement marks, at one moment (reconcile.ts). */
+  spendLedger(orgId: string): Promise<SpendLedger>;
+  /**
+   * Another connection (a writing thread) has committed to this store: answers kept until the
+   * store changes are read again at their next use.
+   */
+  committedElsewhere(): void;
+  /** Waits for the transactions asked for so far, then closes the store's connections. */
+  close(): Promise<void>;
 }
 
 /** The repositories of one connection. */
@@ -120,28 +142,32 @@ class Transaction extends Repositories implements ControlRecords {
  * they were asked for: a connection has one transaction, and every request of the process
  * shares it.
  */
-export class ControlStore extends Repositories implements ControlRecords {
+export class SqliteControlStore extends Repositories implements ControlStore {
   private readonly transaction: Transaction;
   /** Settles when the transaction last asked for has ended, however it ended. */
   private queue: Promise<unknown> = Promise.resolve();
 
+  readonly location: ControlLocation;
+
   private constructor(
-    /** The reading connection: for reads that need SQL of their own (the reconciliation's ledger). */
+    path: string,
+    /** The reading connection: for tests and tools that read the file's SQL directly. */
     readonly db: Database,
     private readonly writer: Database,
     lifetimes: SessionLifetimes,
   ) {
     super(db, lifetimes);
+    this.location = { path };
     this.transaction = new Transaction(writer, lifetimes);
   }
 
-  static open(path: string, lifetimes: SessionLifetimes): ControlStore {
+  static open(path: string, lifetimes: SessionLifetimes): SqliteControlStore {
     const migrations = new URL('./migrations/', import.meta.url);
     const writer = openSqlite(path, migrations, { functions: registerActivityFunctions });
     try {
       const reader = openSqlite(path, migrations, { functions: registerActivityFunctions });
       reader.pragma('query_only = ON');
-      return new ControlStore(reader, writer, lifetimes);
+      return new SqliteControlStore(path, reader, writer, lifetimes);
     } catch (error) {
       writer.close();
       throw error;
@@ -156,15 +182,15 @@ export class ControlStore extends Repositories implements ControlRecords {
     return this.inTurn('BEGIN DEFERRED', work);
   }
 
-  /**
-   * Another connection (a writing thread) has committed to this store: the caches read the store's
-   * commit count again at their next read, rather than from the next turn of the event loop on.
-   */
+  async spendLedger(orgId: string): Promise<SpendLedger> {
+    return readSpendLedger(this.db, orgId);
+  }
+
+  /** The caches read the store's commit count again at their next read, not from the next turn of the event loop on. */
   committedElsewhere(): void {
     otherConnectionCommitted(this.db);
   }
 
-  /** Waits for the transactions asked for so far, then closes both connections. */
   async close(): Promise<void> {
     await this.queue.catch(() => undefined);
     this.writer.close();

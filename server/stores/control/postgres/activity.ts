@@ -141,7 +141,7 @@ export class PgActivityRepository implements ActivityRecords {
   }
 
   organizations(): Promise<{ id: string; name: string }[]> {
-    return rows(this.sql, 'SELECT id, name FROM organizations ORDER BY name COLLATE "C"');
+    return rows(this.sql, 'SELECT id, name FROM organizations ORDER BY name COLLATE "C", id COLLATE "C"');
   }
 
   /** The filter's actor as an account id: undefined without an actor filter, null when no account has the email. */

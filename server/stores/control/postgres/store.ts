@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { migratePostgres, openPool } from '../../postgres.js';
-import type { ControlRecords } from '../store.js';
+import type { SpendLedger } from '../spend-ledger.js';
+import type { ControlLocation, ControlRecords, ControlStore } from '../store.js';
 import type { SessionLifetimes } from '../sessions.js';
 import { PgAccountRepository } from './accounts.js';
 import { PgActivityRepository } from './activity.js';
@@ -10,6 +11,7 @@ import { PgModelRepository } from './models.js';
 import { PgOrganizationRepository } from './organizations.js';
 import { PgSessionRepository } from './sessions.js';
 import { PgSettlementRepository } from './settlements.js';
+import { readSpendLedger } from './spend-ledger.js';
 import type { Sql } from './sql.js';
 import { PgVaultRepository } from './vault.js';
 
@@ -19,6 +21,9 @@ import { PgVaultRepository } from './vault.js';
  * trail, a refresh token rotated once) hold across processes exactly as they do there.
  */
 const WRITE_LOCK = "SELECT pg_advisory_xact_lock(hashtext('gateway-console control write'))";
+
+/** One snapshot of the store for every statement of a read. */
+const SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
 /** The repositories over one `Sql`: the pool's, or a transaction's client. */
 class Repositories {
@@ -82,22 +87,26 @@ class PgTransaction extends Repositories implements ControlRecords {
  * run as several replicas on one database. Reads outside a transaction take a pooled connection
  * each; a transaction keeps one connection from BEGIN to COMMIT.
  */
-export class PgControlStore extends Repositories implements ControlRecords {
+export class PgControlStore extends Repositories implements ControlStore {
   /** Settles when the write last asked for has ended, however it ended. */
   private writes: Promise<unknown> = Promise.resolve();
 
+  readonly location: ControlLocation;
+
   private constructor(
+    url: string,
     private readonly pool: pg.Pool,
     private readonly lifetimes: SessionLifetimes,
   ) {
     super({ client: pool, inTransaction: false }, lifetimes);
+    this.location = { url };
   }
 
   static async open(url: string, lifetimes: SessionLifetimes): Promise<PgControlStore> {
     const pool = openPool(url);
     try {
       await migratePostgres(pool, 'control', new URL('../migrations-postgres/', import.meta.url));
-      return new PgControlStore(pool, lifetimes);
+      return new PgControlStore(url, pool, lifetimes);
     } catch (error) {
       await pool.end();
       throw error;
@@ -109,14 +118,19 @@ export class PgControlStore extends Repositories implements ControlRecords {
    * replica's lock holds its connection, and the pool's other connections stay for reads.
    */
   write<T>(work: (tx: ControlRecords) => Promise<T>): Promise<T> {
-    const run = () => this.transaction('BEGIN', WRITE_LOCK, work);
+    const run = () =>
+      this.transaction('BEGIN', WRITE_LOCK, (client) => work(new PgTransaction(client, this.lifetimes)));
     const result = this.writes.then(run, run);
     this.writes = result.catch(() => undefined);
     return result;
   }
 
   read<T>(work: (tx: ControlRecords) => Promise<T>): Promise<T> {
-    return this.transaction('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', null, work);
+    return this.transaction(SNAPSHOT, null, (client) => work(new PgTransaction(client, this.lifetimes)));
+  }
+
+  spendLedger(orgId: string): Promise<SpendLedger> {
+    return this.transaction(SNAPSHOT, null, (client) => readSpendLedger({ client, inTransaction: true }, orgId));
   }
 
   /** Nothing to do: no answer of this store outlives its query. */
@@ -131,7 +145,7 @@ export class PgControlStore extends Repositories implements ControlRecords {
   private async transaction<T>(
     begin: string,
     lock: string | null,
-    work: (tx: ControlRecords) => Promise<T>,
+    work: (client: pg.PoolClient) => Promise<T>,
   ): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
@@ -142,7 +156,7 @@ export class PgControlStore extends Repositories implements ControlRecords {
       });
       try {
         if (lock) await client.query(lock);
-        const result = await work(new PgTransaction(client, this.lifetimes));
+        const result = await work(client);
         // A statement that failed inside `work`, its error caught there and not in a nested write,
         // aborted the transaction: PostgreSQL then answers COMMIT with a rollback, and no error.
         const ended = await client.query('COMMIT');
