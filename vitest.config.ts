@@ -5,9 +5,11 @@ import { defineConfig } from 'vitest/config';
 
 /** The server suites that never open the SQLite files themselves: they run on PostgreSQL as well. */
 const POSTGRES_SUITES = [
+  'activity',
   'admin',
   'analytics',
   'analytics-availability',
+  'auth',
   'compare',
   'cross-cutting',
   'dashboard',
@@ -28,6 +30,7 @@ const POSTGRES_SUITES = [
   'spend',
   'throttling',
   'top',
+  'vault',
 ];
 const shared = { pool: 'forks', testTimeout: 20_000, hookTimeout: 20_000 } as const;
 

@@ -8,7 +8,7 @@ const INT8_OID = 20;
  * BIGINT columns (times in ms, money in micro-PKR) as JS numbers rather than pg's default
  * strings: every value the stores keep is far below 2^53. Per pool, not pg's global parsers.
  */
-const types: pg.CustomTypesConfig = {
+export const BIGINT_AS_NUMBER: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
     oid === INT8_OID && format !== 'binary'
       ? (text: string) => Number(text)
@@ -28,7 +28,7 @@ export function openPool(url: string, options: PostgresOptions = {}): pg.Pool {
     connectionString: url,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'gateway-console',
-    types,
+    types: BIGINT_AS_NUMBER,
   });
   // An idle client's error (the server restarted) is the pool's to replace; without a listener
   // it would crash the process.

@@ -1,7 +1,14 @@
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD, TestClient, register, startServer, unique, type TestServer, runOperator } from './harness.js';
+import {
+  PASSWORD,
+  TestClient,
+  controlSql,
+  register,
+  startServer,
+  unique,
+  type TestServer,
+  runOperator,
+} from './harness.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$/;
 
@@ -180,26 +187,20 @@ describe('the activity table', () => {
   it('refuses UPDATE and DELETE even from a direct database connection', async () => {
     const { client } = await register(server);
     const before = await activity(client);
-    const db = new Database(join(server.dataDir, 'control.db'), { fileMustExist: true });
-    try {
-      db.pragma('busy_timeout = 5000');
-      const count = (db.prepare('SELECT COUNT(*) AS n FROM activity').get() as { n: number }).n;
-      expect(count).toBeGreaterThan(0);
-      expect(() => db.prepare("UPDATE activity SET target = 'tampered'").run()).toThrow(/append-only/);
-      expect(() => db.prepare("UPDATE activity SET actor_id = NULL WHERE action = 'member.joined'").run()).toThrow(
-        /append-only/,
-      );
-      expect(() => db.prepare('DELETE FROM activity').run()).toThrow(/append-only/);
-      expect(() => db.prepare('DELETE FROM activity WHERE id = (SELECT MAX(id) FROM activity)').run()).toThrow(
-        /append-only/,
-      );
-      expect((db.prepare('SELECT COUNT(*) AS n FROM activity').get() as { n: number }).n).toBe(count);
-      expect(
-        (db.prepare("SELECT COUNT(*) AS n FROM activity WHERE target = 'tampered'").get() as { n: number }).n,
-      ).toBe(0);
-    } finally {
-      db.close();
+    const count = async (where = '') =>
+      (await controlSql<{ n: number }>(server, `SELECT COUNT(*) AS n FROM activity ${where}`))[0]!.n;
+    const rows = await count();
+    expect(rows).toBeGreaterThan(0);
+    for (const statement of [
+      "UPDATE activity SET target = 'tampered'",
+      "UPDATE activity SET actor_id = NULL WHERE action = 'member.joined'",
+      'DELETE FROM activity',
+      'DELETE FROM activity WHERE id = (SELECT MAX(id) FROM activity)',
+    ]) {
+      await expect(controlSql(server, statement)).rejects.toThrow(/append-only/);
     }
+    expect(await count()).toBe(rows);
+    expect(await count("WHERE target = 'tampered'")).toBe(0);
     expect(await activity(client)).toEqual(before);
   });
 });

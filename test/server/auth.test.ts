@@ -1,4 +1,3 @@
-import Database from 'better-sqlite3';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'undici';
@@ -6,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   PASSWORD,
   TestClient,
+  controlSql,
   register,
   startServer,
   unique,
@@ -560,27 +560,22 @@ describe('session tokens', () => {
     }
     expect(access).not.toBe(refresh);
 
-    const dbPath = join(server.dataDir, 'control.db');
-    const db = new Database(dbPath, { readonly: true, fileMustExist: true });
-    try {
-      const rows = db.prepare('SELECT * FROM session_tokens').all() as Record<string, unknown>[];
-      expect(rows.length).toBeGreaterThan(0);
-      for (const row of rows) {
-        for (const value of Object.values(row)) {
-          const text = Buffer.isBuffer(value) ? value.toString('latin1') : String(value);
-          expect(text).not.toContain(access);
-          expect(text).not.toContain(refresh);
-          if (Buffer.isBuffer(value)) {
-            expect(value.equals(Buffer.from(access, 'base64url'))).toBe(false);
-            expect(value.equals(Buffer.from(refresh, 'base64url'))).toBe(false);
-          }
+    const rows = await controlSql<Record<string, unknown>>(server, 'SELECT * FROM session_tokens');
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      for (const value of Object.values(row)) {
+        const text = Buffer.isBuffer(value) ? value.toString('latin1') : String(value);
+        expect(text).not.toContain(access);
+        expect(text).not.toContain(refresh);
+        if (Buffer.isBuffer(value)) {
+          expect(value.equals(Buffer.from(access, 'base64url'))).toBe(false);
+          expect(value.equals(Buffer.from(refresh, 'base64url'))).toBe(false);
         }
       }
-    } finally {
-      db.close();
     }
 
-    // Nor anywhere else in the files on disk (the write-ahead log included).
+    // Nor anywhere else in the files on disk (the write-ahead log included), on SQLite.
+    const dbPath = join(server.dataDir, 'control.db');
     for (const file of [dbPath, `${dbPath}-wal`]) {
       if (!existsSync(file)) continue;
       const bytes = readFileSync(file);

@@ -1,3 +1,4 @@
+import BetterSqlite3 from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,9 @@ import { request as httpRequest } from 'undici';
 import { runAdmin } from '../../server/admin/commands.js';
 import { buildApp, type App } from '../../server/app.js';
 import { resolveConfig, type ServerConfig } from '../../server/config.js';
+import pg from 'pg';
 import { DEFAULT_THROTTLE } from '../../server/security/sign-in-throttle.js';
+import { BIGINT_AS_NUMBER } from '../../server/stores/postgres.js';
 import { freshDatabase } from '../postgres/database.js';
 
 export interface TestServer {
@@ -172,6 +175,32 @@ export async function registerOrg(
 }
 
 /** Runs an operator command on the server's data folder; fails with its output unless it succeeds, else returns what it printed. */
+/**
+ * Runs one statement on the server's control store beside the server, as someone holding the
+ * database file or its credentials would: the rows it returns, or the store's own error.
+ */
+export async function controlSql<R>(server: TestServer, sql: string): Promise<R[]> {
+  const { databaseUrl } = server.config;
+  if (databaseUrl !== undefined) {
+    const client = new pg.Client({ connectionString: databaseUrl, types: BIGINT_AS_NUMBER });
+    await client.connect();
+    try {
+      return (await client.query(sql)).rows as R[];
+    } finally {
+      await client.end();
+    }
+  }
+  const db = new BetterSqlite3(join(server.dataDir, 'control.db'), { fileMustExist: true, timeout: 5_000 });
+  try {
+    const statement = db.prepare(sql);
+    if (statement.reader) return statement.all() as R[];
+    statement.run();
+    return [];
+  } finally {
+    db.close();
+  }
+}
+
 /** The admin command's flags for the server's stores: its data folder, and its PostgreSQL database if it has one. */
 export function storeFlags(server: TestServer): string[] {
   const { databaseUrl } = server.config;

@@ -1,9 +1,8 @@
-import Database from 'better-sqlite3';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openProviderKey } from '../../server/security/vault-cipher.js';
-import { register, startServer, type TestServer } from './harness.js';
+import { controlSql, register, startServer, type TestServer } from './harness.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$/;
 
@@ -16,19 +15,13 @@ afterAll(() => server.close());
 /** A provider key that looks real and is unique to the test. */
 const providerKey = (tag: string) => `sk-proj-${tag}-${Math.random().toString(36).slice(2, 14)}WXYZ${tag.length}`;
 
-/** The sealed rows of control.db, read the way an attacker with the file would. */
-function sealedRows(): { org_id: string; provider: string; sealed: Buffer; org_name: string }[] {
-  const db = new Database(join(server.dataDir, 'control.db'), { readonly: true, fileMustExist: true });
-  try {
-    return db
-      .prepare(
-        `SELECT v.org_id, v.provider, v.sealed, o.name AS org_name
-         FROM vault_keys v JOIN organizations o ON o.id = v.org_id`,
-      )
-      .all() as { org_id: string; provider: string; sealed: Buffer; org_name: string }[];
-  } finally {
-    db.close();
-  }
+/** The sealed rows of the control store, read the way an attacker with the file or the database would. */
+function sealedRows(): Promise<{ org_id: string; provider: string; sealed: Buffer; org_name: string }[]> {
+  return controlSql(
+    server,
+    `SELECT v.org_id, v.provider, v.sealed, o.name AS org_name
+     FROM vault_keys v JOIN organizations o ON o.id = v.org_id`,
+  );
 }
 
 function masterKey(): Buffer {
@@ -163,7 +156,7 @@ describe('vault encryption at rest', () => {
     await client.post('/vault/keys', { provider: 'google', api_key: secret });
     await other.client.post('/vault/keys', { provider: 'openai', api_key: secret });
 
-    const rows = sealedRows();
+    const rows = await sealedRows();
     const mine = rows.filter((row) => row.org_name === org);
     const sealed = mine.find((row) => row.provider === 'openai')!;
     const google = mine.find((row) => row.provider === 'google')!;
@@ -196,9 +189,9 @@ describe('vault encryption at rest', () => {
     const { client, org } = await register(server);
     const secret = providerKey('rotate');
     await client.post('/vault/keys', { provider: 'openai', api_key: secret });
-    const before = sealedRows().find((row) => row.org_name === org)!;
+    const before = (await sealedRows()).find((row) => row.org_name === org)!;
     await client.post('/vault/keys', { provider: 'openai', api_key: secret });
-    const after = sealedRows().find((row) => row.org_name === org)!;
+    const after = (await sealedRows()).find((row) => row.org_name === org)!;
     expect(after.sealed.equals(before.sealed)).toBe(false);
     expect(openProviderKey(masterKey(), after.org_id, 'openai', after.sealed)).toBe(secret);
   });
