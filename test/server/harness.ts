@@ -84,9 +84,11 @@ export interface Answer<T = any> {
 
 /** An HTTP client with its own cookie jar, as a browser or the console's host would be. */
 export class TestClient {
-  readonly jar = new CookieJar();
-
-  constructor(readonly baseUrl: string) {}
+  constructor(
+    readonly baseUrl: string,
+    /** Shared by clients of several servers on this host, as a browser's is: cookies ignore the port. */
+    readonly jar = new CookieJar(),
+  ) {}
 
   async call<T = any>(
     method: string,
