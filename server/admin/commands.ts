@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { controlLocation, resolveConfig, type ServerConfig } from '../config.js';
 import { describeJoinPolicy, parseJoinPolicy } from '../domain/join-policy.js';
 import { pkrToMicro, formatPkr } from '../domain/money.js';
@@ -9,6 +9,7 @@ import { openControlStore } from '../stores/control/open.js';
 import type { ControlStore } from '../stores/control/store.js';
 import { importReport } from './import-report.js';
 import { importRequests } from './import-requests.js';
+import { migrateStore } from './migrate-store.js';
 import { verifyActivityCommand } from './verify-activity.js';
 import { reconcileCommand } from './reconcile-command.js';
 import { DEMO_DEFAULTS, DEMO_ORGANIZATION, seedDemo } from '../demo/seed.js';
@@ -32,6 +33,8 @@ const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [--database-
                                             create the demo organisation and its traffic
   verify-activity [--org NAME]              recompute the activity log's hash chain; exit 1
                                             naming the first event that does not match
+  migrate-store --database-url postgres://…  copy the data folder's control.db into an empty
+                                            PostgreSQL database, checking every table's count
   reconcile [--org NAME] [--project ID] [--from DATE --to DATE | --days 7]
                                             check that keys add up to projects and projects to
                                             the organisation, settled spend to rows, rollups to
@@ -114,6 +117,7 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
     return 2;
   }
   privateFolder(config.dataDir);
+  if (command === 'migrate-store') return migrateStoreCommand(config, out);
   const control = await openControlStore(controlLocation(config), {
     accessSeconds: config.accessTtlSeconds,
     refreshSeconds: config.refreshTtlSeconds,
@@ -136,6 +140,23 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
   } finally {
     await control.close();
   }
+}
+
+/** Copies the data folder's control.db into the empty PostgreSQL database of --database-url. */
+async function migrateStoreCommand(config: ServerConfig, out: (line: string) => void): Promise<number> {
+  if (config.databaseUrl === undefined) {
+    console.error('migrate-store needs --database-url: the PostgreSQL database to copy the control store into');
+    return 2;
+  }
+  const copied = await migrateStore(join(config.dataDir, 'control.db'), config.databaseUrl);
+  if (!copied.ok) {
+    console.error(copied.error);
+    return 2;
+  }
+  const width = Math.max(...copied.counts.map((count) => count.table.length));
+  for (const { table, rows } of copied.counts) out(`  ${table.padEnd(width)}  ${rows} row(s), as many as the file`);
+  out('copied the control store into PostgreSQL; run the server with --database-url from now on');
+  return 0;
 }
 
 async function run(

@@ -20,7 +20,7 @@ import { PgVaultRepository } from './vault.js';
  * SQLite store has, so the rules that rest on it (key limits within the budget, one chain per
  * trail, a refresh token rotated once) hold across processes exactly as they do there.
  */
-const WRITE_LOCK = "SELECT pg_advisory_xact_lock(hashtext('gateway-console control write'))";
+export const WRITE_LOCK = "SELECT pg_advisory_xact_lock(hashtext('gateway-console control write'))";
 
 /** One snapshot of the store for every statement of a read. */
 const SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';

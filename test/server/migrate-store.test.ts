@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runAdmin } from '../../server/admin/commands.js';
+import { freshDatabase } from '../postgres/database.js';
+import { PASSWORD, TestClient, register, startServer } from './harness.js';
+
+/** `npm run admin -- migrate-store`: a SQLite data folder's control store, moved into PostgreSQL. */
+
+const dataDir = mkdtempSync(join(tmpdir(), 'gc-migrate-store-'));
+const drops: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const drop of drops) await drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function admin(...args: string[]): Promise<{ code: number; printed: string }> {
+  const printed: string[] = [];
+  const code = await runAdmin([...args, '--data-dir', dataDir], (line) => printed.push(line));
+  return { code, printed: printed.join('\n') };
+}
+
+describe('migrate-store', () => {
+  it('copies every record, and a server on the database carries on where the file left off', async () => {
+    const sqlite = await startServer({ dataDir });
+    const { client, email } = await register(sqlite);
+    const projectId = (await client.get('/projects')).body.projects[0].id;
+    await client.post('/projects', { name: 'Second' });
+    const key = (await client.post('/keys', { project_id: projectId, name: 'moved' })).body;
+    await client
+      .post('/keys', { project_id: projectId, name: 'revoked' })
+      .then((a) => client.delete(`/keys/${a.body.id}`));
+    expect(
+      (await client.post('/vault/keys', { provider: 'openai', api_key: 'sk-proj-moved-1234567890WXYZ' })).status,
+    ).toBe(200);
+    const before = {
+      keys: (await client.get('/keys')).body,
+      projects: (await client.get('/projects')).body,
+      vault: (await client.get('/vault/keys')).body,
+      activity: (await client.get('/activity')).body,
+    };
+    await sqlite.close();
+
+    const database = await freshDatabase();
+    drops.push(database.drop);
+    const copied = await admin('migrate-store', '--database-url', database.url);
+    expect(copied.code).toBe(0);
+    expect(copied.printed).toMatch(/api_keys\s+2 row\(s\), as many as the file/);
+    expect(copied.printed).toMatch(/activity\s+\d+ row\(s\), as many as the file/);
+
+    const moved = await startServer({ dataDir, databaseUrl: database.url });
+    try {
+      const again = new TestClient(moved.baseUrl);
+      expect((await again.post('/auth/login', { email, password: PASSWORD })).status).toBe(200);
+      const after = {
+        keys: (await again.get('/keys')).body,
+        projects: (await again.get('/projects')).body,
+        vault: (await again.get('/vault/keys')).body,
+        activity: (await again.get('/activity')).body,
+      };
+      // The sign-in just now is the one event the file did not have.
+      expect(after.activity.events.slice(1)).toEqual(before.activity.events);
+      expect({ ...after, activity: null }).toEqual({ ...before, activity: null });
+      // The key's hash and the vault's sealed bytes came across whole: the gateway's side opens both.
+      expect(await moved.app.admissions.keyModels(key.api_key)).toMatchObject({ kind: 'known', key: { id: key.id } });
+      const trail = await admin('verify-activity', '--database-url', database.url);
+      expect(trail).toMatchObject({ code: 0, printed: expect.stringMatching(/every chain holds/) });
+      // New rows go on from the copied ones: a key made now lists first.
+      const newer = (await again.post('/keys', { project_id: projectId, name: 'after the move' })).body;
+      expect((await again.get('/keys')).body.keys[0].id).toBe(newer.id);
+    } finally {
+      await moved.close();
+    }
+
+    // Never into a database that already holds a control store: nothing is merged.
+    expect(await admin('migrate-store', '--database-url', database.url)).toMatchObject({ code: 2 });
+  });
+
+  it('needs --database-url, and a data folder with a control store', async () => {
+    expect(await admin('migrate-store')).toMatchObject({ code: 2 });
+    const empty = mkdtempSync(join(tmpdir(), 'gc-migrate-empty-'));
+    try {
+      const database = await freshDatabase();
+      drops.push(database.drop);
+      const printed: string[] = [];
+      expect(
+        await runAdmin(['migrate-store', '--data-dir', empty, '--database-url', database.url], (l) => printed.push(l)),
+      ).toBe(2);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
