@@ -540,6 +540,49 @@ describe('the gateway, called with the official openai package', () => {
     expect(await admit('req_owed_after')).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
   });
 
+  it('reads the key again when a row was written while its reads were awaited (a store over the network)', async () => {
+    const key = await newKey({ credit_limit_cents: 1 });
+    const { admissions, control } = server.app;
+    const admit = (reqId: string) => admitDirectly(key.api_key, reqId);
+    const first = await admit('req_net_first');
+    if (first.kind !== 'admitted') throw new Error('the first request was refused');
+    // The catalogue answers late, as a database across the network may: the row is written meanwhile.
+    const models = control.models;
+    const find = models.find.bind(models);
+    let entered!: () => void;
+    let open!: () => void;
+    const reading = new Promise<void>((resolve) => (entered = resolve));
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    models.find = async (id) => {
+      entered();
+      await gate;
+      return find(id);
+    };
+    try {
+      const second = admit('req_net_second');
+      await reading;
+      // The key was read before its spend: the first row's cost (the whole limit) moves from the
+      // holds into the key while the second request waits for the catalogue.
+      admissions.record([
+        {
+          ...requestRecord(0),
+          req_id: 'req_net_first',
+          ts: Date.now(),
+          org_id: first.key.org_id,
+          project_id: first.key.project_id,
+          key_id: key.id,
+          cost_micro: 10_000,
+        },
+      ]);
+      await admissions.written();
+      open();
+      expect(await second).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
+    } finally {
+      models.find = find;
+      open();
+    }
+  });
+
   it('lists models only for a key in force: a revoked one is refused with 401', async () => {
     const key = await newKey();
     expect((await owner.client.delete(`/keys/${key.id}`)).status).toBe(200);
