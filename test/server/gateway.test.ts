@@ -3,11 +3,10 @@ import OpenAI from 'openai';
 import type { FastifyInstance } from 'fastify';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulatedUpstream, type SimulatedUpstream } from '../../server/gateway/simulated-upstream.js';
 import { startGateway } from './gateway-harness.js';
-import { register, runOperator, startServer, type TestClient, type TestServer } from './harness.js';
+import { controlSql, register, runOperator, startServer, type TestClient, type TestServer } from './harness.js';
 import { requestRecord } from './request-rows.js';
 
 let server: TestServer;
@@ -442,102 +441,8 @@ describe('the gateway, called with the official openai package', () => {
     }
     await ask(client, 'openai/gpt-4o');
     // A file edited beside the server (or a tool of the operator's): no call of this process moved.
-    const beside = new Database(join(server.dataDir, 'control.db'));
-    try {
-      beside.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ?').run(Date.now(), key.id);
-    } finally {
-      beside.close();
-    }
+    await controlSql(server, `UPDATE api_keys SET revoked_at = ${Date.now()} WHERE id = '${key.id}'`);
     await expect(ask(client)).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
-  });
-
-  it('counts a settled row against the credit limit in the very turn its hold ends', async () => {
-    const key = await newKey({ credit_limit_cents: 1 });
-    const { admissions } = server.app;
-    const admit = (reqId: string) => admitDirectly(key.api_key, reqId);
-    const first = await admit('req_settle_first');
-    expect(first.kind).toBe('admitted');
-    if (first.kind !== 'admitted') return;
-    // The rows wait on another writer's lock, so that the store can be read before they commit.
-    const importer = new Database(server.config.telemetryDbPath);
-    const beside = new Database(join(server.dataDir, 'control.db'), { readonly: true });
-    importer.exec('BEGIN IMMEDIATE');
-    try {
-      admissions.record([
-        {
-          ...requestRecord(0),
-          req_id: 'req_settle_first',
-          ts: Date.now(),
-          org_id: first.key.org_id,
-          project_id: first.key.project_id,
-          key_id: key.id,
-          // The whole limit, 1 cent: nothing more may be admitted once it is spent.
-          cost_micro: 10_000,
-        },
-      ]);
-      const written = admissions.written();
-      await new Promise((resolve) => setTimeout(resolve, 3 * FLUSH_MS)); // the thread waits on the lock
-      // In one turn: the key read (as any request would), the lock let go, and the thread's
-      // commit of the spend awaited. The rows written are heard in the next turn, before the
-      // store's commits are read again.
-      const spent = beside.prepare<[string], number>('SELECT spent_micro FROM api_keys WHERE id = ?').pluck();
-      let keyRead: Promise<unknown> = Promise.resolve();
-      await new Promise<void>((resolve) =>
-        setImmediate(() => {
-          // The read runs up to the store now; its answer is awaited after the turn.
-          keyRead = admissions.keyModels(key.api_key);
-          importer.exec('COMMIT');
-          const pause = new Int32Array(new SharedArrayBuffer(4));
-          for (let waited = 0; spent.get(key.id) === 0 && waited < 10_000; waited += 10) Atomics.wait(pause, 0, 0, 10);
-          // And for the outbox's clearing after it, before the thread says the rows are written.
-          Atomics.wait(pause, 0, 0, 300);
-          resolve();
-        }),
-      );
-      await keyRead;
-      await written;
-      expect(await admit('req_settle_second')).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
-    } finally {
-      if (importer.inTransaction) importer.exec('ROLLBACK');
-      importer.close();
-      beside.close();
-    }
-  });
-
-  it('keeps holding a row’s cost while its spend waits in the outbox (the control store busy), until it settles', async () => {
-    const key = await newKey({ credit_limit_cents: 1 });
-    const { admissions } = server.app;
-    const admit = (reqId: string) => admitDirectly(key.api_key, reqId);
-    const first = await admit('req_owed_first');
-    expect(first.kind).toBe('admitted');
-    if (first.kind !== 'admitted') return;
-    const row = (reqId: string, costMicro: number) => ({
-      ...requestRecord(0),
-      req_id: reqId,
-      ts: Date.now(),
-      org_id: first.key.org_id,
-      project_id: first.key.project_id,
-      key_id: key.id,
-      cost_micro: costMicro,
-    });
-    // Another writer holds the control store past the writing thread's patience: the rows commit,
-    // their spend stays in the outbox.
-    const blocker = new Database(join(server.dataDir, 'control.db'));
-    blocker.exec('BEGIN IMMEDIATE');
-    try {
-      admissions.record([row('req_owed_first', 10_000)]); // the whole limit
-      await admissions.written();
-      expect(await spentCents(key.id)).toBe(0);
-      expect(await admit('req_owed_refused')).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
-    } finally {
-      blocker.exec('ROLLBACK');
-      blocker.close();
-    }
-    // The next commit settles the outbox: the spend is the key's now, and still refuses.
-    admissions.record([row('req_owed_later', 0)]);
-    await admissions.written();
-    expect(await spentCents(key.id)).toBe(10_000);
-    expect(await admit('req_owed_after')).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
   });
 
   it('reads the key again when a row was written while its reads were awaited (a store over the network)', async () => {
