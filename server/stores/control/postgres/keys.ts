@@ -1,6 +1,7 @@
 import type { KeyLimits, KeyOwner, KeyRow, NewKey } from '../keys.js';
 import type { KeyRecords } from '../records.js';
-import { changes, first, rows, type Sql } from './sql.js';
+import type { PgReadCache } from './read-cache.js';
+import { cached, cacheOf, changes, first, rows, type Sql } from './sql.js';
 
 const COLUMNS = `id, org_id, project_id, name, key_prefix, environment, rate_limit_rpm, expires_at,
   credit_limit_micro, allowed_models, spent_micro, created_at`;
@@ -8,17 +9,25 @@ const COLUMNS = `id, org_id, project_id, name, key_prefix, environment, rate_lim
 type WithRevocation = KeyRow & { revoked_at: number | null };
 
 export class PgKeyRepository implements KeyRecords {
-  constructor(private readonly sql: Sql) {}
+  private readonly listCache: PgReadCache<readonly Readonly<KeyRow>[]> | null;
+  private readonly secretCache: PgReadCache<Readonly<WithRevocation> | undefined> | null;
+
+  constructor(private readonly sql: Sql) {
+    this.listCache = cacheOf(sql, 1_000);
+    this.secretCache = cacheOf(sql);
+  }
 
   owners(): Promise<KeyOwner[]> {
     return rows(this.sql, 'SELECT id, org_id, project_id FROM api_keys');
   }
 
   list(orgId: string): Promise<readonly Readonly<KeyRow>[]> {
-    return rows(
-      this.sql,
-      `SELECT ${COLUMNS} FROM api_keys WHERE org_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, serial DESC`,
-      [orgId],
+    return cached(this.listCache, orgId, () =>
+      rows(
+        this.sql,
+        `SELECT ${COLUMNS} FROM api_keys WHERE org_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, serial DESC`,
+        [orgId],
+      ),
     );
   }
 
@@ -34,7 +43,9 @@ export class PgKeyRepository implements KeyRecords {
   }
 
   findBySecretHash(secretHash: Buffer): Promise<Readonly<WithRevocation> | undefined> {
-    return first(this.sql, `SELECT ${COLUMNS}, revoked_at FROM api_keys WHERE secret_hash = $1`, [secretHash]);
+    return cached(this.secretCache, secretHash.toString('base64'), () =>
+      first(this.sql, `SELECT ${COLUMNS}, revoked_at FROM api_keys WHERE secret_hash = $1`, [secretHash]),
+    );
   }
 
   async create(key: NewKey): Promise<void> {

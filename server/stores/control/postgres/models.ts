@@ -1,12 +1,17 @@
 import type { ModelRow } from '../models.js';
 import type { ModelRecords } from '../records.js';
-import { changes, first, rows, type Sql } from './sql.js';
+import type { PgReadCache } from './read-cache.js';
+import { cached, cacheOf, changes, first, rows, type Sql } from './sql.js';
 
 type Stored = { id: string; provider: string; active: number };
 const asModel = (row: Stored): ModelRow => ({ ...row, active: row.active === 1 });
 
 export class PgModelRepository implements ModelRecords {
-  constructor(private readonly sql: Sql) {}
+  private readonly byIdCache: PgReadCache<Readonly<ModelRow> | undefined> | null;
+
+  constructor(private readonly sql: Sql) {
+    this.byIdCache = cacheOf(sql, 1_000);
+  }
 
   async list(): Promise<ModelRow[]> {
     return (await rows<Stored>(this.sql, 'SELECT id, provider, active FROM models ORDER BY id COLLATE "C"')).map(
@@ -14,9 +19,11 @@ export class PgModelRepository implements ModelRecords {
     );
   }
 
-  async find(id: string): Promise<Readonly<ModelRow> | undefined> {
-    const row = await first<Stored>(this.sql, 'SELECT id, provider, active FROM models WHERE id = $1', [id]);
-    return row && asModel(row);
+  find(id: string): Promise<Readonly<ModelRow> | undefined> {
+    return cached(this.byIdCache, id, async () => {
+      const row = await first<Stored>(this.sql, 'SELECT id, provider, active FROM models WHERE id = $1', [id]);
+      return row && asModel(row);
+    });
   }
 
   async unknownOrInactive(ids: string[]): Promise<string[]> {

@@ -10,7 +10,8 @@ import {
   type SessionLifetimes,
   type TokenLookup,
 } from '../sessions.js';
-import { changes, first, type Sql } from './sql.js';
+import type { PgReadCache } from './read-cache.js';
+import { cached, cacheOf, changes, first, type Sql } from './sql.js';
 
 const LOOKUP = `
   SELECT t.session_id, t.kind, t.expires_at, t.used_at,
@@ -24,10 +25,14 @@ const LOOKUP = `
 const REVOKE_SESSION = 'UPDATE sessions SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL';
 
 export class PgSessionRepository implements SessionRecords {
+  private readonly sessionCache: PgReadCache<TokenLookup | null> | null;
+
   constructor(
     private readonly sql: Sql,
     private readonly lifetimes: SessionLifetimes,
-  ) {}
+  ) {
+    this.sessionCache = cacheOf(sql);
+  }
 
   async start(accountId: string, now: number): Promise<IssuedTokens> {
     const sessionId = randomUUID();
@@ -42,7 +47,12 @@ export class PgSessionRepository implements SessionRecords {
   }
 
   async authenticate(key: string, now: number): Promise<AuthContext | null> {
-    const row = await first<TokenLookup>(this.sql, LOOKUP, [Buffer.from(key, 'base64')]);
+    // Expiry is checked on every call, on the cached row: only the row is cached.
+    const row = await cached(
+      this.sessionCache,
+      key,
+      async () => (await first<TokenLookup>(this.sql, LOOKUP, [Buffer.from(key, 'base64')])) ?? null,
+    );
     if (!row || row.kind !== 'access' || !isLive(row, now)) return null;
     return toAuth(row);
   }

@@ -10,6 +10,7 @@ import { PgKeyRepository } from './keys.js';
 import { PgModelRepository } from './models.js';
 import { PgOrganizationRepository } from './organizations.js';
 import { PgSessionRepository } from './sessions.js';
+import { ChangeCount } from './read-cache.js';
 import { PgSettlementRepository } from './settlements.js';
 import { readSpendLedger } from './spend-ledger.js';
 import type { Sql } from './sql.js';
@@ -92,13 +93,16 @@ export class PgControlStore extends Repositories implements ControlStore {
   private writes: Promise<unknown> = Promise.resolve();
 
   readonly location: ControlLocation;
+  private readonly changes: ChangeCount;
 
   private constructor(
     url: string,
     private readonly pool: pg.Pool,
     private readonly lifetimes: SessionLifetimes,
   ) {
-    super({ client: pool, inTransaction: false }, lifetimes);
+    const changes = new ChangeCount(pool);
+    super({ client: pool, inTransaction: false, changes }, lifetimes);
+    this.changes = changes;
     this.location = { url };
   }
 
@@ -119,7 +123,10 @@ export class PgControlStore extends Repositories implements ControlStore {
    */
   write<T>(work: (tx: ControlRecords) => Promise<T>): Promise<T> {
     const run = () =>
-      this.transaction('BEGIN', WRITE_LOCK, (client) => work(new PgTransaction(client, this.lifetimes)));
+      this.transaction('BEGIN', WRITE_LOCK, (client) => work(new PgTransaction(client, this.lifetimes))).finally(
+        // Reads later in this turn of the event loop see the commit.
+        this.changes.forget,
+      );
     const result = this.writes.then(run, run);
     this.writes = result.catch(() => undefined);
     return result;
@@ -133,8 +140,9 @@ export class PgControlStore extends Repositories implements ControlStore {
     return this.transaction(SNAPSHOT, null, (client) => readSpendLedger({ client, inTransaction: true }, orgId));
   }
 
-  /** Nothing to do: no answer of this store outlives its query. */
-  committedElsewhere(): void {}
+  committedElsewhere(): void {
+    this.changes.forget();
+  }
 
   /** Waits for the writes asked for so far, then ends the pool. */
   async close(): Promise<void> {

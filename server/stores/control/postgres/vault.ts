@@ -1,9 +1,14 @@
 import type { VaultRecords } from '../records.js';
 import type { VaultKeyRow } from '../vault.js';
-import { changes, first, rows, type Sql } from './sql.js';
+import type { PgReadCache } from './read-cache.js';
+import { cached, cacheOf, changes, first, rows, type Sql } from './sql.js';
 
 export class PgVaultRepository implements VaultRecords {
-  constructor(private readonly sql: Sql) {}
+  private readonly sealedCache: PgReadCache<Buffer | undefined> | null;
+
+  constructor(private readonly sql: Sql) {
+    this.sealedCache = cacheOf(sql, 1_000);
+  }
 
   list(orgId: string): Promise<VaultKeyRow[]> {
     return rows(
@@ -13,13 +18,15 @@ export class PgVaultRepository implements VaultRecords {
     );
   }
 
-  async sealed(orgId: string, provider: string): Promise<Buffer | undefined> {
-    const row = await first<{ sealed: Buffer }>(
-      this.sql,
-      'SELECT sealed FROM vault_keys WHERE org_id = $1 AND provider = $2',
-      [orgId, provider],
-    );
-    return row?.sealed;
+  sealed(orgId: string, provider: string): Promise<Buffer | undefined> {
+    return cached(this.sealedCache, `${orgId}\n${provider}`, async () => {
+      const row = await first<{ sealed: Buffer }>(
+        this.sql,
+        'SELECT sealed FROM vault_keys WHERE org_id = $1 AND provider = $2',
+        [orgId, provider],
+      );
+      return row?.sealed;
+    });
   }
 
   async put(orgId: string, provider: string, sealed: Buffer, keyHint: string, now: number): Promise<VaultKeyRow> {
