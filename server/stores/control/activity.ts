@@ -119,6 +119,46 @@ function whereOf(orgId: string, filter: ResolvedFilter): { sql: string; values: 
   return { sql: parts.join(' AND '), values };
 }
 
+/**
+ * The head an organisation's next event chains on from: the further on of the newest event left
+ * in the table and the head record() last kept, so newest events deleted leave a visible gap.
+ */
+export function newerHead(stored: ChainHead | undefined, recorded: ChainHead | undefined): ChainHead | undefined {
+  return recorded && (!stored || recorded.seq >= stored.seq) ? recorded : stored;
+}
+
+/** The event as stored, placed after `last` (its organisation's head) and hashed on from it. */
+export function chainedRow(event: ActivityEvent, id: number, last: ChainHead | undefined): ChainRow {
+  const fields: ChainedFields = {
+    id,
+    org_id: event.orgId,
+    seq: (last?.seq ?? 0) + 1,
+    actor_id: event.actorId,
+    action: event.action,
+    target: event.target,
+    created_at: event.at,
+    source_ip: event.sourceIp,
+    change: event.change ? JSON.stringify({ before: event.change.before, after: event.change.after }) : null,
+  };
+  return { ...fields, hash: activityHash(fields, last?.hash ?? GENESIS_HASH) };
+}
+
+/** A row's values in the order of both stores' INSERT: id, org_id, seq, actor_id, action, target, created_at, source_ip, change, hash. */
+export function chainValues(row: ChainRow) {
+  return [
+    row.id,
+    row.org_id,
+    row.seq,
+    row.actor_id,
+    row.action,
+    row.target,
+    row.created_at,
+    row.source_ip,
+    row.change,
+    row.hash,
+  ] as [number, string, number, string | null, string, string, number, string, string | null, string];
+}
+
 export class ActivityRepository {
   private readonly insert: Statement<
     [number, string, number, string | null, string, string, number, string, string | null, string]
@@ -168,32 +208,9 @@ export class ActivityRepository {
   async record(event: ActivityEvent): Promise<void> {
     // A write outside a transaction could chain two events to one head: refused, not risked.
     if (!this.db.inTransaction) throw new Error('activity is recorded inside a control transaction');
-    const last = this.latest(event.orgId);
-    const fields: ChainedFields = {
-      id: this.nextId.get()!.id,
-      org_id: event.orgId,
-      seq: (last?.seq ?? 0) + 1,
-      actor_id: event.actorId,
-      action: event.action,
-      target: event.target,
-      created_at: event.at,
-      source_ip: event.sourceIp,
-      change: event.change ? JSON.stringify({ before: event.change.before, after: event.change.after }) : null,
-    };
-    const hash = activityHash(fields, last?.hash ?? GENESIS_HASH);
-    this.insert.run(
-      fields.id,
-      fields.org_id,
-      fields.seq,
-      fields.actor_id,
-      fields.action,
-      fields.target,
-      fields.created_at,
-      fields.source_ip,
-      fields.change,
-      hash,
-    );
-    this.keepHead.run(fields.org_id, fields.seq, hash);
+    const row = chainedRow(event, this.nextId.get()!.id, this.latest(event.orgId));
+    this.insert.run(...chainValues(row));
+    this.keepHead.run(row.org_id, row.seq, row.hash);
   }
 
   /** Newest first. */
@@ -245,9 +262,7 @@ export class ActivityRepository {
 
   /** The further on of the newest event in the table and the head record() last kept. */
   private latest(orgId: string): ChainHead | undefined {
-    const stored = this.head.get(orgId);
-    const recorded = this.recordedHead.get(orgId);
-    return recorded && (!stored || recorded.seq >= stored.seq) ? recorded : stored;
+    return newerHead(this.head.get(orgId), this.recordedHead.get(orgId));
   }
 
   /** The place of the organisation's newest event, or of the head recorded for it; 0 when it has none. */

@@ -1,5 +1,14 @@
-import type { ActivityEntryRow, ActivityEvent, ActivityFilter, ActivityRow, ChainHead, ChainRow } from '../activity.js';
-import { activityHash, GENESIS_HASH, type ChainedFields } from '../activity-hash.js';
+import {
+  chainedRow,
+  chainValues,
+  newerHead,
+  type ActivityEntryRow,
+  type ActivityEvent,
+  type ActivityFilter,
+  type ActivityRow,
+  type ChainHead,
+  type ChainRow,
+} from '../activity.js';
 import type { ActivityRecords } from '../records.js';
 import { changes, first, rows, type Sql } from './sql.js';
 
@@ -34,40 +43,18 @@ export class PgActivityRepository implements ActivityRecords {
     if (!this.sql.inTransaction) throw new Error('activity is recorded inside a control transaction');
     const last = await this.latest(event.orgId);
     const next = await first<{ id: number }>(this.sql, 'SELECT COALESCE(MAX(id), 0) + 1 AS id FROM activity');
-    const fields: ChainedFields = {
-      id: next!.id,
-      org_id: event.orgId,
-      seq: (last?.seq ?? 0) + 1,
-      actor_id: event.actorId,
-      action: event.action,
-      target: event.target,
-      created_at: event.at,
-      source_ip: event.sourceIp,
-      change: event.change ? JSON.stringify({ before: event.change.before, after: event.change.after }) : null,
-    };
-    const hash = activityHash(fields, last?.hash ?? GENESIS_HASH);
+    const row = chainedRow(event, next!.id, last);
     await changes(
       this.sql,
       `INSERT INTO activity (id, org_id, seq, actor_id, action, target, created_at, source_ip, change, hash)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-      [
-        fields.id,
-        fields.org_id,
-        fields.seq,
-        fields.actor_id,
-        fields.action,
-        fields.target,
-        fields.created_at,
-        fields.source_ip,
-        fields.change,
-        hash,
-      ],
+      chainValues(row),
     );
     await changes(
       this.sql,
       `INSERT INTO activity_heads (org_id, seq, hash) VALUES ($1, $2, $3)
        ON CONFLICT (org_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash`,
-      [fields.org_id, fields.seq, hash],
+      [row.org_id, row.seq, row.hash],
     );
   }
 
@@ -153,14 +140,13 @@ export class PgActivityRepository implements ActivityRecords {
     return row?.id ?? null;
   }
 
-  /** The further on of the newest event in the table and the recorded head (see the SQLite repository). */
+  /** The head the next event chains on from (see `newerHead`). */
   private async latest(orgId: string): Promise<ChainHead | undefined> {
     const stored = await first<ChainHead>(
       this.sql,
       'SELECT seq, hash FROM activity WHERE org_id = $1 ORDER BY seq DESC LIMIT 1',
       [orgId],
     );
-    const recorded = await this.recorded(orgId);
-    return recorded && (!stored || recorded.seq >= stored.seq) ? recorded : stored;
+    return newerHead(stored, await this.recorded(orgId));
   }
 }
