@@ -32,7 +32,16 @@ const FLAGS = {
 
 /** Reads flags, then `SVC_*` environment variables, then defaults. */
 export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerConfigInput {
-  const { values } = parseArgs({ args, options: FLAGS, strict: true, allowPositionals: false });
+  let values;
+  try {
+    ({ values } = parseArgs({ args, options: FLAGS, strict: true, allowPositionals: false }));
+  } catch (error) {
+    // Node's message quotes a stray argument, which may be a database address with its password.
+    if ((error as { code?: string }).code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+      throw new Error("unexpected argument: a flag's value goes right after the flag (--database-url postgres://…)");
+    }
+    throw error;
+  }
   const port = values.port ?? env.SVC_PORT;
   if (port !== undefined && !/^\d{1,5}$/.test(port)) throw new Error(`--port must be a port number, not "${port}"`);
   const gatewayPort = values['gateway-port'] ?? (env.SVC_GATEWAY_PORT || undefined);

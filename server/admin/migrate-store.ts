@@ -85,10 +85,16 @@ export async function migrateStore(sqlitePath: string, url: string): Promise<Mig
     try {
       await client.query('BEGIN');
       await client.query(WRITE_LOCK);
-      const existing = await client.query<{ n: number }>('SELECT COUNT(*)::int AS n FROM organizations');
-      if (existing.rows[0]!.n > 0) {
-        await client.query('ROLLBACK');
-        return { ok: false, error: 'the database already holds organisations: migrate-store copies into an empty one' };
+      // Every table but the catalogue a new store starts with: nothing is ever merged.
+      for (const { name } of TABLES.filter((table) => table.name !== 'models')) {
+        const existing = await client.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM ${name}`);
+        if (existing.rows[0]!.n > 0) {
+          await client.query('ROLLBACK');
+          return {
+            ok: false,
+            error: `the database already holds a control store (${name} has rows): migrate-store copies into an empty one`,
+          };
+        }
       }
       // The file's catalogue, operator's changes included, replaces the one a new store starts with.
       await client.query('DELETE FROM models');

@@ -140,8 +140,11 @@ export class Admissions {
     let releases = this.holds.releases;
     let key = await this.keyOf(request.secret, now);
     const refuse = (refusal: GatewayRefusal) => new Refused(refusal, ownerOf(key));
-    const allowed = key.allowed_models === null ? null : (JSON.parse(key.allowed_models) as string[]);
-    if (allowed !== null && !allowed.includes(request.model)) throw refuse(modelNotAllowed(request.model));
+    const checkScope = () => {
+      const allowed = key.allowed_models === null ? null : (JSON.parse(key.allowed_models) as string[]);
+      if (allowed !== null && !allowed.includes(request.model)) throw refuse(modelNotAllowed(request.model));
+    };
+    checkScope();
     const route = await this.options.control.models.find(request.model);
     const facts = routeFacts(request.model);
     if (!route?.active || !facts) throw refuse(modelNotFound(request.model));
@@ -149,9 +152,10 @@ export class Admissions {
       facts.byokProvider === null ? undefined : await this.options.control.vault.sealed(key.org_id, facts.byokProvider);
     // A row written while the reads were awaited (a store over the network) moved its cost from
     // the holds into the key's spend, which the key read before it lacks: read the key again.
-    while (releases !== this.holds.releases) {
+    while (this.holds.releasedSince(key.id, releases)) {
       releases = this.holds.releases;
       key = await this.keyOf(request.secret, now);
+      checkScope();
     }
 
     const rate = this.rate.take(key.id, key.rate_limit_rpm, now);

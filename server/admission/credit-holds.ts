@@ -24,11 +24,17 @@ export class CreditHolds {
   private readonly byKey = new Map<string, KeyHolds>();
   private readonly byRequest = new Map<string, Hold>();
   /**
-   * Holds released so far. A release after a row is written moves its cost into the key's
-   * settled spend: a key read before it lacks that spend, so an admission that awaited its reads
-   * compares this count to know whether to read the key again.
+   * Holds released so far, and the count at each key's latest release. A release after a row is
+   * written moves its cost into the key's settled spend: a key read before it lacks that spend, so
+   * an admission that awaited its reads asks whether its key had a release since, to read it again.
    */
   releases = 0;
+  private readonly lastReleaseOf = new Map<string, number>();
+
+  /** Whether `keyId` had a hold released after the count stood at `since`. */
+  releasedSince(keyId: string, since: number): boolean {
+    return (this.lastReleaseOf.get(keyId) ?? 0) > since;
+  }
 
   /** What is held against `keyId` at `now`; lapsed holds are dropped on the way. */
   of(keyId: string, now: number): number {
@@ -72,6 +78,8 @@ export class CreditHolds {
     const key = this.byKey.get(hold.keyId)!;
     key.holds.delete(reqId);
     key.micro -= hold.micro;
+    // Kept after the key's last hold goes, which is the release that matters most: one entry a key.
+    this.lastReleaseOf.set(hold.keyId, this.releases);
     if (key.holds.size === 0) this.byKey.delete(hold.keyId);
   }
 }

@@ -224,6 +224,7 @@ describe('npm run server', { timeout: 120_000 }, () => {
         /--demo seeds a new data folder, not a PostgreSQL database/,
       ],
       [['admin', 'deposit', '--database-url', 'mysql://root:hunter2@db/x', '--data-dir', dataDir], /--database-url/],
+      [['serve', 'postgres://root:hunter2@db/x', '--data-dir', dataDir], /unexpected argument/],
     ];
     // Started together: each is a separate tsx start-up.
     const outcomes = await Promise.all(

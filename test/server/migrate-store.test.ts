@@ -1,8 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
+import { PgControlStore } from '../../server/stores/control/postgres/store.js';
 import { freshDatabase } from '../postgres/database.js';
 import { PASSWORD, TestClient, register, startServer } from './harness.js';
 
@@ -77,8 +78,22 @@ describe('migrate-store', () => {
     expect(await admin('migrate-store', '--database-url', database.url)).toMatchObject({ code: 2 });
   });
 
-  it('needs --database-url, and a data folder with a control store', async () => {
+  it('needs --database-url, a data folder with a control store, and a database without one', async () => {
     expect(await admin('migrate-store')).toMatchObject({ code: 2 });
+    // A database a server was started on by mistake holds rows even without an organisation.
+    const used = await freshDatabase();
+    drops.push(used.drop);
+    const store = await PgControlStore.open(used.url, { accessSeconds: 60, refreshSeconds: 60 });
+    await store.write((tx) => tx.settlements.mark('left-behind', Date.now()));
+    await store.close();
+    const refused: string[] = [];
+    const errors = vi.spyOn(console, 'error').mockImplementation((line: string) => void refused.push(line));
+    try {
+      expect(await admin('migrate-store', '--database-url', used.url)).toMatchObject({ code: 2 });
+    } finally {
+      errors.mockRestore();
+    }
+    expect(refused.join('\n')).toMatch(/already holds a control store \(settled_spend has rows\)/);
     const empty = mkdtempSync(join(tmpdir(), 'gc-migrate-empty-'));
     try {
       const database = await freshDatabase();

@@ -1,6 +1,10 @@
 -- A count of the changes to the control store, moved by every statement that writes one of its
 -- tables, whoever runs it (a replica, the admin command, an operator's psql): what the replicas'
 -- caches compare, as the SQLite store's compare its data_version (postgres/read-cache.ts).
+
+-- Taken first, as every control write takes it: replicas of the older version writing meanwhile
+-- wait, rather than deadlock with the triggers' table locks taken one after another.
+SELECT pg_advisory_xact_lock(hashtext('gateway-console control write'));
 CREATE TABLE control_changes (
   only_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (only_row),
   count    BIGINT NOT NULL

@@ -6,6 +6,8 @@ import type pg from 'pg';
  * them. As on SQLite (../../read-cache.ts), the answers of a turn are those of its first read: a
  * commit anywhere, on any replica, is seen from the next turn on. A request that follows an
  * acknowledged change (a revocation on another replica) is read in a turn that began after it.
+ * That holds for reads started by network events (requests, the gateway's calls): a read started
+ * from a timer or setImmediate may share a count asked before the change, as on SQLite.
  */
 export class ChangeCount {
   private current: Promise<number> | null = null;
