@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { localAuthority } from '../../server/gateway/authority.js';
 import { buildGateway } from '../../server/gateway/gateway.js';
 import type { Upstreams } from '../../server/gateway/upstreams.js';
-import type { TestServer } from './harness.js';
+import type { TestClient, TestServer } from './harness.js';
 
 export interface TestGateway {
   gateway: FastifyInstance;
@@ -30,4 +30,21 @@ export async function startGateway(
   const address = gateway.server.address();
   if (!address || typeof address === 'string') throw new Error('the gateway has no port');
   return { gateway, url: `http://127.0.0.1:${address.port}/v1` };
+}
+
+/** A small request of `secret`'s decided by the control plane directly, as a gateway asks it. */
+export const admitDirectly = (server: TestServer, secret: string, reqId: string) =>
+  server.app.admissions.admit({
+    reqId,
+    secret,
+    model: 'openai/gpt-4o-mini',
+    boundCharacters: 10,
+    maxGenerated: 10,
+    timeoutMs: 1000,
+  });
+
+/** The key's settled spend, as the owner's usage page reports it. */
+export async function spentCents(owner: TestClient, keyId: string): Promise<number> {
+  const throttling = await owner.get('/admin/usage-throttling?time_range=1h');
+  return throttling.body.keys.find((key: { id: string }) => key.id === keyId).spent_cents;
 }

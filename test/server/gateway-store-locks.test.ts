@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admitDirectly, spentCents } from './gateway-harness.js';
 import { register, startServer, type TestClient, type TestServer } from './harness.js';
 import { requestRecord } from './request-rows.js';
 
@@ -29,27 +30,11 @@ async function newKey(fields: Record<string, unknown> = {}): Promise<{ id: strin
   return answer.body;
 }
 
-/** A small request of `secret`'s decided by the control plane directly, as the gateway asks it. */
-const admitDirectly = (secret: string, reqId: string) =>
-  server.app.admissions.admit({
-    reqId,
-    secret,
-    model: 'openai/gpt-4o-mini',
-    boundCharacters: 10,
-    maxGenerated: 10,
-    timeoutMs: 1000,
-  });
-
-async function spentCents(keyId: string): Promise<number> {
-  const throttling = await owner.client.get('/admin/usage-throttling?time_range=1h');
-  return throttling.body.keys.find((key: { id: string }) => key.id === keyId).spent_cents;
-}
-
 describe("admissions beside the SQLite stores' locks", () => {
   it('counts a settled row against the credit limit in the very turn its hold ends', async () => {
     const key = await newKey({ credit_limit_cents: 1 });
     const { admissions } = server.app;
-    const admit = (reqId: string) => admitDirectly(key.api_key, reqId);
+    const admit = (reqId: string) => admitDirectly(server, key.api_key, reqId);
     const first = await admit('req_settle_first');
     expect(first.kind).toBe('admitted');
     if (first.kind !== 'admitted') return;
@@ -102,7 +87,7 @@ describe("admissions beside the SQLite stores' locks", () => {
   it('keeps holding a row’s cost while its spend waits in the outbox (the control store busy), until it settles', async () => {
     const key = await newKey({ credit_limit_cents: 1 });
     const { admissions } = server.app;
-    const admit = (reqId: string) => admitDirectly(key.api_key, reqId);
+    const admit = (reqId: string) => admitDirectly(server, key.api_key, reqId);
     const first = await admit('req_owed_first');
     expect(first.kind).toBe('admitted');
     if (first.kind !== 'admitted') return;
@@ -122,7 +107,7 @@ describe("admissions beside the SQLite stores' locks", () => {
     try {
       admissions.record([row('req_owed_first', 10_000)]); // the whole limit
       await admissions.written();
-      expect(await spentCents(key.id)).toBe(0);
+      expect(await spentCents(owner.client, key.id)).toBe(0);
       expect(await admit('req_owed_refused')).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
     } finally {
       blocker.exec('ROLLBACK');
@@ -131,7 +116,7 @@ describe("admissions beside the SQLite stores' locks", () => {
     // The next commit settles the outbox: the spend is the key's now, and still refuses.
     admissions.record([row('req_owed_later', 0)]);
     await admissions.written();
-    expect(await spentCents(key.id)).toBe(10_000);
+    expect(await spentCents(owner.client, key.id)).toBe(10_000);
     expect(await admit('req_owed_after')).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
   });
 });

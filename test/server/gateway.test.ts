@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulatedUpstream, type SimulatedUpstream } from '../../server/gateway/simulated-upstream.js';
-import { startGateway } from './gateway-harness.js';
+import { admitDirectly, spentCents, startGateway } from './gateway-harness.js';
 import { controlSql, register, runOperator, startServer, type TestClient, type TestServer } from './harness.js';
 import { requestRecord } from './request-rows.js';
 
@@ -119,22 +119,6 @@ async function rowsOf(keyId: string, count: number, reader: TestClient = owner.c
   throw new Error(`fewer than ${count} rows for key ${keyId}`);
 }
 
-/** A small request of `secret`'s decided by the control plane directly, as the gateway asks it. */
-const admitDirectly = (secret: string, reqId: string) =>
-  server.app.admissions.admit({
-    reqId,
-    secret,
-    model: 'openai/gpt-4o-mini',
-    boundCharacters: 10,
-    maxGenerated: 10,
-    timeoutMs: 1000,
-  });
-
-async function spentCents(keyId: string): Promise<number> {
-  const throttling = await owner.client.get('/admin/usage-throttling?time_range=1h');
-  return throttling.body.keys.find((key: { id: string }) => key.id === keyId).spent_cents;
-}
-
 describe('the gateway, called with the official openai package', () => {
   it('answers a chat completion and writes its row, tokens from the upstream usage, cost settled into the key', async () => {
     const key = await newKey();
@@ -163,7 +147,7 @@ describe('the gateway, called with the official openai package', () => {
     // openai/gpt-4o-mini: 42 micro-PKR a prompt token, 168 a generated one, 21 a cached one.
     const micro = (usage.prompt_tokens - cached) * 42 + usage.completion_tokens * 168 + cached * 21;
     expect(row!.financials).toEqual({ cost_pkr: micro / 1e6, is_byok: 0 });
-    expect(await spentCents(key.id)).toBe(micro);
+    expect(await spentCents(owner.client, key.id)).toBe(micro);
   });
 
   it('streams, and measures time to first token and time per token', async () => {
@@ -426,7 +410,7 @@ describe('the gateway, called with the official openai package', () => {
     const rows = await rowsOf(key.id, 2);
     expect(rows).toHaveLength(2);
     const spent = rows.reduce((sum, row) => sum + Math.round(row.financials.cost_pkr * 1e6), 0);
-    expect(await spentCents(key.id)).toBe(spent);
+    expect(await spentCents(owner.client, key.id)).toBe(spent);
   });
 
   it('sees what another process changes in the store from the next request: a route turned off, a key revoked', async () => {
@@ -448,7 +432,7 @@ describe('the gateway, called with the official openai package', () => {
   it('reads the key again when a row was written while its reads were awaited (a store over the network)', async () => {
     const key = await newKey({ credit_limit_cents: 1 });
     const { admissions, control } = server.app;
-    const admit = (reqId: string) => admitDirectly(key.api_key, reqId);
+    const admit = (reqId: string) => admitDirectly(server, key.api_key, reqId);
     const first = await admit('req_net_first');
     if (first.kind !== 'admitted') throw new Error('the first request was refused');
     // The catalogue answers late, as a database across the network may: the row is written meanwhile.
