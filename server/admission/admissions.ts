@@ -6,11 +6,11 @@ import { openProviderKey } from '../security/vault-cipher.js';
 import type { KeyRow } from '../stores/control/keys.js';
 import type { ControlLocation, ControlStore } from '../stores/control/store.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
-import { CreditHolds } from './credit-holds.js';
+import type { AdmissionQuota } from '../stores/control/admission-quota.js';
 import { LiveTelemetry } from './live-telemetry.js';
 import { Memo } from './memo.js';
+import { MemoryQuota } from './memory-quota.js';
 import { GatewayRefusal, creditSpent, invalidKey, modelNotAllowed, modelNotFound } from './refusals.js';
-import { RequestRate } from './request-rate.js';
 
 export interface AdmissionsOptions {
   control: ControlStore;
@@ -63,12 +63,12 @@ function rateHeaders(limit: number, remaining: number, resetMs: number): Record<
  * The control plane's side of the gateway: it decides each request (key, scope, rate, credit)
  * as the control store has it at that moment, so that a revocation or a change of limits
  * applies from the very next request on every gateway, and it writes their rows. Every
- * gateway asks this one object (the one in the server's process directly, the others through
- * the internal API), so a key's rate and what its requests hold of its credit are counted once.
+ * gateway asks a control plane (the one in the server's process directly, the others through
+ * the internal API); a key's rate and what its requests hold of its credit are counted once,
+ * in this process on SQLite, in the database for replicas on PostgreSQL (`sharedQuota`).
  */
 export class Admissions {
-  private readonly rate = new RequestRate();
-  private readonly holds = new CreditHolds();
+  private readonly quota: AdmissionQuota;
   private readonly telemetry: LiveTelemetry;
   private readonly digests: Memo<Buffer>;
   /** By organisation, provider and sealed bytes (base64), each joined by a newline. */
@@ -80,10 +80,11 @@ export class Admissions {
       const [orgId, provider, sealed] = sealedKey.split('\n') as [string, string, string];
       return openProviderKey(options.vaultMasterKey, orgId, provider, Buffer.from(sealed, 'base64'));
     }, 1_000);
+    this.quota = options.control.sharedQuota ?? new MemoryQuota();
     this.telemetry = new LiveTelemetry({
       controlLocation: options.controlLocation,
       telemetryPath: options.telemetryPath,
-      holds: this.holds,
+      quota: this.quota,
       settled: () => options.control.committedElsewhere(),
       log: options.logger,
       flushMs: options.flushMs,
@@ -132,12 +133,12 @@ export class Admissions {
   }
 
   /**
-   * Every read is awaited before the rate is taken: from there to the hold nothing awaits, so
-   * two requests of one key never both pass the credit check on the same headroom.
+   * Every read is awaited before the quota is asked: from there to its answer nothing else of
+   * this request awaits, so the quota sees the key as it is.
    */
   private async decide(request: AdmissionRequest): Promise<Decision> {
     const now = this.options.now();
-    let releases = this.holds.releases;
+    let releases = this.quota.releases;
     let key = await this.keyOf(request.secret, now);
     const refuse = (refusal: GatewayRefusal) => new Refused(refusal, ownerOf(key));
     const checkScope = () => {
@@ -152,29 +153,10 @@ export class Admissions {
       facts.byokProvider === null ? undefined : await this.options.control.vault.sealed(key.org_id, facts.byokProvider);
     // A row written while the reads were awaited (a store over the network) moved its cost from
     // the holds into the key's spend, which the key read before it lacks: read the key again.
-    while (this.holds.releasedSince(key.id, releases)) {
-      releases = this.holds.releases;
+    while (this.quota.releasedSince(key.id, releases)) {
+      releases = this.quota.releases;
       key = await this.keyOf(request.secret, now);
       checkScope();
-    }
-
-    const rate = this.rate.take(key.id, key.rate_limit_rpm, now);
-    const headers = rateHeaders(key.rate_limit_rpm, rate.remaining, rate.resetMs);
-    if (!rate.allowed) {
-      const retryAfter = String(Math.max(1, Math.ceil(rate.resetMs / 1000)));
-      throw refuse(
-        new GatewayRefusal(
-          429,
-          `Rate limit reached: ${key.rate_limit_rpm} requests per minute for this key.`,
-          'requests',
-          'rate_limit_exceeded',
-          { ...headers, 'retry-after': retryAfter },
-        ),
-      );
-    }
-
-    if (key.credit_limit_micro !== null && key.spent_micro + this.holds.of(key.id, now) >= key.credit_limit_micro) {
-      throw refuse(creditSpent());
     }
     // Opened in memory, never logged; kept opened while the store holds the same sealed bytes.
     const providerKey =
@@ -188,7 +170,30 @@ export class Admissions {
       { prompt: request.boundCharacters, generated: request.maxGenerated, cacheWrite: 0, cacheRead: 0 },
       providerKey !== null,
     );
-    this.holds.hold(request.reqId, key.id, held, now + request.timeoutMs + HOLD_GRACE_MS);
+
+    const verdict = await this.quota.take({
+      keyId: key.id,
+      reqId: request.reqId,
+      rateLimitRpm: key.rate_limit_rpm,
+      creditLimitMicro: key.credit_limit_micro,
+      spentMicro: key.spent_micro,
+      heldMicro: held,
+      now,
+      lapsesAt: now + request.timeoutMs + HOLD_GRACE_MS,
+    });
+    if (verdict.kind === 'rate') {
+      const retryAfter = String(Math.max(1, Math.ceil(verdict.resetMs / 1000)));
+      throw refuse(
+        new GatewayRefusal(
+          429,
+          `Rate limit reached: ${key.rate_limit_rpm} requests per minute for this key.`,
+          'requests',
+          'rate_limit_exceeded',
+          { ...rateHeaders(key.rate_limit_rpm, 0, verdict.resetMs), 'retry-after': retryAfter },
+        ),
+      );
+    }
+    if (verdict.kind === 'credit') throw refuse(creditSpent());
     return {
       kind: 'admitted',
       key: ownerOf(key),
@@ -197,7 +202,7 @@ export class Admissions {
       price: facts.price,
       promptCache: facts.promptCache,
       providerKey,
-      rateHeaders: headers,
+      rateHeaders: rateHeaders(key.rate_limit_rpm, verdict.remaining, verdict.resetMs),
     };
   }
 }

@@ -1,9 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Worker } from 'node:worker_threads';
+import type { AdmissionQuota } from '../stores/control/admission-quota.js';
 import type { ControlLocation } from '../stores/control/store.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { startWorker, workerUrl } from '../worker-threads.js';
-import type { CreditHolds } from './credit-holds.js';
 import type { FromTelemetryThread, TelemetryThreadData, ToTelemetryThread } from './telemetry-messages.js';
 
 /** Rows kept while the telemetry store cannot be written; past this the oldest are dropped (and said so). */
@@ -14,7 +14,7 @@ const BUSY_TIMEOUT_MS = 1000;
 export interface LiveTelemetryOptions {
   controlLocation: ControlLocation;
   telemetryPath: string;
-  holds: CreditHolds;
+  quota: AdmissionQuota;
   /**
    * Called as written rows' holds end: their spend is committed to the control store, which the
    * store's caches would otherwise learn only from the next turn of the event loop.
@@ -56,7 +56,7 @@ export class LiveTelemetry {
   /** Queues a row; its actual cost replaces what its request held, until written. */
   add(row: RequestRecord): void {
     if (this.waitingIds.has(row.req_id)) return;
-    this.options.holds.settle(row.req_id, row.cost_micro);
+    this.options.quota.settle(row.req_id, row.cost_micro);
     this.waiting.push(row);
     this.waitingIds.add(row.req_id);
     if (this.waiting.length > MAX_WAITING) {
@@ -161,7 +161,7 @@ export class LiveTelemetry {
     const owed = this.owed;
     this.owed = [];
     this.forget(rows);
-    for (const reqId of owed) this.options.holds.release(reqId);
+    for (const reqId of owed) this.options.quota.release(reqId);
   }
 
   /** The batch under way goes back to the front of the queue, for the next tick. */
@@ -181,7 +181,7 @@ export class LiveTelemetry {
     this.options.settled();
     for (const row of rows) {
       this.waitingIds.delete(row.req_id);
-      if (!options.keepHolds) this.options.holds.release(row.req_id);
+      if (!options.keepHolds) this.options.quota.release(row.req_id);
     }
     const waiters = this.waiters;
     this.waiters = [];

@@ -156,6 +156,30 @@ describe('three replicas on one PostgreSQL database', { timeout: 120_000 }, () =
     for (const i of [0, 1, 2]) expect(await listed(i)).toBe(false);
   });
 
+  it("a key's rate limit holds across every gateway, not once per replica", async () => {
+    const { client, projectId } = await signedUp();
+    const key = (await on(client, 0).post('/keys', { project_id: projectId, name: 'rated' })).body;
+    expect((await on(client, 1).patch(`/keys/${key.id}`, { rate_limit_rpm: 4 })).status).toBe(200);
+    // Four callers on each gateway at once: twelve requests against four a minute.
+    const statuses = await Promise.all(
+      replicas.flatMap((replica) => [0, 1, 2, 3].map(() => chat(replica.gateway, key.api_key))),
+    );
+    expect(statuses.filter((status) => status === 200)).toHaveLength(4);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(8);
+  });
+
+  it("a key's credit is held across every gateway: concurrent requests overshoot it by one request at most", async () => {
+    const { client, projectId } = await signedUp();
+    const key = (await on(client, 0).post('/keys', { project_id: projectId, name: 'credited', credit_limit_cents: 1 }))
+      .body;
+    // A request holds its largest possible cost, far above a cent, until its row's spend settles.
+    const statuses = await Promise.all(
+      replicas.flatMap((replica) => [0, 1].map(() => chat(replica.gateway, key.api_key))),
+    );
+    expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+    expect(statuses.filter((status) => status === 402)).toHaveLength(5);
+  });
+
   it('a replica killed mid-write loses nothing it acknowledged, and the trail still verifies', async () => {
     const { client, projectId } = await signedUp();
     const doomed = replicas.pop()!;

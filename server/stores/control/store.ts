@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import type { AdmissionQuota } from './admission-quota.js';
 import { otherConnectionCommitted } from '../read-cache.js';
 import { openSqlite } from '../sqlite.js';
 import { AccountRepository } from './accounts.js';
@@ -63,6 +64,11 @@ export type ControlLocation = { path: string } | { url: string };
 export interface ControlStore extends ControlRecords {
   /** Where it is: what another thread or process opens to reach the same records. */
   readonly location: ControlLocation;
+  /**
+   * The keys' rate and credit holds as every process on this store shares them (PostgreSQL's
+   * replicas); null when one process serves the store and keeps them in its memory (SQLite).
+   */
+  readonly sharedQuota: AdmissionQuota | null;
   /** The keys' settled spend, their projects and the settlement marks, at one moment (reconcile.ts). */
   spendLedger(orgId: string): Promise<SpendLedger>;
   /**
@@ -148,6 +154,7 @@ export class SqliteControlStore extends Repositories implements ControlStore {
   private queue: Promise<unknown> = Promise.resolve();
 
   readonly location: ControlLocation;
+  readonly sharedQuota = null;
 
   private constructor(
     path: string,

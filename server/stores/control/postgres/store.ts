@@ -4,6 +4,7 @@ import type { SpendLedger } from '../spend-ledger.js';
 import type { ControlLocation, ControlRecords, ControlStore } from '../store.js';
 import type { SessionLifetimes } from '../sessions.js';
 import { PgAccountRepository } from './accounts.js';
+import { PgAdmissionQuota } from './admission-quota.js';
 import { PgActivityRepository } from './activity.js';
 import { PgJoinPolicyRepository } from './join-policies.js';
 import { PgKeyRepository } from './keys.js';
@@ -93,6 +94,7 @@ export class PgControlStore extends Repositories implements ControlStore {
   private writes: Promise<unknown> = Promise.resolve();
 
   readonly location: ControlLocation;
+  readonly sharedQuota: PgAdmissionQuota;
   private readonly changes: ChangeCount;
 
   private constructor(
@@ -104,6 +106,7 @@ export class PgControlStore extends Repositories implements ControlStore {
     super({ client: pool, inTransaction: false, changes }, lifetimes);
     this.changes = changes;
     this.location = { url };
+    this.sharedQuota = new PgAdmissionQuota(pool);
   }
 
   static async open(url: string, lifetimes: SessionLifetimes): Promise<PgControlStore> {
@@ -147,6 +150,8 @@ export class PgControlStore extends Repositories implements ControlStore {
   /** Waits for the writes asked for so far, then ends the pool. */
   async close(): Promise<void> {
     await this.writes;
+    // Holds left written would hold their keys' credit until they lapse.
+    await this.sharedQuota.drain();
     await this.pool.end();
   }
 
