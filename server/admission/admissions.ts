@@ -81,6 +81,9 @@ export class Admissions {
       return openProviderKey(options.vaultMasterKey, orgId, provider, Buffer.from(sealed, 'base64'));
     }, 1_000);
     this.quota = options.control.sharedQuota ?? new MemoryQuota();
+    this.quota.reportFailures((error) =>
+      options.logger.warn({ err: error }, 'gateway: could not write settled holds; trying again'),
+    );
     this.telemetry = new LiveTelemetry({
       controlLocation: options.controlLocation,
       telemetryPath: options.telemetryPath,

@@ -8,6 +8,11 @@ import type { FromTelemetryThread, TelemetryThreadData, ToTelemetryThread } from
 
 /** Rows kept while the telemetry store cannot be written; past this the oldest are dropped (and said so). */
 const MAX_WAITING = 200_000;
+/**
+ * How often the holds of rows still waiting (or whose spend is owed) are said to be kept: well
+ * inside the ten minutes an answered hold lasts in the database unless kept.
+ */
+const KEEP_MS = 2 * 60_000;
 /** An import holds the write lock for minutes: a write waits this long, then the next tick tries again. */
 const BUSY_TIMEOUT_MS = 1000;
 
@@ -43,6 +48,7 @@ export class LiveTelemetry {
   private thread: Worker | null = null;
   private closed: (() => void) | null = null;
   private readonly timer: NodeJS.Timeout;
+  private readonly keeper: NodeJS.Timeout;
   private failing = false;
   /** The batch under way was committed but its spend left in the outbox (the control store busy). */
   private writingUnsettled = false;
@@ -51,6 +57,11 @@ export class LiveTelemetry {
 
   constructor(private readonly options: LiveTelemetryOptions) {
     this.timer = setInterval(() => this.flush(), options.flushMs).unref();
+    // A store slow to take rows (an import holding it) must not let their holds lapse meanwhile.
+    this.keeper = setInterval(() => {
+      const unwritten = [...this.waitingIds, ...this.owed];
+      if (unwritten.length > 0) this.options.quota.keep(unwritten);
+    }, KEEP_MS).unref();
   }
 
   /** Queues a row; its actual cost replaces what its request held, until written. */
@@ -87,6 +98,7 @@ export class LiveTelemetry {
   /** Writes what is left (for up to `graceMs`), then stops the thread. */
   async close(graceMs = 10_000): Promise<void> {
     clearInterval(this.timer);
+    clearInterval(this.keeper);
     if (!this.thread && this.waiting.length === 0) return;
     const deadline = Date.now() + graceMs;
     while ((this.writing || this.waiting.length > 0) && Date.now() < deadline) {

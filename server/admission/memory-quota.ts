@@ -39,4 +39,10 @@ export class MemoryQuota implements AdmissionQuota {
   release(reqId: string): void {
     this.holds.release(reqId);
   }
+
+  /** An answered request's hold never lapses here: it goes with the process. */
+  keep(): void {}
+
+  /** Nothing is written after the fact. */
+  reportFailures(): void {}
 }

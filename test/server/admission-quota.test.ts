@@ -6,7 +6,9 @@ import { MemoryQuota } from '../../server/admission/memory-quota.js';
 import { issueKey } from '../../server/domain/keys.js';
 import { signUp } from '../../server/domain/sign-up.js';
 import type { AdmissionQuota, QuotaAsk, QuotaVerdict } from '../../server/stores/control/admission-quota.js';
+import { PgAdmissionQuota } from '../../server/stores/control/postgres/admission-quota.js';
 import { PgControlStore } from '../../server/stores/control/postgres/store.js';
+import { openPool } from '../../server/stores/postgres.js';
 import { SqliteControlStore, type ControlStore } from '../../server/stores/control/store.js';
 import { freshDatabase } from '../postgres/database.js';
 
@@ -19,6 +21,8 @@ import { freshDatabase } from '../postgres/database.js';
 const LIFETIMES = { accessSeconds: 900, refreshSeconds: 3600 };
 const NOW = Date.parse('2026-11-02T10:00:00.250Z');
 const MINUTE = 60_000;
+/** The time the quota in PostgreSQL reads (each ask's `now` is the memory quota's). */
+let testNow = NOW;
 
 interface Backend {
   store: ControlStore;
@@ -52,19 +56,25 @@ async function sqliteBackend(): Promise<Backend> {
 async function postgresBackend(): Promise<Backend> {
   const database = await freshDatabase();
   const store = await PgControlStore.open(database.url, LIFETIMES);
-  const second = await PgControlStore.open(database.url, LIFETIMES);
+  // Two replicas' quotas, each on its pool, on the test's clock rather than the database's.
+  const clock = () => testNow;
+  const [quota, other] = [1, 2].map(() => new PgAdmissionQuota(openPool(database.url), { clock })) as [
+    PgAdmissionQuota,
+    PgAdmissionQuota,
+  ];
   return {
     store,
-    quota: store.sharedQuota,
-    other: second.sharedQuota,
+    quota,
+    other,
     written: async () => {
-      await store.sharedQuota.drain();
-      await second.sharedQuota.drain();
+      await quota.drain();
+      await other.drain();
     },
     resolutionMs: 1_000,
     async close() {
+      await quota.close();
+      await other.close();
       await store.close();
-      await second.close();
       await database.drop();
     },
   };
@@ -127,10 +137,12 @@ describe.each([
       now: at,
       lapsesAt: at + MINUTE,
     };
+    testNow = at;
     return quota.take(ask);
   };
   const takeAs = async (reqId: string, keyId: string, at: number, held: number): Promise<QuotaVerdict> => {
     const key = (await backend.store.keys.find(keyId))!;
+    testNow = at;
     return backend.quota.take({
       keyId,
       reqId,
@@ -213,6 +225,44 @@ describe.each([
     expect((await takeAs('req_g', keyId, NOW + 4, 1)).kind).toBe('credit');
   });
 
+  it('counts a request refused for its credit against the rate, as the gateway counted it', async () => {
+    const keyId = await newKey({ rateLimitRpm: 3, creditLimitMicro: 1_000 });
+    expect(await takeAs('req_big', keyId, NOW, 1_200)).toMatchObject({ kind: 'held', remaining: 2 });
+    expect(await takeAs('req_over', keyId, NOW + 1, 1)).toMatchObject({ kind: 'credit', remaining: 1 });
+    expect(await takeAs('req_over2', keyId, NOW + 2, 1)).toMatchObject({ kind: 'credit', remaining: 0 });
+    expect((await takeAs('req_over3', keyId, NOW + 3, 1)).kind).toBe('rate');
+  });
+
+  it('keeps an answered hold while its row waits, however long the store takes to write it', async () => {
+    const keyId = await newKey({ creditLimitMicro: 1_000 });
+    expect((await takeAs('req_waits', keyId, NOW, 10)).kind).toBe('held');
+    testNow = NOW + 1;
+    backend.quota.settle('req_waits', 1_000);
+    await backend.written();
+    // Its row is still unwritten nine minutes on: the telemetry says so, and it stays held.
+    testNow = NOW + 9 * MINUTE;
+    backend.quota.keep(['req_waits']);
+    await backend.written();
+    expect((await takeAs('req_later', keyId, NOW + 15 * MINUTE, 1)).kind).toBe('credit');
+    backend.quota.release('req_waits');
+    await backend.written();
+    expect((await takeAs('req_after', keyId, NOW + 15 * MINUTE + 1, 1)).kind).toBe('held');
+  });
+
+  it('holds a request asked again (a retried admission) once, at its latest amount', async () => {
+    const keyId = await newKey({ creditLimitMicro: 1_000 });
+    expect((await takeAs('req_again', keyId, NOW, 900)).kind).toBe('held');
+    expect((await takeAs('req_again', keyId, NOW, 300)).kind).toBe('held');
+    // 300 held, not 1,200: room for one more.
+    expect((await takeAs('req_other', keyId, NOW, 700)).kind).toBe('held');
+    expect((await takeAs('req_more', keyId, NOW, 1)).kind).toBe('credit');
+    backend.quota.release('req_other');
+    await backend.written();
+    // 300 + 650 below the limit (900 + 650 would not be).
+    expect((await takeAs('req_x', keyId, NOW, 650)).kind).toBe('held');
+    expect((await takeAs('req_y', keyId, NOW, 1)).kind).toBe('held');
+  });
+
   it("lets a running request's hold lapse at its time (its gateway died), not an answered one's", async () => {
     const keyId = await newKey({ creditLimitMicro: 1_000 });
     expect((await takeAs('req_lapse', keyId, NOW, 900)).kind).toBe('held');
@@ -224,6 +274,8 @@ describe.each([
     expect((await takeAs('req_i', keyId, NOW + MINUTE, 1)).kind).toBe('credit');
     backend.quota.release('req_answered');
     await backend.written();
-    expect((await takeAs('req_j', keyId, NOW + MINUTE + 1, 1)).kind).toBe('held');
+    // What is left is nothing (the lapsed 900 not with it): room for 200 and more.
+    expect((await takeAs('req_j', keyId, NOW + MINUTE + 1, 200)).kind).toBe('held');
+    expect((await takeAs('req_k', keyId, NOW + MINUTE + 2, 1)).kind).toBe('held');
   });
 });

@@ -91,10 +91,10 @@ async function signedUp(): Promise<{ client: TestClient; projectId: string }> {
   return { client, projectId: (await client.get('/projects')).body.projects[0].id };
 }
 
-async function chat(gateway: string, apiKey: string): Promise<number> {
+async function chat(gateway: string, apiKey: string, content = 'Hi.'): Promise<number> {
   const openai = new OpenAI({ apiKey, baseURL: gateway, maxRetries: 0 });
   try {
-    await openai.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: 'Hi.' }] });
+    await openai.chat.completions.create({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content }] });
     return 200;
   } catch (error) {
     if (error instanceof OpenAI.APIError && error.status !== undefined) return error.status;
@@ -172,9 +172,11 @@ describe('three replicas on one PostgreSQL database', { timeout: 120_000 }, () =
     const { client, projectId } = await signedUp();
     const key = (await on(client, 0).post('/keys', { project_id: projectId, name: 'credited', credit_limit_cents: 1 }))
       .body;
-    // A request holds its largest possible cost, far above a cent, until its row's spend settles.
+    // A request holds its largest possible cost until answered, then its cost until its row's spend
+    // settles: a prompt of ~1,000 tokens costs more than the cent alone, so none is admitted after it.
+    const prompt = 'How much does a long prompt cost? '.repeat(120);
     const statuses = await Promise.all(
-      replicas.flatMap((replica) => [0, 1].map(() => chat(replica.gateway, key.api_key))),
+      replicas.flatMap((replica) => [0, 1].map(() => chat(replica.gateway, key.api_key, prompt))),
     );
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
     expect(statuses.filter((status) => status === 402)).toHaveLength(5);

@@ -39,6 +39,14 @@ export interface AdmissionQuota {
   /** The request's row is written and its spend settled into the key: its hold ends. */
   release(reqId: string): void;
   /**
+   * Answered requests whose rows are not written yet, or whose spend is still owed: their holds
+   * stay. Said again every few minutes while it is so, to a quota whose answered holds lapse
+   * (PostgreSQL's: a replica that died would otherwise hold its keys' credit forever).
+   */
+  keep(reqIds: readonly string[]): void;
+  /** Where a quota that writes settles and releases after the fact tells of a failed write. */
+  reportFailures(report: (error: unknown) => void): void;
+  /**
    * Holds released so far. An admission that awaited its reads asks whether its key had a release
    * since (its cost moved into a spend the key read before lacks), and reads the key again.
    */

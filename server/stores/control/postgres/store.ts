@@ -106,7 +106,7 @@ export class PgControlStore extends Repositories implements ControlStore {
     super({ client: pool, inTransaction: false, changes }, lifetimes);
     this.changes = changes;
     this.location = { url };
-    this.sharedQuota = new PgAdmissionQuota(pool);
+    this.sharedQuota = new PgAdmissionQuota(openPool(url, { applicationName: 'gateway-console admissions' }));
   }
 
   static async open(url: string, lifetimes: SessionLifetimes): Promise<PgControlStore> {
@@ -150,8 +150,8 @@ export class PgControlStore extends Repositories implements ControlStore {
   /** Waits for the writes asked for so far, then ends the pool. */
   async close(): Promise<void> {
     await this.writes;
-    // Holds left written would hold their keys' credit until they lapse.
-    await this.sharedQuota.drain();
+    // Releases left unwritten would hold their keys' credit until the holds lapse.
+    await this.sharedQuota.close();
     await this.pool.end();
   }
 
