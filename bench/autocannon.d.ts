@@ -9,7 +9,7 @@ declare module 'autocannon' {
     onResponse?: (status: number, body: string, context: unknown, headers: Record<string, string | string[]>) => void;
   }
 
-  interface Options {
+  export interface Options {
     url: string;
     connections?: number;
     duration?: number;

@@ -669,3 +669,60 @@ export function consoleOnlyMarkdown(report: ConsoleOnlyReport): string {
 export function consoleOnlyConsole(report: ConsoleOnlyReport): string {
   return [consoleTable(report.console), '', `${report.passed} pass, ${report.failed} fail`].join('\n');
 }
+
+export interface ControlStoreRun {
+  rps: number;
+  /** CPU microseconds per request: the server process, and PostgreSQL's postmaster with its backends. */
+  serverCpuUs: number | null;
+  databaseCpuUs: number | null;
+}
+
+export interface PostgresControlReport {
+  connections: number;
+  seconds: number;
+  rounds: Record<'keys' | 'gateway', Record<'sqlite' | 'postgres', ControlStoreRun>[]>;
+  medians: Record<'keys' | 'gateway', Record<'sqlite' | 'postgres', ControlStoreRun>>;
+  figures: Figure[];
+}
+
+/** `npm run bench -- --store postgres`: the control store on PostgreSQL beside SQLite. */
+export interface PostgresOnlyReport {
+  meta: GatewayOnlyReport['meta'];
+  control: PostgresControlReport;
+  passed: number;
+  failed: number;
+}
+
+export function postgresMarkdown(report: PostgresOnlyReport): string {
+  const m = report.meta;
+  const c = report.control;
+  const runs = (load: 'keys' | 'gateway') =>
+    c.rounds[load].map((r) => `${round(r.sqlite.rps, 0)} / ${round(r.postgres.rps, 0)}`).join(', ');
+  return [
+    `# Benchmark: the control store on PostgreSQL beside SQLite (${m.rows.toLocaleString('en')} rows seeded)`,
+    '',
+    `Run ${m.startedAt} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}. Took ${fmt(m.seconds)} s. ` +
+      `**${report.passed} pass, ${report.failed} fail.**`,
+    '',
+    'The same data folder served twice on one machine: by a server on SQLite, and by a server whose ' +
+      'control store was copied into PostgreSQL (`admin migrate-store`, a throwaway cluster with fsync on). ' +
+      'Both keep the request log in SQLite: telemetry on PostgreSQL is not built yet, so the analytics, ' +
+      'request-log and import cases are not run on it. Database CPU is the postmaster and its backends, ' +
+      'read from /proc around each timed run; the server on SQLite is its idle reference.',
+    '',
+    ...table(['figure', 'value', 'reference', 'target', 'result'], figureRows(c.figures)),
+    '',
+    `${c.connections} connections, ${c.seconds} s a run after a 1 s warm-up, medians of ${c.rounds.keys.length} alternating rounds.`,
+    `GET /keys rounds (req/s, SQLite / PostgreSQL): ${runs('keys')}.`,
+    `Gateway rounds (req/s, SQLite / PostgreSQL): ${runs('gateway')}.`,
+    '',
+  ].join('\n');
+}
+
+export function postgresConsole(report: PostgresOnlyReport): string {
+  return [
+    aligned([['PostgreSQL figure', 'value', 'reference', 'target', 'result'], ...figureRows(report.control.figures)]),
+    '',
+    `${report.passed} pass, ${report.failed} fail`,
+  ].join('\n');
+}

@@ -1,12 +1,15 @@
 // npm run bench -- [--rows 1000000] [--days 30] [--runs 7] [--warmup 1] [--out bench/results]
 //                  [--case-seconds 30] [--load-seconds 5] [--gateway-seconds 2×load-seconds]
-//                  [--only gateway|console]
+//                  [--only gateway|console] [--store postgres]
 // Measures the current implementation against issue 6 section 2 and DuckDB on the same rows, the
 // gateway against issue 32 section 3, and the console in Chromium against issue 25 section 4.
 // `--only gateway` seeds a small store (10,000 rows unless --rows says otherwise), loads no DuckDB
 // and runs the gateway section alone (<out>/gateway.json, .md); `--only console` likewise (100,000
 // rows by default) runs the console section alone (<out>/console.json, .md). The console section
 // builds dist/renderer and drives Chromium (CHROMIUM_PATH, /usr/bin/chromium by default).
+// `--store postgres` seeds a small store (10,000 rows unless --rows says otherwise), copies its
+// control store into a throwaway PostgreSQL cluster and compares the two control stores
+// (<out>/postgres.json, .md): the request log is not on PostgreSQL yet, so nothing else runs.
 // Exits 0 whatever passes or fails (it is a measurement), 1 on errors.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,8 +49,12 @@ import {
   type Figure,
   type GatewayOnlyReport,
   type GatewayReport,
+  type PostgresOnlyReport,
   type Report,
+  postgresConsole,
+  postgresMarkdown,
 } from './report.js';
+import { measureControlStores } from './postgres-control.js';
 import { IMPORT_FILES, measureImport } from './import-files.js';
 import { loadReference, seedStore, type Reference } from './stores.js';
 import { percentile, round, summarise, timeRuns, type LoopLimits } from './stats.js';
@@ -63,6 +70,7 @@ interface Options {
   /** Timed seconds per target of each gateway case. */
   gatewaySeconds: number;
   only: 'gateway' | 'console' | null;
+  store: 'sqlite' | 'postgres';
 }
 
 function options(argv: string[]): Options {
@@ -78,6 +86,7 @@ function options(argv: string[]): Options {
       'load-seconds': { type: 'string', default: '5' },
       'gateway-seconds': { type: 'string' },
       only: { type: 'string' },
+      store: { type: 'string', default: 'sqlite' },
     },
     strict: true,
     allowPositionals: false,
@@ -90,9 +99,17 @@ function options(argv: string[]): Options {
   const only = values.only ?? null;
   if (only !== null && only !== 'gateway' && only !== 'console')
     throw new Error('--only takes one of: gateway, console');
+  const store = values.store;
+  if (store !== 'sqlite' && store !== 'postgres') throw new Error('--store takes one of: sqlite, postgres');
+  if (store === 'postgres' && only !== null) throw new Error('--store postgres runs its own section: leave out --only');
   const loadSeconds = whole('load-seconds', values['load-seconds'], 1);
+  const section = store === 'postgres' ? 'postgres' : (only ?? 'all');
   return {
-    rows: whole('rows', values.rows ?? { gateway: '10000', console: '100000', all: '1000000' }[only ?? 'all'], 1000),
+    rows: whole(
+      'rows',
+      values.rows ?? { gateway: '10000', console: '100000', postgres: '10000', all: '1000000' }[section],
+      1000,
+    ),
     days: whole('days', values.days, 1),
     runs: whole('runs', values.runs, 1),
     warmup: whole('warmup', values.warmup, 0),
@@ -104,6 +121,7 @@ function options(argv: string[]): Options {
         ? 2 * loadSeconds
         : whole('gateway-seconds', values['gateway-seconds'], 1),
     only,
+    store,
   };
 }
 
@@ -139,7 +157,8 @@ async function main(argv: string[]): Promise<void> {
   process.once('SIGTERM', interrupted);
 
   try {
-    if (opts.only === 'gateway') await gatewayOnly(opts, temp, cleanups, started);
+    if (opts.store === 'postgres') await postgresOnly(opts, temp, cleanups, started);
+    else if (opts.only === 'gateway') await gatewayOnly(opts, temp, cleanups, started);
     else if (opts.only === 'console') await consoleOnly(opts, temp, started);
     else await everything(opts, temp, cleanups, started);
   } finally {
@@ -247,6 +266,16 @@ async function gatewayOnly(opts: Options, temp: string, cleanups: Cleanups, star
 
   const report: GatewayOnlyReport = { ...sectionOnly(seeded.rows, started, gateway.figures), gateway };
   await writeReport(opts.out, 'gateway', report, gatewayMarkdown(report), gatewayConsole(report));
+}
+
+/** `--store postgres`: a small store served from SQLite and from PostgreSQL, compared. */
+async function postgresOnly(opts: Options, temp: string, cleanups: Cleanups, started: number): Promise<void> {
+  const dataDir = join(temp, 'data');
+  log(`seeding ${opts.rows} rows over ${opts.days} days into ${dataDir}`);
+  const seeded = await seedStore(dataDir, { rows: opts.rows, days: opts.days }, log);
+  const control = await measureControlStores({ dataDir, temp, seconds: opts.loadSeconds, log, cleanups });
+  const report: PostgresOnlyReport = { ...sectionOnly(seeded.rows, started, control.figures), control };
+  await writeReport(opts.out, 'postgres', report, postgresMarkdown(report), postgresConsole(report));
 }
 
 /** `--only console`: a store of its own, no DuckDB, no server of the bench's: the console section alone. */

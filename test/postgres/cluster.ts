@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,8 @@ import { join } from 'node:path';
 export interface Cluster {
   /** postgres://… of the cluster's `postgres` database, as its superuser. */
   url: string;
+  /** The postmaster's process id: its children are the cluster's backends (the benchmark sums their CPU). */
+  pid(): number;
   stop(): void;
 }
 
@@ -43,7 +45,11 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startCluster(): Promise<Cluster> {
+/**
+ * `durable`: fsync and synchronous commits on, as an operator's database has them (the benchmark);
+ * tests leave them off.
+ */
+export async function startCluster(options: { durable?: boolean } = {}): Promise<Cluster> {
   const bin = serverPrograms();
   if (bin === null) throw new Error(NOT_INSTALLED);
   const folder = mkdtempSync(join(tmpdir(), 'gc-postgres-'));
@@ -64,14 +70,13 @@ export async function startCluster(): Promise<Cluster> {
     `-p ${port}`,
     `-k ${folder}`,
     '-c listen_addresses=127.0.0.1',
-    '-c fsync=off',
-    '-c synchronous_commit=off',
-    '-c full_page_writes=off',
+    ...(options.durable ? [] : ['-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off']),
     '-c max_connections=200',
   ].join(' ');
   run('pg_ctl', ['-D', data, '-o', settings, '-l', join(folder, 'server.log'), '-w', 'start']);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    pid: () => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]),
     stop() {
       try {
         run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
