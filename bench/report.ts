@@ -708,7 +708,10 @@ export function postgresMarkdown(report: PostgresOnlyReport): string {
       'control store was copied into PostgreSQL (`admin migrate-store`, a throwaway cluster with fsync on). ' +
       'Both keep the request log in SQLite: telemetry on PostgreSQL is not built yet, so the analytics, ' +
       'request-log and import cases are not run on it. Database CPU is the postmaster and its backends, ' +
-      'read from /proc around each timed run; the server on SQLite is its idle reference.',
+      'read from /proc around each timed run; the server on SQLite is its idle reference. The gateway ' +
+      "load is one key at the platform's highest rate: each of its admissions takes the key's lock in the " +
+      'database after the one before, the dearest case; the database, both servers, the upstream and the ' +
+      'load generator share the two cores.',
     '',
     ...table(['figure', 'value', 'reference', 'target', 'result'], figureRows(c.figures)),
     '',

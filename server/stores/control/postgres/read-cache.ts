@@ -21,7 +21,8 @@ export class ChangeCount {
   get(): Promise<number> {
     if (this.current === null) {
       this.current = this.pool
-        .query<{ count: number }>('SELECT count FROM control_changes')
+        // Prepared once a connection: it runs every turn the server is busy.
+        .query<{ count: number }>({ name: 'control_changes', text: 'SELECT count FROM control_changes' })
         .then((result) => result.rows[0]!.count);
       // A failed read is not kept: the next caller asks again.
       this.current.catch(this.forget);
