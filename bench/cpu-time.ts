@@ -35,13 +35,15 @@ export function cpuMs(pid: number): number | null {
  * own counters, the running ones each (a PostgreSQL postmaster and its backends).
  */
 export function treeCpuMs(pid: number): number | null {
-  const parent = stat(pid);
-  if (!parent) return null;
-  let ticks = parent.own + parent.reaped;
+  // The children first, the parent's account of the ended ones last: a child that ends between
+  // the two is counted twice rather than not at all, so the figure errs high, never low.
+  let ticks = 0;
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const child = stat(Number(name));
     if (child?.ppid === pid) ticks += child.own;
   }
-  return (ticks * 1000) / TICKS;
+  const parent = stat(pid);
+  if (!parent) return null;
+  return ((ticks + parent.own + parent.reaped) * 1000) / TICKS;
 }

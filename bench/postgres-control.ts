@@ -21,6 +21,11 @@ import { percentile, round } from './stats.js';
  */
 
 const CONNECTIONS = 50;
+/**
+ * Keys the gateway's load cycles through: traffic spread over keys, as a platform's is. One key
+ * alone would measure its lock in the database, taken by one admission after another.
+ */
+const GATEWAY_KEYS = 20;
 const ROUNDS = 3;
 const BACKENDS = ['sqlite', 'postgres'] as const;
 type Backend = (typeof BACKENDS)[number];
@@ -36,7 +41,7 @@ interface Target {
   server: Child;
   client: ApiClient;
   gatewayUrl: string;
-  apiKey: string;
+  apiKeys: string[];
 }
 
 /**
@@ -55,8 +60,11 @@ export async function measureControlStores(o: {
   o.cleanups.push(() => cluster.stop());
   const admin = new pg.Client({ connectionString: cluster.url });
   await admin.connect();
-  await admin.query('CREATE DATABASE bench');
-  await admin.end();
+  try {
+    await admin.query('CREATE DATABASE bench');
+  } finally {
+    await admin.end();
+  }
   const url = new URL(cluster.url);
   url.pathname = '/bench';
   const databaseUrl = url.toString();
@@ -124,13 +132,17 @@ async function startTarget(
   const account = DEMO_ACCOUNTS.find((candidate) => candidate.role === 'admin')!;
   const client = await ApiClient.signIn(server.url, account.email, account.password);
   const projects = JSON.parse(await client.get('/projects')) as { projects: { id: string }[] };
-  const created = await client.send('POST', '/keys', {
-    project_id: projects.projects[0]!.id,
-    name: `bench ${name}`,
-    use_platform_max_rate_limit: true,
-  });
-  if (created.status !== 201) throw new Error(`POST /keys: ${created.status} ${created.text.slice(0, 300)}`);
-  return { server, client, gatewayUrl, apiKey: (JSON.parse(created.text) as { api_key: string }).api_key };
+  const apiKeys: string[] = [];
+  for (let i = 0; i < GATEWAY_KEYS; i++) {
+    const created = await client.send('POST', '/keys', {
+      project_id: projects.projects[0]!.id,
+      name: `bench ${name} ${i}`,
+      use_platform_max_rate_limit: true,
+    });
+    if (created.status !== 201) throw new Error(`POST /keys: ${created.status} ${created.text.slice(0, 300)}`);
+    apiKeys.push((JSON.parse(created.text) as { api_key: string }).api_key);
+  }
+  return { server, client, gatewayUrl, apiKeys };
 }
 
 /** One timed run after a one-second warm-up, with the CPU the server and the database used meanwhile. */
@@ -141,9 +153,13 @@ async function measure(target: Target, load: Load, seconds: number, postmaster: 
       : {
           url: `${target.gatewayUrl}/chat/completions`,
           connections: CONNECTIONS,
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${target.apiKey}` },
-          body: CHAT,
+          // Each connection cycles through the keys.
+          requests: target.apiKeys.map((apiKey) => ({
+            method: 'POST',
+            path: new URL(`${target.gatewayUrl}/chat/completions`).pathname,
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+            body: CHAT,
+          })),
         };
   await autocannon({ ...options, duration: 1 });
   const before = { server: cpuMs(target.server.pid), database: treeCpuMs(postmaster) };

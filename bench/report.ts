@@ -709,9 +709,9 @@ export function postgresMarkdown(report: PostgresOnlyReport): string {
       'Both keep the request log in SQLite: telemetry on PostgreSQL is not built yet, so the analytics, ' +
       'request-log and import cases are not run on it. Database CPU is the postmaster and its backends, ' +
       'read from /proc around each timed run; the server on SQLite is its idle reference. The gateway ' +
-      "load is one key at the platform's highest rate: each of its admissions takes the key's lock in the " +
-      'database after the one before, the dearest case; the database, both servers, the upstream and the ' +
-      'load generator share the two cores.',
+      "load cycles through 20 keys at the platform's highest rate (one key's admissions take its lock in " +
+      'the database one after another); the database, both servers, the upstream and the load generator ' +
+      'share the two cores.',
     '',
     ...table(['figure', 'value', 'reference', 'target', 'result'], figureRows(c.figures)),
     '',

@@ -125,11 +125,17 @@ describe.each([
     ).id;
 
   /** Asks as an admission does: with the key's limits and spend as read just before. */
-  const take = async (quota: AdmissionQuota, keyId: string, at: number, held = 100): Promise<QuotaVerdict> => {
+  const take = async (
+    quota: AdmissionQuota,
+    keyId: string,
+    at: number,
+    held = 100,
+    reqId = `req_${++serial}`,
+  ): Promise<QuotaVerdict> => {
     const key = (await backend.store.keys.find(keyId))!;
     const ask: QuotaAsk = {
       keyId,
-      reqId: `req_${++serial}`,
+      reqId,
       rateLimitRpm: key.rate_limit_rpm,
       creditLimitMicro: key.credit_limit_micro,
       spentMicro: key.spent_micro,
@@ -140,20 +146,8 @@ describe.each([
     testNow = at;
     return quota.take(ask);
   };
-  const takeAs = async (reqId: string, keyId: string, at: number, held: number): Promise<QuotaVerdict> => {
-    const key = (await backend.store.keys.find(keyId))!;
-    testNow = at;
-    return backend.quota.take({
-      keyId,
-      reqId,
-      rateLimitRpm: key.rate_limit_rpm,
-      creditLimitMicro: key.credit_limit_micro,
-      spentMicro: key.spent_micro,
-      heldMicro: held,
-      now: at,
-      lapsesAt: at + MINUTE,
-    });
-  };
+  const takeAs = (reqId: string, keyId: string, at: number, held: number) =>
+    take(backend.quota, keyId, at, held, reqId);
 
   it('admits the rate within a minute, counts no refusal, and frees a slot a minute after its request', async () => {
     const keyId = await newKey({ rateLimitRpm: 3 });
@@ -231,6 +225,15 @@ describe.each([
     expect(await takeAs('req_over', keyId, NOW + 1, 1)).toMatchObject({ kind: 'credit', remaining: 1 });
     expect(await takeAs('req_over2', keyId, NOW + 2, 1)).toMatchObject({ kind: 'credit', remaining: 0 });
     expect((await takeAs('req_over3', keyId, NOW + 3, 1)).kind).toBe('rate');
+  });
+
+  it('writes a settle by itself once its row has waited a moment, with nothing else asked', async () => {
+    const keyId = await newKey({ creditLimitMicro: 1_000 });
+    expect((await takeAs('req_slow', keyId, NOW, 2_000)).kind).toBe('held');
+    backend.quota.settle('req_slow', 10);
+    // PostgreSQL's waits half a second to a second, in case the row's release makes it moot.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect((await takeAs('req_next', keyId, NOW + 1, 1)).kind).toBe('held');
   });
 
   it('keeps an answered hold while its row waits, however long the store takes to write it', async () => {

@@ -38,6 +38,20 @@ CREATE FUNCTION lock_admission_key(p_key TEXT) RETURNS void LANGUAGE sql AS $$
   SELECT pg_advisory_xact_lock(hashtext('gateway-console admission'), hashtext(p_key));
 $$;
 
+-- Locks the keys that hold `p_reqs` in the order of their locks (two batches never wait on each
+-- other in a circle, even where two keys share a lock), and returns them: a batch writes only the
+-- holds of keys it locked.
+CREATE FUNCTION lock_holds_keys(p_reqs TEXT[]) RETURNS TEXT[] LANGUAGE plpgsql AS $$
+DECLARE
+  keys TEXT[];
+BEGIN
+  SELECT array_agg(DISTINCT key_id) INTO keys FROM credit_holds WHERE req_id = ANY(p_reqs);
+  PERFORM pg_advisory_xact_lock(hashtext('gateway-console admission'), lock_id)
+    FROM (SELECT DISTINCT hashtext(key_id) AS lock_id FROM unnest(keys) AS key_id ORDER BY 1) AS locks;
+  RETURN COALESCE(keys, '{}');
+END;
+$$;
+
 -- The database's clock, in ms: every replica's admissions count time by one clock.
 CREATE FUNCTION admission_clock() RETURNS BIGINT LANGUAGE sql VOLATILE AS $$
   SELECT (extract(epoch FROM clock_timestamp()) * 1000)::BIGINT;
@@ -91,6 +105,8 @@ BEGIN
   ELSE
     INSERT INTO admission_rate (key_id, second, requests) VALUES (p_key, now_second, 1)
       ON CONFLICT (key_id, second) DO UPDATE SET requests = admission_rate.requests + 1;
+    -- The clock stepped back: the bucket is older than the oldest, which must stay a lower bound.
+    k.oldest_second := LEAST(k.oldest_second, now_second);
     remaining := p_rate_limit - k.counted - 1;
     k.counted := k.counted + 1;
     IF p_credit_limit IS NOT NULL THEN
@@ -106,11 +122,13 @@ BEGIN
         k.held := k.held + p_held;
       ELSE
         -- A request id asked again (a gateway's retry) holds once: its earlier hold is replaced.
+        -- Its credit check counted the earlier hold too, which errs on the safe side.
         SELECT micro INTO replaced FROM credit_holds WHERE req_id = p_req AND key_id = p_key;
-        IF FOUND THEN
-          UPDATE credit_holds SET micro = p_held, lapses_at = hold_lapses WHERE req_id = p_req;
-          k.held := k.held - replaced + p_held;
+        IF NOT FOUND THEN
+          RAISE EXCEPTION 'request id % is held for another key', p_req;
         END IF;
+        UPDATE credit_holds SET micro = p_held, lapses_at = GREATEST(lapses_at, hold_lapses) WHERE req_id = p_req;
+        k.held := k.held - replaced + p_held;
       END IF;
       k.next_lapse := LEAST(k.next_lapse, hold_lapses);
     END IF;
@@ -123,13 +141,15 @@ $$;
 
 -- Answered requests: their holds become their costs, and last `p_grace` from now (`p_now` in tests).
 CREATE FUNCTION settle_holds(p_reqs TEXT[], p_micros BIGINT[], p_grace BIGINT, p_now BIGINT) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  locked TEXT[];
 BEGIN
   PERFORM set_config('synchronous_commit', 'off', true);
-  PERFORM lock_admission_key(key_id)
-    FROM (SELECT DISTINCT key_id FROM credit_holds WHERE req_id = ANY(p_reqs) ORDER BY key_id) AS keys;
+  locked := lock_holds_keys(p_reqs);
   WITH answered AS (
     SELECT h.req_id, h.key_id, a.micro - h.micro AS change
     FROM credit_holds h JOIN unnest(p_reqs, p_micros) AS a (req_id, micro) ON a.req_id = h.req_id
+    WHERE h.key_id = ANY(locked)
   ), settled AS (
     UPDATE credit_holds h SET micro = h.micro + answered.change,
       lapses_at = GREATEST(h.lapses_at, COALESCE(p_now, admission_clock()) + p_grace)
@@ -142,24 +162,31 @@ BEGIN
 END;
 $$;
 
--- Requests whose rows are written and whose spend is in their keys: their holds end.
-CREATE FUNCTION release_holds(p_reqs TEXT[]) RETURNS void LANGUAGE plpgsql AS $$
+-- Answered requests whose rows are still to be written, or whose spend is still owed: their holds
+-- last `p_grace` from now. A lapse only moves later, so the keys' next_lapse stays a lower bound.
+CREATE FUNCTION keep_holds(p_reqs TEXT[], p_grace BIGINT, p_now BIGINT) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  locked TEXT[];
 BEGIN
   PERFORM set_config('synchronous_commit', 'off', true);
-  PERFORM lock_admission_key(key_id)
-    FROM (SELECT DISTINCT key_id FROM credit_holds WHERE req_id = ANY(p_reqs) ORDER BY key_id) AS keys;
-  WITH released AS (DELETE FROM credit_holds WHERE req_id = ANY(p_reqs) RETURNING key_id, micro)
-  UPDATE admission_keys k SET held = k.held - gone.micro
-  FROM (SELECT key_id, SUM(micro) AS micro FROM released GROUP BY key_id) AS gone
-  WHERE k.key_id = gone.key_id;
+  locked := lock_holds_keys(p_reqs);
+  UPDATE credit_holds SET lapses_at = GREATEST(lapses_at, COALESCE(p_now, admission_clock()) + p_grace)
+  WHERE req_id = ANY(p_reqs) AND key_id = ANY(locked);
 END;
 $$;
 
--- Answered requests whose rows are still to be written, or whose spend is still owed: their holds
--- stay `p_grace` longer. A lapse only moves later, so the keys' next_lapse stays a lower bound.
-CREATE FUNCTION keep_holds(p_reqs TEXT[], p_grace BIGINT, p_now BIGINT) RETURNS void LANGUAGE plpgsql AS $$
+-- Requests whose rows are written and whose spend is in their keys: their holds end.
+CREATE FUNCTION release_holds(p_reqs TEXT[]) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  locked TEXT[];
 BEGIN
   PERFORM set_config('synchronous_commit', 'off', true);
-  UPDATE credit_holds SET lapses_at = GREATEST(lapses_at, COALESCE(p_now, admission_clock()) + p_grace) WHERE req_id = ANY(p_reqs);
+  locked := lock_holds_keys(p_reqs);
+  WITH released AS (
+    DELETE FROM credit_holds WHERE req_id = ANY(p_reqs) AND key_id = ANY(locked) RETURNING key_id, micro
+  )
+  UPDATE admission_keys k SET held = k.held - gone.micro
+  FROM (SELECT key_id, SUM(micro) AS micro FROM released GROUP BY key_id) AS gone
+  WHERE k.key_id = gone.key_id;
 END;
 $$;
