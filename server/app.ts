@@ -139,6 +139,11 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     } catch (error) {
       app.log.warn({ err: error }, 'could not purge expired sessions');
     }
+    try {
+      await app.admissions.purge();
+    } catch (error) {
+      app.log.warn({ err: error }, "could not purge idle keys' rate counts and holds");
+    }
   };
   await purgeSessions();
   const purgeTimer = setInterval(() => void purgeSessions(), SESSION_PURGE_INTERVAL_MS).unref();

@@ -116,6 +116,11 @@ export class Admissions {
     for (const row of rows) this.telemetry.add(row);
   }
 
+  /** Forgets the rate counts and holds of keys idle for more than a minute; returns how many keys. */
+  purge(): Promise<number> {
+    return this.quota.purge(this.options.now());
+  }
+
   /** Resolves once every row queued so far is committed. */
   written(): Promise<void> {
     return this.telemetry.written();

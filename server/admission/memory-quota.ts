@@ -40,6 +40,11 @@ export class MemoryQuota implements AdmissionQuota {
     this.holds.release(reqId);
   }
 
+  purge(now: number): Promise<number> {
+    // Holds forget a key with its last hold already; a key's rate window is kept until this.
+    return Promise.resolve(this.rate.forgetIdle(now));
+  }
+
   /** An answered request's hold never lapses here: it goes with the process. */
   keep(): void {}
 

@@ -39,4 +39,16 @@ export class RequestRate {
     times.push(now);
     return { allowed: true, remaining: limit - count - 1, resetMs };
   }
+
+  /** Forgets the keys with no request in the window at `now`; returns how many. */
+  forgetIdle(now: number): number {
+    let forgotten = 0;
+    for (const [keyId, { times }] of this.recent) {
+      if (times.length === 0 || times[times.length - 1]! <= now - WINDOW_MS) {
+        this.recent.delete(keyId);
+        forgotten++;
+      }
+    }
+    return forgotten;
+  }
 }

@@ -281,4 +281,16 @@ describe.each([
     expect((await takeAs('req_j', keyId, NOW + MINUTE + 1, 200)).kind).toBe('held');
     expect((await takeAs('req_k', keyId, NOW + MINUTE + 2, 1)).kind).toBe('held');
   });
+
+  it('forgets the keys idle for a minute, and counts such a key afresh at its next request', async () => {
+    const keyId = await newKey({ rateLimitRpm: 2 });
+    const later = NOW + 30 * MINUTE;
+    expect((await take(backend.quota, keyId, later)).kind).toBe('held');
+    expect((await take(backend.quota, keyId, later + 1)).kind).toBe('held');
+    testNow = later + 2 * MINUTE;
+    // Every key of this file is idle by now, this one too: each is forgotten once.
+    expect(await backend.quota.purge(later + 2 * MINUTE)).toBeGreaterThanOrEqual(1);
+    expect(await backend.quota.purge(later + 2 * MINUTE)).toBe(0);
+    expect(await take(backend.quota, keyId, later + 2 * MINUTE)).toMatchObject({ kind: 'held', remaining: 1 });
+  });
 });

@@ -44,6 +44,11 @@ export interface AdmissionQuota {
    * (PostgreSQL's: a replica that died would otherwise hold its keys' credit forever).
    */
   keep(reqIds: readonly string[]): void;
+  /**
+   * Forgets the keys idle at `now` for more than a minute (no request counted, nothing held);
+   * returns how many. A quota in the database reads its own clock.
+   */
+  purge(now: number): Promise<number>;
   /** Where a quota that writes settles and releases after the fact tells of a failed write. */
   reportFailures(report: (error: unknown) => void): void;
   /**

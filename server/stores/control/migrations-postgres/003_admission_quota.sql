@@ -190,3 +190,28 @@ BEGIN
   WHERE k.key_id = gone.key_id;
 END;
 $$;
+
+-- A key with no request in the last minute and no hold left to lapse: its rows go (they would
+-- otherwise stay until its next request, 62 rows a key). Returns whether it was idle.
+CREATE FUNCTION purge_admission_key(p_key TEXT, p_now BIGINT) RETURNS BOOLEAN LANGUAGE plpgsql AS $$
+DECLARE
+  now_ms BIGINT;
+  k admission_keys%ROWTYPE;
+BEGIN
+  PERFORM set_config('synchronous_commit', 'off', true);
+  PERFORM lock_admission_key(p_key);
+  now_ms := COALESCE(p_now, admission_clock());
+  SELECT * INTO k FROM admission_keys WHERE key_id = p_key;
+  IF NOT FOUND OR k.oldest_second >= floor(now_ms / 1000.0) - 60 OR k.next_lapse > now_ms THEN
+    RETURN FALSE;
+  END IF;
+  DELETE FROM admission_rate WHERE key_id = p_key AND second < floor(now_ms / 1000.0) - 60;
+  DELETE FROM credit_holds WHERE key_id = p_key AND lapses_at <= now_ms;
+  IF EXISTS (SELECT 1 FROM admission_rate WHERE key_id = p_key)
+     OR EXISTS (SELECT 1 FROM credit_holds WHERE key_id = p_key) THEN
+    RETURN FALSE;
+  END IF;
+  DELETE FROM admission_keys WHERE key_id = p_key;
+  RETURN TRUE;
+END;
+$$;

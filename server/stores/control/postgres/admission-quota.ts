@@ -112,6 +112,25 @@ export class PgAdmissionQuota implements AdmissionQuota {
     return { kind: row.verdict, remaining: row.remaining!, resetMs };
   }
 
+  /** Each idle key in a statement of its own: one lock at a time, never thousands in one transaction. */
+  async purge(): Promise<number> {
+    const { rows } = await this.pool.query<{ key_id: string }>(
+      `SELECT key_id FROM admission_keys
+       WHERE oldest_second < floor(COALESCE($1, admission_clock()) / 1000.0) - 60
+         AND next_lapse <= COALESCE($1, admission_clock())`,
+      [this.now()],
+    );
+    let purged = 0;
+    for (const { key_id } of rows) {
+      const done = await this.pool.query<{ idle: boolean }>('SELECT purge_admission_key($1, $2) AS idle', [
+        key_id,
+        this.now(),
+      ]);
+      if (done.rows[0]!.idle) purged++;
+    }
+    return purged;
+  }
+
   settle(reqId: string, micro: number): void {
     this.young.set(reqId, micro);
     this.ager ??= setTimeout(() => this.age(), SETTLE_AFTER_MS).unref();
