@@ -3,13 +3,13 @@ import { join } from 'node:path';
 import autocannon, { type Options as CannonOptions } from 'autocannon';
 import pg from 'pg';
 import { runAdmin } from '../server/admin/commands.js';
-import { DEMO_ACCOUNTS } from '../server/demo/organisation.js';
 import { startCluster } from '../test/postgres/cluster.js';
 import { cpuMs, treeCpuMs } from './cpu-time.js';
-import { gatewayAddress, gatewayServerSetup, startUpstream } from './gateway.js';
-import { ApiClient } from './http.js';
-import { startChild, type Child } from './processes.js';
+import { startUpstream } from './gateway.js';
+import type { ApiClient } from './http.js';
+import type { Child } from './processes.js';
 import type { ControlStoreRun, Figure, PostgresControlReport } from './report.js';
+import { signIn, startServer, type Cleanups } from './server.js';
 import { percentile, round } from './stats.js';
 
 /**
@@ -31,7 +31,6 @@ const BACKENDS = ['sqlite', 'postgres'] as const;
 type Backend = (typeof BACKENDS)[number];
 type Load = keyof PostgresControlReport['rounds'];
 
-const SERVER_ENV = { SVC_PASSWORD_COST: '10', SVC_ACCESS_TTL_SECONDS: '86400' };
 const CHAT = JSON.stringify({
   model: 'openai/gpt-4o-mini',
   messages: [{ role: 'user', content: 'Benchmark prompt: what does a gateway add to a request?' }],
@@ -54,7 +53,7 @@ export async function measureControlStores(o: {
   temp: string;
   seconds: number;
   log: (line: string) => void;
-  cleanups: (() => void | Promise<void>)[];
+  cleanups: Cleanups;
 }): Promise<PostgresControlReport> {
   const cluster = await startCluster({ durable: true });
   o.cleanups.push(() => cluster.stop());
@@ -115,22 +114,10 @@ async function startTarget(
   upstreamUrl: string,
   name: Backend,
   env: NodeJS.ProcessEnv,
-  cleanups: (() => void | Promise<void>)[],
+  cleanups: Cleanups,
 ): Promise<Target> {
-  const gateway = gatewayServerSetup(upstreamUrl);
-  const server = await startChild(
-    'server/cli.ts',
-    ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...gateway.args],
-    {
-      logPath: join(temp, `server-${name}.log`),
-      ready: /^Control plane listening at (http:\/\/\S+)$/m,
-      env: { ...SERVER_ENV, ...gateway.env, ...env },
-    },
-  );
-  cleanups.push(() => server.stop());
-  const gatewayUrl = await gatewayAddress(server);
-  const account = DEMO_ACCOUNTS.find((candidate) => candidate.role === 'admin')!;
-  const client = await ApiClient.signIn(server.url, account.email, account.password);
+  const { server, gatewayUrl } = await startServer(dataDir, temp, upstreamUrl, cleanups, { name, env });
+  const client = await signIn(server);
   const projects = JSON.parse(await client.get('/projects')) as { projects: { id: string }[] };
   const apiKeys: string[] = [];
   for (let i = 0; i < GATEWAY_KEYS; i++) {

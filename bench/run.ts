@@ -20,19 +20,11 @@ import autocannon from 'autocannon';
 import * as prettier from 'prettier';
 import type { DuckDBPreparedStatement } from '@duckdb/node-api';
 import { ANALYTICS_WORKERS } from '../server/app.js';
-import { DEMO_ACCOUNTS } from '../server/demo/organisation.js';
 import { benchCases, paramTypes, pickValues, type BenchCase, type DuckStatement } from './cases.js';
-import {
-  gatewayAddress,
-  gatewayServerSetup,
-  measureGateway,
-  startBareProxy,
-  startRemoteGateway,
-  startUpstream,
-} from './gateway.js';
+import { measureGateway, startBareProxy, startRemoteGateway, startUpstream } from './gateway.js';
 import { measureConsole } from './console.js';
 import type { KeysLatencySamples } from './keys-latency-child.js';
-import { ApiClient } from './http.js';
+import type { ApiClient } from './http.js';
 import { ROOT, RssSampler, startChild, type Child } from './processes.js';
 import {
   consoleOnlyConsole,
@@ -55,6 +47,7 @@ import {
   postgresMarkdown,
 } from './report.js';
 import { measureControlStores } from './postgres-control.js';
+import { signIn, startServer, type Cleanups } from './server.js';
 import { IMPORT_FILES, measureImport } from './import-files.js';
 import { loadReference, seedStore, type Reference } from './stores.js';
 import { percentile, round, summarise, timeRuns, type LoopLimits } from './stats.js';
@@ -130,10 +123,9 @@ const THROUGHPUT_ROUNDS = 3;
 
 const log = (line: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
-type Cleanups = (() => void | Promise<void>)[];
-
-// The bench times the engine, not the deadline policy: a slow search is measured, not cut off.
-const SERVER_ENV = { SVC_PASSWORD_COST: '10', SVC_ACCESS_TTL_SECONDS: '86400', SVC_ANALYTICS_TIMEOUT_MS: '600000' };
+function logServer(server: Child, gatewayUrl: string, upstream: Child): void {
+  log(`server pid ${server.pid} at ${server.url}, gateway at ${gatewayUrl}, upstream at ${upstream.url}`);
+}
 
 async function main(argv: string[]): Promise<void> {
   const opts = options(argv);
@@ -166,37 +158,6 @@ async function main(argv: string[]): Promise<void> {
     process.removeListener('SIGINT', interrupted);
     process.removeListener('SIGTERM', interrupted);
   }
-}
-
-/**
- * The server on `dataDir` with its gateway on a free port, in front of the simulated upstream
- * (which must be running first: the server reads its address at start).
- */
-async function startServer(
-  dataDir: string,
-  temp: string,
-  upstream: Child,
-  cleanups: Cleanups,
-): Promise<{ server: Child; gatewayUrl: string }> {
-  const gateway = gatewayServerSetup(upstream.url);
-  const server = await startChild(
-    'server/cli.ts',
-    ['serve', '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir, ...gateway.args],
-    {
-      logPath: join(temp, 'server.log'),
-      ready: /^Control plane listening at (http:\/\/\S+)$/m,
-      env: { ...SERVER_ENV, ...gateway.env },
-    },
-  );
-  cleanups.push(() => server.stop());
-  const gatewayUrl = await gatewayAddress(server);
-  log(`server pid ${server.pid} at ${server.url}, gateway at ${gatewayUrl}, upstream at ${upstream.url}`);
-  return { server, gatewayUrl };
-}
-
-async function signIn(server: Child): Promise<ApiClient> {
-  const admin = DEMO_ACCOUNTS.find((account) => account.role === 'admin')!;
-  return ApiClient.signIn(server.url, admin.email, admin.password);
 }
 
 /**
@@ -251,7 +212,8 @@ async function gatewayOnly(opts: Options, temp: string, cleanups: Cleanups, star
   const seeded = await seedStore(dataDir, { rows: opts.rows, days: opts.days }, log);
   const upstream = await startUpstream(temp);
   cleanups.push(() => upstream.stop());
-  const { server, gatewayUrl } = await startServer(dataDir, temp, upstream, cleanups);
+  const { server, gatewayUrl } = await startServer(dataDir, temp, upstream.url, cleanups);
+  logServer(server, gatewayUrl, upstream);
   const client = await signIn(server);
   const gateway = await gatewaySection(
     server,
@@ -344,7 +306,8 @@ async function everything(opts: Options, temp: string, cleanups: Cleanups, start
   // Idle until the gateway section; the server needs its address when it starts.
   const upstream = await startUpstream(temp);
   cleanups.push(() => upstream.stop());
-  const { server, gatewayUrl } = await startServer(dataDir, temp, upstream, cleanups);
+  const { server, gatewayUrl } = await startServer(dataDir, temp, upstream.url, cleanups);
+  logServer(server, gatewayUrl, upstream);
   const sampler = new RssSampler(server.pid);
   cleanups.push(() => sampler.stop());
   const client = await signIn(server);
