@@ -19,7 +19,7 @@ import { loadOrCreateSecret } from './security/secret-files.js';
 import { openControlStore } from './stores/control/open.js';
 import type { ControlStore } from './stores/control/store.js';
 import { TelemetryStore } from './stores/telemetry/store.js';
-import { settleOutstandingSpend } from './ingest/spend-outbox.js';
+import { settleOutstandingSpend, sqliteOutbox } from './ingest/spend-outbox.js';
 import { Admissions } from './admission/admissions.js';
 
 export interface ServerSecrets {
@@ -106,7 +106,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   // not see an asynchronous failure: it is caught here, so that the server still starts and a
   // later commit settles what is left.
   try {
-    await app.telemetry.read((db) => settleOutstandingSpend(control, db));
+    await app.telemetry.read((db) => settleOutstandingSpend(control, sqliteOutbox(db)));
   } catch (error) {
     app.log.warn({ err: error }, 'could not settle the spend left in the outbox');
   }

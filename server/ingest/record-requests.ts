@@ -7,13 +7,14 @@ import { beginImport, endImport, type ImportTransaction } from '../stores/teleme
 import { RollupWriter } from '../stores/telemetry/rollup-writer.js';
 import { searchLookups, type SearchLookups } from '../stores/telemetry/search-planner.js';
 import { SearchWriter } from '../stores/telemetry/search-writer.js';
+import type { PgRequestLog } from '../stores/telemetry/postgres/request-log.js';
 import { openTelemetry } from '../stores/telemetry/store.js';
 import { startWorker, workerUrl } from '../worker-threads.js';
 import { importBatches, type ImportBatch } from './import-batches.js';
 import { FLOW, type ImportMessage, type ImportSource, type ImportWorkerData } from './import-source.js';
 import { orgIdAt, reqIdAt, rowidAt } from './request-columns.js';
 import { RequestInserts } from './request-inserts.js';
-import { recordSpend, settleOutstandingSpend, settleSpend } from './spend-outbox.js';
+import { recordSpend, settleOutstandingSpend, settleSpend, sqliteOutbox, type SpendOutbox } from './spend-outbox.js';
 
 const MAX_IMPORT_CACHE_KIB = 2 * 1024 * 1024;
 
@@ -79,16 +80,19 @@ export class RepeatedRequest extends Error {
 }
 
 /**
- * Writes request-log rows held in memory (tests, a few rows), prepared on this thread,
- * then settles their cost into each key's spend. See `ImportWriter`.
+ * Writes request-log rows held in memory (tests, a few rows, the gateways' batches), then
+ * settles their cost into each key's spend. On SQLite (a store's path) they are prepared on
+ * this thread (see `ImportWriter`); on PostgreSQL they are written with their rollups and spend
+ * in one transaction (`PgRequestLog.write`).
  */
 export async function recordRequests(
   control: ControlStore,
-  telemetryPath: string,
+  telemetry: string | PgRequestLog,
   records: Iterable<RequestRecord>,
   progress?: ImportProgress,
 ): Promise<number> {
-  const writer = new ImportWriter(telemetryPath, progress);
+  if (typeof telemetry !== 'string') return recordInPostgres(control, telemetry, records, progress);
+  const writer = new ImportWriter(telemetry, progress);
   try {
     const fresh = progress?.skipStored ? writer.unstored(records) : records;
     for (const batch of importBatches(fresh, writer.lookups())) writer.write(batch);
@@ -97,6 +101,37 @@ export async function recordRequests(
     writer.close();
   }
   return writer.written;
+}
+
+async function recordInPostgres(
+  control: ControlStore,
+  log: PgRequestLog,
+  records: Iterable<RequestRecord>,
+  progress?: ImportProgress,
+): Promise<number> {
+  const rows = [...records];
+  const result = await log.write(rows, { skipStored: progress?.skipStored });
+  if (result.repeated) throw new RepeatedRequest(result.repeated.req_id, null);
+  await settleCommitted(control, log, result.settlement, progress);
+  return result.written;
+}
+
+/**
+ * Settles the spend just committed under `settlement`, and any a crash left. Nothing throws:
+ * spend that cannot be settled now stays in the outbox.
+ */
+async function settleCommitted(
+  control: ControlStore,
+  outbox: SpendOutbox,
+  settlement: string | null,
+  progress: ImportProgress | undefined,
+): Promise<void> {
+  try {
+    if (settlement !== null) await settleSpend(control, outbox, settlement);
+    await settleOutstandingSpend(control, outbox);
+  } catch (error) {
+    progress?.report({ kind: 'unsettled', message: (error as Error).message });
+  }
 }
 
 /**
@@ -207,12 +242,7 @@ class ImportWriter {
   async commit(control: ControlStore): Promise<void> {
     const settlement = recordSpend(this.telemetry, this.spend);
     this.telemetry.exec('COMMIT');
-    try {
-      if (settlement !== null) await settleSpend(control, this.telemetry, settlement);
-      await settleOutstandingSpend(control, this.telemetry);
-    } catch (error) {
-      this.progress?.report({ kind: 'unsettled', message: (error as Error).message });
-    }
+    await settleCommitted(control, sqliteOutbox(this.telemetry), settlement, this.progress);
   }
 
   /**

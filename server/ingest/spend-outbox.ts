@@ -28,11 +28,35 @@ export function recordSpend(telemetry: Database, spend: ReadonlyMap<string, numb
   return settlement;
 }
 
+/**
+ * Where a telemetry store keeps the spend its rows add until it is settled: the SQLite store's
+ * table (`sqliteOutbox`) or PostgreSQL's (`PgRequestLog`).
+ */
+export interface SpendOutbox {
+  entries(settlement: string): Promise<{ key_id: string; micro: number }[]>;
+  forget(settlement: string): Promise<void>;
+  pending(): Promise<string[]>;
+}
+
+/** The outbox of a SQLite telemetry store, on `telemetry`'s connection. */
+export function sqliteOutbox(telemetry: Database): SpendOutbox {
+  return {
+    entries: async (settlement) =>
+      telemetry.prepare('SELECT key_id, micro FROM spend_outbox WHERE settlement = ?').all(settlement) as {
+        key_id: string;
+        micro: number;
+      }[],
+    forget: async (settlement) => {
+      telemetry.prepare('DELETE FROM spend_outbox WHERE settlement = ?').run(settlement);
+    },
+    pending: async () => telemetry.prepare('SELECT DISTINCT settlement FROM spend_outbox').pluck().all() as string[],
+  };
+}
+
 /** Settles one settlement of the outbox into the keys' spend, once, whoever else tries too. */
-export async function settleSpend(control: ControlStore, telemetry: Database, settlement: string): Promise<void> {
-  const entries = telemetry.prepare('SELECT key_id, micro FROM spend_outbox WHERE settlement = ?');
+export async function settleSpend(control: ControlStore, outbox: SpendOutbox, settlement: string): Promise<void> {
   const found = await control.write(async (tx) => {
-    const rows = entries.all(settlement) as { key_id: string; micro: number }[];
+    const rows = await outbox.entries(settlement);
     if (rows.length === 0) return false;
     if (await tx.settlements.isSettled(settlement)) return true;
     for (const row of rows) await tx.keys.settle(row.key_id, row.micro);
@@ -40,13 +64,13 @@ export async function settleSpend(control: ControlStore, telemetry: Database, se
     return true;
   });
   if (!found && !(await control.settlements.isSettled(settlement))) return;
-  if (found) telemetry.prepare('DELETE FROM spend_outbox WHERE settlement = ?').run(settlement);
+  if (found) await outbox.forget(settlement);
   await control.write((tx) => tx.settlements.forget(settlement));
 }
 
 /** Settles whatever an earlier crash left in the outbox; returns how many settlements it found. */
-export async function settleOutstandingSpend(control: ControlStore, telemetry: Database): Promise<number> {
-  const pending = telemetry.prepare('SELECT DISTINCT settlement FROM spend_outbox').pluck().all() as string[];
-  for (const settlement of pending) await settleSpend(control, telemetry, settlement);
+export async function settleOutstandingSpend(control: ControlStore, outbox: SpendOutbox): Promise<number> {
+  const pending = await outbox.pending();
+  for (const settlement of pending) await settleSpend(control, outbox, settlement);
   return pending.length;
 }

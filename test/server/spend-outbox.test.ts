@@ -2,7 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import { recordRequests, type ImportEvent } from '../../server/ingest/record-requests.js';
-import { settleOutstandingSpend, settleSpend } from '../../server/ingest/spend-outbox.js';
+import { settleOutstandingSpend, settleSpend, sqliteOutbox } from '../../server/ingest/spend-outbox.js';
 import type { ControlStore, SqliteControlStore } from '../../server/stores/control/store.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 import { register, startServer, type TestServer } from './harness.js';
@@ -88,7 +88,7 @@ describe('spend and rows through a crash between the two stores', () => {
         await tx.keys.settle(keyId, 700);
         await tx.settlements.mark('s-1', Date.now());
       });
-      expect(await settleOutstandingSpend(control, telemetry)).toBe(1);
+      expect(await settleOutstandingSpend(control, sqliteOutbox(telemetry))).toBe(1);
       expect(await spent(control, keyId)).toBe(700);
       expect(outboxOf(server)).toBe(0);
       // And the next commit settles its own spend as before.
@@ -106,8 +106,8 @@ describe('spend and rows through a crash between the two stores', () => {
     const second = openTelemetry(server.config.telemetryDbPath);
     try {
       first.prepare("INSERT INTO spend_outbox (settlement, key_id, micro) VALUES ('s-2', ?, 250)").run(keyId);
-      await settleSpend(control, second, 's-2');
-      await settleSpend(control, first, 's-2');
+      await settleSpend(control, sqliteOutbox(second), 's-2');
+      await settleSpend(control, sqliteOutbox(first), 's-2');
       expect(await spent(control, keyId)).toBe(250);
     } finally {
       first.close();

@@ -14,29 +14,6 @@ import { CACHE_MEASURES, FINEST_MS, type Cells, type Family, type RollupCells } 
  * the writing thread ~2 s less busy, ~4 µs a row.
  */
 
-const USAGE_DIMS = 'org_id, bucket, project_id, key_id, model';
-const USAGE_MEASURES = [
-  'requests',
-  'total_ms',
-  'ttft_count',
-  'ttft_ms',
-  'speed_tokens',
-  'speed_ms',
-  'tokens',
-  'cost_micro',
-];
-const OUTCOME_DIMS = `${USAGE_DIMS}, status_class, termination_reason`;
-
-function upsert(db: Database, table: string, dims: string, measures: string[]): BufferedInsert {
-  const columns = `${dims}, ${measures.join(', ')}`;
-  return new BufferedInsert(
-    db,
-    `${table} (${columns})`,
-    columns.split(', ').length,
-    `ON CONFLICT DO UPDATE SET ${measures.map((m) => `${m} = ${m} + excluded.${m}`).join(', ')}`,
-  );
-}
-
 /** Finer cells summed into cells of `ms` (a multiple of their grain). */
 function coarser<T extends number[]>(byBucket: Map<number, T>, ms: number): Map<number, T> {
   const sums = new Map<number, T>();
@@ -47,20 +24,6 @@ function coarser<T extends number[]>(byBucket: Map<number, T>, ms: number): Map<
     else for (let i = 0; i < measures.length; i++) sum[i]! += measures[i]!;
   }
   return sums;
-}
-
-/** A dashboard cell's upsert: measures add up, sketches merge (latency-sketch.ts's sketch_merge), the last success is the later. */
-function boardUpsert(db: Database, table: string): BufferedInsert {
-  const columns = ['org_id', 'dim', 'bucket', 'value', ...BOARD_MEASURES, 'latency', 'ttft', 'last_ok'];
-  // SQLite's max(a, b) is null when either is: a cell's last success stays when the new rows have none.
-  return new BufferedInsert(
-    db,
-    `${table} (${columns.join(', ')})`,
-    columns.length,
-    `ON CONFLICT DO UPDATE SET ${BOARD_MEASURES.map((m) => `${m} = ${m} + excluded.${m}`).join(', ')},
-      latency = sketch_merge(latency, excluded.latency), ttft = sketch_merge(ttft, excluded.ttft),
-      last_ok = COALESCE(max(last_ok, excluded.last_ok), last_ok, excluded.last_ok)`,
-  );
 }
 
 function coarserBoard(byBucket: Map<number, BoardCell>, ms: number): Map<number, BoardCell> {
@@ -82,7 +45,7 @@ export type RollupRows = RollupRow[][];
 
 type FamilyTable = { family: Family; ms: number; name: string };
 
-/** Every rollup table the cells go to, in the order of a `RollupRows`; the dashboard's last. */
+/** The tables of the cells, in the order of a `RollupRows`; the dashboard's last. */
 const TABLES: FamilyTable[] = (
   [
     ['usage', 'usage'],
@@ -97,6 +60,55 @@ const TABLES: FamilyTable[] = (
   }),
 );
 const BOARD_TABLES = BOARD_GRAINS.map((grain) => ({ ms: grain.ms, name: grain.board! }));
+
+/** A rollup table as the writers of both stores upsert it. */
+export interface RollupTable {
+  name: string;
+  /** The columns of a `RollupRow`, in order: the cell's key first. */
+  columns: string[];
+  /** How many of `columns` are the cell's key (its primary key's columns). */
+  keyColumns: number;
+  /** Measures added to the stored cell's. */
+  sums: string[];
+  /** Latency sketches merged with the stored cell's (`sketch_merge`, on both stores). */
+  sketches: string[];
+  /** Times of which the stored cell keeps the later (either may be null). */
+  latest: string[];
+}
+
+const USAGE_MEASURES = [
+  'requests',
+  'total_ms',
+  'ttft_count',
+  'ttft_ms',
+  'speed_tokens',
+  'speed_ms',
+  'tokens',
+  'cost_micro',
+];
+const USAGE_KEY = ['org_id', 'bucket', 'project_id', 'key_id', 'model'];
+const FAMILY_COLUMNS: Record<Family, { key: string[]; sums: string[] }> = {
+  usage: { key: USAGE_KEY, sums: USAGE_MEASURES },
+  byDim: { key: ['org_id', 'bucket', 'dim', 'value'], sums: USAGE_MEASURES },
+  outcome: { key: [...USAGE_KEY, 'status_class', 'termination_reason'], sums: ['requests'] },
+  cache: { key: USAGE_KEY, sums: [...CACHE_MEASURES] },
+};
+
+/** Every rollup table, in the order of a `RollupRows`. */
+export const ROLLUP_TABLES: RollupTable[] = [
+  ...TABLES.map(({ family, name }) => {
+    const { key, sums } = FAMILY_COLUMNS[family];
+    return { name, columns: [...key, ...sums], keyColumns: key.length, sums, sketches: [], latest: [] };
+  }),
+  ...BOARD_TABLES.map(({ name }) => ({
+    name,
+    columns: ['org_id', 'dim', 'bucket', 'value', ...BOARD_MEASURES, 'latency', 'ttft', 'last_ok'],
+    keyColumns: 4,
+    sums: [...BOARD_MEASURES],
+    sketches: ['latency', 'ttft'],
+    latest: ['last_ok'],
+  })),
+];
 
 /**
  * The upsert rows `cells` make in every grain's table: the coarser grains summed from the
@@ -129,27 +141,28 @@ export function rollupRows(cells: RollupCells): RollupRows {
   return rows;
 }
 
+/** A table's upsert on SQLite: measures add up, sketches merge, the later time stays. */
+function upsert(db: Database, table: RollupTable): BufferedInsert {
+  const set = [
+    ...table.sums.map((m) => `${m} = ${m} + excluded.${m}`),
+    ...table.sketches.map((m) => `${m} = sketch_merge(${m}, excluded.${m})`),
+    // SQLite's max(a, b) is null when either is: the stored time stays when the new rows have none.
+    ...table.latest.map((m) => `${m} = COALESCE(max(${m}, excluded.${m}), ${m}, excluded.${m})`),
+  ];
+  return new BufferedInsert(
+    db,
+    `${table.name} (${table.columns.join(', ')})`,
+    table.columns.length,
+    `ON CONFLICT DO UPDATE SET ${set.join(', ')}`,
+  );
+}
+
 /** Adds `rollupRows` to the rollup tables, in the import's transaction. */
 export class RollupWriter {
   private readonly statements: BufferedInsert[];
 
   constructor(db: Database) {
-    const columns = {
-      usage: USAGE_DIMS,
-      byDim: 'org_id, bucket, dim, value',
-      outcome: OUTCOME_DIMS,
-      cache: USAGE_DIMS,
-    };
-    const measures = {
-      usage: USAGE_MEASURES,
-      byDim: USAGE_MEASURES,
-      outcome: ['requests'],
-      cache: [...CACHE_MEASURES],
-    };
-    this.statements = [
-      ...TABLES.map(({ family, name }) => upsert(db, name, columns[family], measures[family])),
-      ...BOARD_TABLES.map(({ name }) => boardUpsert(db, name)),
-    ];
+    this.statements = ROLLUP_TABLES.map((table) => upsert(db, table));
   }
 
   write(rows: RollupRows): void {

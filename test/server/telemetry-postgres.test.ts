@@ -1,0 +1,275 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { issueKey } from '../../server/domain/keys.js';
+import { signUp } from '../../server/domain/sign-up.js';
+import { recordRequests, RepeatedRequest } from '../../server/ingest/record-requests.js';
+import { PgControlStore } from '../../server/stores/control/postgres/store.js';
+import { SqliteControlStore } from '../../server/stores/control/store.js';
+import { openPool } from '../../server/stores/postgres.js';
+import { addBin, encode, mergeEncoded, type Bins } from '../../server/stores/telemetry/latency-sketch.js';
+import { PgRequestLog } from '../../server/stores/telemetry/postgres/request-log.js';
+import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
+import { ROLLUP_TABLES } from '../../server/stores/telemetry/rollup-writer.js';
+import { openTelemetry } from '../../server/stores/telemetry/store.js';
+import { freshDatabase } from '../postgres/database.js';
+
+/**
+ * The request-log store on PostgreSQL holds what the SQLite store holds for the same rows:
+ * every row and every rollup cell, to the unit, with sketches merged by the database. Rows,
+ * rollups and spend commit together; replicas writing the same cells at once lose nothing.
+ */
+
+vi.setConfig({ testTimeout: 60_000 });
+
+const LIFETIMES = { accessSeconds: 900, refreshSeconds: 3600 };
+const DAY = 86_400_000;
+const START = Date.parse('2026-11-02T00:00:00Z');
+
+/**
+ * Row `i`: spread over three days with many rows to a cell, two organisations, null projects and
+ * keys, failures of every kind, unknown first tokens and cache fields. Durations are halves, so
+ * their sums are exact in any order and the stores must agree to the bit.
+ */
+function record(i: number, keys: readonly string[] = ['k-a', 'k-b', 'k-c']): RequestRecord {
+  const status = [200, 200, 200, 429, 503, 400, 200][i % 7]!;
+  return {
+    req_id: `req-${String(i).padStart(6, '0')}`,
+    ts: START + ((i * 7_919_000) % (3 * DAY)) + (i % 13) * 1_000,
+    org_id: i % 11 === 0 ? 'org-other' : 'org-main',
+    project_id: i % 3 === 0 ? null : `p${i % 2}`,
+    key_id: i % 5 === 0 ? null : keys[i % keys.length]!,
+    model: ['openai/gpt-4o', 'svc/fast', 'anthropic/claude'][i % 3]!,
+    status,
+    stream: (i % 2) as 0 | 1,
+    total_ms: (i % 90) * 100 + 0.5,
+    ttft_ms: i % 4 === 1 ? null : (i % 40) * 1.5,
+    tpot_ms: i % 6 === 0 ? null : 2.5,
+    pre_dispatch_ms: 12.5,
+    prompt_tokens: i % 9 === 0 ? null : 100 + (i % 17),
+    tokens_generated: status === 200 ? 50 + (i % 23) : 0,
+    cache_creation_input_tokens: i % 4 === 0 ? null : i % 7,
+    cache_read_input_tokens: i % 4 === 0 ? null : (i * 3) % 50,
+    total_tokens: 150 + (i % 40),
+    tokens_estimated: (i % 8 === 0 ? 1 : 0) as 0 | 1,
+    cost_micro: status === 200 ? 1_000 + (i % 97) * 13 : 0,
+    is_byok: (i % 10 === 0 ? 1 : 0) as 0 | 1,
+    termination_reason: status === 200 ? 'completed' : status === 429 ? 'rate_limited' : 'upstream_error',
+    upstream_error: status === 503 || (status === 429 && i % 2 === 0) ? 'upstream said no' : null,
+    upstream_model: i % 12 === 0 ? null : 'model-2026',
+    user_agent: 'agent/1.0',
+    metadata: i % 3 === 0 ? '{}' : JSON.stringify({ run: `r${i % 4}`, 'trace-id': `t-${i}` }),
+  };
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from }, (_, n) => record(from + n));
+
+/** Every row of a table, ordered by all its columns: the same on both stores. */
+function tableSql(table: string, columns: readonly string[]): string {
+  return `SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${columns
+    .filter((c) => c !== 'latency' && c !== 'ttft')
+    .join(', ')}`;
+}
+
+const REQUEST_ORDER = 'SELECT * FROM requests ORDER BY req_id';
+
+/** Rows from SQLite with BLOBs as Buffers, as pg gives BYTEA. */
+const asBuffers = (rows: unknown[]) =>
+  rows.map((row) =>
+    Object.fromEntries(
+      Object.entries(row as Record<string, unknown>).map(([k, v]) => [k, v instanceof Uint8Array ? Buffer.from(v) : v]),
+    ),
+  );
+
+describe('the request-log store on PostgreSQL', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'gc-telemetry-pg-'));
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let pool: pg.Pool;
+  let control: PgControlStore;
+  let log: PgRequestLog;
+  let sqliteControl: SqliteControlStore;
+  let orgId = '';
+  let keyIds: string[] = [];
+
+  beforeAll(async () => {
+    database = await freshDatabase();
+    // Telemetry and control in one database, as a small deployment runs them.
+    control = await PgControlStore.open(database.url, LIFETIMES);
+    log = await PgRequestLog.open(database.url);
+    pool = openPool(database.url);
+    sqliteControl = SqliteControlStore.open(join(folder, 'control.db'), LIFETIMES);
+    const founded = await signUp(control, {
+      email: 'telemetry@example.com',
+      passwordHash: 'argon2id$x',
+      organizationName: 'Telemetry',
+      sourceIp: '10.0.0.1',
+      now: START,
+    });
+    orgId = founded.organization.id;
+    const projectId = (await control.organizations.projects(orgId))[0]!.id;
+    keyIds = [];
+    for (const name of ['one', 'two']) {
+      const issued = await issueKey(control, Buffer.alloc(32, 3), {
+        orgId,
+        actorId: founded.account.id,
+        projectId,
+        name,
+        environment: 'production',
+        expiresAt: null,
+        creditLimitMicro: null,
+        allowedModels: null,
+        rateLimitRpm: 1_000,
+        sourceIp: '10.0.0.1',
+        now: START,
+      });
+      keyIds.push(issued.id);
+    }
+  });
+  afterAll(async () => {
+    await log?.close();
+    await pool?.end();
+    await control?.close();
+    await sqliteControl?.close();
+    await database?.drop();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  /** Every table of the request log, PostgreSQL's and SQLite's at `path`, as rows. */
+  async function bothStores(path: string) {
+    const sqlite = openTelemetry(path);
+    try {
+      const tables = [
+        { name: 'requests', sql: REQUEST_ORDER },
+        ...ROLLUP_TABLES.map((t) => ({ name: t.name, sql: tableSql(t.name, t.columns) })),
+      ];
+      const postgres: Record<string, unknown[]> = {};
+      const lite: Record<string, unknown[]> = {};
+      for (const { name, sql } of tables) {
+        postgres[name] = (await pool.query(sql)).rows;
+        lite[name] = asBuffers(sqlite.prepare(sql).all());
+      }
+      return { postgres, lite };
+    } finally {
+      sqlite.close();
+    }
+  }
+
+  const clear = () => pool.query(`TRUNCATE requests, spend_outbox, ${ROLLUP_TABLES.map((t) => t.name).join(', ')}`);
+
+  it('merges latency sketches in the database as the server merges them', async () => {
+    const sketch = fc
+      .array(fc.tuple(fc.integer({ min: -32_768, max: 32_767 }), fc.integer({ min: 1, max: 2 ** 31 })), {
+        maxLength: 40,
+      })
+      .map((pairs) => {
+        const bins: Bins = new Map();
+        for (const [bin, count] of pairs) addBin(bins, bin, count);
+        return encode(bins);
+      });
+    await fc.assert(
+      fc.asyncProperty(fc.option(sketch, { nil: null }), fc.option(sketch, { nil: null }), async (a, b) => {
+        const merged = await pool.query<{ s: Buffer | null }>('SELECT sketch_merge($1::bytea, $2::bytea) AS s', [a, b]);
+        expect(merged.rows[0]!.s).toEqual(mergeEncoded(a, b));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('holds every row and rollup cell the SQLite store holds for the same rows, written in other batches', async () => {
+    await clear();
+    const path = join(folder, 'same-rows.db');
+    // Cells straddle the writes on both sides, cut in different places.
+    for (const [from, to] of [
+      [0, 2_500],
+      [2_500, 6_000],
+    ] as const) {
+      await recordRequests(sqliteControl, path, range(from, to));
+    }
+    for (const [from, to] of [
+      [0, 700],
+      [700, 3_100],
+      [3_100, 3_101],
+      [3_101, 6_000],
+    ] as const) {
+      await recordRequests(control, log, range(from, to));
+    }
+    const { postgres, lite } = await bothStores(path);
+    expect(postgres.requests).toHaveLength(6_000);
+    for (const table of Object.keys(lite)) {
+      expect(lite[table]!.length, table).toBeGreaterThan(0);
+      expect(postgres[table], table).toEqual(lite[table]);
+    }
+  });
+
+  it('writes nothing when a request id is stored already, and only the new rows when told to skip them', async () => {
+    await clear();
+    await recordRequests(control, log, range(0, 100));
+    const totals = async () =>
+      (
+        await pool.query<{ rows: number; requests: number; outbox: number }>(
+          `SELECT (SELECT COUNT(*) FROM requests)::int AS rows,
+            (SELECT SUM(requests) FROM rollup_day)::int AS requests,
+            (SELECT COUNT(*) FROM spend_outbox)::int AS outbox`,
+        )
+      ).rows[0]!;
+    const before = await totals();
+    expect(before).toEqual({ rows: 100, requests: 100, outbox: 0 });
+
+    const error = await recordRequests(control, log, range(95, 130)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RepeatedRequest);
+    expect((error as RepeatedRequest).reqId).toBe('req-000095');
+    // Repeated within one batch, too.
+    const twice = await recordRequests(control, log, [record(500), record(501), record(500)]).catch((e: unknown) => e);
+    expect((twice as RepeatedRequest).reqId).toBe('req-000500');
+    expect(await totals()).toEqual(before);
+
+    expect(await recordRequests(control, log, range(95, 130), { skipStored: true, report: () => undefined })).toBe(30);
+    expect(await totals()).toEqual({ rows: 130, requests: 130, outbox: 0 });
+
+    // The rollups hold what the SQLite store holds for the 130 rows written once.
+    const path = join(folder, 'skipped.db');
+    await recordRequests(sqliteControl, path, range(0, 130));
+    const { postgres, lite } = await bothStores(path);
+    for (const table of Object.keys(lite)) expect(postgres[table], table).toEqual(lite[table]);
+  });
+
+  it('settles what the rows cost into their keys once, and leaves no outbox behind', async () => {
+    await clear();
+    const spent = async () => Promise.all(keyIds.map(async (id) => (await control.keys.find(id))!.spent_micro));
+    const before = await spent();
+    const rows = Array.from({ length: 400 }, (_, n) => record(n, keyIds));
+    await recordRequests(control, log, rows.slice(0, 150));
+    await recordRequests(control, log, rows.slice(150));
+    const expected = keyIds.map((id) =>
+      rows.filter((row) => row.key_id === id).reduce((sum, row) => sum + row.cost_micro, 0),
+    );
+    expect(expected.every((micro) => micro > 0)).toBe(true);
+    expect(await spent()).toEqual(before.map((micro, k) => micro + expected[k]!));
+    expect((await pool.query('SELECT 1 FROM spend_outbox')).rowCount).toBe(0);
+    expect((await pool.query('SELECT 1 FROM settled_spend')).rowCount).toBe(0);
+  });
+
+  it('loses nothing when replicas write the same cells at once', async () => {
+    await clear();
+    const other = await PgRequestLog.open(database.url);
+    try {
+      // Sixteen writes, eight from each replica, each in its own order, all into the same cells.
+      const writes = Array.from({ length: 16 }, (_, w) => {
+        const rows = range(w * 250, (w + 1) * 250);
+        const shift = (w * 37) % rows.length;
+        return [...rows.slice(shift), ...rows.slice(0, shift)];
+      });
+      await Promise.all(writes.map((rows, w) => recordRequests(control, w % 2 ? other : log, rows)));
+    } finally {
+      await other.close();
+    }
+    const path = join(folder, 'concurrent.db');
+    await recordRequests(sqliteControl, path, range(0, 4_000));
+    const { postgres, lite } = await bothStores(path);
+    expect(postgres.requests).toHaveLength(4_000);
+    for (const table of Object.keys(lite)) expect(postgres[table], table).toEqual(lite[table]);
+  });
+});
