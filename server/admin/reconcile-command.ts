@@ -1,6 +1,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { AnalyticsQueries } from '../analytics/queries.js';
+import { SqliteSql } from '../analytics/sqlite-sql.js';
 import {
   parseUtcDay,
   reconcile,
@@ -101,7 +102,7 @@ export async function runReconcile(
   if (existsSync(`${telemetryPath}-journal`)) rollBackKilledImport(telemetryPath);
   const db = new BetterSqlite3(telemetryPath, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
   try {
-    const queries = new AnalyticsQueries(db);
+    const queries = new AnalyticsQueries(new SqliteSql(db));
     return await reconcile(
       {
         ledger: () => control.spendLedger(command.orgId),

@@ -1,9 +1,9 @@
-import type { Statement } from 'better-sqlite3';
 import { BOARD_MEASURES } from '../stores/telemetry/board-cells.js';
 import { SketchAccumulator } from '../stores/telemetry/latency-sketch.js';
 import { BOARD_GRAINS, CACHE_GRAINS, type Grain } from '../stores/telemetry/rollup-grains.js';
 import { CACHE_MEASURES } from '../stores/telemetry/rollup-sums.js';
 import type { CacheSums, DashboardPoint, GroupBy, Scope } from './query-types.js';
+import type { AnalyticsSql, Dialect } from './sql.js';
 import { segments } from './windows.js';
 
 /**
@@ -34,33 +34,40 @@ function dimensionOf(scope: Scope): { dim: number; value: string } | null {
   return named[0] ?? { dim: DIM_CODE.org, value: '' };
 }
 
+/** How many rows `condition` holds for. */
+const rowsWhere = (condition: string) => `SUM(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
+/** The sum of a column's known values, 0 when none is known. */
+const total = (column: string) => `COALESCE(SUM(${column}), 0)`;
+
 const RAW_SUMS = [
   'COUNT(*)',
-  'SUM(status < 400)',
-  'SUM(status >= 400 AND status < 500 AND upstream_error IS NOT NULL)',
-  'SUM(status >= 500)',
+  rowsWhere('status < 400'),
+  rowsWhere('status >= 400 AND status < 500 AND upstream_error IS NOT NULL'),
+  rowsWhere('status >= 500'),
   // Refused before dispatch: a 4xx the upstream never explained (board-cells.ts).
-  'SUM(status >= 400 AND status < 500 AND upstream_error IS NULL)',
+  rowsWhere('status >= 400 AND status < 500 AND upstream_error IS NULL'),
   'SUM(cost_micro)',
-  'TOTAL(prompt_tokens)',
+  total('prompt_tokens'),
   'COUNT(prompt_tokens)',
   'SUM(tokens_generated)',
-  'TOTAL(cache_read_input_tokens)',
-  'TOTAL(cache_creation_input_tokens)',
-  'SUM(cache_read_input_tokens IS NOT NULL OR cache_creation_input_tokens IS NOT NULL)',
+  total('cache_read_input_tokens'),
+  total('cache_creation_input_tokens'),
+  rowsWhere('cache_read_input_tokens IS NOT NULL OR cache_creation_input_tokens IS NOT NULL'),
   'SUM(CASE WHEN tokens_generated > 0 AND total_ms - COALESCE(ttft_ms, pre_dispatch_ms) > 0 THEN tokens_generated ELSE 0 END)',
-  'TOTAL(CASE WHEN tokens_generated > 0 AND total_ms - COALESCE(ttft_ms, pre_dispatch_ms) > 0 THEN total_ms - COALESCE(ttft_ms, pre_dispatch_ms) END)',
+  total(
+    'CASE WHEN tokens_generated > 0 AND total_ms - COALESCE(ttft_ms, pre_dispatch_ms) > 0 THEN total_ms - COALESCE(ttft_ms, pre_dispatch_ms) END',
+  ),
   // Upstream 429s (migration 010).
-  'SUM(status = 429 AND upstream_error IS NOT NULL)',
+  rowsWhere('status = 429 AND upstream_error IS NOT NULL'),
 ];
 const MEASURE_COLUMNS = BOARD_MEASURES.map((m, i) => `m${i}`);
 const RAW_MEASURES = RAW_SUMS.map((sum, i) => `${sum} AS m${i}`).join(', ');
 const CELL_MEASURES = BOARD_MEASURES.map((m, i) => `c.${m} AS m${i}`).join(', ');
 
 /** The scope's filters on the rows; a key's rows are read through its own index. */
-function rowFilters(scope: Scope): string {
-  // `+` keeps SQLite from reading every key's rows through the organisation's index (org_id, ts).
-  const clauses = [scope.keyId === undefined ? 'org_id = @orgId' : '+org_id = @orgId'];
+function rowFilters(dialect: Dialect, scope: Scope): string {
+  // Not SQLite reading every key's rows through the organisation's index (org_id, ts).
+  const clauses = [`${scope.keyId === undefined ? 'org_id' : dialect.unindexed('org_id')} = @orgId`];
   if (scope.projectId !== undefined) clauses.push('project_id = @projectId');
   if (scope.keyId !== undefined) clauses.push('key_id = @keyId');
   if (scope.model !== undefined) clauses.push('model = @model');
@@ -74,7 +81,7 @@ function scopeParams(scope: Scope): Record<string, unknown> {
   return params;
 }
 
-/** Each bucket's segments, by grain (null: rows), as [from, to, bucket] lists for json_each. */
+/** Each bucket's segments, by grain (null: rows), as [from, to, bucket] lists (`Dialect.tuplesOf`). */
 function bucketSegments(
   scope: Scope,
   edges: readonly number[],
@@ -96,19 +103,21 @@ function bucketSegments(
  * their keys, one index range each.
  */
 function segmentsSql(
+  dialect: Dialect,
   scope: Scope,
   grains: readonly Grain[],
   parts: { cells: string; rows: string; rowGroup: string; value: boolean },
 ): string {
+  const item = (index: number) => dialect.item('r', index);
   const cells = grains.map(
-    (grain, index) => `SELECT ${parts.cells}, r.value ->> 2 AS b
-      FROM json_each(@cells${index}) AS r CROSS JOIN ${grain.board} AS c
+    (grain, index) => `SELECT ${parts.cells}, ${item(2)} AS b
+      FROM ${dialect.tuplesOf(`cells${index}`, 'r')} CROSS JOIN ${grain.board} AS c
       WHERE c.org_id = @orgId AND c.dim = @dim ${parts.value ? 'AND c.value = @value' : ''}
-        AND c.bucket >= r.value ->> 0 AND c.bucket < r.value ->> 1`,
+        AND c.bucket >= ${item(0)} AND c.bucket < ${item(1)}`,
   );
-  const rows = `SELECT ${parts.rows}, r.value ->> 2 AS b
-    FROM json_each(@rows) AS r CROSS JOIN requests
-    WHERE ${rowFilters(scope)} AND ts >= r.value ->> 0 AND ts < r.value ->> 1 GROUP BY ${parts.rowGroup}`;
+  const rows = `SELECT ${parts.rows}, ${item(2)} AS b
+    FROM ${dialect.tuplesOf('rows', 'r')} CROSS JOIN requests
+    WHERE ${rowFilters(dialect, scope)} AND ts >= ${item(0)} AND ts < ${item(1)} GROUP BY ${parts.rowGroup}`;
   return [...cells, rows].join('\nUNION ALL\n');
 }
 
@@ -126,11 +135,11 @@ interface CellRow {
   [measure: string]: number | Uint8Array | null;
 }
 
-export function dashboardBuckets(
-  statement: (sql: string) => Statement,
+export async function dashboardBuckets(
+  sql: AnalyticsSql,
   scope: Scope,
   edges: readonly number[],
-): DashboardPoint[] {
+): Promise<DashboardPoint[]> {
   const dimension = dimensionOf(scope);
   // Two dimensions at once (a project's model) have no cells: the rows answer.
   const grains = dimension === null ? [] : BOARD_GRAINS;
@@ -139,13 +148,13 @@ export function dashboardBuckets(
     ...dimension,
     ...segmentParams(bucketSegments(scope, edges, grains), grains),
   };
-  const sql = segmentsSql(scope, grains, {
+  const text = segmentsSql(sql.dialect, scope, grains, {
     cells: `${CELL_MEASURES}, c.latency, c.ttft`,
     rows: `${RAW_MEASURES}, sketch_of(total_ms) AS latency, sketch_of(ttft_ms) AS ttft`,
     rowGroup: 'b',
     value: true,
   });
-  const rows = statement(sql).all(params) as CellRow[];
+  const rows = await sql.all<CellRow>(text, params);
   rows.sort((a, b) => a.b - b.b);
 
   const latency = new SketchAccumulator();
@@ -168,17 +177,17 @@ export function dashboardBuckets(
 }
 
 const CACHE_RAW = [
-  'TOTAL(prompt_tokens) AS prompt_tokens',
+  `${total('prompt_tokens')} AS prompt_tokens`,
   'COUNT(prompt_tokens) AS prompt_rows',
-  'TOTAL(cache_read_input_tokens) AS cache_read',
-  'TOTAL(cache_creation_input_tokens) AS cache_write',
-  'SUM(cache_read_input_tokens IS NOT NULL OR cache_creation_input_tokens IS NOT NULL) AS cache_rows',
-  'TOTAL(CASE WHEN prompt_tokens IS NOT NULL THEN cache_read_input_tokens END) AS known_read',
-  'TOTAL(CASE WHEN prompt_tokens IS NOT NULL THEN cache_creation_input_tokens END) AS known_write',
+  `${total('cache_read_input_tokens')} AS cache_read`,
+  `${total('cache_creation_input_tokens')} AS cache_write`,
+  `${rowsWhere('cache_read_input_tokens IS NOT NULL OR cache_creation_input_tokens IS NOT NULL')} AS cache_rows`,
+  `${total('CASE WHEN prompt_tokens IS NOT NULL THEN cache_read_input_tokens END')} AS known_read`,
+  `${total('CASE WHEN prompt_tokens IS NOT NULL THEN cache_creation_input_tokens END')} AS known_write`,
 ].join(', ');
 
 /** Prompt and cache tokens by model over the window, from the cache's cells (009) and the rows at the edges. */
-export function cacheByModel(statement: (sql: string) => Statement, scope: Scope): CacheSums[] {
+export async function cacheByModel(sql: AnalyticsSql, scope: Scope): Promise<CacheSums[]> {
   const params = scopeParams(scope);
   const cellFilters = ['org_id = @orgId'];
   if (scope.projectId !== undefined) cellFilters.push('project_id = @projectId');
@@ -189,16 +198,17 @@ export function cacheByModel(statement: (sql: string) => Statement, scope: Scope
     params[`to${index}`] = part.to;
     if (!part.grain) {
       return `SELECT model, ${CACHE_RAW} FROM requests
-        WHERE ${rowFilters(scope)} AND ts >= @from${index} AND ts < @to${index} GROUP BY model`;
+        WHERE ${rowFilters(sql.dialect, scope)} AND ts >= @from${index} AND ts < @to${index} GROUP BY model`;
     }
     return `SELECT model, ${CACHE_MEASURES.map((m) => `SUM(${m}) AS ${m}`).join(', ')} FROM ${part.grain.cache}
       WHERE ${cellFilters.join(' AND ')} AND bucket >= @from${index} AND bucket < @to${index} GROUP BY model`;
   });
   if (parts.length === 0) return [];
-  return statement(
+  return sql.all<CacheSums>(
     `SELECT model, ${CACHE_MEASURES.map((m) => `SUM(${m}) AS ${m}`).join(', ')}
-    FROM (${parts.join('\nUNION ALL\n')}) GROUP BY model ORDER BY model`,
-  ).all(params) as CacheSums[];
+    FROM (${parts.join('\nUNION ALL\n')}) AS parts GROUP BY model ORDER BY model`,
+    params,
+  );
 }
 
 const GROUP_COLUMN: Record<GroupBy, string> = { project: 'project_id', key: 'key_id', model: 'model' };
@@ -208,12 +218,12 @@ const GROUP_COLUMN: Record<GroupBy, string> = { project: 'project_id', key: 'key
  * table's trend lines and p95: from the cells by the group's dimension when the scope names no
  * other, else from the rows.
  */
-export function groupTrends(
-  statement: (sql: string) => Statement,
+export async function groupTrends(
+  sql: AnalyticsSql,
   scope: Scope,
   groupBy: GroupBy,
   edges: readonly number[],
-): Map<string | null, { trend: number[]; latency: number[] | null }> {
+): Promise<Map<string | null, { trend: number[]; latency: number[] | null }>> {
   const own = dimensionOf(scope);
   const byCells = own !== null && (own.dim === DIM_CODE.org || own.dim === DIM_CODE[groupBy]);
   const grains = byCells ? BOARD_GRAINS : [];
@@ -223,18 +233,18 @@ export function groupTrends(
   Object.assign(params, segmentParams(bucketSegments(scope, edges, grains), grains));
   // Cells keep a null key or project as ''; a model is never null, and '' is a model of its own.
   const cellGroup = groupBy === 'model' ? 'c.value' : "NULLIF(c.value, '')";
-  const sql = segmentsSql(scope, grains, {
+  const text = segmentsSql(sql.dialect, scope, grains, {
     cells: `${cellGroup} AS grp, c.requests AS requests, c.latency AS latency`,
     rows: `${GROUP_COLUMN[groupBy]} AS grp, COUNT(*) AS requests, sketch_of(total_ms) AS latency`,
     rowGroup: 'grp, b',
     value,
   });
-  const found = statement(sql).all(params) as {
+  const found = await sql.all<{
     grp: string | null;
     b: number;
     requests: number;
     latency: Uint8Array | null;
-  }[];
+  }>(text, params);
   // By group, so that one accumulator serves each group in turn.
   const byGroup = new Map<string | null, typeof found>();
   for (const row of found) {

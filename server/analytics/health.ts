@@ -1,6 +1,6 @@
-import type { Statement } from 'better-sqlite3';
 import { SketchAccumulator } from '../stores/telemetry/latency-sketch.js';
 import { BOARD_GRAINS } from '../stores/telemetry/rollup-grains.js';
+import type { AnalyticsSql } from './sql.js';
 import { segments } from './windows.js';
 
 /**
@@ -78,7 +78,7 @@ interface SketchRow {
 }
 
 const CELLS_SQL = `SELECT value AS model, bucket, requests, refused, server_errors + upstream_429 AS errors,
-    upstream_429 AS upstream429
+    upstream_429 AS "upstream429"
   FROM rollup_board_5m
   WHERE org_id = @orgId AND dim = ${MODEL_DIM} AND bucket >= @from AND bucket <= @to`;
 
@@ -102,12 +102,12 @@ function sketchSql(from: number, to: number): { sql: string; params: Record<stri
  * day, then that day's five-minute cells up to the window's last, so a window in the past never
  * shows a success from after it.
  */
-const LAST_SQL = `SELECT model, MAX(lastOk) AS lastOk, MAX(seen) AS seen FROM (
-    SELECT value AS model, last_ok AS lastOk, bucket AS seen FROM rollup_board_day
+const LAST_SQL = `SELECT model, MAX(last_ok) AS "lastOk", MAX(seen) AS seen FROM (
+    SELECT value AS model, last_ok, bucket AS seen FROM rollup_board_day
       WHERE org_id = @orgId AND dim = ${MODEL_DIM} AND bucket < @day
     UNION ALL
-    SELECT value AS model, last_ok AS lastOk, bucket AS seen FROM rollup_board_5m
-      WHERE org_id = @orgId AND dim = ${MODEL_DIM} AND bucket >= @day AND bucket <= @to)
+    SELECT value AS model, last_ok, bucket AS seen FROM rollup_board_5m
+      WHERE org_id = @orgId AND dim = ${MODEL_DIM} AND bucket >= @day AND bucket <= @to) AS cells
   GROUP BY model`;
 const DAY_MS = 86_400_000;
 
@@ -161,16 +161,15 @@ function takeP95(figures: HealthFigures, latency: SketchAccumulator, ttft: Sketc
 
 const later = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
 
-export function providerHealth(statement: (sql: string) => Statement, query: HealthQuery): ProviderHealthFigures[] {
+export async function providerHealth(sql: AnalyticsSql, query: HealthQuery): Promise<ProviderHealthFigures[]> {
   const params = { orgId: query.orgId, from: query.from, to: query.to };
-  const cells = statement(CELLS_SQL).all(params) as CellRow[];
+  const cells = await sql.all<CellRow>(CELLS_SQL, params);
   const sketches = sketchSql(query.from, query.from + query.cells * HEALTH_CELL_MS);
-  const sketchesOf = byModelOf(statement(sketches.sql).all({ orgId: query.orgId, ...sketches.params }) as SketchRow[]);
-  const history = statement(LAST_SQL).all({ ...params, day: query.to - (query.to % DAY_MS) }) as {
-    model: string;
-    lastOk: number | null;
-    seen: number;
-  }[];
+  const sketchesOf = byModelOf(await sql.all<SketchRow>(sketches.sql, { orgId: query.orgId, ...sketches.params }));
+  const history = await sql.all<{ model: string; lastOk: number | null; seen: number }>(LAST_SQL, {
+    ...params,
+    day: query.to - (query.to % DAY_MS),
+  });
 
   const byModel = byModelOf(cells);
   const lastOk = new Map<string, number | null>();

@@ -1,6 +1,6 @@
-import type { Statement } from 'better-sqlite3';
 import type { CallerCount, KeyImpactQuery, KeyImpactResult } from './query-types.js';
 import { rollupSource } from './rollup-sql.js';
+import type { AnalyticsSql } from './sql.js';
 
 /**
  * What depends on one key, read before it is revoked or while its callers move to a
@@ -11,37 +11,37 @@ import { rollupSource } from './rollup-sql.js';
  * a key with millions of requests costs the same bounded read as a quiet one.
  */
 
-type Prepare = (sql: string) => Statement;
-
 // Newest first through requests_by_key (key_id, ts): the read stops after `@sample` rows.
 const SAMPLE = `SELECT user_agent, metadata FROM requests
   WHERE key_id = @keyId AND org_id = @orgId AND ts >= @from AND ts <= @to
   ORDER BY ts DESC LIMIT @sample`;
 
-export function keyImpact(prepare: Prepare, query: KeyImpactQuery): KeyImpactResult {
-  const last = prepare('SELECT MAX(ts) AS ts FROM requests WHERE key_id = ? AND org_id = ?').get(
-    query.keyId,
-    query.orgId,
-  ) as { ts: number | null };
+export async function keyImpact(sql: AnalyticsSql, query: KeyImpactQuery): Promise<KeyImpactResult> {
+  const last = (await sql.get<{ ts: number | null }>(
+    'SELECT MAX(ts) AS ts FROM requests WHERE key_id = @keyId AND org_id = @orgId',
+    { keyId: query.keyId, orgId: query.orgId },
+  ))!;
   // "The last N" has no upper edge: a row stamped ahead of now (a remote gateway's clock
   // running fast) counts, as it does in the last use, which would otherwise say "now"
   // beside no requests at all. The key's newest row bounds the read.
   const to = Math.max(query.now, last.ts ?? query.now);
-  const requests = query.windowsMs.map((ms) => {
-    const source = rollupSource({ orgId: query.orgId, keyId: query.keyId, from: query.now - ms, to });
-    const row = prepare(`SELECT COALESCE(SUM(requests), 0) AS n FROM (${source.sql})`).get(source.params) as {
-      n: number;
-    };
-    return row.n;
-  });
+  const requests: number[] = [];
+  for (const ms of query.windowsMs) {
+    const source = rollupSource(sql.dialect, { orgId: query.orgId, keyId: query.keyId, from: query.now - ms, to });
+    const row = await sql.get<{ n: number }>(
+      `SELECT COALESCE(SUM(requests), 0) AS n FROM (${source.sql}) AS source`,
+      source.params,
+    );
+    requests.push(row!.n);
+  }
   // One row past the sample tells whether the sample is the whole window.
-  const read = prepare(SAMPLE).all({
+  const read = await sql.all<{ user_agent: string; metadata: string }>(SAMPLE, {
     orgId: query.orgId,
     keyId: query.keyId,
     from: query.now - query.callersWindowMs,
     to,
     sample: query.sampleRows + 1,
-  }) as { user_agent: string; metadata: string }[];
+  });
   const complete = read.length <= query.sampleRows;
   const rows = complete ? read : read.slice(0, query.sampleRows);
 

@@ -1,4 +1,3 @@
-import type { Statement } from 'better-sqlite3';
 import type { Scope } from './query-types.js';
 import type {
   CellDifference,
@@ -12,6 +11,7 @@ import type {
 } from './reconcile-types.js';
 import { GRAINS } from '../stores/telemetry/rollup-grains.js';
 import { rollupSource } from './rollup-sql.js';
+import type { AnalyticsSql } from './sql.js';
 
 /**
  * The telemetry store's side of a reconciliation (reconcile.ts puts it beside the control
@@ -22,8 +22,6 @@ import { rollupSource } from './rollup-sql.js';
  * cells: the work is bounded by the day's traffic, never by the whole log. Cells are compared one
  * by one (minute cells by five minutes), so a row counted in the wrong hour of its day is found.
  */
-
-type Prepare = (sql: string) => Statement;
 
 export const DAY_MS = 86_400_000;
 
@@ -77,32 +75,29 @@ const same = (a: Sums, b: Sums) => a.every((value, i) => value === null || b[i] 
 const blank = (value: string) => (value === '' ? null : value);
 
 /** The day's totals, read through rollupSource as the console's summaries and top lists read them. */
-function dayTotals(prepare: Prepare, query: ReconcileDayQuery) {
+async function dayTotals(sql: AnalyticsSql, query: ReconcileDayQuery) {
   const scope: Scope = { orgId: query.orgId, from: query.day, to: query.day + DAY_MS - 1 };
   const read = (groupBy: 'project' | 'key' | null, within: Scope) => {
-    const source = rollupSource(within, { groupBy });
-    return prepare(
+    const source = rollupSource(sql.dialect, within, { groupBy });
+    return sql.all<{ id: string | null; n: number; t: number; c: number }>(
       `SELECT ${groupBy ? 'grp' : 'NULL'} AS id, COALESCE(SUM(requests), 0) AS n, COALESCE(SUM(tokens), 0) AS t,
-        COALESCE(SUM(cost_micro), 0) AS c FROM (${source.sql}) ${groupBy ? 'GROUP BY grp' : ''}`,
-    ).all(source.params) as { id: string | null; n: number; t: number; c: number }[];
+        COALESCE(SUM(cost_micro), 0) AS c FROM (${source.sql}) AS source
+        ${groupBy ? 'GROUP BY grp ORDER BY grp NULLS FIRST' : ''}`,
+      source.params,
+    );
   };
   const total = (rows: { id: string | null; n: number; t: number; c: number }[]) =>
     rows.filter((row) => row.n > 0 || row.c !== 0).map((row) => ({ id: row.id, sums: sumsOf(row) }));
   const inScope = query.projectId === undefined ? scope : { ...scope, projectId: query.projectId };
-  const keyProjects = prepare(
+  const keyProjects = await sql.all<{ project_id: string; key_id: string; n: number; t: number; c: number }>(
     `SELECT project_id, key_id, SUM(requests) AS n, SUM(tokens) AS t, SUM(cost_micro) AS c FROM rollup_day
-      WHERE org_id = @orgId AND bucket = @day GROUP BY project_id, key_id`,
-  ).all({ orgId: query.orgId, day: query.day }) as {
-    project_id: string;
-    key_id: string;
-    n: number;
-    t: number;
-    c: number;
-  }[];
+      WHERE org_id = @orgId AND bucket = @day GROUP BY project_id, key_id ORDER BY project_id, key_id`,
+    { orgId: query.orgId, day: query.day },
+  );
   return {
-    organization: query.projectId === undefined ? sumsOf(read(null, scope)[0]!) : null,
-    projects: total(read('project', inScope)),
-    keys: total(read('key', scope)),
+    organization: query.projectId === undefined ? sumsOf((await read(null, scope))[0]!) : null,
+    projects: total(await read('project', inScope)),
+    keys: total(await read('key', scope)),
     keyProjects: keyProjects.map((row) => ({
       projectId: blank(row.project_id),
       keyId: blank(row.key_id),
@@ -134,22 +129,15 @@ function add(into: Cells, bucket: number, parts: string[], sums: Sums) {
 }
 
 /** The day's rows by five minutes, project, key and model, in one pass over the (org_id, ts) index. */
-function rowSums(prepare: Prepare, query: ReconcileDayQuery): Cells {
-  const rows = prepare(
+async function rowSums(sql: AnalyticsSql, query: ReconcileDayQuery): Promise<Cells> {
+  const rows = await sql.all<{ b: number; p: string; k: string; m: string; n: number; t: number; c: number }>(
     `SELECT ts - ts % ${FIVE_MINUTES} AS b, COALESCE(project_id, '') AS p, COALESCE(key_id, '') AS k, model AS m,
       COUNT(*) AS n, SUM(total_tokens) AS t, SUM(cost_micro) AS c
     FROM requests WHERE org_id = @orgId AND ts >= @from AND ts < @to
       ${query.projectId === undefined ? '' : 'AND project_id = @projectId'}
-    GROUP BY b, p, k, m`,
-  ).all({ ...query, from: query.day, to: query.day + DAY_MS }) as {
-    b: number;
-    p: string;
-    k: string;
-    m: string;
-    n: number;
-    t: number;
-    c: number;
-  }[];
+    GROUP BY b, p, k, m ORDER BY b, p, k, m`,
+    { ...query, from: query.day, to: query.day + DAY_MS },
+  );
   const cells: Cells = new Map();
   for (const row of rows) add(cells, row.b, [row.p, row.k, row.m], sumsOf(row));
   return cells;
@@ -183,7 +171,7 @@ function rowsAs(rows: Cells, table: RollupTable, projectOnly: boolean): Cells {
 }
 
 /** `table`'s cells of the day, summed at its width (and over outcomes for the outcome tables). */
-function cellsOf(prepare: Prepare, table: RollupTable, query: ReconcileDayQuery): Cells {
+async function cellsOf(sql: AnalyticsSql, table: RollupTable, query: ReconcileDayQuery): Promise<Cells> {
   // Grouped in the primary key's order (no sort) unless minute cells are summed by five minutes.
   const bucket = table.width === table.grain ? 'bucket' : `bucket - bucket % ${table.width}`;
   const measures = `SUM(requests) AS n, ${measureSql(table, 'tokens')} AS t, ${measureSql(table, 'cost_micro')} AS c`;
@@ -191,19 +179,29 @@ function cellsOf(prepare: Prepare, table: RollupTable, query: ReconcileDayQuery)
   const params = { orgId: query.orgId, from: query.day, to: query.day + DAY_MS, projectId: query.projectId };
   const cells: Cells = new Map();
   if (table.shape === 'full') {
-    const rows = prepare(
+    const rows = await sql.all<{
+      b: number;
+      p: string;
+      k: string;
+      m: string;
+      n: number;
+      t: number | null;
+      c: number | null;
+    }>(
       `SELECT ${bucket} AS b, project_id AS p, key_id AS k, model AS m, ${measures} FROM ${table.name}
       WHERE ${within} ${query.projectId === undefined ? '' : 'AND project_id = @projectId'}
-      GROUP BY ${bucket}, project_id, key_id, model`,
-    ).all(params) as { b: number; p: string; k: string; m: string; n: number; t: number | null; c: number | null }[];
+      GROUP BY ${bucket}, project_id, key_id, model ORDER BY b, p, k, m`,
+      params,
+    );
     for (const row of rows) add(cells, row.b, [row.p, row.k, row.m], sumsOf(row));
     return cells;
   }
   const dims = query.projectId === undefined ? 'dim IN (0, 1, 2, 3)' : 'dim = 1 AND value = @projectId';
-  const rows = prepare(
+  const rows = await sql.all<{ b: number; d: number; v: string; n: number; t: number | null; c: number | null }>(
     `SELECT ${bucket} AS b, dim AS d, value AS v, ${measures} FROM ${table.name}
-    WHERE ${within} AND ${dims} GROUP BY dim, ${bucket}, value`,
-  ).all(params) as { b: number; d: number; v: string; n: number; t: number | null; c: number | null }[];
+    WHERE ${within} AND ${dims} GROUP BY dim, ${bucket}, value ORDER BY d, b, v`,
+    params,
+  );
   for (const row of rows) add(cells, row.b, [String(row.d), row.v], sumsOf(row));
   return cells;
 }
@@ -246,8 +244,8 @@ function compare(table: RollupTable, rows: Cells, cells: Cells, differences: Cel
 }
 
 /** Every rollup table's cells of one day against the day's rows, cell by cell. */
-function cellsAgainstRows(prepare: Prepare, query: ReconcileDayQuery) {
-  const rows = rowSums(prepare, query);
+async function cellsAgainstRows(sql: AnalyticsSql, query: ReconcileDayQuery) {
+  const rows = await rowSums(sql, query);
   const projectOnly = query.projectId !== undefined;
   const differences: CellDifference[] = [];
   // Tables of the same shape and width (a grain's usage and outcome cells) share the rows' sums.
@@ -256,15 +254,15 @@ function cellsAgainstRows(prepare: Prepare, query: ReconcileDayQuery) {
   for (const table of TABLES) {
     const shape = `${table.shape} ${table.width}`;
     if (!asTables.has(shape)) asTables.set(shape, rowsAs(rows, table, projectOnly));
-    checked += compare(table, asTables.get(shape)!, cellsOf(prepare, table, query), differences);
+    checked += compare(table, asTables.get(shape)!, await cellsOf(sql, table, query), differences);
   }
   return { cellsChecked: checked, differences: differences.slice(0, MAX_DIFFERENCES), total: differences.length };
 }
 
 /** One day of the check, read in one read transaction by the caller so every figure sees the same rows. */
-export function reconcileDay(prepare: Prepare, query: ReconcileDayQuery): ReconcileDayResult {
-  const totals = dayTotals(prepare, query);
-  const cells = cellsAgainstRows(prepare, query);
+export async function reconcileDay(sql: AnalyticsSql, query: ReconcileDayQuery): Promise<ReconcileDayResult> {
+  const totals = await dayTotals(sql, query);
+  const cells = await cellsAgainstRows(sql, query);
   return {
     day: query.day,
     ...totals,
@@ -275,14 +273,17 @@ export function reconcileDay(prepare: Prepare, query: ReconcileDayQuery): Reconc
 }
 
 /** Lifetime cost by key and the outbox, read in one read transaction by the caller. */
-export function reconcileSpend(prepare: Prepare, query: ReconcileSpendQuery): ReconcileSpendResult {
+export async function reconcileSpend(sql: AnalyticsSql, query: ReconcileSpendQuery): Promise<ReconcileSpendResult> {
   const keys = query.keyIds === null ? null : JSON.stringify(query.keyIds);
-  const costs = prepare(
-    `SELECT value AS keyId, SUM(cost_micro) AS costMicro FROM rollup_dim_day
-      WHERE org_id = @orgId AND dim = 2 AND value <> '' ${keys === null ? '' : 'AND value IN (SELECT value FROM json_each(@keys))'}
-      GROUP BY value`,
-  ).all(keys === null ? { orgId: query.orgId } : { orgId: query.orgId, keys }) as KeyCost[];
+  const costs = await sql.all<KeyCost>(
+    `SELECT value AS "keyId", SUM(cost_micro) AS "costMicro" FROM rollup_dim_day
+      WHERE org_id = @orgId AND dim = 2 AND value <> '' ${keys === null ? '' : `AND value IN (${sql.dialect.valuesOf('keys')})`}
+      GROUP BY value ORDER BY value`,
+    keys === null ? { orgId: query.orgId } : { orgId: query.orgId, keys },
+  );
   // The outbox holds keys, not organisations: read it whole (it is empty but for commits in progress).
-  const outbox = prepare('SELECT settlement, key_id AS keyId, micro FROM spend_outbox').all() as PendingSpend[];
+  const outbox = await sql.all<PendingSpend>(
+    'SELECT settlement, key_id AS "keyId", micro FROM spend_outbox ORDER BY settlement, key_id',
+  );
   return { costs, outbox };
 }

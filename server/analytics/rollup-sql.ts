@@ -1,5 +1,6 @@
 import { GRAINS, OUTCOME_GRAINS, type Grain } from '../stores/telemetry/rollup-grains.js';
 import type { GroupBy, RequestFilter, Scope } from './query-types.js';
+import type { Dialect } from './sql.js';
 import { grainsFor, segments } from './windows.js';
 
 /**
@@ -32,7 +33,8 @@ const GENERATION_MS = 'total_ms - COALESCE(ttft_ms, pre_dispatch_ms)';
 const COUNTS_FOR_SPEED = `tokens_generated > 0 AND ${GENERATION_MS} > 0`;
 
 /** One raw row as a rollup cell of one request. */
-const RAW_MEASURES = `1 AS requests, total_ms, ttft_ms IS NOT NULL AS ttft_count, COALESCE(ttft_ms, 0) AS ttft_ms,
+const RAW_MEASURES = `1 AS requests, total_ms, CASE WHEN ttft_ms IS NULL THEN 0 ELSE 1 END AS ttft_count,
+  COALESCE(ttft_ms, 0) AS ttft_ms,
   CASE WHEN ${COUNTS_FOR_SPEED} THEN tokens_generated ELSE 0 END AS speed_tokens,
   CASE WHEN ${COUNTS_FOR_SPEED} THEN ${GENERATION_MS} ELSE 0 END AS speed_ms,
   total_tokens AS tokens, cost_micro`;
@@ -40,14 +42,14 @@ const CELL_MEASURES = 'requests, total_ms, ttft_count, ttft_ms, speed_tokens, sp
 const COUNT_MEASURES = 'requests';
 
 /** A row or cell whose model is one of `@models` (a JSON array). */
-export const MODELS_CLAUSE = 'model IN (SELECT value FROM json_each(@models))';
+export const modelsClause = (dialect: Dialect) => `model IN (${dialect.valuesOf('models')})`;
 
-function dimensionClauses(filter: RollupFilter, raw: boolean): string[] {
+function dimensionClauses(dialect: Dialect, filter: RollupFilter, raw: boolean): string[] {
   const clauses: string[] = [];
   if (filter.projectId !== undefined) clauses.push('project_id = @projectId');
   if (filter.keyId !== undefined) clauses.push('key_id = @keyId');
   if (filter.model !== undefined) clauses.push('model = @model');
-  if (filter.models !== undefined) clauses.push(MODELS_CLAUSE);
+  if (filter.models !== undefined) clauses.push(modelsClause(dialect));
   if (filter.statusClass !== undefined) {
     clauses.push(raw ? 'status >= @statusFrom AND status < @statusTo' : 'status_class = @statusClass');
   }
@@ -102,6 +104,7 @@ function onePerPoint(grain: Grain | null, select: RollupSelect, dim: GroupBy | '
 }
 
 function subSelect(
+  dialect: Dialect,
   grain: Grain | null,
   index: number,
   filter: RollupFilter,
@@ -114,7 +117,7 @@ function subSelect(
     `org_id = @orgId`,
     `${time} >= @from${index}`,
     `${time} < @to${index}`,
-    ...(byDim ? oneDimensionClauses(filter, dim) : dimensionClauses(filter, !grain)),
+    ...(byDim ? oneDimensionClauses(filter, dim) : dimensionClauses(dialect, filter, !grain)),
   ].join(' AND ');
   const groupColumn = select.groupBy ? (byDim ? 'value' : GROUP_COLUMN[select.groupBy]) : null;
   // Rollups store a null project or key as '': give it back as null (a model is never null: '' is one).
@@ -161,7 +164,7 @@ export interface RollupSource {
 }
 
 /** The window `[filter.from, filter.to]` (both edges included) as one UNION ALL of segments. */
-export function rollupSource(filter: RollupFilter, select: RollupSelect = {}): RollupSource {
+export function rollupSource(dialect: Dialect, filter: RollupFilter, select: RollupSelect = {}): RollupSource {
   const dim = soleDimension(filter, select);
   const grains = (
     select.counts ? OUTCOME_GRAINS : select.intervalMs === undefined ? GRAINS : grainsFor(select.intervalMs)
@@ -176,7 +179,7 @@ export function rollupSource(filter: RollupFilter, select: RollupSelect = {}): R
   const selects = found.map((part, index) => {
     params[`from${index}`] = part.from;
     params[`to${index}`] = part.to;
-    return subSelect(part.grain, index, filter, select, dim);
+    return subSelect(dialect, part.grain, index, filter, select, dim);
   });
   const whole = found.findIndex((part) => onePerPoint(part.grain, select, dim));
   const points = whole < 0 ? null : selects.splice(whole, 1)[0]!;
@@ -185,7 +188,7 @@ export function rollupSource(filter: RollupFilter, select: RollupSelect = {}): R
     const index = found.length;
     params[`from${index}`] = 0;
     params[`to${index}`] = 0;
-    selects.push(subSelect(null, index, filter, select, dim));
+    selects.push(subSelect(dialect, null, index, filter, select, dim));
   }
   for (const name of ['from', 'to']) delete params[name];
   return { sql: selects.join('\nUNION ALL\n'), params, points };

@@ -32,17 +32,17 @@ export function warmUpQueries(orgId: string, now: number): AnalyticsQuery[] {
  * disk would otherwise hold the thread's first jobs, which wait without a deadline until it is
  * ready). Throws what the store throws; the worker drops it, and its first job reports it.
  */
-export function warmUp(
+export async function warmUp(
   queries: () => AnalyticsQueries,
   orgIds: readonly string[],
   now: number,
   budgetMs = WARM_UP_BUDGET_MS,
-): void {
+): Promise<void> {
   const started = performance.now();
   for (const orgId of orgIds) {
     for (const query of warmUpQueries(orgId, now)) {
       if (performance.now() - started > budgetMs) return;
-      queries().run(query);
+      await queries().run(query);
     }
   }
 }

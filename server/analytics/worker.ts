@@ -2,6 +2,7 @@ import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import { lowerThisThreadsPriority } from '../worker-threads.js';
 import { AnalyticsQueries } from './queries.js';
+import { SqliteSql } from './sqlite-sql.js';
 import type { AnalyticsQuery } from './query-types.js';
 import { warmUp } from './warm-up.js';
 
@@ -37,7 +38,7 @@ function connection(): AnalyticsQueries {
   if (!queries) {
     db = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
     db.pragma('busy_timeout = 5000');
-    queries = new AnalyticsQueries(db);
+    queries = new AnalyticsQueries(new SqliteSql(db));
   }
   return queries;
 }
@@ -54,16 +55,19 @@ function reset(): void {
 
 lowerThisThreadsPriority(nice);
 try {
-  warmUp(connection, warmOrgIds, Date.now());
+  await warmUp(connection, warmOrgIds, Date.now());
 } catch {
   // A store that cannot be read yet is opened again by the first job, which reports it.
   reset();
 }
 parentPort?.postMessage(WORKER_READY);
-parentPort?.on('message', (job: WorkerJob) => {
+parentPort?.on('message', (job: WorkerJob) => void answer(job));
+
+/** Answers one job; the pool sends the next only after the reply. */
+async function answer(job: WorkerJob): Promise<void> {
   let reply: WorkerReply;
   try {
-    reply = { id: job.id, ok: true, result: connection().run(job.query) };
+    reply = { id: job.id, ok: true, result: await connection().run(job.query) };
   } catch (error) {
     const sqlite =
       error instanceof BetterSqlite3.SqliteError || (error as { code?: string }).code?.startsWith('SQLITE');
@@ -71,4 +75,4 @@ parentPort?.on('message', (job: WorkerJob) => {
     reply = { id: job.id, ok: false, unavailable: Boolean(sqlite), message: (error as Error).message };
   }
   parentPort?.postMessage(reply);
-});
+}

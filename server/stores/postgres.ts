@@ -3,14 +3,16 @@ import pg from 'pg';
 import { migrationFiles } from './migrate.js';
 
 const INT8_OID = 20;
+const NUMERIC_OID = 1700;
 
 /**
- * BIGINT columns (times in ms, money in micro-PKR) as JS numbers rather than pg's default
- * strings: every value the stores keep is far below 2^53. Per pool, not pg's global parsers.
+ * BIGINT columns (times in ms, money in micro-PKR) and NUMERIC sums of them (SUM of a BIGINT is
+ * NUMERIC) as JS numbers rather than pg's default strings: every value the stores keep, and
+ * every sum the analytics make, is far below 2^53. Per pool, not pg's global parsers.
  */
 export const BIGINT_AS_NUMBER: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID && format !== 'binary'
+    (oid === INT8_OID || oid === NUMERIC_OID) && format !== 'binary'
       ? (text: string) => Number(text)
       : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
 };
@@ -20,6 +22,8 @@ export interface PostgresOptions {
   max?: number;
   /** Shown in pg_stat_activity, so an operator sees which replica holds what. */
   applicationName?: string;
+  /** A statement running longer is cancelled by the database. */
+  statementTimeoutMs?: number;
 }
 
 /** A pool on `url` (postgres://…), with the settings every store shares. */
@@ -28,6 +32,7 @@ export function openPool(url: string, options: PostgresOptions = {}): pg.Pool {
     connectionString: url,
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'gateway-console',
+    statement_timeout: options.statementTimeoutMs,
     types: BIGINT_AS_NUMBER,
   });
   // An idle client's error (the server restarted) is the pool's to replace; without a listener

@@ -8,6 +8,7 @@ import { importRequests } from '../../server/admin/import-requests.js';
 import { runReconcile } from '../../server/admin/reconcile-command.js';
 import { reconcileDays } from '../../server/analytics/reconcile.js';
 import { AnalyticsQueries } from '../../server/analytics/queries.js';
+import { SqliteSql } from '../../server/analytics/sqlite-sql.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { BUSY_TIMEOUT_MS } from '../../server/stores/sqlite.js';
@@ -344,12 +345,13 @@ describe('an import of a file into a store with rows', () => {
     return seen;
   }
 
-  function search(path: string, text: string): number {
+  async function search(path: string, text: string): Promise<number> {
     const db = new BetterSqlite3(path, { readonly: true });
     try {
       const orgId = db.prepare('SELECT org_id FROM requests LIMIT 1').pluck().get() as string;
       const filter = { orgId, from: 0, to: Date.now() + 60_000, search: text };
-      return new AnalyticsQueries(db).run({ kind: 'requests', filter, limit: 1, offset: 0 }).total;
+      return (await new AnalyticsQueries(new SqliteSql(db)).run({ kind: 'requests', filter, limit: 1, offset: 0 }))
+        .total;
     } finally {
       db.close();
     }
@@ -364,10 +366,10 @@ describe('an import of a file into a store with rows', () => {
     expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(5_000);
     // The reading thread was handed the stored terms: acme stays one shared term, found in every row.
     expect(read(path, "SELECT COUNT(*) FROM search_terms WHERE text = 'acme'")).toBe(1);
-    expect(search(path, 'acme')).toBe(2_500);
-    expect(search(path, 'globex')).toBe(2_500);
-    expect(search(path, 'second-trace-2999')).toBe(1);
-    expect(search(path, 'first-trace-1999')).toBe(1);
+    expect(await search(path, 'acme')).toBe(2_500);
+    expect(await search(path, 'globex')).toBe(2_500);
+    expect(await search(path, 'second-trace-2999')).toBe(1);
+    expect(await search(path, 'first-trace-1999')).toBe(1);
   });
 
   it('another connection has open shares it in WAL mode, and that connection reads on', async () => {
@@ -384,7 +386,7 @@ describe('an import of a file into a store with rows', () => {
     } finally {
       other.close();
     }
-    expect(search(path, 'acme')).toBe(1_500);
+    expect(await search(path, 'acme')).toBe(1_500);
   });
 
   it('whose shared terms are more than the reading thread reads at its start shares it in WAL mode', async () => {
@@ -403,6 +405,6 @@ describe('an import of a file into a store with rows', () => {
     const seen = await importFileNoting(path, rows(2_000, 'second'));
     expect(seen.every((s) => s.wal && !s.journal)).toBe(true);
     expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(3_000);
-    expect(search(path, 'acme')).toBe(1_500);
+    expect(await search(path, 'acme')).toBe(1_500);
   });
 });

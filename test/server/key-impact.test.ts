@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnalyticsQueries } from '../../server/analytics/queries.js';
+import { SqliteSql } from '../../server/analytics/sqlite-sql.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { register, registerOrg, startServer, type TestServer } from './harness.js';
@@ -202,7 +203,7 @@ describe('GET /keys/{id}/impact', () => {
     expect(anonymous.status).toBe(401);
   });
 
-  it('reads at most the sample of newest requests for the callers, and says the counts are not exact', () => {
+  it('reads at most the sample of newest requests for the callers, and says the counts are not exact', async () => {
     const db = new BetterSqlite3(server.config.telemetryDbPath, { readonly: true });
     try {
       const query = {
@@ -216,7 +217,7 @@ describe('GET /keys/{id}/impact', () => {
         topCallers: 1,
         topValues: 1,
       };
-      const result = new AnalyticsQueries(db).run(query);
+      const result = await new AnalyticsQueries(new SqliteSql(db)).run(query);
       // The counts stay exact; the callers are those of the 4 newest requests, the top one of each,
       // with how many there were in all.
       expect(result.requests).toEqual([9]);
@@ -230,9 +231,9 @@ describe('GET /keys/{id}/impact', () => {
       expect(result.distinctMetadataKeys).toBe(2);
 
       // A sample exactly as large as the window's requests is the whole window.
-      const whole = new AnalyticsQueries(db).run({ ...query, sampleRows: 9 });
+      const whole = await new AnalyticsQueries(new SqliteSql(db)).run({ ...query, sampleRows: 9 });
       expect([whole.sampled, whole.complete]).toEqual([9, true]);
-      const short = new AnalyticsQueries(db).run({ ...query, sampleRows: 8 });
+      const short = await new AnalyticsQueries(new SqliteSql(db)).run({ ...query, sampleRows: 8 });
       expect([short.sampled, short.complete]).toEqual([8, false]);
     } finally {
       db.close();

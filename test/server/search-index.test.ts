@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AnalyticsQueries } from '../../server/analytics/queries.js';
-import type { RequestFilter } from '../../server/analytics/query-types.js';
+import { SqliteSql } from '../../server/analytics/sqlite-sql.js';
+import type { RequestFilter, RequestPage } from '../../server/analytics/query-types.js';
 import { candidateRanges, SearchIndex } from '../../server/analytics/search-index.js';
 import { searchTexts } from '../../server/ingest/import-batches.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
@@ -108,7 +109,7 @@ beforeAll(async () => {
   await recordRequests(control, path, NEWER.slice(70_000));
   await recordRequests(control, path, OLDER);
   reader = new BetterSqlite3(path, { readonly: true });
-  queries = new AnalyticsQueries(reader);
+  queries = new AnalyticsQueries(new SqliteSql(reader));
 }, 120_000);
 afterAll(() => control.close());
 
@@ -120,7 +121,7 @@ function log(filter: RequestFilter, limit: number, offset: number) {
 const window = (from: number, to: number) => ({ now: to, rangeMs: to - from });
 const span = (w: { now: number; rangeMs: number }) => ({ from: w.now - w.rangeMs, to: w.now });
 
-function expectLikeReference(all: RequestRecord[], answer: ReturnType<typeof log>, filter: ref.LogFilter, offset = 0) {
+function expectLikeReference(all: RequestRecord[], answer: RequestPage, filter: ref.LogFilter, offset = 0) {
   const expected = ref.requestLog(all, filter);
   expect(answer.total).toBe(expected.length);
   expect(answer.rows.map((row) => row.req_id)).toEqual(
@@ -151,7 +152,7 @@ const SEARCHES = [
 ];
 
 describe('the request log search index', () => {
-  it('finds exactly the rows the reference finds, over whole and ragged windows', () => {
+  it('finds exactly the rows the reference finds, over whole and ragged windows', async () => {
     const windows = [
       WHOLE,
       // Edges inside blocks of both batches.
@@ -160,26 +161,26 @@ describe('the request log search index', () => {
     ];
     for (const w of windows) {
       for (const search of SEARCHES) {
-        expectLikeReference(ALL, log({ orgId: ORG, ...span(w), search }, 50, 0), { orgId: ORG, ...w, search });
+        expectLikeReference(ALL, await log({ orgId: ORG, ...span(w), search }, 50, 0), { orgId: ORG, ...w, search });
       }
     }
   });
 
-  it('pages through matches in log order, with other filters and in either organisation', () => {
+  it('pages through matches in log order, with other filters and in either organisation', async () => {
     for (const search of ['ahore-healt', 'seldom', 'req-n1234', 'straße']) {
       for (const offset of [0, 37, 2_000]) {
         const filter = { orgId: ORG, ...WHOLE, search };
-        expectLikeReference(ALL, log({ orgId: ORG, ...span(WHOLE), search }, 50, offset), filter, offset);
+        expectLikeReference(ALL, await log({ orgId: ORG, ...span(WHOLE), search }, 50, offset), filter, offset);
       }
       const narrowed = { orgId: ORG, ...span(WHOLE), search, model: 'svc/fast', statusClass: 5 };
-      expectLikeReference(ALL, log(narrowed, 50, 0), {
+      expectLikeReference(ALL, await log(narrowed, 50, 0), {
         orgId: ORG,
         ...WHOLE,
         search,
         model: 'svc/fast',
         statusCategory: '5xx',
       });
-      expectLikeReference(ALL, log({ orgId: OTHER, ...span(WHOLE), search }, 50, 0), {
+      expectLikeReference(ALL, await log({ orgId: OTHER, ...span(WHOLE), search }, 50, 0), {
         orgId: OTHER,
         ...WHOLE,
         search,
@@ -314,7 +315,7 @@ describe('the search index writer', () => {
   it.each([
     ['read into memory', undefined],
     ['looked up', 0],
-  ])('finds a value shared in an earlier batch (%s) instead of writing it again', (_, preloadShared) => {
+  ])('finds a value shared in an earlier batch (%s) instead of writing it again', async (_, preloadShared) => {
     const db = openTelemetry(join(scratch, `writer-${preloadShared ?? 'preload'}.db`));
     const insert = db.prepare(
       `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}) VALUES (${REQUEST_COLUMNS.map((c) => '@' + c).join(', ')})`,
@@ -331,9 +332,11 @@ describe('the search index writer', () => {
     expect(terms.get(ORG, 'customer')).toBe(1);
     db.close();
 
-    const written = new AnalyticsQueries(new BetterSqlite3(join(scratch, `writer-${preloadShared ?? 'preload'}.db`)));
+    const written = new AnalyticsQueries(
+      new SqliteSql(new BetterSqlite3(join(scratch, `writer-${preloadShared ?? 'preload'}.db`))),
+    );
     for (const search of SEARCHES) {
-      const answer = written.run({
+      const answer = await written.run({
         kind: 'requests',
         filter: { orgId: ORG, ...span(WHOLE), search },
         limit: 50,
@@ -345,7 +348,7 @@ describe('the search index writer', () => {
 });
 
 describe('the search index migration', () => {
-  it('indexes the rows a store already held as the writer would', () => {
+  it('indexes the rows a store already held as the writer would', async () => {
     const path = join(scratch, 'old.db');
     const old = new BetterSqlite3(path);
     for (const file of ['001_request_log.sql', '002_rollups.sql']) {
@@ -360,10 +363,10 @@ describe('the search index migration', () => {
     old.close();
     openTelemetry(path).close();
 
-    const migrated = new AnalyticsQueries(new BetterSqlite3(path, { readonly: true }));
+    const migrated = new AnalyticsQueries(new SqliteSql(new BetterSqlite3(path, { readonly: true })));
     for (const search of SEARCHES) {
       const filter = { orgId: ORG, ...span(WHOLE), search };
-      const answer = migrated.run({ kind: 'requests', filter, limit: 50, offset: 0 });
+      const answer = await migrated.run({ kind: 'requests', filter, limit: 50, offset: 0 });
       expectLikeReference(some, answer, { orgId: ORG, ...WHOLE, search });
     }
   });

@@ -12,10 +12,10 @@ import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { openPool } from '../../server/stores/postgres.js';
 import { addBin, encode, mergeEncoded, type Bins } from '../../server/stores/telemetry/latency-sketch.js';
 import { PgRequestLog } from '../../server/stores/telemetry/postgres/request-log.js';
-import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { ROLLUP_TABLES } from '../../server/stores/telemetry/rollup-writer.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 import { freshDatabase } from '../postgres/database.js';
+import { VARIED_START as START, variedRecord } from './request-rows.js';
 
 /**
  * The request-log store on PostgreSQL holds what the SQLite store holds for the same rows:
@@ -26,45 +26,7 @@ import { freshDatabase } from '../postgres/database.js';
 vi.setConfig({ testTimeout: 60_000 });
 
 const LIFETIMES = { accessSeconds: 900, refreshSeconds: 3600 };
-const DAY = 86_400_000;
-const START = Date.parse('2026-11-02T00:00:00Z');
-
-/**
- * Row `i`: spread over three days with many rows to a cell, two organisations, null projects and
- * keys, failures of every kind, unknown first tokens and cache fields. Durations are halves, so
- * their sums are exact in any order and the stores must agree to the bit.
- */
-function record(i: number, keys: readonly string[] = ['k-a', 'k-b', 'k-c']): RequestRecord {
-  const status = [200, 200, 200, 429, 503, 400, 200][i % 7]!;
-  return {
-    req_id: `req-${String(i).padStart(6, '0')}`,
-    ts: START + ((i * 7_919_000) % (3 * DAY)) + (i % 13) * 1_000,
-    org_id: i % 11 === 0 ? 'org-other' : 'org-main',
-    project_id: i % 3 === 0 ? null : `p${i % 2}`,
-    key_id: i % 5 === 0 ? null : keys[i % keys.length]!,
-    model: ['openai/gpt-4o', 'svc/fast', 'anthropic/claude'][i % 3]!,
-    status,
-    stream: (i % 2) as 0 | 1,
-    total_ms: (i % 90) * 100 + 0.5,
-    ttft_ms: i % 4 === 1 ? null : (i % 40) * 1.5,
-    tpot_ms: i % 6 === 0 ? null : 2.5,
-    pre_dispatch_ms: 12.5,
-    prompt_tokens: i % 9 === 0 ? null : 100 + (i % 17),
-    tokens_generated: status === 200 ? 50 + (i % 23) : 0,
-    cache_creation_input_tokens: i % 4 === 0 ? null : i % 7,
-    cache_read_input_tokens: i % 4 === 0 ? null : (i * 3) % 50,
-    total_tokens: 150 + (i % 40),
-    tokens_estimated: (i % 8 === 0 ? 1 : 0) as 0 | 1,
-    cost_micro: status === 200 ? 1_000 + (i % 97) * 13 : 0,
-    is_byok: (i % 10 === 0 ? 1 : 0) as 0 | 1,
-    termination_reason: status === 200 ? 'completed' : status === 429 ? 'rate_limited' : 'upstream_error',
-    upstream_error: status === 503 || (status === 429 && i % 2 === 0) ? 'upstream said no' : null,
-    upstream_model: i % 12 === 0 ? null : 'model-2026',
-    user_agent: 'agent/1.0',
-    metadata: i % 3 === 0 ? '{}' : JSON.stringify({ run: `r${i % 4}`, 'trace-id': `t-${i}` }),
-  };
-}
-
+const record = variedRecord;
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, n) => record(from + n));
 
 /** Every row of a table, ordered by all its columns: the same on both stores. */

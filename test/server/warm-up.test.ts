@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { AnalyticsPool } from '../../server/analytics/pool.js';
 import { AnalyticsQueries } from '../../server/analytics/queries.js';
+import { SqliteSql } from '../../server/analytics/sqlite-sql.js';
 import { warmUp, warmUpQueries } from '../../server/analytics/warm-up.js';
 import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
@@ -32,23 +33,23 @@ function storeWithRows(): string {
 }
 
 describe('the analytics threads warm-up', () => {
-  it("runs every query of a screen's first read against the real query code", () => {
+  it("runs every query of a screen's first read against the real query code", async () => {
     const db = new BetterSqlite3(storeWithRows(), { readonly: true });
     try {
-      const queries = new AnalyticsQueries(db);
+      const queries = new AnalyticsQueries(new SqliteSql(db));
       // Run as the worker runs it, where an error would be swallowed: a query shape the query
       // code no longer takes must fail here instead.
-      expect(() => warmUp(() => queries, [ORG, 'org-without-rows'], NOW)).not.toThrow();
+      await expect(warmUp(() => queries, [ORG, 'org-without-rows'], NOW)).resolves.toBeUndefined();
       expect(warmUpQueries(ORG, NOW).map((query) => query.kind)).toContain('dashboard');
       // Within its budget it runs every query of every organisation; past it, no more.
       let runs = 0;
       const counting = { run: (query: Parameters<AnalyticsQueries['run']>[0]) => (runs++, queries.run(query)) };
-      warmUp(() => counting as AnalyticsQueries, [ORG, ORG], NOW, 60_000);
+      await warmUp(() => counting as AnalyticsQueries, [ORG, ORG], NOW, 60_000);
       expect(runs).toBe(2 * warmUpQueries(ORG, NOW).length);
       runs = 0;
-      warmUp(() => counting as AnalyticsQueries, [ORG, ORG], NOW, -1);
+      await warmUp(() => counting as AnalyticsQueries, [ORG, ORG], NOW, -1);
       expect(runs).toBe(0);
-      expect(queries.run({ kind: 'summary', scope: { orgId: ORG, from: NOW - 10_000, to: NOW } })).toMatchObject({
+      expect(await queries.run({ kind: 'summary', scope: { orgId: ORG, from: NOW - 10_000, to: NOW } })).toMatchObject({
         requests: 10,
       });
     } finally {

@@ -1,0 +1,79 @@
+import type pg from 'pg';
+import type { AnalyticsSql, Dialect, Params } from './sql.js';
+
+export const POSTGRES: Dialect = {
+  name: 'postgres',
+  valuesOf: (param) => `SELECT jsonb_array_elements_text(CAST(@${param} AS jsonb))`,
+  tuplesOf: (param, alias) => `jsonb_array_elements(CAST(@${param} AS jsonb)) AS ${alias} (value)`,
+  item: (alias, index) => `CAST(${alias}.value ->> ${index} AS bigint)`,
+  folded: (text) => `lower(${text})`,
+  contains: (text, part) => `strpos(${text}, ${part}) > 0`,
+  entriesOf: (column, alias) => `jsonb_each_text(CAST(${column} AS jsonb)) AS ${alias} (key, value)`,
+  unindexed: (column) => column,
+  seriesJson: (source) => `SELECT COUNT(*) AS points, COALESCE(json_agg(json_build_object(
+      'bucket', to_char(to_timestamp(bucket / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS'),
+      'group', "group", 'value', value)
+    ORDER BY bucket, "group" NULLS FIRST), '[]')::text AS json
+  FROM (${source}) AS series`,
+};
+
+const PARAMETER = /@([A-Za-z_][A-Za-z0-9_]*)/g;
+
+/**
+ * A value's type, written into the statement: PostgreSQL would otherwise guess it from where
+ * the parameter stands, and guess `@to - 60000` to be a 32-bit integer.
+ */
+function typeOf(value: unknown): string {
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int8' : 'float8';
+  if (typeof value === 'boolean') return 'bool';
+  if (Buffer.isBuffer(value)) return 'bytea';
+  return 'text';
+}
+
+/** `sql` with its `@name` parameters as `$n::type`, and their values in order. */
+export function positional(sql: string, params: Params = {}): { text: string; values: unknown[] } {
+  const numbers = new Map<string, number>();
+  const values: unknown[] = [];
+  const text = sql.replace(PARAMETER, (_, name: string) => {
+    let number = numbers.get(name);
+    if (number === undefined) {
+      if (!Object.hasOwn(params, name)) throw new Error(`the query has no value for @${name}`);
+      values.push(params[name] ?? null);
+      number = values.length;
+      numbers.set(name, number);
+    }
+    return `$${number}::${typeOf(params[name])}`;
+  });
+  return { text, values };
+}
+
+/**
+ * The analytics' statements on one PostgreSQL connection, held for one query: a snapshot is a
+ * read-only transaction at REPEATABLE READ, so every statement in it sees the same rows.
+ */
+export class PgSql implements AnalyticsSql {
+  readonly dialect = POSTGRES;
+
+  constructor(private readonly client: pg.ClientBase) {}
+
+  async all<R>(sql: string, params?: Params): Promise<R[]> {
+    const { text, values } = positional(sql, params);
+    return (await this.client.query({ text, values })).rows as R[];
+  }
+
+  async get<R>(sql: string, params?: Params): Promise<R | undefined> {
+    return (await this.all<R>(sql, params))[0];
+  }
+
+  async snapshot<T>(work: () => Promise<T>): Promise<T> {
+    await this.client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    try {
+      const result = await work();
+      await this.client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await this.client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  }
+}

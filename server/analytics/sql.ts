@@ -1,0 +1,41 @@
+/**
+ * How the analytics talk to a request-log store, SQLite's or PostgreSQL's. Their SQL is written
+ * once, in what both run (named `@parameters`, quoted camel-case names, sub-selects with
+ * aliases, no booleans summed, no division by a zero, lists in an order both give: SQLite
+ * groups come sorted, PostgreSQL's do not, and it sorts nulls last); `Dialect` holds the few
+ * phrases that differ. Statements are awaited on both: SQLite's answer at once, PostgreSQL's over the wire.
+ */
+
+export type Params = Record<string, unknown>;
+
+export interface Dialect {
+  name: 'sqlite' | 'postgres';
+  /** The values of a parameter holding a JSON array of strings, as a sub-select (for `IN`). */
+  valuesOf(param: string): string;
+  /** A parameter holding a JSON array of number arrays, as rows named `alias` (for `FROM`). */
+  tuplesOf(param: string, alias: string): string;
+  /** Item `index` of such a row, as a number. */
+  item(alias: string, index: number): string;
+  /** `text` casefolded as JavaScript folds it (the search's terms are). */
+  folded(text: string): string;
+  /** Whether `text` holds `part`. */
+  contains(text: string, part: string): string;
+  /** The key and value pairs of a column holding a JSON object, as rows `alias` (key, value) for `FROM`. */
+  entriesOf(column: string, alias: string): string;
+  /** `column`, written so that no index is chosen for it. */
+  unindexed(column: string): string;
+  /**
+   * Rows (bucket, group, value) of `source` as a JSON array of {bucket, group, value}, ordered
+   * by bucket and group (no group first), the bucket as UTC time without offset: one row of
+   * (points, json).
+   */
+  seriesJson(source: string): string;
+}
+
+export interface AnalyticsSql {
+  readonly dialect: Dialect;
+  all<R>(sql: string, params?: Params): Promise<R[]>;
+  get<R>(sql: string, params?: Params): Promise<R | undefined>;
+  /** Runs `work` in one read transaction, so that its statements see the same rows. */
+  snapshot<T>(work: () => Promise<T>): Promise<T>;
+}

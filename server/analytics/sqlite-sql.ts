@@ -1,0 +1,70 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { registerTelemetryFunctions } from '../stores/telemetry/sql-functions.js';
+import type { AnalyticsSql, Dialect, Params } from './sql.js';
+
+export const SQLITE: Dialect = {
+  name: 'sqlite',
+  valuesOf: (param) => `SELECT value FROM json_each(@${param})`,
+  tuplesOf: (param, alias) => `json_each(@${param}) AS ${alias}`,
+  item: (alias, index) => `${alias}.value ->> ${index}`,
+  // SQLite's lower() folds ASCII only, which is all an ASCII string needs, at a third of the cost
+  // of calling into JavaScript (casefold, search-terms.ts).
+  folded: (text) => `CASE WHEN length(${text}) = octet_length(${text}) THEN lower(${text}) ELSE casefold(${text}) END`,
+  contains: (text, part) => `instr(${text}, ${part}) > 0`,
+  entriesOf: (column, alias) => `json_each(${column}) AS ${alias}`,
+  // `+` keeps SQLite's planner from choosing an index on the column.
+  unindexed: (column) => `+${column}`,
+  // JSON from SQLite itself: handing thousands of rows to JavaScript cost more than making it.
+  // Its numbers read back as the same doubles (5.0 for 5); datetime() is a third of strftime()'s cost.
+  seriesJson: (source) => `SELECT COUNT(*) AS points, COALESCE(json_group_array(json_object(
+      'bucket', replace(datetime(bucket / 1000, 'unixepoch'), ' ', 'T'), 'group', "group", 'value', value)
+    ORDER BY bucket, "group"), '[]') AS json
+  FROM (${source}) AS series`,
+};
+
+/** The analytics' statements on one SQLite connection, each distinct one prepared once. */
+export class SqliteSql implements AnalyticsSql {
+  readonly dialect = SQLITE;
+  private readonly statements = new Map<string, Statement>();
+
+  constructor(readonly db: Database) {
+    registerTelemetryFunctions(db);
+  }
+
+  async all<R>(sql: string, params?: Params): Promise<R[]> {
+    const statement = this.statement(sql);
+    return (params === undefined ? statement.all() : statement.all(params)) as R[];
+  }
+
+  async get<R>(sql: string, params?: Params): Promise<R | undefined> {
+    const statement = this.statement(sql);
+    return (params === undefined ? statement.get() : statement.get(params)) as R | undefined;
+  }
+
+  /**
+   * A transaction around awaited work: safe on this connection because its statements answer at
+   * once, so the work runs to its end before anything else is taken up (one job at a time).
+   */
+  async snapshot<T>(work: () => Promise<T>): Promise<T> {
+    if (this.db.inTransaction) return work();
+    this.db.exec('BEGIN');
+    try {
+      const result = await work();
+      this.db.exec('COMMIT');
+      return result;
+    } catch (error) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  /** A prepared statement, for what only SQLite runs (the search index). */
+  statement(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}
