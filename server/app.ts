@@ -2,8 +2,10 @@ import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import pino, { type DestinationStream } from 'pino';
 import { AccessLog } from './access-log.js';
-import { controlLocation, type ServerConfig } from './config.js';
+import { controlLocation, telemetryLocation, type ServerConfig } from './config.js';
+import type { Analytics } from './analytics/analytics.js';
 import { AnalyticsPool } from './analytics/pool.js';
+import { PgAnalytics } from './analytics/postgres-analytics.js';
 import { createLogger, lazyChildLogger } from './log.js';
 import { errorsPlugin } from './plugins/errors.js';
 import { isLoopbackName } from './loopback.js';
@@ -18,6 +20,8 @@ import { SignInThrottle } from './security/sign-in-throttle.js';
 import { loadOrCreateSecret } from './security/secret-files.js';
 import { openControlStore } from './stores/control/open.js';
 import type { ControlStore } from './stores/control/store.js';
+import type { TelemetryReads } from './stores/telemetry/open.js';
+import { PgRequestLog } from './stores/telemetry/postgres/request-log.js';
 import { TelemetryStore } from './stores/telemetry/store.js';
 import { settleOutstandingSpend, sqliteOutbox } from './ingest/spend-outbox.js';
 import { Admissions } from './admission/admissions.js';
@@ -33,8 +37,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     config: ServerConfig;
     control: ControlStore;
-    telemetry: TelemetryStore;
-    analytics: AnalyticsPool;
+    telemetry: TelemetryReads;
+    analytics: Analytics;
     secrets: ServerSecrets;
     throttle: SignInThrottle;
     /** Decides every gateway's requests and writes their rows: the one in this process and those elsewhere. */
@@ -55,6 +59,18 @@ const ANALYTICS_MAX_QUEUED = 32;
 export interface BuildOptions {
   /** Where log lines go (stdout by default); tests capture them. */
   logDestination?: DestinationStream;
+}
+
+/**
+ * Spend a crash left between the stores' commits (spend-outbox.ts), settled at the start; a
+ * failure is logged, so that the server still starts and a later commit settles what is left.
+ */
+async function settleLeftSpend(app: App, settle: () => Promise<unknown> | null): Promise<void> {
+  try {
+    await settle();
+  } catch (error) {
+    app.log.warn({ err: error }, 'could not settle the spend left in the outbox');
+  }
 }
 
 /** Opens the data folder's stores and builds the control plane, ready to `listen` or `inject`. */
@@ -97,33 +113,35 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   app.decorate('secrets', secrets);
   app.decorate('control', control);
   app.decorate('throttle', new SignInThrottle(config.throttle));
-  app.decorate('telemetry', new TelemetryStore(config.telemetryDbPath, app.log));
-  // Opened now, not at the first read: an import beside this server then finds the store open
-  // and writes it in WAL mode, without shutting this server out (import-transaction.ts).
-  app.telemetry.reachable();
-  // Spend a crash left between the stores' commits (spend-outbox.ts); an older store being
-  // upgraded is settled by the first commit after its upgrade. The telemetry store's guard does
-  // not see an asynchronous failure: it is caught here, so that the server still starts and a
-  // later commit settles what is left.
-  try {
-    await app.telemetry.read((db) => settleOutstandingSpend(control, sqliteOutbox(db)));
-  } catch (error) {
-    app.log.warn({ err: error }, 'could not settle the spend left in the outbox');
+  const location = telemetryLocation(config);
+  const analyticsLimits = {
+    size: ANALYTICS_WORKERS,
+    timeoutMs: config.analyticsTimeoutMs,
+    maxQueued: ANALYTICS_MAX_QUEUED,
+  };
+  if ('url' in location) {
+    const log = await PgRequestLog.open(location.url);
+    app.decorate('telemetry', log);
+    app.decorate('analytics', PgAnalytics.open(location.url, analyticsLimits));
+    await settleLeftSpend(app, async () => settleOutstandingSpend(control, log));
+  } else {
+    app.decorate('telemetry', new TelemetryStore(location.path, app.log));
+    // Opened now, not at the first read: an import beside this server then finds the store open
+    // and writes it in WAL mode, without shutting this server out (import-transaction.ts).
+    app.telemetry.reachable();
+    // An older store being upgraded is settled by the first commit after its upgrade. The
+    // telemetry store's guard does not see an asynchronous failure: settleLeftSpend catches it.
+    const store = app.telemetry as TelemetryStore;
+    await settleLeftSpend(app, () => store.read((db) => settleOutstandingSpend(control, sqliteOutbox(db))));
+    app.decorate('analytics', new AnalyticsPool(location.path, analyticsLimits));
   }
-  app.decorate(
-    'analytics',
-    new AnalyticsPool(config.telemetryDbPath, {
-      size: ANALYTICS_WORKERS,
-      timeoutMs: config.analyticsTimeoutMs,
-      maxQueued: ANALYTICS_MAX_QUEUED,
-    }),
-  );
   app.decorate(
     'admissions',
     new Admissions({
       control,
       controlLocation: control.location,
-      telemetryPath: config.telemetryDbPath,
+      telemetry: location,
+      rowsWritten: 'url' in location ? () => (app.telemetry as PgRequestLog).forgetReads() : undefined,
       keyHashSecret: secrets.keyHashSecret,
       vaultMasterKey: secrets.vaultMasterKey,
       logger: app.log.child({ component: 'gateway' }),
@@ -153,7 +171,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     // The gateways' last rows, before the stores close.
     await instance.admissions.close();
     await instance.analytics.close();
-    instance.telemetry.close();
+    await instance.telemetry.close();
     await instance.control.close();
   });
 

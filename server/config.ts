@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { isLoopbackName } from './loopback.js';
 import type { Upstreams } from './gateway/upstreams.js';
 import type { ControlLocation } from './stores/control/store.js';
+import type { TelemetryLocation } from './stores/telemetry/open.js';
 import { DEFAULT_THROTTLE, type ThrottleLimits } from './security/sign-in-throttle.js';
 import { PASSWORD_MIN_LENGTH_DEFAULT, checkPasswordMinLength } from './security/password-policy.js';
 
@@ -31,6 +32,11 @@ export interface ServerConfig {
    */
   databaseUrl?: string;
   telemetryDbPath: string;
+  /**
+   * A PostgreSQL database for the request log (`--telemetry-url`, the same as the control store's
+   * or another); none: `telemetryDbPath`. Never logged, as `databaseUrl`.
+   */
+  telemetryUrl?: string;
   /** Seed the demo organisation when the data folder is new. */
   demo: boolean;
   accessTtlSeconds: number;
@@ -120,8 +126,8 @@ function checkTrustedProxy(entry: string): void {
 }
 
 /** Told without the address itself, which may carry a password. */
-function checkDatabaseUrl(url: string): void {
-  if (!/^postgres(ql)?:\/\/./.test(url)) throw new Error('--database-url must be a postgres:// address');
+function checkDatabaseUrl(url: string, flag = '--database-url'): void {
+  if (!/^postgres(ql)?:\/\/./.test(url)) throw new Error(`${flag} must be a postgres:// address`);
 }
 
 /** Where the control store is: the PostgreSQL database given, else `control.db` in the data folder. */
@@ -129,9 +135,15 @@ export function controlLocation(config: Pick<ServerConfig, 'dataDir' | 'database
   return config.databaseUrl === undefined ? { path: join(config.dataDir, 'control.db') } : { url: config.databaseUrl };
 }
 
+/** Where the request log is: the PostgreSQL database given, else the telemetry file. */
+export function telemetryLocation(config: Pick<ServerConfig, 'telemetryDbPath' | 'telemetryUrl'>): TelemetryLocation {
+  return config.telemetryUrl === undefined ? { path: config.telemetryDbPath } : { url: config.telemetryUrl };
+}
+
 export function resolveConfig(input: ServerConfigInput): ServerConfig {
   if (input.oidc) checkJwks(input.oidc.jwks);
   if (input.databaseUrl !== undefined) checkDatabaseUrl(input.databaseUrl);
+  if (input.telemetryUrl !== undefined) checkDatabaseUrl(input.telemetryUrl, '--telemetry-url');
   for (const entry of input.trustedProxies ?? []) checkTrustedProxy(entry);
   for (const token of input.gatewayTokens ?? []) checkGatewayToken(token);
   if (input.passwordMinLength !== undefined) checkPasswordMinLength(input.passwordMinLength);

@@ -24,6 +24,7 @@ const FLAGS = {
   'simulated-upstream': { type: 'boolean' },
   'data-dir': { type: 'string' },
   'database-url': { type: 'string' },
+  'telemetry-url': { type: 'string' },
   'telemetry-db': { type: 'string' },
   demo: { type: 'boolean' },
   announce: { type: 'boolean' },
@@ -101,6 +102,11 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
   }
   const telemetry = values['telemetry-db'] ?? env.SVC_TELEMETRY_DB;
   if (telemetry) input.telemetryDbPath = telemetry;
+  const telemetryUrl = values['telemetry-url'] ?? (env.SVC_TELEMETRY_URL || undefined);
+  if (telemetryUrl !== undefined) input.telemetryUrl = telemetryUrl;
+  if (telemetryUrl !== undefined && input.demo) {
+    throw new Error('--demo seeds a new data folder, not a PostgreSQL database: use npm run admin -- seed-demo');
+  }
   const optional = {
     accessTtlSeconds: number('SVC_ACCESS_TTL_SECONDS'),
     refreshTtlSeconds: number('SVC_REFRESH_TTL_SECONDS'),
@@ -156,7 +162,7 @@ async function demoAccountIn(control: ControlRecords): Promise<EmbeddedReady['de
 export async function serve(args: string[]): Promise<number> {
   if (args.includes('--help')) {
     console.log(
-      'usage: npm run server -- [--host H] [--port P | --socket PATH] [--data-dir D] [--database-url postgres://…] [--telemetry-db PATH] [--demo] [--gateway-port G]',
+      'usage: npm run server -- [--host H] [--port P | --socket PATH] [--data-dir D] [--database-url postgres://…] [--telemetry-db PATH | --telemetry-url postgres://…] [--demo] [--gateway-port G]',
     );
     return 0;
   }

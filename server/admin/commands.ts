@@ -1,3 +1,4 @@
+import { PgRequestLog } from '../stores/telemetry/postgres/request-log.js';
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { controlLocation, resolveConfig, type ServerConfig } from '../config.js';
@@ -16,7 +17,8 @@ import { DEMO_DEFAULTS, DEMO_ORGANIZATION, seedDemo } from '../demo/seed.js';
 import { privateFolder } from '../security/private-files.js';
 import { loadOrCreateSecret } from '../security/secret-files.js';
 
-const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [--database-url postgres://…] [flags]
+const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [--database-url postgres://…]
+                            [--telemetry-db PATH | --telemetry-url postgres://…] [flags]
 
   deposit --org NAME --pkr AMOUNT           add credit to an organisation's budget
   set-role --email E --role owner|admin|member
@@ -28,8 +30,8 @@ const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [--database-
                                             match exactly (not their subdomains)
   add-model --id ROUTE [--provider P] [--inactive]
   set-model --id ROUTE --active true|false
-  import-requests --file F.ndjson [--telemetry-db PATH]
-  seed-demo [--days 30] [--rows 50000] [--seed 1] [--telemetry-db PATH]
+  import-requests --file F.ndjson
+  seed-demo [--days 30] [--rows 50000] [--seed 1]
                                             create the demo organisation and its traffic
   verify-activity [--org NAME]              recompute the activity log's hash chain; exit 1
                                             naming the first event that does not match
@@ -45,6 +47,7 @@ const FLAGS = {
   'data-dir': { type: 'string' },
   'database-url': { type: 'string' },
   'telemetry-db': { type: 'string' },
+  'telemetry-url': { type: 'string' },
   org: { type: 'string' },
   pkr: { type: 'string' },
   email: { type: 'string' },
@@ -105,9 +108,11 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
   let config;
   try {
     const databaseUrl = flags['database-url'] ?? (process.env.SVC_DATABASE_URL || undefined);
+    const telemetryUrl = flags['telemetry-url'] ?? (process.env.SVC_TELEMETRY_URL || undefined);
     config = resolveConfig({
       dataDir: flags['data-dir'] ?? process.env.SVC_DATA_DIR ?? './data',
       ...(databaseUrl === undefined ? {} : { databaseUrl }),
+      ...(telemetryUrl === undefined ? {} : { telemetryUrl }),
       ...(flags['telemetry-db'] || process.env.SVC_TELEMETRY_DB
         ? { telemetryDbPath: resolve(flags['telemetry-db'] ?? process.env.SVC_TELEMETRY_DB ?? '') }
         : {}),
@@ -139,6 +144,20 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
     throw error;
   } finally {
     await control.close();
+  }
+}
+
+/** Runs `work` on the request log: the telemetry file's path, or the PostgreSQL store of --telemetry-url, closed after. */
+async function withRequestLog<T>(
+  config: ServerConfig,
+  work: (telemetry: string | PgRequestLog) => Promise<T>,
+): Promise<T> {
+  if (config.telemetryUrl === undefined) return work(config.telemetryDbPath);
+  const log = await PgRequestLog.open(config.telemetryUrl);
+  try {
+    return await work(log);
+  } finally {
+    await log.close();
   }
 }
 
@@ -271,7 +290,9 @@ async function run(
     }
     case 'import-requests': {
       const file = resolve(required(flags, 'file'));
-      const result = await importRequests(control, config.telemetryDbPath, file, { report: importReport(out) });
+      const result = await withRequestLog(config, (telemetry) =>
+        importRequests(control, telemetry, file, { report: importReport(out) }),
+      );
       if (!result.ok) throw new UsageError(result.error);
       return `imported ${result.rows} request(s)`;
     }
@@ -289,7 +310,15 @@ async function run(
       };
       const cost = Number(env.SVC_PASSWORD_COST);
       const demoConfig = { ...config, ...(Number.isInteger(cost) && cost > 0 ? { passwordCost: cost } : {}) };
-      const seeded = await seedDemo(control, secrets, demoConfig, options, { report: importReport(out) });
+      const seeded = await withRequestLog(config, (telemetry) =>
+        seedDemo(
+          control,
+          secrets,
+          typeof telemetry === 'string' ? demoConfig : { ...demoConfig, requestLog: telemetry },
+          options,
+          { report: importReport(out) },
+        ),
+      );
       if (!seeded) return `${DEMO_ORGANIZATION} already exists; nothing seeded`;
       return [
         `seeded ${DEMO_ORGANIZATION}: ${seeded.projects} projects, ${seeded.keys} keys, ${seeded.rows} request(s) over ${options.days} days (seed ${options.seed})`,

@@ -7,6 +7,7 @@ import {
   type ImportProgress,
 } from '../ingest/record-requests.js';
 import type { ControlStore } from '../stores/control/store.js';
+import type { PgRequestLog } from '../stores/telemetry/postgres/request-log.js';
 
 export type ImportResult = { ok: true; rows: number } | { ok: false; error: string };
 
@@ -17,14 +18,14 @@ export type ImportResult = { ok: true; rows: number } | { ok: false; error: stri
  */
 export async function importRequests(
   control: ControlStore,
-  telemetryPath: string,
+  telemetry: string | PgRequestLog,
   file: string,
   progress?: ImportProgress,
 ): Promise<ImportResult> {
   if (!existsSync(file)) return { ok: false, error: `no such file: ${file}` };
   try {
     const source = ndjsonSource(file, await ownersOf(control));
-    const rows = await recordRequestsFrom(control, telemetryPath, source, progress);
+    const rows = await recordRequestsFrom(control, telemetry, source, progress);
     return { ok: true, rows };
   } catch (error) {
     if (error instanceof ImportSourceError && error.code === 'LINE') return { ok: false, error: error.message };

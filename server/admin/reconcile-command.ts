@@ -1,7 +1,10 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { AnalyticsQueries } from '../analytics/queries.js';
+import { PgSql } from '../analytics/postgres-sql.js';
 import { SqliteSql } from '../analytics/sqlite-sql.js';
+import { openPool } from '../stores/postgres.js';
+import type { TelemetryLocation } from '../stores/telemetry/open.js';
 import {
   parseUtcDay,
   reconcile,
@@ -9,7 +12,7 @@ import {
   type Difference,
   type ReconcileReport,
 } from '../analytics/reconcile.js';
-import type { ServerConfig } from '../config.js';
+import { telemetryLocation, type ServerConfig } from '../config.js';
 import { formatPkr } from '../domain/money.js';
 import type { ControlStore } from '../stores/control/store.js';
 import { BUSY_TIMEOUT_MS } from '../stores/sqlite.js';
@@ -92,18 +95,14 @@ function rollBackKilledImport(telemetryPath: string): void {
   }
 }
 
-/** Runs the check on its own read-only connection to the telemetry store. */
+/** Runs the check on its own read-only connection to the telemetry store; null when there is no store. */
 export async function runReconcile(
   control: ControlStore,
-  telemetryPath: string,
+  telemetry: TelemetryLocation,
   command: ReconcileCommand,
 ): Promise<ReconcileReport | null> {
-  if (!existsSync(telemetryPath)) return null;
-  if (existsSync(`${telemetryPath}-journal`)) rollBackKilledImport(telemetryPath);
-  const db = new BetterSqlite3(telemetryPath, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
-  try {
-    const queries = new AnalyticsQueries(new SqliteSql(db));
-    return await reconcile(
+  const check = (queries: AnalyticsQueries) =>
+    reconcile(
       {
         ledger: () => control.spendLedger(command.orgId),
         day: async (query) => queries.run({ kind: 'reconcile_day', ...query }),
@@ -111,6 +110,25 @@ export async function runReconcile(
       },
       command,
     );
+  if ('url' in telemetry) {
+    const pool = openPool(telemetry.url, { max: 1, applicationName: 'gateway-console reconcile' });
+    try {
+      const client = await pool.connect();
+      try {
+        return await check(new AnalyticsQueries(new PgSql(client)));
+      } finally {
+        client.release();
+      }
+    } finally {
+      await pool.end();
+    }
+  }
+  const telemetryPath = telemetry.path;
+  if (!existsSync(telemetryPath)) return null;
+  if (existsSync(`${telemetryPath}-journal`)) rollBackKilledImport(telemetryPath);
+  const db = new BetterSqlite3(telemetryPath, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  try {
+    return await check(new AnalyticsQueries(new SqliteSql(db)));
   } finally {
     db.close();
   }
@@ -185,7 +203,7 @@ export async function reconcileCommand(
   for (const org of chosen) {
     let report;
     try {
-      report = await runReconcile(control, config.telemetryDbPath, {
+      report = await runReconcile(control, telemetryLocation(config), {
         orgId: org.id,
         projectId,
         days: days.days,

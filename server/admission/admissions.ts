@@ -7,6 +7,7 @@ import type { KeyRow } from '../stores/control/keys.js';
 import type { ControlLocation, ControlStore } from '../stores/control/store.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import type { AdmissionQuota } from '../stores/control/admission-quota.js';
+import type { TelemetryLocation } from '../stores/telemetry/open.js';
 import { LiveTelemetry } from './live-telemetry.js';
 import { Memo } from './memo.js';
 import { MemoryQuota } from './memory-quota.js';
@@ -16,7 +17,9 @@ export interface AdmissionsOptions {
   control: ControlStore;
   /** Where the control store is, for the thread that settles the rows' spend. */
   controlLocation: ControlLocation;
-  telemetryPath: string;
+  telemetry: TelemetryLocation;
+  /** Told when rows this server's gateways sent are committed (the request log's reads forget theirs). */
+  rowsWritten?: () => void;
   keyHashSecret: Buffer;
   vaultMasterKey: Buffer;
   logger: FastifyBaseLogger;
@@ -86,9 +89,12 @@ export class Admissions {
     );
     this.telemetry = new LiveTelemetry({
       controlLocation: options.controlLocation,
-      telemetryPath: options.telemetryPath,
+      telemetry: options.telemetry,
       quota: this.quota,
-      settled: () => options.control.committedElsewhere(),
+      settled: () => {
+        options.control.committedElsewhere();
+        options.rowsWritten?.();
+      },
       log: options.logger,
       flushMs: options.flushMs,
     });

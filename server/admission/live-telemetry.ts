@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Worker } from 'node:worker_threads';
 import type { AdmissionQuota } from '../stores/control/admission-quota.js';
 import type { ControlLocation } from '../stores/control/store.js';
+import type { TelemetryLocation } from '../stores/telemetry/open.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { startWorker, workerUrl } from '../worker-threads.js';
 import type { FromTelemetryThread, TelemetryThreadData, ToTelemetryThread } from './telemetry-messages.js';
@@ -18,7 +19,7 @@ const BUSY_TIMEOUT_MS = 1000;
 
 export interface LiveTelemetryOptions {
   controlLocation: ControlLocation;
-  telemetryPath: string;
+  telemetry: TelemetryLocation;
   quota: AdmissionQuota;
   /**
    * Called as written rows' holds end: their spend is committed to the control store, which the
@@ -124,7 +125,7 @@ export class LiveTelemetry {
   private start(): Worker {
     const workerData: TelemetryThreadData = {
       controlLocation: this.options.controlLocation,
-      telemetryPath: this.options.telemetryPath,
+      telemetry: this.options.telemetry,
       busyTimeoutMs: BUSY_TIMEOUT_MS,
     };
     const thread = startWorker(workerUrl('telemetry-thread', import.meta.url), { workerData });

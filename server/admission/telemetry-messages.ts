@@ -1,11 +1,13 @@
 import type { ControlLocation } from '../stores/control/store.js';
+import type { TelemetryLocation } from '../stores/telemetry/open.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 
 /** What the thread that writes the gateways' rows is started with (telemetry-thread.ts). */
 export interface TelemetryThreadData {
   /** Where the control store is: a file, or a PostgreSQL database. */
   controlLocation: ControlLocation;
-  telemetryPath: string;
+  /** Where the request log is: a file, or a PostgreSQL database. */
+  telemetry: TelemetryLocation;
   /** How long a write waits for another writer's lock before it fails and is tried again. */
   busyTimeoutMs: number;
 }

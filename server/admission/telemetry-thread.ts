@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { recordRequests } from '../ingest/record-requests.js';
 import { openControlStore } from '../stores/control/open.js';
+import { PgRequestLog } from '../stores/telemetry/postgres/request-log.js';
 import { lowerThisThreadsPriority } from '../worker-threads.js';
 import type { FromTelemetryThread, TelemetryThreadData, ToTelemetryThread } from './telemetry-messages.js';
 
@@ -16,22 +17,24 @@ const TELEMETRY_NICE = 4;
  * transaction and its fsyncs take milliseconds that requests (the gateway's admissions
  * first) would otherwise wait behind. One batch at a time, as `LiveTelemetry` sends them.
  */
-const { controlLocation, telemetryPath, busyTimeoutMs } = workerData as TelemetryThreadData;
+const { controlLocation, telemetry: location, busyTimeoutMs } = workerData as TelemetryThreadData;
 // Rows wait for the next flush anyway: the gateway's requests on the event loop come first.
 lowerThisThreadsPriority(TELEMETRY_NICE);
 // Sessions are never read here: the lifetimes only complete the store's options.
 const control = await openControlStore(controlLocation, { accessSeconds: 1, refreshSeconds: 1 });
+const telemetry = 'url' in location ? await PgRequestLog.open(location.url) : location.path;
 const post = (message: FromTelemetryThread) => parentPort!.postMessage(message);
 
 /** Handles one message; the next waits for it, so a close comes after the batch before it. */
 async function handle(message: ToTelemetryThread): Promise<void> {
   if (message.kind === 'close') {
     await control.close();
+    if (typeof telemetry !== 'string') await telemetry.close();
     parentPort!.close();
     return;
   }
   try {
-    await recordRequests(control, telemetryPath, message.rows, {
+    await recordRequests(control, telemetry, message.rows, {
       busyTimeoutMs,
       skipStored: true,
       report: (event) => {

@@ -1,5 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { startWorker, workerUrl } from '../worker-threads.js';
+import type { Analytics } from './analytics.js';
 import type { AnalyticsQuery, AnalyticsResult } from './query-types.js';
 import type { WorkerData, WorkerJob, WorkerReply } from './worker.js';
 
@@ -51,7 +52,7 @@ export const ANALYTICS_NICE = 4;
  * before it starts; a job past its deadline has its worker terminated and replaced, so
  * slow queries cannot hold the pool for good.
  */
-export class AnalyticsPool {
+export class AnalyticsPool implements Analytics {
   private readonly slots: (Slot | null)[];
   private readonly queue: Job[] = [];
   private nextId = 1;

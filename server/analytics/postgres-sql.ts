@@ -6,7 +6,9 @@ export const POSTGRES: Dialect = {
   valuesOf: (param) => `SELECT jsonb_array_elements_text(CAST(@${param} AS jsonb))`,
   tuplesOf: (param, alias) => `jsonb_array_elements(CAST(@${param} AS jsonb)) AS ${alias} (value)`,
   item: (alias, index) => `CAST(${alias}.value ->> ${index} AS bigint)`,
-  folded: (text) => `lower(${text})`,
+  // ICU's root locale folds as JavaScript's toLowerCase does (a final sigma, a dotted I); the
+  // columns' own "C" collation would fold ASCII only.
+  folded: (text) => `lower(${text} COLLATE "und-x-icu")`,
   contains: (text, part) => `strpos(${text}, ${part}) > 0`,
   entriesOf: (column, alias) => `jsonb_each_text(CAST(${column} AS jsonb)) AS ${alias} (key, value)`,
   unindexed: (column) => column,
@@ -24,7 +26,8 @@ const PARAMETER = /@([A-Za-z_][A-Za-z0-9_]*)/g;
  * the parameter stands, and guess `@to - 60000` to be a 32-bit integer.
  */
 function typeOf(value: unknown): string {
-  if (typeof value === 'number') return Number.isInteger(value) ? 'int8' : 'float8';
+  // Integers past 2^53 (a minimum cost of 1e20 PKR) are compared as the doubles they are.
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? 'int8' : 'float8';
   if (typeof value === 'boolean') return 'bool';
   if (Buffer.isBuffer(value)) return 'bytea';
   return 'text';

@@ -1,3 +1,4 @@
+import type { PgRequestLog } from '../stores/telemetry/postgres/request-log.js';
 import type { ServerSecrets } from '../app.js';
 import type { ServerConfig } from '../config.js';
 import { issueKey, revokeKey } from '../domain/keys.js';
@@ -40,7 +41,10 @@ export interface DemoSeeded {
   rows: number;
 }
 
-type DemoConfig = Pick<ServerConfig, 'passwordCost' | 'now' | 'telemetryDbPath'>;
+type DemoConfig = Pick<ServerConfig, 'passwordCost' | 'now' | 'telemetryDbPath'> & {
+  /** The request log on PostgreSQL, when it is there rather than in `telemetryDbPath`. */
+  requestLog?: PgRequestLog;
+};
 
 /**
  * Seeds the demo organisation once: owner, admin and member accounts, projects, keys
@@ -87,7 +91,8 @@ export async function seedDemo(
     keys: org.keys.map(({ traffic }) => traffic),
     byokProviders: DEMO_VAULT.map((v) => v.provider),
   };
-  const written = await recordRequestsFrom(control, config.telemetryDbPath, trafficSource(plan), progress);
+  const telemetry = config.requestLog ?? config.telemetryDbPath;
+  const written = await recordRequestsFrom(control, telemetry, trafficSource(plan), progress);
   // Revoked once its requests are in, as it would have been in real life.
   for (const { spec, traffic } of org.keys) {
     if (spec.lifecycle.kind !== 'revoked') continue;

@@ -12,7 +12,7 @@ import { openTelemetry } from '../stores/telemetry/store.js';
 import { startWorker, workerUrl } from '../worker-threads.js';
 import { importBatches, type ImportBatch } from './import-batches.js';
 import { FLOW, type ImportMessage, type ImportSource, type ImportWorkerData } from './import-source.js';
-import { orgIdAt, reqIdAt, rowidAt } from './request-columns.js';
+import { orgIdAt, reqIdAt, requestArrays, rowidAt } from './request-columns.js';
 import { RequestInserts } from './request-inserts.js';
 import { recordSpend, settleOutstandingSpend, settleSpend, sqliteOutbox, type SpendOutbox } from './spend-outbox.js';
 
@@ -142,11 +142,12 @@ async function settleCommitted(
  */
 export async function recordRequestsFrom(
   control: ControlStore,
-  telemetryPath: string,
+  telemetry: string | PgRequestLog,
   source: ImportSource,
   progress?: ImportProgress,
 ): Promise<number> {
-  const writer = new ImportWriter(telemetryPath, progress, { withRows: true });
+  if (typeof telemetry !== 'string') return importIntoPostgres(control, telemetry, source, progress);
+  const writer = new ImportWriter(telemetry, progress, { withRows: true });
   try {
     for await (const batch of readInWorker(source, writer.readerStore())) writer.write(batch);
     await writer.commit(control);
@@ -154,6 +155,49 @@ export async function recordRequestsFrom(
     writer.close();
   }
   return writer.written;
+}
+
+/**
+ * An import into PostgreSQL, read and prepared by the same thread as for SQLite (its search
+ * planning unused: PostgreSQL's search reads the rows). One transaction, as on SQLite.
+ */
+async function importIntoPostgres(
+  control: ControlStore,
+  log: PgRequestLog,
+  source: ImportSource,
+  progress?: ImportProgress,
+): Promise<number> {
+  const started = performance.now();
+  const spend = new Map<string, number>();
+  const every = progress?.every ?? 100_000;
+  let written = 0;
+  const write = await log.beginImport();
+  let settlement: string | null;
+  try {
+    for await (const batch of readInWorker(source, { storePath: null, lookups: null })) {
+      const { rows } = batch;
+      const inserted = await write.insert(requestArrays(rows));
+      if (inserted.size < rows.length) {
+        for (let i = 0; i < rows.length; i++) {
+          const id = reqIdAt(rows, i);
+          if (!inserted.delete(id)) throw new RepeatedRequest(id, batch.lines?.[i] ?? null);
+        }
+      }
+      const before = written;
+      written += rows.length;
+      for (let mark = before - (before % every) + every; progress && mark <= written; mark += every) {
+        progress.report({ kind: 'written', rows: mark, ms: performance.now() - started });
+      }
+      for (const [keyId, cost] of batch.spend) spend.set(keyId, (spend.get(keyId) ?? 0) + cost);
+      if (batch.counts) progress?.report({ kind: 'committing', rows: written });
+      if (batch.rollups) await write.stage(batch.rollups);
+    }
+    settlement = await write.commit(spend);
+  } finally {
+    await write.close();
+  }
+  await settleCommitted(control, log, settlement, progress);
+  return written;
 }
 
 /**

@@ -95,6 +95,17 @@ export function valuesAt(columns: RequestColumns, row: number, out: unknown[]): 
   }
 }
 
+/** The rows' values as one array per column, `REQUEST_COLUMNS` order (the rowid left out): PostgreSQL's insert. */
+export function requestArrays(columns: RequestColumns): unknown[][] {
+  const arrays = REQUEST_COLUMNS.map(() => new Array<unknown>(columns.length));
+  const row = new Array<unknown>(INSERT_COLUMNS.length);
+  for (let r = 0; r < columns.length; r++) {
+    valuesAt(columns, r, row);
+    for (let c = 0; c < arrays.length; c++) arrays[c]![r] = row[c];
+  }
+  return arrays;
+}
+
 /** Collects up to `capacity` rows into columns. */
 export class RequestColumnsBuilder {
   private columns: RequestColumns;

@@ -65,7 +65,7 @@ export async function keyRoutes(fastify: FastifyInstance): Promise<void> {
   app.get('/keys', { schema: { tags, response: { 200: KeyList, ...errors(401) } } }, async (request, reply) => {
     const keys = await control.keys.list(authOf(request).orgId);
     // Null when the telemetry store is unreachable: every last_used_at is then unknown.
-    const lastUsed = telemetry.lastUsedByKey(keys);
+    const lastUsed = await telemetry.lastUsedByKey(keys);
     let listing = listings.get(keys);
     if (!listing || listing.lastUsed !== lastUsed) {
       listing = { lastUsed, json: JSON.stringify(keyList(keys, lastUsed)) };

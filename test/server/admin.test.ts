@@ -1,4 +1,3 @@
-import BetterSqlite3 from 'better-sqlite3';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
 import { BATCH_ROWS } from '../../server/ingest/import-batches.js';
 import { importRow, ndjsonFile } from './request-rows.js';
-import { PASSWORD, register, TestClient, type TestServer, startServer, storeFlags } from './harness.js';
+import { PASSWORD, register, TestClient, type TestServer, startServer, storeFlags, telemetrySql } from './harness.js';
 
 let server: TestServer;
 const scratch = mkdtempSync(join(tmpdir(), 'gc-admin-test-'));
@@ -266,11 +265,9 @@ describe('import-requests', () => {
   let org: string;
   let projectId: string;
   let keyId: string;
-  let telemetryDb: BetterSqlite3.Database | null = null;
-
-  function rowCount(): number {
-    telemetryDb ??= new BetterSqlite3(server.config.telemetryDbPath, { readonly: true, fileMustExist: true });
-    return (telemetryDb.prepare('SELECT COUNT(*) AS n FROM requests').get() as { n: number }).n;
+  async function rowCount(): Promise<number> {
+    const [counted] = await telemetrySql<{ n: number }>(server, 'SELECT COUNT(*) AS n FROM requests');
+    return Number(counted!.n);
   }
 
   const row = (cost: number, overrides: Record<string, unknown> = {}) =>
@@ -289,7 +286,6 @@ describe('import-requests', () => {
     keyId = await newKey(client, projectId);
     await ok('deposit', '--org', org, '--pkr', '1000');
   });
-  afterAll(() => telemetryDb?.close());
 
   it('imports every row of a valid file and settles the cost into the key spend', async () => {
     expect((await limit(1)).status).toBe(200); // nothing spent yet
@@ -302,13 +298,13 @@ describe('import-requests', () => {
       row(3, { key: null }), // a project-only row settles no key spend
       row(7, unattributed),
     ]);
-    const countBefore = rowCount();
+    const countBefore = await rowCount();
     // Said before the commit, which is most of a large import's last minute.
     expect((await ok('import-requests', '--file', path)).split('\n')).toEqual([
       '5 request(s) written; finishing the rollups and search index, then committing',
       'imported 5 request(s)',
     ]);
-    expect(rowCount()).toBe(countBefore + 5);
+    expect(await rowCount()).toBe(countBefore + 5);
 
     const below = await limit(3.99);
     expect(below.status).toBe(400);
@@ -390,12 +386,12 @@ describe('import-requests', () => {
   });
 
   it.each(cases)('a file with %s is rejected whole, naming the line', async (_label, lines, message) => {
-    const count = rowCount();
+    const count = await rowCount();
     const outcome = await admin('import-requests', '--file', file(lines()));
     expect(outcome.code).not.toBe(0);
     expect(outcome.err).toMatch(message);
     expect(outcome.out).toBe('');
-    expect(rowCount()).toBe(count);
+    expect(await rowCount()).toBe(count);
     // The key's spend did not move: a limit equal to the spend so far is still accepted.
     expect((await limit(4)).status).toBe(200);
     expect((await limit(3.99)).body.error).toContain('spend so far of 4.00 PKR');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
-import { register, startServer, type TestClient, type TestServer } from './harness.js';
+import { register, startServer, type TestClient, type TestServer, requestLog } from './harness.js';
 
 const FIXED_NOW = Date.UTC(2026, 10, 22, 7, 49, 19, 123);
 const UNAVAILABLE = { error: 'analytics backend unavailable' };
@@ -188,7 +188,7 @@ describe('a slow analytics query', () => {
     setup = await setUp(server);
     await recordRequests(
       server.app.control,
-      server.config.telemetryDbPath,
+      requestLog(server),
       (function* () {
         for (let i = 0; i < ROWS; i++) {
           yield row(setup, `req-bulk-${i}`, FIXED_NOW - Math.floor((i * 300 * 86_400_000) / ROWS), {

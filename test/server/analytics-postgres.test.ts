@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { AnalyticsUnavailable } from '../../server/analytics/pool.js';
+import { PgAnalytics } from '../../server/analytics/postgres-analytics.js';
 import { PgSql } from '../../server/analytics/postgres-sql.js';
 import { AnalyticsQueries } from '../../server/analytics/queries.js';
 import type { AnalyticsQuery, GroupBy, Metric, RequestFilter, Scope } from '../../server/analytics/query-types.js';
@@ -175,6 +177,28 @@ describe('the analytics on PostgreSQL', () => {
   it.each(queries())('answers $name as SQLite does', async ({ query }) => {
     const expected = comparable(await onSqlite.run(query));
     expect(comparable(await onPostgres.run(query))).toEqual(expected);
+  });
+
+  it('answers unavailable, never wrong, when the database cannot answer in time or at all', async () => {
+    const summary = { kind: 'summary', scope: WHOLE } as const;
+    const limits = { size: 1, timeoutMs: 10_000, maxQueued: 4 };
+    const working = PgAnalytics.open(database.url, limits);
+    const late = PgAnalytics.open(database.url, { ...limits, timeoutMs: 1 });
+    const missing = new URL(database.url);
+    missing.pathname = '/no_such_database';
+    const absent = PgAnalytics.open(missing.toString(), limits);
+    try {
+      expect((await working.run(summary)).requests).toBe((await onSqlite.run(summary)).requests);
+      await expect(
+        late.run({ kind: 'dashboard', scope: WHOLE, edges: edgesOf(WHOLE, HOUR), previous }),
+      ).rejects.toThrow(AnalyticsUnavailable);
+      await expect(absent.run(summary)).rejects.toThrow(AnalyticsUnavailable);
+      const gone = new AbortController();
+      gone.abort();
+      await expect(working.run(summary, gone.signal)).rejects.toThrow(AnalyticsUnavailable);
+    } finally {
+      await Promise.all([working.close(), late.close(), absent.close()]);
+    }
   });
 
   it('finds rows and figures in these windows, so the comparisons above compare something', async () => {

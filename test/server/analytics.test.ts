@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import * as ref from './analytics-reference.js';
-import { register, startServer, TestClient, type TestServer } from './harness.js';
+import { register, startServer, TestClient, type TestServer, requestLog } from './harness.js';
 
 /** The server's clock is frozen here, so windows and their edges are exact. */
 const FIXED_NOW = Date.UTC(2026, 10, 22, 7, 49, 19, 123);
@@ -78,7 +78,7 @@ async function freshOrg(): Promise<Org> {
 }
 
 async function load(records: RequestRecord[]): Promise<void> {
-  await recordRequests(server.app.control, server.config.telemetryDbPath, records);
+  await recordRequests(server.app.control, requestLog(server), records);
 }
 
 // ---------------------------------------------------------------------------------------

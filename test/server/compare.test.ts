@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import * as ref from './analytics-reference.js';
-import { registerOrg, startServer, type TestClient, type TestServer } from './harness.js';
+import { registerOrg, startServer, type TestClient, type TestServer, requestLog } from './harness.js';
 import { requestRecord, seededRandom } from './request-rows.js';
 
 /** Frozen mid-hour: both windows' edges cut rollup cells, so cells and raw rows both count. */
@@ -52,7 +52,7 @@ async function orgWithRows(): Promise<{ client: TestClient; orgId: string; keyId
       project_id: projectId,
     });
   }
-  await recordRequests(server.app.control, server.config.telemetryDbPath, rows);
+  await recordRequests(server.app.control, requestLog(server), rows);
   return { client, orgId, keyId, rows };
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import { cacheJson } from '../../server/routes/dashboard-json.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
-import { registerOrg, startServer, type TestClient, type TestServer } from './harness.js';
+import { registerOrg, startServer, type TestClient, type TestServer, requestLog } from './harness.js';
 import { requestRecord, seededRandom } from './request-rows.js';
 
 /**
@@ -241,7 +241,7 @@ describe('GET /analytics/dashboard', () => {
   beforeAll(async () => {
     org = await freshOrg();
     rows = rowsOf(org, 7, 4000);
-    await recordRequests(server.app.control, server.config.telemetryDbPath, rows);
+    await recordRequests(server.app.control, requestLog(server), rows);
   });
   const everything = () => true;
 

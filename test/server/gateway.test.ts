@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import OpenAI from 'openai';
+import pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +20,31 @@ let owner: { client: TestClient; email: string; org: string };
 let projectId: string;
 
 const FLUSH_MS = 50;
+
+/** Another writer holding the server's request log, as an import does, until `end`. */
+async function holdRequestLog(server: TestServer): Promise<{ end(how: 'COMMIT' | 'ROLLBACK'): Promise<void> }> {
+  const { telemetryUrl } = server.config;
+  if (telemetryUrl !== undefined) {
+    const client = new pg.Client({ connectionString: telemetryUrl });
+    await client.connect();
+    await client.query('BEGIN');
+    await client.query('LOCK TABLE requests IN SHARE ROW EXCLUSIVE MODE');
+    return {
+      async end(how) {
+        await client.query(how);
+        await client.end();
+      },
+    };
+  }
+  const importer = new Database(server.config.telemetryDbPath);
+  importer.exec('BEGIN IMMEDIATE');
+  return {
+    async end(how) {
+      importer.exec(how);
+      importer.close();
+    },
+  };
+}
 
 beforeAll(async () => {
   server = await startServer({ gatewayFlushMs: FLUSH_MS });
@@ -391,21 +417,20 @@ describe('the gateway, called with the official openai package', () => {
 
   it('keeps rows while another writer holds the store (an import), and writes each once when it lets go', async () => {
     const key = await newKey();
-    const importer = new Database(server.config.telemetryDbPath);
-    importer.exec('BEGIN IMMEDIATE');
+    const importer = await holdRequestLog(server);
     let released = false;
     try {
       const answers = await Promise.all([ask(sdk(key.api_key)), ask(sdk(key.api_key))]);
       expect(answers.every((answer) => answer.choices.length > 0)).toBe(true);
-      // Several flushes fail on the lock meanwhile; none of them may leave a row behind.
+      // Several flushes fail on the lock meanwhile (SQLite) or wait for it (PostgreSQL); none
+      // of them may leave a row behind.
       await new Promise((resolve) => setTimeout(resolve, 1500 + 4 * FLUSH_MS));
       const waiting = await owner.client.get(`/analytics/requests?time_range=1h&key_id=${key.id}`);
       expect(waiting.body.requests).toHaveLength(0);
-      importer.exec('COMMIT');
+      await importer.end('COMMIT');
       released = true;
     } finally {
-      if (!released) importer.exec('ROLLBACK');
-      importer.close();
+      if (!released) await importer.end('ROLLBACK');
     }
     const rows = await rowsOf(key.id, 2);
     expect(rows).toHaveLength(2);

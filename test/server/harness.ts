@@ -11,6 +11,7 @@ import { resolveConfig, type ServerConfig } from '../../server/config.js';
 import pg from 'pg';
 import { DEFAULT_THROTTLE } from '../../server/security/sign-in-throttle.js';
 import { BIGINT_AS_NUMBER } from '../../server/stores/postgres.js';
+import type { PgRequestLog } from '../../server/stores/telemetry/postgres/request-log.js';
 import { freshDatabase } from '../postgres/database.js';
 
 export interface TestServer {
@@ -26,9 +27,11 @@ export interface TestServer {
 }
 
 /**
- * The control store this run's servers use: SQLite in the data folder, or with
+ * The stores this run's servers use: SQLite in the data folder, or with
  * `GC_TEST_CONTROL_STORE=postgres` (vitest's node-postgres project) a fresh PostgreSQL database
- * each, so that one suite checks both.
+ * each, holding the control store and the request log both, so that one suite checks both. A
+ * test that names a telemetry file (`telemetryDbPath`) is about that file: its request log
+ * stays there.
  */
 const ON_POSTGRES = process.env.GC_TEST_CONTROL_STORE === 'postgres';
 
@@ -45,6 +48,7 @@ export async function startServer(overrides: Partial<ServerConfig> = {}): Promis
     // Suites register many accounts from one address; the throttling tests set their own limits.
     throttle: { ...DEFAULT_THROTTLE, addressFailures: 10_000, addressRegistrations: 10_000 },
     ...(database ? { databaseUrl: database.url } : {}),
+    ...(database && overrides.telemetryDbPath === undefined ? { telemetryUrl: database.url } : {}),
     ...overrides,
     dataDir,
   });
@@ -203,10 +207,42 @@ export async function controlSql<R>(server: TestServer, sql: string): Promise<R[
   }
 }
 
-/** The admin command's flags for the server's stores: its data folder, and its PostgreSQL database if it has one. */
+/** The admin command's flags for the server's stores: its data folder, and its PostgreSQL databases if it has them. */
 export function storeFlags(server: TestServer): string[] {
-  const { databaseUrl } = server.config;
-  return ['--data-dir', server.dataDir, ...(databaseUrl === undefined ? [] : ['--database-url', databaseUrl])];
+  const { databaseUrl, telemetryUrl } = server.config;
+  return [
+    '--data-dir',
+    server.dataDir,
+    ...(databaseUrl === undefined ? [] : ['--database-url', databaseUrl]),
+    ...(telemetryUrl === undefined ? [] : ['--telemetry-url', telemetryUrl]),
+  ];
+}
+
+/** Where `recordRequests` writes the server's request log: its telemetry file, or its PostgreSQL store. */
+export function requestLog(server: TestServer): string | PgRequestLog {
+  return server.config.telemetryUrl === undefined
+    ? server.config.telemetryDbPath
+    : (server.app.telemetry as PgRequestLog);
+}
+
+/** Runs one read on the server's request log beside the server: the rows it returns. */
+export async function telemetrySql<R>(server: TestServer, sql: string): Promise<R[]> {
+  const { telemetryUrl, telemetryDbPath } = server.config;
+  if (telemetryUrl !== undefined) {
+    const client = new pg.Client({ connectionString: telemetryUrl, types: BIGINT_AS_NUMBER });
+    await client.connect();
+    try {
+      return (await client.query(sql)).rows as R[];
+    } finally {
+      await client.end();
+    }
+  }
+  const db = new BetterSqlite3(telemetryDbPath, { readonly: true, fileMustExist: true, timeout: 5_000 });
+  try {
+    return db.prepare(sql).all() as R[];
+  } finally {
+    db.close();
+  }
 }
 
 export async function runOperator(server: TestServer, ...args: string[]): Promise<string> {

@@ -1,8 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRequests } from '../../server/ingest/record-requests.js';
+import { SqliteControlStore } from '../../server/stores/control/store.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
-import { registerOrg, startServer, type TestClient, type TestServer } from './harness.js';
+import { registerOrg, startServer, type TestClient, type TestServer, requestLog } from './harness.js';
 import { requestRecord, seededRandom } from './request-rows.js';
 
 /**
@@ -30,6 +34,13 @@ beforeAll(async () => {
   server = await startServer({ now: () => NOW });
 });
 afterAll(() => server?.close());
+
+/** Every row the suite recorded, for the migration's own SQLite store. */
+const recorded: RequestRecord[] = [];
+async function record(rows: RequestRecord[]): Promise<void> {
+  recorded.push(...rows);
+  await recordRequests(server.app.control, requestLog(server), rows);
+}
 
 let counter = 0;
 function row(orgId: string, model: string, ts: number, outcome: Partial<RequestRecord> = {}): RequestRecord {
@@ -115,7 +126,7 @@ describe('GET /analytics/health', () => {
       // Another organisation's failures of the same models.
       ...Array.from({ length: 10 }, (_, i) => row(other.orgId, B, badCell + i, failed)),
     ];
-    await recordRequests(server.app.control, server.config.telemetryDbPath, rows);
+    await record(rows);
   });
 
   it("keeps one model's errors to that model: A down where it failed, B beside it ok", async () => {
@@ -223,7 +234,7 @@ describe('GET /analytics/health over a day of random traffic', () => {
         ttft_ms: random() < 0.3 ? null : 5 + Math.floor(random() * 800),
       }),
     );
-    await recordRequests(server.app.control, server.config.telemetryDbPath, rows);
+    await record(rows);
 
     await checkWindow(org.client, rows, models, NOW, null);
   });
@@ -241,7 +252,7 @@ describe('GET /analytics/health over a day of random traffic', () => {
     // The instant asked for lies inside a cell: the window ends with that cell, whole.
     const asked = NOW - 9 * 3_600_000 - 123_456;
     const end = asked - 1 - ((asked - 1) % CELL) + CELL - 1;
-    await recordRequests(server.app.control, server.config.telemetryDbPath, [
+    await record([
       ...rows,
       // Successes after the window must not be its last success.
       row(org.orgId, A, end + 1),
@@ -301,8 +312,16 @@ async function checkWindow(
 }
 
 describe("migration 010's health columns", () => {
-  it('fills the cells of a store that had rows before it exactly as the import writes them', () => {
-    const path = server.config.telemetryDbPath;
+  it('fills the cells of a store that had rows before it exactly as the import writes them', async () => {
+    // A SQLite store of its own, with the suite's rows (its server's may be on PostgreSQL).
+    const folder = mkdtempSync(join(tmpdir(), 'gc-health-010-'));
+    const path = join(folder, 'telemetry.db');
+    const control = SqliteControlStore.open(join(folder, 'control.db'), { accessSeconds: 900, refreshSeconds: 3600 });
+    try {
+      await recordRequests(control, path, recorded);
+    } finally {
+      await control.close();
+    }
     const tables = ['rollup_board_5m', 'rollup_board_hour', 'rollup_board_day'];
     const contents = (db: ReturnType<typeof openTelemetry>) =>
       tables.map((table) =>
@@ -322,6 +341,7 @@ describe("migration 010's health columns", () => {
       expect(contents(migrated)).toEqual(byImport);
     } finally {
       migrated.close();
+      rmSync(folder, { recursive: true, force: true });
     }
   });
 });

@@ -135,12 +135,12 @@ describe('an import', () => {
     const server = await startServer();
     try {
       const path = server.app.config.telemetryDbPath;
-      const answers: unknown[] = [];
+      const answers: Promise<unknown>[] = [];
       const seen = await importNoting(path, 1, 5_000, () =>
         answers.push(server.app.telemetry.lastUsedByKey([{ id: 'key-a' }])),
       );
       expect(seen.every((s) => s.wal && !s.journal)).toBe(true);
-      expect(answers).toEqual(seen.map(() => new Map()));
+      expect(await Promise.all(answers)).toEqual(seen.map(() => new Map()));
       expect(server.logs()).not.toContain('telemetry store unavailable');
     } finally {
       await server.close();
@@ -242,7 +242,7 @@ describe('an import', () => {
       const now = Date.now();
       const window = reconcileDays({ days: 1 }, now, 31);
       if ('error' in window) throw new Error(window.error);
-      const report = await runReconcile(control, path, { orgId: 'org-a', projectId: null, days: window.days, now });
+      const report = await runReconcile(control, { path }, { orgId: 'org-a', projectId: null, days: window.days, now });
       expect(report?.kinds.map((kind) => kind.kind)).toContain('totals');
     } finally {
       await control.close();

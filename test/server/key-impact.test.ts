@@ -2,13 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AnalyticsQueries } from '../../server/analytics/queries.js';
-import { SqliteSql } from '../../server/analytics/sqlite-sql.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
-import { register, registerOrg, startServer, type TestServer } from './harness.js';
+import { register, registerOrg, startServer, type TestServer, requestLog } from './harness.js';
 import { requestRecord } from './request-rows.js';
 
 // Mid-hour and mid-minute, so each window is read from cells in its middle and rows at its edges.
@@ -55,7 +52,7 @@ describe('GET /keys/{id}/impact', () => {
     keyId = await keyOf(org);
     quietKeyId = await keyOf(org, 'quiet');
     const other = await keyOf(org, 'other');
-    await recordRequests(server.app.control, server.config.telemetryDbPath, [
+    await recordRequests(server.app.control, requestLog(server), [
       // The last five minutes: 3, the newest 20 s ago.
       ...times(3, (i) => row(org, keyId, NOW - 20_000 - i * MINUTE, 'OpenAI/Python 1.57.0', { customer: 'acme' })),
       // Earlier today: 2 more in 24 hours, 2 hours ago (tagged by another customer) and just inside the day.
@@ -183,7 +180,7 @@ describe('GET /keys/{id}/impact', () => {
     ];
     await recordRequests(
       server.app.control,
-      server.config.telemetryDbPath,
+      requestLog(server),
       at.map((ts) => row(org, edgeKey, ts, 'edge-client/1.0', {})),
     );
     const answer = await org.client.get(`/keys/${edgeKey}/impact`);
@@ -204,40 +201,35 @@ describe('GET /keys/{id}/impact', () => {
   });
 
   it('reads at most the sample of newest requests for the callers, and says the counts are not exact', async () => {
-    const db = new BetterSqlite3(server.config.telemetryDbPath, { readonly: true });
-    try {
-      const query = {
-        kind: 'impact' as const,
-        orgId: org.orgId,
-        keyId,
-        now: NOW,
-        windowsMs: [7 * DAY],
-        callersWindowMs: 7 * DAY,
-        sampleRows: 4,
-        topCallers: 1,
-        topValues: 1,
-      };
-      const result = await new AnalyticsQueries(new SqliteSql(db)).run(query);
-      // The counts stay exact; the callers are those of the 4 newest requests, the top one of each,
-      // with how many there were in all.
-      expect(result.requests).toEqual([9]);
-      expect(result.sampled).toBe(4);
-      expect(result.complete).toBe(false);
-      expect(result.userAgents).toEqual([{ name: 'OpenAI/Python 1.57.0', requests: 3 }]);
-      expect(result.distinctUserAgents).toBe(2);
-      expect(result.metadata).toEqual([
-        { key: 'customer', requests: 4, distinctValues: 2, values: [{ name: 'acme', requests: 3 }] },
-      ]);
-      expect(result.distinctMetadataKeys).toBe(2);
+    const query = {
+      kind: 'impact' as const,
+      orgId: org.orgId,
+      keyId,
+      now: NOW,
+      windowsMs: [7 * DAY],
+      callersWindowMs: 7 * DAY,
+      sampleRows: 4,
+      topCallers: 1,
+      topValues: 1,
+    };
+    const result = await server.app.analytics.run(query);
+    // The counts stay exact; the callers are those of the 4 newest requests, the top one of each,
+    // with how many there were in all.
+    expect(result.requests).toEqual([9]);
+    expect(result.sampled).toBe(4);
+    expect(result.complete).toBe(false);
+    expect(result.userAgents).toEqual([{ name: 'OpenAI/Python 1.57.0', requests: 3 }]);
+    expect(result.distinctUserAgents).toBe(2);
+    expect(result.metadata).toEqual([
+      { key: 'customer', requests: 4, distinctValues: 2, values: [{ name: 'acme', requests: 3 }] },
+    ]);
+    expect(result.distinctMetadataKeys).toBe(2);
 
-      // A sample exactly as large as the window's requests is the whole window.
-      const whole = await new AnalyticsQueries(new SqliteSql(db)).run({ ...query, sampleRows: 9 });
-      expect([whole.sampled, whole.complete]).toEqual([9, true]);
-      const short = await new AnalyticsQueries(new SqliteSql(db)).run({ ...query, sampleRows: 8 });
-      expect([short.sampled, short.complete]).toEqual([8, false]);
-    } finally {
-      db.close();
-    }
+    // A sample exactly as large as the window's requests is the whole window.
+    const whole = await server.app.analytics.run({ ...query, sampleRows: 9 });
+    expect([whole.sampled, whole.complete]).toEqual([9, true]);
+    const short = await server.app.analytics.run({ ...query, sampleRows: 8 });
+    expect([short.sampled, short.complete]).toEqual([8, false]);
   });
 });
 

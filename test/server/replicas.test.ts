@@ -47,7 +47,13 @@ async function startReplica(): Promise<Replica> {
   const [port, gatewayPort] = [await freePort(), await freePort()];
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-replica-'));
   folders.push(dataDir);
-  const env: NodeJS.ProcessEnv = { ...secrets, SVC_PASSWORD_COST: '10', SVC_DATABASE_URL: database.url };
+  // Both stores in the one database: every replica writes its gateway's rows there and reads everyone's.
+  const env: NodeJS.ProcessEnv = {
+    ...secrets,
+    SVC_PASSWORD_COST: '10',
+    SVC_DATABASE_URL: database.url,
+    SVC_TELEMETRY_URL: database.url,
+  };
   for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('SVC_')) env[name] ??= value;
   const child = spawn(
     process.execPath,
@@ -180,6 +186,33 @@ describe('three replicas on one PostgreSQL database', { timeout: 120_000 }, () =
     );
     expect(statuses.filter((status) => status === 200)).toHaveLength(1);
     expect(statuses.filter((status) => status === 402)).toHaveLength(5);
+  });
+
+  it("every replica's request log, analytics and key list see every gateway's requests", async () => {
+    const { client, projectId } = await signedUp();
+    const key = (await on(client, 0).post('/keys', { project_id: projectId, name: 'seen-everywhere' })).body;
+    for (const replica of replicas) {
+      for (const _ of [0, 1]) expect(await chat(replica.gateway, key.api_key)).toBe(200);
+    }
+    // Each gateway's rows are written within its server's next flush.
+    const logged = async (i: number) =>
+      (await on(client, i).get(`/analytics/requests?time_range=1h&key_id=${key.id}`)).body.total as number;
+    for (let waited = 0; (await logged(0)) < 6 && waited < 10_000; waited += 100) {
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    for (const i of [0, 1, 2]) {
+      expect(await logged(i)).toBe(6);
+      const summary = await on(client, i).get(`/analytics/summary?time_range=1h&key_id=${key.id}`);
+      expect(summary.body.total_requests).toBe(6);
+    }
+    // A key's last use is kept a second per server.
+    await new Promise((done) => setTimeout(done, 1_100));
+    for (const i of [0, 1, 2]) {
+      const listed = (
+        (await on(client, i).get('/keys')).body.keys as { id: string; last_used_at: string | null }[]
+      ).find((k) => k.id === key.id);
+      expect(listed?.last_used_at).not.toBeNull();
+    }
   });
 
   it('a replica killed mid-write loses nothing it acknowledged, and the trail still verifies', async () => {

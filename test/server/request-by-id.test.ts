@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
-import { registerOrg, startServer, type TestServer } from './harness.js';
+import { registerOrg, startServer, type TestServer, requestLog } from './harness.js';
 import { requestRecord } from './request-rows.js';
 
 const NOW = Date.UTC(2026, 10, 22, 7, 49, 19, 123);
@@ -35,7 +35,7 @@ describe('GET /analytics/requests/{req_id}', () => {
   beforeAll(async () => {
     org = await registerOrg(server);
     stranger = await registerOrg(server);
-    await recordRequests(server.app.control, server.config.telemetryDbPath, [
+    await recordRequests(server.app.control, requestLog(server), [
       // Older than the longest window the request log reads (400 days).
       row(org, wanted, NOW - 500 * DAY),
       // Twelve newer requests that mention it (retries naming their parent), and one whose id starts with it.

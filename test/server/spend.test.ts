@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
-import { registerOrg, runOperator, startServer, type TestClient, type TestServer } from './harness.js';
+import { registerOrg, runOperator, startServer, type TestClient, type TestServer, requestLog } from './harness.js';
 import { requestRecord, seededRandom } from './request-rows.js';
 
 /** The server's clock is frozen: the window's edges fall mid-hour, so rollup cells and raw rows both count. */
@@ -57,7 +57,7 @@ function row(org: Org, keyId: string | null, ts: number, costMicro: number): Req
 }
 
 async function load(records: RequestRecord[]): Promise<void> {
-  await recordRequests(server.app.control, server.config.telemetryDbPath, records);
+  await recordRequests(server.app.control, requestLog(server), records);
 }
 
 /** Each of the seven days' cost of `rows`, computed from the rows themselves: day i is (NOW - (7-i)·DAY, NOW - (6-i)·DAY]. */

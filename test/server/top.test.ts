@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
-import { registerOrg, startServer, type TestClient, type TestServer } from './harness.js';
+import { registerOrg, startServer, type TestClient, type TestServer, requestLog } from './harness.js';
 import { requestRecord, seededRandom } from './request-rows.js';
 
 /** Frozen mid-hour, so both windows' edges cut rollup cells and raw rows both count. */
@@ -136,7 +136,7 @@ describe('GET /analytics/top', () => {
   it('gives each key, model and project its exact figures beside the window before, the largest first, the rest in others', async () => {
     const org = await freshOrg();
     const rows = rowsOf(org, 11, 900);
-    await recordRequests(server.app.control, server.config.telemetryDbPath, rows);
+    await recordRequests(server.app.control, requestLog(server), rows);
 
     for (const by of ['key', 'model', 'project'] as const) {
       const answer = await org.client.get(`/analytics/top?group_by=${by}&limit=2`);
@@ -182,7 +182,7 @@ describe('GET /analytics/top', () => {
   it('names keys and projects (a revoked key has none), orders by requests when asked, and narrows to a scope', async () => {
     const org = await freshOrg();
     const rows = rowsOf(org, 12, 400);
-    await recordRequests(server.app.control, server.config.telemetryDbPath, rows);
+    await recordRequests(server.app.control, requestLog(server), rows);
     const { body } = await org.client.get('/analytics/top?group_by=key&sort=requests&limit=50');
     const names = Object.fromEntries(body.groups.map((g: any) => [String(g.group), g.name]));
     expect(names).toMatchObject({ [org.keys[0]!]: 'alpha', [org.keys[1]!]: 'beta', [org.revoked]: null, null: null });

@@ -6,6 +6,7 @@ import { startWorker, workerUrl } from '../../worker-threads.js';
 import { isBehind } from '../migrate.js';
 import { ReadCache } from '../read-cache.js';
 import { BUSY_TIMEOUT_MS, openSqlite } from '../sqlite.js';
+import type { TelemetryReads } from './open.js';
 import { signEpochs } from './search-terms.js';
 import { registerTelemetryFunctions } from './sql-functions.js';
 
@@ -68,7 +69,7 @@ function storeIsBehind(path: string): boolean {
  * upgraded in a worker thread (minutes at millions of rows), reading as unavailable
  * meanwhile, so the rest of the API goes on answering.
  */
-export class TelemetryStore {
+export class TelemetryStore implements TelemetryReads {
   private db: Database | null = null;
   private queries: Queries | null = null;
   private reportedDown = false;
@@ -104,7 +105,7 @@ export class TelemetryStore {
    * (the key store's cached one) for the same keys: the cache's key, their ids as JSON, is
    * then made once.
    */
-  lastUsedByKey(keys: readonly { id: string }[]): Map<string, number> | null {
+  async lastUsedByKey(keys: readonly { id: string }[]): Promise<Map<string, number> | null> {
     if (keys.length === 0) return new Map();
     let ids = this.idLists.get(keys);
     if (ids === undefined) this.idLists.set(keys, (ids = JSON.stringify(keys.map((key) => key.id))));
@@ -113,7 +114,11 @@ export class TelemetryStore {
     );
   }
 
-  close(): void {
+  async close(): Promise<void> {
+    this.disconnect();
+  }
+
+  private disconnect(): void {
     if (this.reconnect) clearTimeout(this.reconnect);
     this.reconnect = null;
     // A migration cut short rolls back; the next start upgrades again.
@@ -176,7 +181,7 @@ export class TelemetryStore {
   }
 
   private markDown(error: unknown): void {
-    this.close();
+    this.disconnect();
     if (!this.reportedDown) this.log.warn({ err: error, path: this.path }, 'telemetry store unavailable');
     this.reportedDown = true;
     // Opened again soon rather than at the next read: a server is to keep the store open, so

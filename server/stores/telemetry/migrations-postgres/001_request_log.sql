@@ -150,8 +150,8 @@ CREATE TABLE spend_outbox (
 );
 
 -- Latency sketches (latency-sketch.ts): (int16 bin, uint32 count) pairs, little-endian, in bin
--- order. `sketch_merge` adds two up for the upserts of the dashboard's cells; the aggregate
--- `sketch_of` makes one from the rows at a window's edges.
+-- order. `sketch_merge` adds two up for the upserts of the dashboard's cells, `sketch_sum` any
+-- number of them; `sketch_of` makes one from the rows at a window's edges.
 
 -- One pair as its six bytes.
 CREATE FUNCTION sketch_pair(bin INTEGER, n BIGINT) RETURNS BYTEA
@@ -198,6 +198,9 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT string_agg(sketch_pair(bin, n), ''::bytea ORDER BY bin)
   FROM (SELECT bin, COUNT(*) AS n FROM unnest(bins) AS bin GROUP BY bin) AS counted
 $$;
+
+-- Sketches of cells as one (an import's staged cells): nulls are no values.
+CREATE AGGREGATE sketch_sum(BYTEA) (SFUNC = sketch_merge, STYPE = BYTEA);
 
 -- Nulls are skipped (the step function is strict).
 CREATE AGGREGATE sketch_of(DOUBLE PRECISION) (
