@@ -1,4 +1,5 @@
 import { PgRequestLog } from '../stores/telemetry/postgres/request-log.js';
+import { migrateRequestLog } from './migrate-request-log.js';
 import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { controlLocation, resolveConfig, type ServerConfig } from '../config.js';
@@ -35,8 +36,9 @@ const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [--database-
                                             create the demo organisation and its traffic
   verify-activity [--org NAME]              recompute the activity log's hash chain; exit 1
                                             naming the first event that does not match
-  migrate-store --database-url postgres://…  copy the data folder's control.db into an empty
-                                            PostgreSQL database, checking every table's count
+  migrate-store [--database-url postgres://…] [--telemetry-url postgres://…]
+                                            copy the data folder's control.db, telemetry.db or
+                                            both into empty PostgreSQL stores, checking counts
   reconcile [--org NAME] [--project ID] [--from DATE --to DATE | --days 7]
                                             check that keys add up to projects and projects to
                                             the organisation, settled spend to rows, rollups to
@@ -161,20 +163,44 @@ async function withRequestLog<T>(
   }
 }
 
-/** Copies the data folder's control.db into the empty PostgreSQL database of --database-url. */
+/**
+ * Copies the data folder's stores into empty PostgreSQL databases: control.db into --database-url,
+ * telemetry.db into --telemetry-url, whichever are given.
+ */
 async function migrateStoreCommand(config: ServerConfig, out: (line: string) => void): Promise<number> {
-  if (config.databaseUrl === undefined) {
-    console.error('migrate-store needs --database-url: the PostgreSQL database to copy the control store into');
+  if (config.databaseUrl === undefined && config.telemetryUrl === undefined) {
+    console.error(
+      'migrate-store needs --database-url (the database to copy the control store into), --telemetry-url (the request log), or both',
+    );
     return 2;
   }
-  const copied = await migrateStore(join(config.dataDir, 'control.db'), config.databaseUrl);
-  if (!copied.ok) {
-    console.error(copied.error);
-    return 2;
+  if (config.databaseUrl !== undefined) {
+    const copied = await migrateStore(join(config.dataDir, 'control.db'), config.databaseUrl);
+    if (!copied.ok) {
+      console.error(copied.error);
+      return 2;
+    }
+    const width = Math.max(...copied.counts.map((count) => count.table.length));
+    for (const { table, rows } of copied.counts) out(`  ${table.padEnd(width)}  ${rows} row(s), as many as the file`);
+    out('copied the control store into PostgreSQL; run the server with --database-url from now on');
   }
-  const width = Math.max(...copied.counts.map((count) => count.table.length));
-  for (const { table, rows } of copied.counts) out(`  ${table.padEnd(width)}  ${rows} row(s), as many as the file`);
-  out('copied the control store into PostgreSQL; run the server with --database-url from now on');
+  if (config.telemetryUrl !== undefined) {
+    // The control store the server will use: the copy just made, or the data folder's own.
+    const control = await openControlStore(controlLocation(config), { accessSeconds: 1, refreshSeconds: 1 });
+    try {
+      const copied = await migrateRequestLog(control, config.telemetryDbPath, config.telemetryUrl, {
+        report: importReport(out),
+      });
+      if (!copied.ok) {
+        console.error(copied.error);
+        return 2;
+      }
+      out(`  requests  ${copied.rows} row(s), as many as the file; rollups summed again from them`);
+      out('copied the request log into PostgreSQL; run the server with --telemetry-url from now on');
+    } finally {
+      await control.close();
+    }
+  }
   return 0;
 }
 

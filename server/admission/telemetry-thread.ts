@@ -22,7 +22,8 @@ const { controlLocation, telemetry: location, busyTimeoutMs } = workerData as Te
 lowerThisThreadsPriority(TELEMETRY_NICE);
 // Sessions are never read here: the lifetimes only complete the store's options.
 const control = await openControlStore(controlLocation, { accessSeconds: 1, refreshSeconds: 1 });
-const telemetry = 'url' in location ? await PgRequestLog.open(location.url) : location.path;
+// One batch at a time: one connection.
+const telemetry = 'url' in location ? await PgRequestLog.open(location.url, { connections: 1 }) : location.path;
 const post = (message: FromTelemetryThread) => parentPort!.postMessage(message);
 
 /** Handles one message; the next waits for it, so a close comes after the batch before it. */

@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import pg from 'pg';
 import { openPool } from '../stores/postgres.js';
 import type { Analytics } from './analytics.js';
 import { AnalyticsUnavailable, type PoolLimits } from './pool.js';
@@ -13,11 +13,16 @@ import type { AnalyticsQuery, AnalyticsResult } from './query-types.js';
  */
 const UNAVAILABLE_CLASSES = ['08', '53', '57', '58'];
 
-function isUnavailable(error: unknown): boolean {
-  const code = (error as { code?: unknown }).code;
-  // Without a SQLSTATE (five characters), the connection itself failed (ECONNREFUSED, a timeout).
-  if (typeof code !== 'string' || code.length !== 5) return true;
-  return UNAVAILABLE_CLASSES.includes(code.slice(0, 2));
+/** The driver's own words for a connection lost or never made (it gives them no code). */
+const CONNECTION_LOST =
+  /^Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/;
+
+/** Whether `error` says the database cannot answer now (503), rather than that the query is wrong (500). */
+export function isUnavailable(error: unknown): boolean {
+  if (error instanceof pg.DatabaseError) return UNAVAILABLE_CLASSES.includes((error.code ?? '').slice(0, 2));
+  // A socket's error (ECONNREFUSED, ECONNRESET, EPIPE, ENOTFOUND...).
+  if (typeof (error as NodeJS.ErrnoException).syscall === 'string') return true;
+  return error instanceof Error && CONNECTION_LOST.test(error.message);
 }
 
 /**
@@ -39,6 +44,7 @@ export class PgAnalytics implements Analytics {
       max: limits.size,
       applicationName: 'gateway-console analytics',
       statementTimeoutMs: limits.timeoutMs,
+      connectTimeoutMs: limits.timeoutMs,
     });
     return new PgAnalytics(pool, limits);
   }

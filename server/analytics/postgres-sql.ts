@@ -10,7 +10,9 @@ export const POSTGRES: Dialect = {
   // columns' own "C" collation would fold ASCII only.
   folded: (text) => `lower(${text} COLLATE "und-x-icu")`,
   contains: (text, part) => `strpos(${text}, ${part}) > 0`,
-  entriesOf: (column, alias) => `jsonb_each_text(CAST(${column} AS jsonb)) AS ${alias} (key, value)`,
+  // jsonb refuses the escape of U+0000, which JSON allows: read as U+FFFD, as the writer stores it.
+  entriesOf: (column, alias) =>
+    `jsonb_each_text(CAST(replace(${column}, '\\u0000', '\\ufffd') AS jsonb)) AS ${alias} (key, value)`,
   unindexed: (column) => column,
   seriesJson: (source) => `SELECT COUNT(*) AS points, COALESCE(json_agg(json_build_object(
       'bucket', to_char(to_timestamp(bucket / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS'),

@@ -8,6 +8,7 @@ import { RollupWriter } from '../stores/telemetry/rollup-writer.js';
 import { searchLookups, type SearchLookups } from '../stores/telemetry/search-planner.js';
 import { SearchWriter } from '../stores/telemetry/search-writer.js';
 import type { PgRequestLog } from '../stores/telemetry/postgres/request-log.js';
+import { storableText } from '../stores/telemetry/postgres/request-sql.js';
 import { openTelemetry } from '../stores/telemetry/store.js';
 import { startWorker, workerUrl } from '../worker-threads.js';
 import { importBatches, type ImportBatch } from './import-batches.js';
@@ -55,6 +56,11 @@ export interface ImportProgress {
    * sent again after a lost answer). Checked under the write lock, so no other writer slips one in.
    */
   skipStored?: boolean;
+  /**
+   * The rows are copied from another store, whose spend the keys hold already (migrate-store):
+   * none is recorded or settled. PostgreSQL only.
+   */
+  copying?: boolean;
 }
 
 /** The import's reader failed (a bad NDJSON line, a missing file): nothing was written. */
@@ -180,7 +186,7 @@ async function importIntoPostgres(
       if (inserted.size < rows.length) {
         for (let i = 0; i < rows.length; i++) {
           const id = reqIdAt(rows, i);
-          if (!inserted.delete(id)) throw new RepeatedRequest(id, batch.lines?.[i] ?? null);
+          if (!inserted.delete(storableText(id))) throw new RepeatedRequest(id, batch.lines?.[i] ?? null);
         }
       }
       const before = written;
@@ -192,11 +198,11 @@ async function importIntoPostgres(
       if (batch.counts) progress?.report({ kind: 'committing', rows: written });
       if (batch.rollups) await write.stage(batch.rollups);
     }
-    settlement = await write.commit(spend);
+    settlement = await write.commit(progress?.copying ? new Map() : spend);
   } finally {
     await write.close();
   }
-  await settleCommitted(control, log, settlement, progress);
+  if (!progress?.copying) await settleCommitted(control, log, settlement, progress);
   return written;
 }
 

@@ -24,6 +24,8 @@ export interface PostgresOptions {
   applicationName?: string;
   /** A statement running longer is cancelled by the database. */
   statementTimeoutMs?: number;
+  /** A connection not made within this long fails (an unreachable host would take the OS's minutes); 10 s by default. */
+  connectTimeoutMs?: number;
 }
 
 /** A pool on `url` (postgres://…), with the settings every store shares. */
@@ -33,6 +35,7 @@ export function openPool(url: string, options: PostgresOptions = {}): pg.Pool {
     max: options.max ?? 10,
     application_name: options.applicationName ?? 'gateway-console',
     statement_timeout: options.statementTimeoutMs,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
     types: BIGINT_AS_NUMBER,
   });
   // An idle client's error (the server restarted) is the pool's to replace; without a listener

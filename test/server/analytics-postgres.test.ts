@@ -82,6 +82,11 @@ function queries(): { name: string; query: AnalyticsQuery }[] {
     { search: 'req-0001' },
     { search: 'trace', model: 'openai/gpt-4o' },
     { search: 'nothing-holds-this' },
+    { search: 'σας' },
+    { search: 'straße' },
+    { search: 'ärger' },
+    { search: 'X-İd'.toLowerCase() },
+    { search: 'req-ωmega' },
   ];
   for (const filter of filters) {
     for (const offset of [0, 37]) add({ kind: 'requests', filter: { ...RAGGED, ...filter }, limit: 50, offset });
@@ -152,6 +157,9 @@ describe('the analytics on PostgreSQL', () => {
     const log = await PgRequestLog.open(database.url);
     try {
       const rows = Array.from({ length: ROWS }, (_, i) => variedRecord(i));
+      // Capitals of other scripts, which only a Unicode casefold finds by a lower-case text.
+      rows[4_001] = { ...rows[4_001]!, metadata: JSON.stringify({ city: 'ΣΑΣ Straße', 'X-İd': 'Ärger' }) };
+      rows[7_778] = { ...rows[7_778]!, req_id: 'REQ-ΩMEGA-7778' };
       for (let at = 0; at < ROWS; at += 4_000) {
         await recordRequests(control, join(folder, 'telemetry.db'), rows.slice(at, at + 4_000));
         await recordRequests(control, log, rows.slice(at, at + 4_000));
@@ -201,6 +209,20 @@ describe('the analytics on PostgreSQL', () => {
     }
   });
 
+  it('fails a query the database refuses as a query (500), not as unavailable (503)', async () => {
+    // A database without the request log's tables: the query is wrong for it, the database is fine.
+    const bare = await freshDatabase();
+    const analytics = PgAnalytics.open(bare.url, { size: 1, timeoutMs: 10_000, maxQueued: 4 });
+    try {
+      const refused = await analytics.run({ kind: 'summary', scope: WHOLE }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(Error);
+      expect(refused).not.toBeInstanceOf(AnalyticsUnavailable);
+    } finally {
+      await analytics.close();
+      await bare.drop();
+    }
+  });
+
   it('finds rows and figures in these windows, so the comparisons above compare something', async () => {
     const summary = await onSqlite.run({ kind: 'summary', scope: RAGGED });
     expect(summary.requests).toBeGreaterThan(5_000);
@@ -212,6 +234,10 @@ describe('the analytics on PostgreSQL', () => {
     });
     // The second page asked above (offset 37) has rows too.
     expect(searched.total).toBeGreaterThan(37);
+    for (const search of ['σας', 'ärger', 'req-ωmega']) {
+      const found = await onSqlite.run({ kind: 'requests', filter: { ...WHOLE, search }, limit: 50, offset: 0 });
+      expect(found.total, search).toBe(1);
+    }
     const health = await onSqlite.run(queries().find((q) => q.query.kind === 'health')!.query);
     expect(JSON.stringify(health)).toContain('p95');
   });

@@ -5,7 +5,9 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
 import { PgControlStore } from '../../server/stores/control/postgres/store.js';
 import { freshDatabase } from '../postgres/database.js';
+import { recordRequests } from '../../server/ingest/record-requests.js';
 import { PASSWORD, TestClient, register, startServer } from './harness.js';
+import { variedRecord } from './request-rows.js';
 
 /** `npm run admin -- migrate-store`: a SQLite data folder's control store, moved into PostgreSQL. */
 
@@ -23,6 +25,65 @@ async function admin(...args: string[]): Promise<{ code: number; printed: string
 }
 
 describe('migrate-store', () => {
+  it('copies the request log too: the analytics answer the same, and no spend is counted twice', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'gc-migrate-telemetry-'));
+    const run = async (...args: string[]) => {
+      const printed: string[] = [];
+      const code = await runAdmin([...args, '--data-dir', folder], (line) => printed.push(line));
+      return { code, printed: printed.join('\n') };
+    };
+    try {
+      // One clock for both servers: the windows read are the same instants.
+      const now = Date.now();
+      const sqlite = await startServer({ dataDir: folder, now: () => now });
+      const { client, email, org } = await register(sqlite);
+      const projectId = (await client.get('/projects')).body.projects[0].id as string;
+      const key = (await client.post('/keys', { project_id: projectId, name: 'busy' })).body;
+      const orgId = (await sqlite.app.control.organizations.findByName(org))!.id;
+      const rows = Array.from({ length: 3_000 }, (_, i) => ({
+        ...variedRecord(i, [key.id]),
+        org_id: orgId,
+        project_id: i % 3 === 0 ? null : projectId,
+        ts: now - 1_000 - ((i * 7_919_000) % (20 * 86_400_000)),
+      }));
+      await recordRequests(sqlite.app.control, sqlite.config.telemetryDbPath, rows);
+      const read = async (c: TestClient) => ({
+        keys: (await c.get('/keys')).body,
+        summary: (await c.get('/analytics/summary?time_range=30d')).body,
+        log: (await c.get('/analytics/requests?time_range=30d&limit=20')).body,
+        searched: (await c.get('/analytics/requests?time_range=30d&search=t-12')).body,
+        dashboard: (await c.get('/analytics/dashboard?time_range=30d')).body,
+      });
+      const before = await read(client);
+      expect(before.summary.total_requests).toBe(3_000);
+      await sqlite.close();
+
+      const database = await freshDatabase();
+      drops.push(database.drop);
+      const copied = await run('migrate-store', '--database-url', database.url, '--telemetry-url', database.url);
+      expect(copied.code).toBe(0);
+      expect(copied.printed).toMatch(/requests\s+3000 row\(s\), as many as the file/);
+
+      const moved = await startServer({
+        dataDir: folder,
+        databaseUrl: database.url,
+        telemetryUrl: database.url,
+        now: () => now,
+      });
+      try {
+        const again = new TestClient(moved.baseUrl);
+        expect((await again.post('/auth/login', { email, password: PASSWORD })).status).toBe(200);
+        expect(await read(again)).toEqual(before);
+      } finally {
+        await moved.close();
+      }
+      // Never into a request log with rows: nothing is merged.
+      expect(await run('migrate-store', '--telemetry-url', database.url)).toMatchObject({ code: 2 });
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
+
   it('copies every record, and a server on the database carries on where the file left off', async () => {
     const sqlite = await startServer({ dataDir });
     const { client, email } = await register(sqlite);

@@ -6,7 +6,10 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { issueKey } from '../../server/domain/keys.js';
 import { signUp } from '../../server/domain/sign-up.js';
-import { recordRequests, RepeatedRequest } from '../../server/ingest/record-requests.js';
+import { storedRowsSource } from '../../server/admin/stored-rows.js';
+import { PgSql } from '../../server/analytics/postgres-sql.js';
+import { AnalyticsQueries } from '../../server/analytics/queries.js';
+import { recordRequests, recordRequestsFrom, RepeatedRequest } from '../../server/ingest/record-requests.js';
 import { PgControlStore } from '../../server/stores/control/postgres/store.js';
 import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { openPool } from '../../server/stores/postgres.js';
@@ -123,7 +126,7 @@ describe('the request-log store on PostgreSQL', () => {
 
   it('merges latency sketches in the database as the server merges them', async () => {
     const sketch = fc
-      .array(fc.tuple(fc.integer({ min: -32_768, max: 32_767 }), fc.integer({ min: 1, max: 2 ** 31 })), {
+      .array(fc.tuple(fc.integer({ min: -32_768, max: 32_767 }), fc.integer({ min: 1, max: 2 ** 24 })), {
         maxLength: 40,
       })
       .map((pairs) => {
@@ -212,6 +215,56 @@ describe('the request-log store on PostgreSQL', () => {
     expect(await spent()).toEqual(before.map((micro, k) => micro + expected[k]!));
     expect((await pool.query('SELECT 1 FROM spend_outbox')).rowCount).toBe(0);
     expect((await pool.query('SELECT 1 FROM settled_spend')).rowCount).toBe(0);
+  });
+
+  it('imports a source in one transaction whose cells add up with writes made beside it, as SQLite holds them', async () => {
+    await clear();
+    // The source: a telemetry file of 6,000 rows, imported in staged parts.
+    const source = join(folder, 'import-source.db');
+    await recordRequests(sqliteControl, source, range(0, 6_000));
+    const other = await PgRequestLog.open(database.url);
+    try {
+      // Writes into the same cells while the import runs, from this replica and another.
+      const beside = Array.from({ length: 8 }, (_, w) => range(6_000 + w * 250, 6_000 + (w + 1) * 250));
+      await Promise.all([
+        recordRequestsFrom(control, log, storedRowsSource(source)),
+        ...beside.map((rows, w) => recordRequests(control, w % 2 ? other : log, rows)),
+      ]);
+    } finally {
+      await other.close();
+    }
+    const path = join(folder, 'imported.db');
+    await recordRequests(sqliteControl, path, range(0, 8_000));
+    const { postgres, lite } = await bothStores(path);
+    expect(postgres.requests).toHaveLength(8_000);
+    for (const table of Object.keys(lite)) expect(postgres[table], table).toEqual(lite[table]);
+  });
+
+  it('stores a text PostgreSQL cannot hold (U+0000) as U+FFFD rather than failing the batch', async () => {
+    await clear();
+    const odd = { ...record(1), req_id: 'req-\u0000-odd', model: 'svc/\u0000fast', metadata: '{"note":"a\\u0000b"}' };
+    expect(await recordRequests(control, log, [odd, record(2)])).toBe(2);
+    const stored = await pool.query<{ req_id: string; model: string }>(
+      'SELECT req_id, model FROM requests ORDER BY ts',
+    );
+    expect(stored.rows.map((row) => row.model)).toContain('svc/\uFFFDfast');
+    expect(stored.rows.map((row) => row.req_id)).toContain('req-\uFFFD-odd');
+    // Sent again, it is the same row: skipped, not refused.
+    expect(await recordRequests(control, log, [odd], { skipStored: true, report: () => undefined })).toBe(0);
+    // Its metadata's escaped U+0000 is searched as U+FFFD, not refused by jsonb.
+    const client = await pool.connect();
+    try {
+      const filter = { orgId: odd.org_id, from: 0, to: odd.ts + 1, search: 'a\uFFFDb' };
+      const page = await new AnalyticsQueries(new PgSql(client)).run({
+        kind: 'requests',
+        filter,
+        limit: 10,
+        offset: 0,
+      });
+      expect(page.rows.map((row) => row.req_id)).toEqual(['req-\uFFFD-odd']);
+    } finally {
+      client.release();
+    }
   });
 
   it('loses nothing when replicas write the same cells at once', async () => {

@@ -189,20 +189,18 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     ELSE -32768 END
 $$;
 
-CREATE FUNCTION sketch_add(bins INTEGER[], v DOUBLE PRECISION) RETURNS INTEGER[]
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT array_append(bins, sketch_bin(v)) $$;
-
--- Null when no value came, as on SQLite.
-CREATE FUNCTION sketch_encode(bins INTEGER[]) RETURNS BYTEA
+-- The values' sketch: null when none is known, as on SQLite. The values are collected by the
+-- built-in array_append, which an aggregate appends to in place (a function of ours would copy
+-- the array at every row), and binned at the end.
+CREATE FUNCTION sketch_encode(vs DOUBLE PRECISION[]) RETURNS BYTEA
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT string_agg(sketch_pair(bin, n), ''::bytea ORDER BY bin)
-  FROM (SELECT bin, COUNT(*) AS n FROM unnest(bins) AS bin GROUP BY bin) AS counted
+  FROM (SELECT sketch_bin(v) AS bin, COUNT(*) AS n FROM unnest(vs) AS v WHERE v IS NOT NULL GROUP BY 1) AS counted
 $$;
+
+CREATE AGGREGATE sketch_of(DOUBLE PRECISION) (
+  SFUNC = array_append, STYPE = DOUBLE PRECISION[], INITCOND = '{}', FINALFUNC = sketch_encode
+);
 
 -- Sketches of cells as one (an import's staged cells): nulls are no values.
 CREATE AGGREGATE sketch_sum(BYTEA) (SFUNC = sketch_merge, STYPE = BYTEA);
-
--- Nulls are skipped (the step function is strict).
-CREATE AGGREGATE sketch_of(DOUBLE PRECISION) (
-  SFUNC = sketch_add, STYPE = INTEGER[], INITCOND = '{}', FINALFUNC = sketch_encode
-);

@@ -5,8 +5,10 @@ import {
   insertFromArrays,
   insertRequests,
   recordSpend,
+  rollBack,
   ROLLUP_TYPES,
   ROWS_PER_STATEMENT,
+  storableColumns,
 } from './request-sql.js';
 
 /** A table's cells as they are staged, then added up into the table (`merge`). */
@@ -62,7 +64,7 @@ export class PgImport {
       }
       return new PgImport(client, committed);
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await rollBack(client);
       client.release(error as Error);
       throw error;
     }
@@ -82,7 +84,7 @@ export class PgImport {
         // Not a named statement: each import's staging tables are new ones.
         await this.client.query({
           text: insertFromArrays(stage(table.name), table.columns, types),
-          values: columnsOf(chunk, table.columns.length, (row, c) => row[c]),
+          values: storableColumns(columnsOf(chunk, table.columns.length, (row, c) => row[c])),
         });
       }
     }
@@ -105,10 +107,6 @@ export class PgImport {
       return;
     }
     this.done = true;
-    const failed = await this.client.query('ROLLBACK').then(
-      () => undefined,
-      (error: Error) => error,
-    );
-    this.client.release(failed);
+    this.client.release(await rollBack(this.client));
   }
 }

@@ -5,7 +5,15 @@ import type { RequestRecord } from '../request-record.js';
 import { RollupSums } from '../rollup-sums.js';
 import { rollupRows } from '../rollup-writer.js';
 import { PgImport } from './request-import.js';
-import { insertRequests, recordSpend, requestColumns, ROWS_PER_STATEMENT, upsertCells } from './request-sql.js';
+import {
+  insertRequests,
+  recordSpend,
+  requestColumns,
+  ROWS_PER_STATEMENT,
+  rollBack,
+  storableText,
+  upsertCells,
+} from './request-sql.js';
 
 /**
  * The request-log store on PostgreSQL (migrations-postgres/): the rows, their rollups and the
@@ -36,8 +44,9 @@ export class PgRequestLog implements TelemetryReads {
 
   private constructor(private readonly pool: pg.Pool) {}
 
-  static async open(url: string): Promise<PgRequestLog> {
-    const pool = openPool(url, { applicationName: 'gateway-console telemetry' });
+  /** `connections`: the most the store opens (a writer of one batch at a time needs one). */
+  static async open(url: string, { connections = 4 } = {}): Promise<PgRequestLog> {
+    const pool = openPool(url, { max: connections, applicationName: 'gateway-console telemetry' });
     try {
       await migratePostgres(pool, 'telemetry', new URL('../migrations-postgres/', import.meta.url));
       return new PgRequestLog(pool);
@@ -55,6 +64,7 @@ export class PgRequestLog implements TelemetryReads {
    */
   async write(records: readonly RequestRecord[], { skipStored = false } = {}): Promise<RequestLogWrite> {
     const client = await this.pool.connect();
+    let failed: Error | undefined;
     try {
       await client.query('BEGIN');
       const fresh: RequestRecord[] = [];
@@ -62,7 +72,7 @@ export class PgRequestLog implements TelemetryReads {
         const chunk = records.slice(at, at + ROWS_PER_STATEMENT);
         const inserted = await insertRequests(client, requestColumns(chunk));
         // The first of two rows with one id is the one inserted.
-        for (const record of chunk) if (inserted.delete(record.req_id)) fresh.push(record);
+        for (const record of chunk) if (inserted.delete(storableText(record.req_id))) fresh.push(record);
       }
       const repeated = fresh.length < records.length && !skipStored ? firstRepeated(records, fresh) : null;
       if (repeated) {
@@ -78,10 +88,10 @@ export class PgRequestLog implements TelemetryReads {
       this.forgetReads();
       return { written: fresh.length, settlement };
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      failed = await rollBack(client);
       throw error;
     } finally {
-      client.release();
+      client.release(failed);
     }
   }
 
@@ -91,6 +101,11 @@ export class PgRequestLog implements TelemetryReads {
    */
   async beginImport(): Promise<PgImport> {
     return PgImport.begin(await this.pool.connect(), () => this.forgetReads());
+  }
+
+  /** How many request rows the store holds. */
+  async countRows(): Promise<number> {
+    return (await this.pool.query<{ n: number }>('SELECT COUNT(*)::bigint AS n FROM requests')).rows[0]!.n;
   }
 
   /** Reads fail one by one instead (`lastUsedByKey` answers null, the analytics 503). */

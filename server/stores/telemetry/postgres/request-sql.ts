@@ -91,10 +91,27 @@ function byKey(keyColumns: number): (a: RollupRow, b: RollupRow) => number {
     for (let c = 0; c < keyColumns; c++) {
       const x = a[c]!;
       const y = b[c]!;
-      if (x !== y) return x < y ? -1 : 1;
+      if (x === y) continue;
+      // Text by its UTF-8 bytes, as the columns' "C" collation orders it (an import's merge sorts
+      // there): JavaScript's own order, by UTF-16 units, puts U+E000-U+FFFF after emoji.
+      if (typeof x === 'string' && typeof y === 'string') return Buffer.compare(Buffer.from(x), Buffer.from(y));
+      return x < y ? -1 : 1;
     }
     return 0;
   };
+}
+
+/**
+ * A string as PostgreSQL text can hold it: without U+0000, which it refuses (SQLite keeps it). A
+ * model name sent with one would otherwise fail its whole batch of rows, again and again.
+ */
+export const storableText = (text: string): string =>
+  text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
+const storable = (value: unknown) => (typeof value === 'string' ? storableText(value) : value);
+
+/** Columns of values with their strings made storable. */
+export function storableColumns(values: unknown[][]): unknown[][] {
+  return values.map((column) => (column.some((value) => typeof value === 'string') ? column.map(storable) : column));
 }
 
 /** Rows' values by column, for `unnest`. */
@@ -111,9 +128,16 @@ export function requestColumns(records: readonly RequestRecord[]): unknown[][] {
   return columnsOf(records, REQUEST_COLUMNS.length, (record, c) => record[REQUEST_COLUMNS[c]!]);
 }
 
-/** Inserts rows given by column (`REQUEST_COLUMNS` order) whose ids are not stored; returns the ids inserted. */
+/**
+ * Inserts rows given by column (`REQUEST_COLUMNS` order) whose ids are not stored; returns the ids
+ * inserted, as stored (`storableText`).
+ */
 export async function insertRequests(client: pg.ClientBase, values: unknown[][]): Promise<Set<string>> {
-  const inserted = await client.query<{ req_id: string }>({ name: 'insert_requests', text: INSERT_REQUESTS, values });
+  const inserted = await client.query<{ req_id: string }>({
+    name: 'insert_requests',
+    text: INSERT_REQUESTS,
+    values: storableColumns(values),
+  });
   return new Set(inserted.rows.map((row) => row.req_id));
 }
 
@@ -123,7 +147,7 @@ export async function upsertCells(client: pg.ClientBase, rows: RollupRows): Prom
     const cellRows = rows[index]!.sort(byKey(table.keyColumns));
     for (let at = 0; at < cellRows.length; at += ROWS_PER_STATEMENT) {
       const chunk = cellRows.slice(at, at + ROWS_PER_STATEMENT);
-      const values = columnsOf(chunk, table.columns.length, (row, c) => row[c]);
+      const values = storableColumns(columnsOf(chunk, table.columns.length, (row, c) => row[c]));
       await client.query({ name: `upsert_${table.name}`, text: UPSERTS[index]!, values });
     }
   }
@@ -139,4 +163,15 @@ export async function recordSpend(client: pg.ClientBase, spend: ReadonlyMap<stri
     [settlement, owed.map(([keyId]) => keyId), owed.map(([, micro]) => micro)],
   );
   return settlement;
+}
+
+/**
+ * Rolls the client's transaction back; returns the rollback's error, with which the client is to
+ * be released (closed, not handed back with its transaction open), or undefined.
+ */
+export function rollBack(client: pg.ClientBase): Promise<Error | undefined> {
+  return client.query('ROLLBACK').then(
+    () => undefined,
+    (error: Error) => error,
+  );
 }

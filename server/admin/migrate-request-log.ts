@@ -1,0 +1,58 @@
+import { existsSync } from 'node:fs';
+import { RepeatedRequest, recordRequestsFrom, type ImportProgress } from '../ingest/record-requests.js';
+import type { ControlStore } from '../stores/control/store.js';
+import { PgRequestLog } from '../stores/telemetry/postgres/request-log.js';
+import { openTelemetry } from '../stores/telemetry/store.js';
+import { storedRowsSource } from './stored-rows.js';
+
+export type RequestLogCopy = { ok: true; rows: number } | { ok: false; error: string };
+
+/**
+ * Copies a data folder's `telemetry.db` into an empty request log on PostgreSQL: its rows, in one
+ * import (whole or absent), whose rollups are summed again from them by the same code as the
+ * file's. No spend is recorded: the keys hold it already. The file is brought up to date first,
+ * as a server opening it would; spend it still owes its keys must be settled before (a server's
+ * start settles it), or it would be lost.
+ */
+export async function migrateRequestLog(
+  control: ControlStore,
+  telemetryPath: string,
+  url: string,
+  progress?: ImportProgress,
+): Promise<RequestLogCopy> {
+  if (!existsSync(telemetryPath)) return { ok: true, rows: 0 };
+  const file = openTelemetry(telemetryPath);
+  let rows: number;
+  try {
+    rows = file.prepare('SELECT COUNT(*) FROM requests').pluck().get() as number;
+    if ((file.prepare('SELECT COUNT(*) FROM spend_outbox').pluck().get() as number) > 0) {
+      return {
+        ok: false,
+        error:
+          'telemetry.db holds spend not yet settled into its keys: start the server on the data folder once, stop it, then copy',
+      };
+    }
+  } finally {
+    file.close();
+  }
+  const log = await PgRequestLog.open(url, { connections: 1 });
+  try {
+    if ((await log.countRows()) > 0) {
+      return { ok: false, error: 'the database already holds a request log: migrate-store copies into an empty one' };
+    }
+    await recordRequestsFrom(control, log, storedRowsSource(telemetryPath), {
+      report: () => undefined,
+      ...progress,
+      copying: true,
+    });
+    const stored = await log.countRows();
+    if (stored !== rows) return { ok: false, error: `the file holds ${rows} request rows, the database ${stored}` };
+    return { ok: true, rows };
+  } catch (error) {
+    // The file's own rows repeat an id only if it was written by hand: nothing was copied.
+    if (error instanceof RepeatedRequest) return { ok: false, error: error.message };
+    throw error;
+  } finally {
+    await log.close();
+  }
+}

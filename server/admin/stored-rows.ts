@@ -1,0 +1,28 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { importSource, type ImportSource, type SourceReader } from '../ingest/import-source.js';
+import { REQUEST_COLUMNS, type RequestRecord } from '../stores/telemetry/request-record.js';
+
+interface StoredRowsArgs {
+  path: string;
+}
+
+/** The rows of a telemetry file, in the order they were written, as an import's source (migrate-store). */
+export function storedRowsSource(path: string): ImportSource<StoredRowsArgs> {
+  return importSource(import.meta.url, { path });
+}
+
+/** The rows of a `storedRowsSource`, read on the import's thread from a read-only connection of its own. */
+export const readRows: SourceReader<StoredRowsArgs> = ({ path }) => ({ records: storedRows(path) });
+
+function* storedRows(path: string): Generator<RequestRecord> {
+  const db = new BetterSqlite3(path, { readonly: true, fileMustExist: true });
+  try {
+    // One read transaction: the rows of one moment, however long the copy takes.
+    db.exec('BEGIN');
+    yield* db
+      .prepare(`SELECT ${REQUEST_COLUMNS.join(', ')} FROM requests ORDER BY rowid`)
+      .iterate() as Iterable<RequestRecord>;
+  } finally {
+    db.close();
+  }
+}
