@@ -17,7 +17,8 @@ import { percentile, round } from './stats.js';
  * gateway's requests (each one an admission, whose rate and credit hold PostgreSQL keeps for every
  * replica), and what each request costs the database in CPU. A 2-core machine cannot show replicas
  * adding throughput; the database's CPU per request says how many one database can carry.
- * The request log stays in SQLite on both sides (telemetry on PostgreSQL is not built yet).
+ * The request log stays in SQLite on both sides here: postgres-request-log.ts compares the two
+ * request logs.
  */
 
 const CONNECTIONS = 50;
@@ -43,20 +44,10 @@ interface Target {
   apiKeys: string[];
 }
 
-/**
- * `dataDir` holds a seeded data folder (SQLite). Its control store is copied into a new database
- * of a throwaway cluster (durable: fsync on) with `admin migrate-store`; a second folder holds
- * the same request log and secrets for the server on PostgreSQL.
- */
-export async function measureControlStores(o: {
-  dataDir: string;
-  temp: string;
-  seconds: number;
-  log: (line: string) => void;
-  cleanups: Cleanups;
-}): Promise<PostgresControlReport> {
+/** A database of its own in a throwaway cluster with fsync on, stopped with the run. */
+export async function startBenchDatabase(cleanups: Cleanups): Promise<{ url: string; pid: () => number }> {
   const cluster = await startCluster({ durable: true });
-  o.cleanups.push(() => cluster.stop());
+  cleanups.push(() => cluster.stop());
   const admin = new pg.Client({ connectionString: cluster.url });
   await admin.connect();
   try {
@@ -66,17 +57,46 @@ export async function measureControlStores(o: {
   }
   const url = new URL(cluster.url);
   url.pathname = '/bench';
-  const databaseUrl = url.toString();
-  o.log('copying the control store into PostgreSQL (admin migrate-store)');
-  const code = await runAdmin(['migrate-store', '--data-dir', o.dataDir, '--database-url', databaseUrl], () => {});
-  if (code !== 0) throw new Error(`migrate-store exited with ${code}`);
+  return { url: url.toString(), pid: () => cluster.pid() };
+}
 
-  const pgDir = join(o.temp, 'data-postgres');
+/**
+ * Copies the control store of `dataDir` (a seeded SQLite data folder) into `databaseUrl` with
+ * `admin migrate-store`, and makes a second folder (returned) with the same request log and
+ * secrets, for the server on PostgreSQL.
+ */
+export async function copyControlStore(
+  dataDir: string,
+  temp: string,
+  databaseUrl: string,
+  log: (line: string) => void,
+): Promise<string> {
+  log('copying the control store into PostgreSQL (admin migrate-store)');
+  const code = await runAdmin(['migrate-store', '--data-dir', dataDir, '--database-url', databaseUrl], () => {});
+  if (code !== 0) throw new Error(`migrate-store exited with ${code}`);
+  const pgDir = join(temp, 'data-postgres');
   mkdirSync(pgDir, { mode: 0o700 });
   for (const file of ['telemetry.db', 'telemetry.db-wal', 'vault-master.key', 'key-hash.secret']) {
-    if (existsSync(join(o.dataDir, file))) copyFileSync(join(o.dataDir, file), join(pgDir, file));
+    if (existsSync(join(dataDir, file))) copyFileSync(join(dataDir, file), join(pgDir, file));
   }
+  return pgDir;
+}
 
+/**
+ * `dataDir` served from SQLite, and `pgDir` (`copyControlStore`) with its control store in
+ * `database`. The gateway's load writes rows into both folders' request logs: run it last.
+ */
+export async function measureControlStores(o: {
+  dataDir: string;
+  pgDir: string;
+  temp: string;
+  database: { url: string; pid: () => number };
+  seconds: number;
+  log: (line: string) => void;
+  cleanups: Cleanups;
+}): Promise<PostgresControlReport> {
+  const databaseUrl = o.database.url;
+  const pgDir = o.pgDir;
   const upstream = await startUpstream(o.temp);
   o.cleanups.push(() => upstream.stop());
   const targets: Record<Backend, Target> = {
@@ -90,7 +110,7 @@ export async function measureControlStores(o: {
     for (const load of ['keys', 'gateway'] as const) {
       const runs = {} as Record<Backend, ControlStoreRun>;
       for (const backend of BACKENDS) {
-        runs[backend] = await measure(targets[backend], load, o.seconds, cluster.pid());
+        runs[backend] = await measure(targets[backend], load, o.seconds, o.database.pid());
       }
       rounds[load].push(runs);
       o.log(

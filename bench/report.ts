@@ -685,10 +685,30 @@ export interface PostgresControlReport {
   figures: Figure[];
 }
 
-/** `npm run bench -- --store postgres`: the control store on PostgreSQL beside SQLite. */
+/** One query case on both request logs (postgres-request-log.ts); the verdict is PostgreSQL's. */
+export interface RequestLogCase {
+  id: string;
+  kind: CaseKind;
+  postgres: Timing;
+  sqlite: Timing;
+  duckdb: Timing;
+  target: string;
+  pass: boolean;
+  check?: CaseResult['check'];
+}
+
+export interface PostgresRequestLogReport {
+  importSeconds: number;
+  rowsPerSecond: number;
+  cases: RequestLogCase[];
+  figures: Figure[];
+}
+
+/** `npm run bench -- --store postgres`: both stores on PostgreSQL beside SQLite. */
 export interface PostgresOnlyReport {
   meta: GatewayOnlyReport['meta'];
   control: PostgresControlReport;
+  requestLog: PostgresRequestLogReport;
   passed: number;
   failed: number;
 }
@@ -696,18 +716,20 @@ export interface PostgresOnlyReport {
 export function postgresMarkdown(report: PostgresOnlyReport): string {
   const m = report.meta;
   const c = report.control;
+  const r = report.requestLog;
   const runs = (load: 'keys' | 'gateway') =>
-    c.rounds[load].map((r) => `${round(r.sqlite.rps, 0)} / ${round(r.postgres.rps, 0)}`).join(', ');
+    c.rounds[load].map((run) => `${round(run.sqlite.rps, 0)} / ${round(run.postgres.rps, 0)}`).join(', ');
   return [
-    `# Benchmark: the control store on PostgreSQL beside SQLite (${m.rows.toLocaleString('en')} rows seeded)`,
+    `# Benchmark: both stores on PostgreSQL beside SQLite (${m.rows.toLocaleString('en')} rows seeded)`,
     '',
     `Run ${m.startedAt} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}. Took ${fmt(m.seconds)} s. ` +
       `**${report.passed} pass, ${report.failed} fail.**`,
     '',
+    '## The control store',
+    '',
     'The same data folder served twice on one machine: by a server on SQLite, and by a server whose ' +
       'control store was copied into PostgreSQL (`admin migrate-store`, a throwaway cluster with fsync on). ' +
-      'Both keep the request log in SQLite: telemetry on PostgreSQL is not built yet, so the analytics, ' +
-      'request-log and import cases are not run on it. Database CPU is the postmaster and its backends, ' +
+      'Both keep the request log in SQLite here. Database CPU is the postmaster and its backends, ' +
       'read from /proc around each timed run; the server on SQLite is its idle reference. The gateway ' +
       "load cycles through 20 keys at the platform's highest rate (one key's admissions take its lock in " +
       'the database one after another); the database, both servers, the upstream and the load generator ' +
@@ -719,12 +741,39 @@ export function postgresMarkdown(report: PostgresOnlyReport): string {
     `GET /keys rounds (req/s, SQLite / PostgreSQL): ${runs('keys')}.`,
     `Gateway rounds (req/s, SQLite / PostgreSQL): ${runs('gateway')}.`,
     '',
+    '## The request log',
+    '',
+    "The data folder's `telemetry.db` copied into the same database (`admin migrate-store --telemetry-url`: " +
+      'an import in one transaction, the rollups summed again from the rows), then every query case through ' +
+      "both servers' HTTP, the server on PostgreSQL holding both stores there. Each row count is checked " +
+      "against DuckDB's on the same rows. The verdict is PostgreSQL's, against issue 28's targets.",
+    '',
+    ...table(['figure', 'value', 'reference', 'target', 'result'], figureRows(r.figures)),
+    '',
+    ...table(
+      ['query', 'PostgreSQL p50', 'PostgreSQL p95', 'SQLite p50', 'SQLite p95', 'DuckDB p50', 'target', 'result'],
+      r.cases.map((q) => [
+        q.id,
+        fmt(q.postgres.p50),
+        fmt(q.postgres.p95),
+        fmt(q.sqlite.p50),
+        fmt(q.sqlite.p95),
+        fmt(q.duckdb.p50),
+        q.target + (q.check?.ok === false ? ' (row count differs)' : ''),
+        q.pass ? 'pass' : 'FAIL',
+      ]),
+    ),
+    '',
   ].join('\n');
 }
 
 export function postgresConsole(report: PostgresOnlyReport): string {
+  const figures = [...report.control.figures, ...report.requestLog.figures];
+  const failed = report.requestLog.cases.filter((q) => !q.pass).map((q) => q.id);
   return [
-    aligned([['PostgreSQL figure', 'value', 'reference', 'target', 'result'], ...figureRows(report.control.figures)]),
+    aligned([['PostgreSQL figure', 'value', 'reference', 'target', 'result'], ...figureRows(figures)]),
+    '',
+    `request-log cases failing on PostgreSQL: ${failed.length === 0 ? 'none' : failed.join(', ')}`,
     '',
     `${report.passed} pass, ${report.failed} fail`,
   ].join('\n');

@@ -7,9 +7,9 @@
 // and runs the gateway section alone (<out>/gateway.json, .md); `--only console` likewise (100,000
 // rows by default) runs the console section alone (<out>/console.json, .md). The console section
 // builds dist/renderer and drives Chromium (CHROMIUM_PATH, /usr/bin/chromium by default).
-// `--store postgres` seeds a small store (10,000 rows unless --rows says otherwise), copies its
-// control store into a throwaway PostgreSQL cluster and compares the two control stores
-// (<out>/postgres.json, .md): the request log is not on PostgreSQL yet, so nothing else runs.
+// `--store postgres` seeds a store (10,000 rows unless --rows says otherwise), copies it into a
+// throwaway PostgreSQL cluster (control store, then request log) and compares the two control
+// stores and the two request logs, every query case beside DuckDB (<out>/postgres.json, .md).
 // Exits 0 whatever passes or fails (it is a measurement), 1 on errors.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,9 +18,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import autocannon from 'autocannon';
 import * as prettier from 'prettier';
-import type { DuckDBPreparedStatement } from '@duckdb/node-api';
 import { ANALYTICS_WORKERS } from '../server/app.js';
-import { benchCases, paramTypes, pickValues, type BenchCase, type DuckStatement } from './cases.js';
+import { benchCases, pickValues } from './cases.js';
 import { measureGateway, startBareProxy, startRemoteGateway, startUpstream } from './gateway.js';
 import { measureConsole } from './console.js';
 import type { KeysLatencySamples } from './keys-latency-child.js';
@@ -33,12 +32,10 @@ import {
   gatewayConsole,
   gatewayFigures,
   gatewayMarkdown,
-  judgeCase,
   markdown,
   otherFigures,
   type CaseResult,
   type ConsoleOnlyReport,
-  type Figure,
   type GatewayOnlyReport,
   type GatewayReport,
   type PostgresOnlyReport,
@@ -46,11 +43,13 @@ import {
   postgresConsole,
   postgresMarkdown,
 } from './report.js';
-import { measureControlStores } from './postgres-control.js';
+import { copyControlStore, measureControlStores, startBenchDatabase } from './postgres-control.js';
+import { measureRequestLogs } from './postgres-request-log.js';
 import { signIn, startServer, type Cleanups } from './server.js';
 import { IMPORT_FILES, measureImport } from './import-files.js';
-import { loadReference, seedStore, type Reference } from './stores.js';
-import { percentile, round, summarise, timeRuns, type LoopLimits } from './stats.js';
+import { measureCase } from './measure-case.js';
+import { loadReference, seedStore } from './stores.js';
+import { percentile, round, summarise, type LoopLimits } from './stats.js';
 
 interface Options {
   rows: number;
@@ -230,13 +229,41 @@ async function gatewayOnly(opts: Options, temp: string, cleanups: Cleanups, star
   await writeReport(opts.out, 'gateway', report, gatewayMarkdown(report), gatewayConsole(report));
 }
 
-/** `--store postgres`: a small store served from SQLite and from PostgreSQL, compared. */
+/** `--store postgres`: a store served from SQLite and from PostgreSQL, compared. */
 async function postgresOnly(opts: Options, temp: string, cleanups: Cleanups, started: number): Promise<void> {
   const dataDir = join(temp, 'data');
   log(`seeding ${opts.rows} rows over ${opts.days} days into ${dataDir}`);
   const seeded = await seedStore(dataDir, { rows: opts.rows, days: opts.days }, log);
-  const control = await measureControlStores({ dataDir, temp, seconds: opts.loadSeconds, log, cleanups });
-  const report: PostgresOnlyReport = { ...sectionOnly(seeded.rows, started, control.figures), control };
+  log('loading the same rows into DuckDB');
+  const reference = await loadReference(join(dataDir, 'telemetry.db'));
+  cleanups.push(() => reference.close());
+  const cases = benchCases(await pickValues(reference.connection));
+  const database = await startBenchDatabase(cleanups);
+  const pgDir = await copyControlStore(dataDir, temp, database.url, log);
+  // First: the control section's gateway load adds rows to the request logs.
+  const requestLog = await measureRequestLogs({
+    dataDir,
+    pgDir,
+    databaseUrl: database.url,
+    rows: seeded.rows,
+    temp,
+    reference,
+    cases,
+    limits: { warmup: opts.warmup, runs: opts.runs, maxMs: opts.caseSeconds * 1000 },
+    log,
+    cleanups,
+  });
+  const control = await measureControlStores({
+    dataDir,
+    pgDir,
+    temp,
+    database,
+    seconds: opts.loadSeconds,
+    log,
+    cleanups,
+  });
+  const verdicts = [...control.figures, ...requestLog.figures, ...requestLog.cases];
+  const report: PostgresOnlyReport = { ...sectionOnly(seeded.rows, started, verdicts), control, requestLog };
   await writeReport(opts.out, 'postgres', report, postgresMarkdown(report), postgresConsole(report));
 }
 
@@ -251,7 +278,11 @@ async function consoleOnly(opts: Options, temp: string, started: number): Promis
 }
 
 /** What a report of one section (`--only`) says besides the section: the run, and its verdicts. */
-function sectionOnly(rows: number, started: number, figures: Figure[]): Omit<GatewayOnlyReport, 'gateway'> {
+function sectionOnly(
+  rows: number,
+  started: number,
+  figures: { pass: boolean | null }[],
+): Omit<GatewayOnlyReport, 'gateway'> {
   const verdicts = figures.map((f) => f.pass).filter((p) => p !== null);
   return {
     meta: {
@@ -418,70 +449,6 @@ async function everything(opts: Options, temp: string, cleanups: Cleanups, start
 async function formatted(path: string, text: string): Promise<string> {
   const config = (await prettier.resolveConfig(path)) ?? {};
   return prettier.format(text, { ...config, filepath: path });
-}
-
-/** One query: row counts checked once, then timed through HTTP, then in DuckDB. */
-async function measureCase(
-  benchCase: BenchCase,
-  client: ApiClient,
-  reference: Reference,
-  limits: LoopLimits,
-  done: CaseResult[],
-): Promise<CaseResult> {
-  const db = reference.connection;
-  const countAt = async (now: number) => {
-    const statement = benchCase.count!.statement(now);
-    const answer = await db.runAndReadAll(statement.sql, statement.params, paramTypes(statement.params));
-    return Number(answer.getRows()[0]?.[0]);
-  };
-  let check: CaseResult['check'];
-  if (benchCase.count) {
-    // The server's clock is read between these two: rows only leave the window as time passes.
-    const before = Date.now();
-    const answer = JSON.parse(await client.get(benchCase.path)) as Record<string, number>;
-    const after = Date.now();
-    const server = Number(answer[benchCase.count.field]);
-    const duckdbMax = await countAt(before);
-    const duckdbMin = await countAt(after);
-    check = { server, duckdbMin, duckdbMax, ok: server >= duckdbMin && server <= duckdbMax };
-  }
-
-  const server = await timeRuns(() => client.get(benchCase.path), limits);
-
-  const prepared: { statement: DuckDBPreparedStatement; params: (now: number) => DuckStatement['params'] }[] = [];
-  const statements = benchCase.duck(Date.now());
-  for (const [i, statement] of statements.entries()) {
-    prepared.push({
-      statement: await db.prepare(statement.sql),
-      params: (now) => benchCase.duck(now)[i]!.params,
-    });
-  }
-  let duckdb;
-  try {
-    duckdb = await timeRuns(async () => {
-      const now = Date.now();
-      for (const { statement, params } of prepared) {
-        const values = params(now);
-        statement.bind(values, paramTypes(values));
-        (await statement.runAndReadAll()).getRows();
-      }
-    }, limits);
-  } finally {
-    for (const { statement } of prepared) statement.destroySync();
-  }
-
-  const firstPage = done.find((r) => r.id === 'requests first page')?.server;
-  const verdict = judgeCase(benchCase.kind, server, duckdb, firstPage);
-  return {
-    id: benchCase.id,
-    kind: benchCase.kind,
-    path: benchCase.path,
-    server,
-    duckdb,
-    ratio: round(server.p50 / duckdb.p50, 2),
-    ...verdict,
-    ...(check ? { check } : {}),
-  };
 }
 
 /**

@@ -113,6 +113,7 @@ function segmentsSql(
     (grain, index) => `SELECT ${parts.cells}, ${item(2)} AS b
       FROM ${dialect.tuplesOf(`cells${index}`, 'r')} CROSS JOIN ${grain.board} AS c
       WHERE c.org_id = @orgId AND c.dim = @dim ${parts.value ? 'AND c.value = @value' : ''}
+        AND c.bucket >= @cellsFrom${index} AND c.bucket < @cellsTo${index}
         AND c.bucket >= ${item(0)} AND c.bucket < ${item(1)}`,
   );
   const rows = `SELECT ${parts.rows}, ${item(2)} AS b
@@ -121,10 +122,22 @@ function segmentsSql(
   return [...cells, rows].join('\nUNION ALL\n');
 }
 
-/** The segments' lists as `segmentsSql` binds them. */
-function segmentParams(byGrain: Map<Grain | null, number[][]>, grains: readonly Grain[]): Record<string, string> {
-  const params: Record<string, string> = { rows: JSON.stringify(byGrain.get(null)) };
-  grains.forEach((grain, index) => (params[`cells${index}`] = JSON.stringify(byGrain.get(grain))));
+/**
+ * The segments' lists as `segmentsSql` binds them, and the span each grain's list covers: on
+ * PostgreSQL, whose planner may read a grain's cells once and pair them with the list rather than
+ * look each segment up, the span keeps that read to the window.
+ */
+function segmentParams(
+  byGrain: Map<Grain | null, number[][]>,
+  grains: readonly Grain[],
+): Record<string, string | number> {
+  const params: Record<string, string | number> = { rows: JSON.stringify(byGrain.get(null)) };
+  grains.forEach((grain, index) => {
+    const list = byGrain.get(grain)!;
+    params[`cells${index}`] = JSON.stringify(list);
+    params[`cellsFrom${index}`] = list.length === 0 ? 0 : Math.min(...list.map(([from]) => from!));
+    params[`cellsTo${index}`] = list.length === 0 ? 0 : Math.max(...list.map(([, to]) => to!));
+  });
   return params;
 }
 

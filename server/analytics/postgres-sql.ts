@@ -4,8 +4,11 @@ import type { AnalyticsSql, Dialect, Params } from './sql.js';
 export const POSTGRES: Dialect = {
   name: 'postgres',
   valuesOf: (param) => `SELECT jsonb_array_elements_text(CAST(@${param} AS jsonb))`,
-  tuplesOf: (param, alias) => `jsonb_array_elements(CAST(@${param} AS jsonb)) AS ${alias} (value)`,
-  item: (alias, index) => `CAST(${alias}.value ->> ${index} AS bigint)`,
+  // Each tuple's numbers read once, into typed columns (OFFSET 0 keeps the planner from pulling
+  // the casts up into every comparison of a join).
+  tuplesOf: (param, alias) => `(SELECT CAST(t.value ->> 0 AS bigint) AS i0, CAST(t.value ->> 1 AS bigint) AS i1,
+      CAST(t.value ->> 2 AS bigint) AS i2 FROM jsonb_array_elements(CAST(@${param} AS jsonb)) AS t (value) OFFSET 0) AS ${alias}`,
+  item: (alias, index) => `${alias}.i${index}`,
   // ICU's root locale folds as JavaScript's toLowerCase does (a final sigma, a dotted I); the
   // columns' own "C" collation would fold ASCII only.
   folded: (text) => `lower(${text} COLLATE "und-x-icu")`,

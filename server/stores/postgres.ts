@@ -36,6 +36,9 @@ export function openPool(url: string, options: PostgresOptions = {}): pg.Pool {
     application_name: options.applicationName ?? 'gateway-console',
     statement_timeout: options.statementTimeoutMs,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    // The stores' statements are short: compiling one with LLVM (PostgreSQL's JIT, chosen by the
+    // planner's cost) took longer than running it, 100 ms and more for a dashboard of a few ms.
+    options: '-c jit=off',
     types: BIGINT_AS_NUMBER,
   });
   // An idle client's error (the server restarted) is the pool's to replace; without a listener

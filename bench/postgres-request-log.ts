@@ -1,0 +1,112 @@
+import { runAdmin } from '../server/admin/commands.js';
+import type { BenchCase, CaseKind } from './cases.js';
+import { startUpstream } from './gateway.js';
+import type { ApiClient } from './http.js';
+import { measureCase } from './measure-case.js';
+import { fmt, type CaseResult, type Figure, type PostgresRequestLogReport } from './report.js';
+import { signIn, startServer, type Cleanups } from './server.js';
+import type { LoopLimits, Timing } from './stats.js';
+import type { Reference } from './stores.js';
+
+/**
+ * The request log on PostgreSQL against SQLite, on the same rows: the copy of `telemetry.db`
+ * into PostgreSQL (`admin migrate-store --telemetry-url`, an import: its rows a second), then
+ * every query case through both servers' HTTP, each row count checked against DuckDB's.
+ */
+
+/** Issue 28's targets on PostgreSQL: analytics p95 ≤ 100 ms, the request log's first page p95 ≤ 50 ms. */
+function judgePostgres(kind: CaseKind, server: Timing, _duckdb: Timing, firstPage: Timing | undefined) {
+  switch (kind) {
+    case 'analytics':
+    case 'dashboard':
+      return { target: 'p95 ≤ 100 ms', pass: server.p95 <= 100 };
+    case 'log':
+    case 'log-duckdb':
+      return { target: 'p95 ≤ 50 ms', pass: server.p95 <= 50 };
+    case 'log-offset':
+      return {
+        target: `p50 ≤ 2× first page p50 (${firstPage ? fmt(firstPage.p50 * 2) : '?'} ms)`,
+        pass: firstPage !== undefined && server.p50 <= 2 * firstPage.p50,
+      };
+    case 'search':
+      return { target: 'p95 ≤ 250 ms (as on SQLite)', pass: server.p95 <= 250 };
+  }
+}
+
+export async function measureRequestLogs(o: {
+  dataDir: string;
+  pgDir: string;
+  databaseUrl: string;
+  rows: number;
+  temp: string;
+  reference: Reference;
+  cases: BenchCase[];
+  limits: LoopLimits;
+  log: (line: string) => void;
+  cleanups: Cleanups;
+}): Promise<PostgresRequestLogReport> {
+  o.log(`copying the request log into PostgreSQL (admin migrate-store --telemetry-url): ${o.rows} rows`);
+  const started = performance.now();
+  const code = await runAdmin(['migrate-store', '--data-dir', o.dataDir, '--telemetry-url', o.databaseUrl], () => {});
+  if (code !== 0) throw new Error(`migrate-store --telemetry-url exited with ${code}`);
+  const importSeconds = (performance.now() - started) / 1000;
+  o.log(`copied in ${importSeconds.toFixed(1)} s (${Math.round(o.rows / importSeconds)} rows/s)`);
+
+  const upstream = await startUpstream(o.temp);
+  o.cleanups.push(() => upstream.stop());
+  const env = { SVC_DATABASE_URL: o.databaseUrl, SVC_TELEMETRY_URL: o.databaseUrl };
+  const servers = {
+    sqlite: (await startServer(o.dataDir, o.temp, upstream.url, o.cleanups, { name: 'log-sqlite' })).server,
+    postgres: (await startServer(o.pgDir, o.temp, upstream.url, o.cleanups, { name: 'log-postgres', env })).server,
+  };
+  const clients: Record<keyof typeof servers, ApiClient> = {
+    sqlite: await signIn(servers.sqlite),
+    postgres: await signIn(servers.postgres),
+  };
+  o.log('warming both servers: every query twice');
+  for (const client of Object.values(clients)) {
+    for (let round = 0; round < 2; round++) for (const benchCase of o.cases) await client.get(benchCase.path);
+  }
+
+  const sqlite: CaseResult[] = [];
+  const postgres: CaseResult[] = [];
+  for (const [i, benchCase] of o.cases.entries()) {
+    const onSqlite = await measureCase(benchCase, clients.sqlite, o.reference, o.limits, sqlite);
+    sqlite.push(onSqlite);
+    const onPostgres = await measureCase(benchCase, clients.postgres, o.reference, o.limits, postgres, {
+      judge: judgePostgres,
+      duckdb: onSqlite.duckdb,
+    });
+    postgres.push(onPostgres);
+    o.log(
+      `${i + 1}/${o.cases.length} ${benchCase.id}: PostgreSQL p50 ${onPostgres.server.p50} ms, p95 ` +
+        `${onPostgres.server.p95} ms; SQLite p50 ${onSqlite.server.p50} ms; DuckDB p50 ${onSqlite.duckdb.p50} ms` +
+        `${onPostgres.check?.ok === false ? ' (ROW COUNT MISMATCH)' : ''}`,
+    );
+  }
+  for (const server of Object.values(servers)) await server.stop();
+  await upstream.stop();
+
+  const rowsPerSecond = Math.round(o.rows / importSeconds);
+  const figures: Figure[] = [
+    {
+      figure: 'telemetry.db copied into PostgreSQL (an import)',
+      value: rowsPerSecond,
+      unit: 'rows/s',
+      reference: `${o.rows} rows in ${fmt(importSeconds)} s`,
+      target: '≥ 50,000 rows/s',
+      pass: rowsPerSecond >= 50_000,
+    },
+  ];
+  const cases = o.cases.map((benchCase, i) => ({
+    id: benchCase.id,
+    kind: benchCase.kind,
+    postgres: postgres[i]!.server,
+    sqlite: sqlite[i]!.server,
+    duckdb: sqlite[i]!.duckdb,
+    target: postgres[i]!.target,
+    pass: postgres[i]!.pass && postgres[i]!.check?.ok !== false,
+    ...(postgres[i]!.check ? { check: postgres[i]!.check } : {}),
+  }));
+  return { importSeconds, rowsPerSecond, cases, figures };
+}
