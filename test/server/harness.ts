@@ -181,21 +181,24 @@ export async function registerOrg(
 }
 
 /** Runs an operator command on the server's data folder; fails with its output unless it succeeds, else returns what it printed. */
+/** One statement on its own connection to the database at `url`: the rows it returns. */
+async function postgresRows<R>(url: string, sql: string): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url, types: BIGINT_AS_NUMBER });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows as R[];
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * Runs one statement on the server's control store beside the server, as someone holding the
  * database file or its credentials would: the rows it returns, or the store's own error.
  */
 export async function controlSql<R>(server: TestServer, sql: string): Promise<R[]> {
   const { databaseUrl } = server.config;
-  if (databaseUrl !== undefined) {
-    const client = new pg.Client({ connectionString: databaseUrl, types: BIGINT_AS_NUMBER });
-    await client.connect();
-    try {
-      return (await client.query(sql)).rows as R[];
-    } finally {
-      await client.end();
-    }
-  }
+  if (databaseUrl !== undefined) return postgresRows<R>(databaseUrl, sql);
   const db = new BetterSqlite3(join(server.dataDir, 'control.db'), { fileMustExist: true, timeout: 5_000 });
   try {
     const statement = db.prepare(sql);
@@ -228,15 +231,7 @@ export function requestLog(server: TestServer): string | PgRequestLog {
 /** Runs one read on the server's request log beside the server: the rows it returns. */
 export async function telemetrySql<R>(server: TestServer, sql: string): Promise<R[]> {
   const { telemetryUrl, telemetryDbPath } = server.config;
-  if (telemetryUrl !== undefined) {
-    const client = new pg.Client({ connectionString: telemetryUrl, types: BIGINT_AS_NUMBER });
-    await client.connect();
-    try {
-      return (await client.query(sql)).rows as R[];
-    } finally {
-      await client.end();
-    }
-  }
+  if (telemetryUrl !== undefined) return postgresRows<R>(telemetryUrl, sql);
   const db = new BetterSqlite3(telemetryDbPath, { readonly: true, fileMustExist: true, timeout: 5_000 });
   try {
     return db.prepare(sql).all() as R[];
