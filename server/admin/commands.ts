@@ -39,6 +39,7 @@ const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [--database-
   migrate-store [--database-url postgres://…] [--telemetry-url postgres://…]
                                             copy the data folder's control.db, telemetry.db or
                                             both into empty PostgreSQL stores, checking counts
+                                            (its targets from these flags only, not SVC_*)
   reconcile [--org NAME] [--project ID] [--from DATE --to DATE | --days 7]
                                             check that keys add up to projects and projects to
                                             the organisation, settled spend to rows, rollups to
@@ -124,7 +125,15 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
     return 2;
   }
   privateFolder(config.dataDir);
-  if (command === 'migrate-store') return migrateStoreCommand(config, out);
+  if (command === 'migrate-store') {
+    // Its targets from its flags alone: an SVC_DATABASE_URL left set after a first copy would
+    // otherwise send a copy of the request log after the control store again.
+    return migrateStoreCommand(
+      config,
+      { databaseUrl: flags['database-url'], telemetryUrl: flags['telemetry-url'] },
+      out,
+    );
+  }
   const control = await openControlStore(controlLocation(config), {
     accessSeconds: config.accessTtlSeconds,
     refreshSeconds: config.refreshTtlSeconds,
@@ -167,15 +176,20 @@ async function withRequestLog<T>(
  * Copies the data folder's stores into empty PostgreSQL databases: control.db into --database-url,
  * telemetry.db into --telemetry-url, whichever are given.
  */
-async function migrateStoreCommand(config: ServerConfig, out: (line: string) => void): Promise<number> {
-  if (config.databaseUrl === undefined && config.telemetryUrl === undefined) {
+async function migrateStoreCommand(
+  config: ServerConfig,
+  targets: { databaseUrl?: string; telemetryUrl?: string },
+  out: (line: string) => void,
+): Promise<number> {
+  const { databaseUrl, telemetryUrl } = targets;
+  if (databaseUrl === undefined && telemetryUrl === undefined) {
     console.error(
       'migrate-store needs --database-url (the database to copy the control store into), --telemetry-url (the request log), or both',
     );
     return 2;
   }
-  if (config.databaseUrl !== undefined) {
-    const copied = await migrateStore(join(config.dataDir, 'control.db'), config.databaseUrl);
+  if (databaseUrl !== undefined) {
+    const copied = await migrateStore(join(config.dataDir, 'control.db'), databaseUrl);
     if (!copied.ok) {
       console.error(copied.error);
       return 2;
@@ -184,15 +198,20 @@ async function migrateStoreCommand(config: ServerConfig, out: (line: string) => 
     for (const { table, rows } of copied.counts) out(`  ${table.padEnd(width)}  ${rows} row(s), as many as the file`);
     out('copied the control store into PostgreSQL; run the server with --database-url from now on');
   }
-  if (config.telemetryUrl !== undefined) {
+  if (telemetryUrl !== undefined) {
     // The control store the server will use: the copy just made, or the data folder's own.
-    const control = await openControlStore(controlLocation(config), { accessSeconds: 1, refreshSeconds: 1 });
+    const control = await openControlStore(controlLocation({ dataDir: config.dataDir, databaseUrl }), {
+      accessSeconds: 1,
+      refreshSeconds: 1,
+    });
     try {
-      const copied = await migrateRequestLog(control, config.telemetryDbPath, config.telemetryUrl, {
+      const copied = await migrateRequestLog(control, config.telemetryDbPath, telemetryUrl, {
         report: importReport(out),
       });
       if (!copied.ok) {
         console.error(copied.error);
+        if (databaseUrl !== undefined)
+          console.error('the control store was copied: copy the request log again with --telemetry-url alone');
         return 2;
       }
       out(`  requests  ${copied.rows} row(s), as many as the file; rollups summed again from them`);

@@ -22,9 +22,15 @@ export async function migrateRequestLog(
 ): Promise<RequestLogCopy> {
   if (!existsSync(telemetryPath)) return { ok: true, rows: 0 };
   const file = openTelemetry(telemetryPath);
-  let rows: number;
   try {
-    rows = file.prepare('SELECT COUNT(*) FROM requests').pluck().get() as number;
+    // The write lock for the whole copy: rows a server wrote meanwhile would be counted here and
+    // missed by the copy, or the other way round. The copy's reader reads beside the lock (WAL).
+    try {
+      file.exec('BEGIN IMMEDIATE');
+    } catch {
+      return { ok: false, error: 'telemetry.db is being written (a server or an import): stop it, then copy' };
+    }
+    const rows = file.prepare('SELECT COUNT(*) FROM requests').pluck().get() as number;
     if ((file.prepare('SELECT COUNT(*) FROM spend_outbox').pluck().get() as number) > 0) {
       return {
         ok: false,
@@ -32,9 +38,19 @@ export async function migrateRequestLog(
           'telemetry.db holds spend not yet settled into its keys: start the server on the data folder once, stop it, then copy',
       };
     }
+    return await copyRows(control, telemetryPath, url, rows, progress);
   } finally {
     file.close();
   }
+}
+
+async function copyRows(
+  control: ControlStore,
+  telemetryPath: string,
+  url: string,
+  rows: number,
+  progress: ImportProgress | undefined,
+): Promise<RequestLogCopy> {
   const log = await PgRequestLog.open(url, { connections: 1 });
   try {
     if ((await log.countRows()) > 0) {

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { storableText } from '../stores/telemetry/postgres/request-sql.js';
 import type { AnalyticsSql, Dialect, Params } from './sql.js';
 
 export const POSTGRES: Dialect = {
@@ -46,7 +47,9 @@ export function positional(sql: string, params: Params = {}): { text: string; va
     let number = numbers.get(name);
     if (number === undefined) {
       if (!Object.hasOwn(params, name)) throw new Error(`the query has no value for @${name}`);
-      values.push(params[name] ?? null);
+      const value = params[name] ?? null;
+      // As the writer stores text (U+0000 as U+FFFD): a filter or search holding one finds it.
+      values.push(typeof value === 'string' ? storableText(value) : value);
       number = values.length;
       numbers.set(name, number);
     }

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import type pg from 'pg';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AnalyticsUnavailable } from '../../server/analytics/pool.js';
-import { PgAnalytics } from '../../server/analytics/postgres-analytics.js';
+import { isUnavailable, PgAnalytics } from '../../server/analytics/postgres-analytics.js';
 import { PgSql } from '../../server/analytics/postgres-sql.js';
 import { AnalyticsQueries } from '../../server/analytics/queries.js';
 import type { AnalyticsQuery, GroupBy, Metric, RequestFilter, Scope } from '../../server/analytics/query-types.js';
@@ -221,6 +221,19 @@ describe('the analytics on PostgreSQL', () => {
       await analytics.close();
       await bare.drop();
     }
+  });
+
+  it('tells an unreachable database (503) from a refused query (500) by the error itself', () => {
+    const refused = (code: string) => Object.assign(new pg.DatabaseError('refused', 0, 'error'), { code });
+    expect(isUnavailable(refused('57014'))).toBe(true); // a statement past its timeout
+    expect(isUnavailable(refused('08006'))).toBe(true); // the connection failed
+    expect(isUnavailable(refused('53300'))).toBe(true); // too many connections
+    expect(isUnavailable(refused('42P01'))).toBe(false); // no such table
+    expect(isUnavailable(refused('22P02'))).toBe(false); // bad input
+    expect(isUnavailable(Object.assign(new Error('connect ECONNREFUSED'), { syscall: 'connect' }))).toBe(true);
+    expect(isUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isUnavailable(new TypeError("Cannot read properties of undefined (reading 'n')"))).toBe(false);
+    expect(isUnavailable(new Error('the query has no value for @orgId'))).toBe(false);
   });
 
   it('finds rows and figures in these windows, so the comparisons above compare something', async () => {

@@ -6,6 +6,7 @@ import { runAdmin } from '../../server/admin/commands.js';
 import { PgControlStore } from '../../server/stores/control/postgres/store.js';
 import { freshDatabase } from '../postgres/database.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
+import { openTelemetry } from '../../server/stores/telemetry/store.js';
 import { PASSWORD, TestClient, register, startServer } from './harness.js';
 import { variedRecord } from './request-rows.js';
 
@@ -78,7 +79,22 @@ describe('migrate-store', () => {
         await moved.close();
       }
       // Never into a request log with rows: nothing is merged.
-      expect(await run('migrate-store', '--telemetry-url', database.url)).toMatchObject({ code: 2 });
+      const refused: string[] = [];
+      const errors = vi.spyOn(console, 'error').mockImplementation((line: string) => void refused.push(line));
+      try {
+        expect(await run('migrate-store', '--telemetry-url', database.url)).toMatchObject({ code: 2 });
+        // Nor a file whose outbox still owes its keys spend: it would be lost.
+        const owing = openTelemetry(join(folder, 'telemetry.db'));
+        owing.prepare("INSERT INTO spend_outbox (settlement, key_id, micro) VALUES ('s-1', ?, 5)").run(key.id);
+        owing.close();
+        const other = await freshDatabase();
+        drops.push(other.drop);
+        expect(await run('migrate-store', '--telemetry-url', other.url)).toMatchObject({ code: 2 });
+      } finally {
+        errors.mockRestore();
+      }
+      expect(refused.join('\n')).toMatch(/already holds a request log/);
+      expect(refused.join('\n')).toMatch(/holds spend not yet settled/);
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }

@@ -11,7 +11,7 @@ import {
   requestColumns,
   ROWS_PER_STATEMENT,
   rollBack,
-  storableText,
+  storableRecord,
   upsertCells,
 } from './request-sql.js';
 
@@ -62,7 +62,9 @@ export class PgRequestLog implements TelemetryReads {
    * or repeated among `records`, writes nothing and is returned, unless `skipStored`: then only
    * the rows not stored yet are written, and only they count in the rollups and the spend.
    */
-  async write(records: readonly RequestRecord[], { skipStored = false } = {}): Promise<RequestLogWrite> {
+  async write(given: readonly RequestRecord[], { skipStored = false } = {}): Promise<RequestLogWrite> {
+    // Text as it is stored before anything is summed or sorted: cells are keyed, and ordered, by it.
+    const records = given.map(storableRecord);
     const client = await this.pool.connect();
     let failed: Error | undefined;
     try {
@@ -72,12 +74,12 @@ export class PgRequestLog implements TelemetryReads {
         const chunk = records.slice(at, at + ROWS_PER_STATEMENT);
         const inserted = await insertRequests(client, requestColumns(chunk));
         // The first of two rows with one id is the one inserted.
-        for (const record of chunk) if (inserted.delete(storableText(record.req_id))) fresh.push(record);
+        for (const record of chunk) if (inserted.delete(record.req_id)) fresh.push(record);
       }
       const repeated = fresh.length < records.length && !skipStored ? firstRepeated(records, fresh) : null;
       if (repeated) {
         await client.query('ROLLBACK');
-        return { repeated };
+        return { repeated: given[records.indexOf(repeated)]! };
       }
       const sums = new RollupSums();
       for (const record of fresh) sums.add(record);

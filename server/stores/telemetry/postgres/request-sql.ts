@@ -109,6 +109,17 @@ export const storableText = (text: string): string =>
   text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text;
 const storable = (value: unknown) => (typeof value === 'string' ? storableText(value) : value);
 
+/** A record with its text as PostgreSQL stores it: itself when it holds no U+0000, as nearly every one. */
+export function storableRecord(record: RequestRecord): RequestRecord {
+  const texts = REQUEST_COLUMNS.filter(
+    (column) => typeof record[column] === 'string' && (record[column] as string).includes('\u0000'),
+  );
+  if (texts.length === 0) return record;
+  const copy: Record<string, unknown> = { ...record };
+  for (const column of texts) copy[column] = storableText(record[column] as string);
+  return copy as unknown as RequestRecord;
+}
+
 /** Columns of values with their strings made storable. */
 export function storableColumns(values: unknown[][]): unknown[][] {
   return values.map((column) => (column.some((value) => typeof value === 'string') ? column.map(storable) : column));
