@@ -76,10 +76,10 @@ export class PgRequestLog implements TelemetryReads {
         // The first of two rows with one id is the one inserted.
         for (const record of chunk) if (inserted.delete(record.req_id)) fresh.push(record);
       }
-      const repeated = fresh.length < records.length && !skipStored ? firstRepeated(records, fresh) : null;
-      if (repeated) {
+      const repeated = fresh.length < records.length && !skipStored ? firstRepeated(records, fresh) : -1;
+      if (repeated >= 0) {
         await client.query('ROLLBACK');
-        return { repeated: given[records.indexOf(repeated)]! };
+        return { repeated: given[repeated]! };
       }
       const sums = new RollupSums();
       for (const record of fresh) sums.add(record);
@@ -173,10 +173,10 @@ export class PgRequestLog implements TelemetryReads {
   }
 }
 
-/** The first record whose id was not inserted (stored already, or earlier in `records`). */
-function firstRepeated(records: readonly RequestRecord[], fresh: readonly RequestRecord[]): RequestRecord {
+/** The index of the first record whose id was not inserted (stored already, or earlier in `records`). */
+function firstRepeated(records: readonly RequestRecord[], fresh: readonly RequestRecord[]): number {
   const inserted = new Set(fresh);
-  return records.find((record) => !inserted.has(record))!;
+  return records.findIndex((record) => !inserted.has(record));
 }
 
 /** What `records` cost each key. */
