@@ -51,7 +51,8 @@ async function copyRows(
   rows: number,
   progress: ImportProgress | undefined,
 ): Promise<RequestLogCopy> {
-  const log = await PgRequestLog.open(url, { connections: 1 });
+  // One for the copy's transaction, one to number search terms beside it.
+  const log = await PgRequestLog.open(url, { connections: 2 });
   try {
     if ((await log.countRows()) > 0) {
       return { ok: false, error: 'the database already holds a request log: migrate-store copies into an empty one' };

@@ -32,6 +32,7 @@ const PARAMETER = /@([A-Za-z_][A-Za-z0-9_]*)/g;
  * the parameter stands, and guess `@to - 60000` to be a 32-bit integer.
  */
 function typeOf(value: unknown): string {
+  if (Array.isArray(value)) return value.every((item) => typeof item === 'number') ? 'int8[]' : 'text[]';
   // Integers past 2^53 (a minimum cost of 1e20 PKR) are compared as the doubles they are.
   if (typeof value === 'number') return Number.isSafeInteger(value) ? 'int8' : 'float8';
   if (typeof value === 'boolean') return 'bool';

@@ -1,4 +1,4 @@
-import type { RequestRecord } from '../stores/telemetry/request-record.js';
+import { REQUEST_COLUMNS, type RequestRecord } from '../stores/telemetry/request-record.js';
 import type {
   AnalyticsQuery,
   AnalyticsResult,
@@ -27,6 +27,7 @@ import {
   SearchIndex,
   type SearchMatch,
 } from './search-index.js';
+import { pgCountMatches, pgMatchParams, pgSearchMatch, type PgSearchMatch } from './postgres-search.js';
 import type { AnalyticsSql, Dialect, Params } from './sql.js';
 import { SqliteSql } from './sqlite-sql.js';
 
@@ -95,7 +96,7 @@ function bindings(filter: RequestFilter): Record<string, unknown> {
 
 /** Runs analytics queries on one connection to a request-log store. */
 export class AnalyticsQueries {
-  /** SQLite's own search index; on PostgreSQL a search reads the rows. */
+  /** SQLite's own search index (PostgreSQL's is postgres-search.ts). */
   private readonly search: SearchIndex | null;
 
   constructor(private readonly sql: AnalyticsSql) {
@@ -144,7 +145,7 @@ export class AnalyticsQueries {
         return sql.snapshot(() => keyImpact(sql, query));
       case 'request':
         return sql
-          .get('SELECT * FROM requests WHERE req_id = @reqId AND org_id = @orgId', {
+          .get(`SELECT ${REQUEST_COLUMNS.join(', ')} FROM requests WHERE req_id = @reqId AND org_id = @orgId`, {
             reqId: query.reqId,
             orgId: query.orgId,
           })
@@ -203,6 +204,10 @@ export class AnalyticsQueries {
   }
 
   private async requests(filter: RequestFilter, limit: number, offset: number): Promise<RequestPage> {
+    if (filter.search !== undefined && this.sql.dialect.name === 'postgres') {
+      const match = await pgSearchMatch(this.sql, filter.orgId, filter.search);
+      if (match) return this.pgSearchPage(filter, match, limit, offset);
+    }
     if (filter.search !== undefined && this.search) {
       // The window's rows counted as the summary counts them: its rollups reach down to
       // minutes, the request log's to hours (up to an hour of rows read at each edge).
@@ -227,7 +232,8 @@ export class AnalyticsQueries {
   ): Promise<RequestRecord[]> {
     if (this.sql.dialect.name === 'postgres') {
       return this.sql.all<RequestRecord>(
-        `SELECT * FROM requests WHERE ${condition} ORDER BY ts DESC, req_id DESC LIMIT @limit OFFSET @offset`,
+        `SELECT ${REQUEST_COLUMNS.join(', ')} FROM requests WHERE ${condition}
+        ORDER BY ts DESC, req_id DESC LIMIT @limit OFFSET @offset`,
         { ...params, limit, offset },
       );
     }
@@ -275,6 +281,26 @@ export class AnalyticsQueries {
         ? await this.page(where(searched, this.sql.dialect), bindings(searched), limit, offset)
         : await this.page(`${condition} AND ${matchSql(match)}`, params, limit, offset, FROM_MATCHES);
     return { total, rows };
+  }
+
+  /** A search answered from PostgreSQL's index (postgres-search.ts). */
+  private async pgSearchPage(
+    searched: RequestFilter,
+    match: PgSearchMatch,
+    limit: number,
+    offset: number,
+  ): Promise<RequestPage> {
+    const { search, ...filter } = searched;
+    const condition = `${where(filter, this.sql.dialect)} AND ${match.condition}`;
+    const params = { ...bindings(filter), ...pgMatchParams(match, search!) };
+    const windowOnly = Object.entries(filter).every(
+      ([name, value]) => value === undefined || ['orgId', 'from', 'to'].includes(name),
+    );
+    const total = windowOnly
+      ? await pgCountMatches(this.sql, match, filter, search!)
+      : await this.countWhere(condition, params);
+    if (offset >= total) return { total, rows: [] };
+    return { total, rows: await this.page(condition, params, limit, offset) };
   }
 
   private async countWhere(condition: string, params: Params, source = 'requests'): Promise<number> {

@@ -2,7 +2,7 @@ import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { RollupSums } from '../stores/telemetry/rollup-sums.js';
 import { rollupRows, type RollupRows } from '../stores/telemetry/rollup-writer.js';
 import { SearchPlanner, type BlockCounts, type SearchLookups, type Share } from '../stores/telemetry/search-planner.js';
-import { casefold, type FilledEpoch } from '../stores/telemetry/search-terms.js';
+import { searchTexts, type FilledEpoch } from '../stores/telemetry/search-terms.js';
 import { RequestColumnsBuilder, type RequestColumns } from './request-columns.js';
 
 /** Rows per batch: large enough that passing a batch between threads costs little per row. */
@@ -33,24 +33,6 @@ export interface ImportBatch {
   rollups: RollupRows | null;
   /** The search index's block spans and counts: with the last batch. */
   counts: BlockCounts | null;
-}
-
-/** The search texts of a row, casefolded: its request id, then its metadata's keys and string values, each once. */
-export function searchTexts(row: RequestRecord): string[] {
-  const texts = [casefold(row.req_id)];
-  if (row.metadata === '{}') return texts;
-  const metadata = JSON.parse(row.metadata) as Record<string, unknown>;
-  // A row holds a handful of strings: a scan of the list is cheaper than a Set. The request
-  // id is a term of its own: a metadata string equal to it is still a metadata term.
-  for (const key in metadata) {
-    const text = casefold(key);
-    if (!texts.includes(text, 1)) texts.push(text);
-    const value = metadata[key];
-    if (typeof value !== 'string') continue;
-    const folded = casefold(value);
-    if (!texts.includes(folded, 1)) texts.push(folded);
-  }
-  return texts;
 }
 
 /**

@@ -91,6 +91,16 @@ function queries(): { name: string; query: AnalyticsQuery }[] {
   for (const filter of filters) {
     for (const offset of [0, 37]) add({ kind: 'requests', filter: { ...RAGGED, ...filter }, limit: 50, offset });
   }
+  // PostgreSQL's index: common strings counted by hour (whole hours, the edges read, a window
+  // inside one hour), a row found by both halves counted once, short texts the trigrams cannot
+  // narrow, other filters beside the search.
+  for (const window of WINDOWS) {
+    for (const search of ['r1', 'run', 'trace-id', 'r1-only-here', '-1', 'r', '00', '"', '%', '_1']) {
+      add({ kind: 'requests', filter: { ...window, search }, limit: 50, offset: 0 });
+    }
+  }
+  add({ kind: 'requests', filter: { ...WHOLE, search: 'r2', keyId: 'k-a' }, limit: 20, offset: 100 });
+  add({ kind: 'requests', filter: { ...WHOLE, search: 'r1', statusClass: 2 }, limit: 50, offset: 0 });
   add({ kind: 'requests', filter: { ...WHOLE, orgId: 'org-other' }, limit: 50, offset: 0 });
   add({ kind: 'throttling', orgId: ORG, keyIds: ['k-a', 'k-b', 'k-c', 'k-none'], from: RAGGED.from, to: RAGGED.to });
   for (const groupBy of ['project', 'key', 'model'] as const) {
@@ -160,6 +170,8 @@ describe('the analytics on PostgreSQL', () => {
       // Capitals of other scripts, which only a Unicode casefold finds by a lower-case text.
       rows[4_001] = { ...rows[4_001]!, metadata: JSON.stringify({ city: 'ΣΑΣ Straße', 'X-İd': 'Ärger' }) };
       rows[7_778] = { ...rows[7_778]!, req_id: 'REQ-ΩMEGA-7778' };
+      // A common string and a rare one holding the same text, in one row.
+      rows[4_005] = { ...rows[4_005]!, metadata: JSON.stringify({ run: 'r1', 'trace-id': 'r1-only-here' }) };
       for (let at = 0; at < ROWS; at += 4_000) {
         await recordRequests(control, join(folder, 'telemetry.db'), rows.slice(at, at + 4_000));
         await recordRequests(control, log, rows.slice(at, at + 4_000));
@@ -247,7 +259,7 @@ describe('the analytics on PostgreSQL', () => {
     });
     // The second page asked above (offset 37) has rows too.
     expect(searched.total).toBeGreaterThan(37);
-    for (const search of ['σας', 'ärger', 'req-ωmega']) {
+    for (const search of ['σας', 'ärger', 'req-ωmega', 'r1-only-here']) {
       const found = await onSqlite.run({ kind: 'requests', filter: { ...WHOLE, search }, limit: 50, offset: 0 });
       expect(found.total, search).toBe(1);
     }

@@ -7,7 +7,6 @@ import { AnalyticsQueries } from '../../server/analytics/queries.js';
 import { SqliteSql } from '../../server/analytics/sqlite-sql.js';
 import type { RequestFilter, RequestPage } from '../../server/analytics/query-types.js';
 import { candidateRanges, SearchIndex } from '../../server/analytics/search-index.js';
-import { searchTexts } from '../../server/ingest/import-batches.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
@@ -15,6 +14,7 @@ import {
   EPOCH_TERMS,
   pieceBuckets,
   registerSearchFunctions,
+  searchTexts,
   signEpochs,
 } from '../../server/stores/telemetry/search-terms.js';
 import { SearchPlanner, searchLookups } from '../../server/stores/telemetry/search-planner.js';

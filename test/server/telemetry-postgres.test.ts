@@ -1,6 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -12,10 +13,12 @@ import { AnalyticsQueries } from '../../server/analytics/queries.js';
 import { recordRequests, recordRequestsFrom, RepeatedRequest } from '../../server/ingest/record-requests.js';
 import { PgControlStore } from '../../server/stores/control/postgres/store.js';
 import { SqliteControlStore } from '../../server/stores/control/store.js';
-import { openPool } from '../../server/stores/postgres.js';
+import { migratePostgres, openPool } from '../../server/stores/postgres.js';
 import { addBin, encode, mergeEncoded, type Bins } from '../../server/stores/telemetry/latency-sketch.js';
 import { PgRequestLog } from '../../server/stores/telemetry/postgres/request-log.js';
+import { REQUEST_COLUMNS } from '../../server/stores/telemetry/request-record.js';
 import { ROLLUP_TABLES } from '../../server/stores/telemetry/rollup-writer.js';
+import { searchTexts } from '../../server/stores/telemetry/search-terms.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 import { freshDatabase } from '../postgres/database.js';
 import { VARIED_START as START, variedRecord } from './request-rows.js';
@@ -39,7 +42,7 @@ function tableSql(table: string, columns: readonly string[]): string {
     .join(', ')}`;
 }
 
-const REQUEST_ORDER = 'SELECT * FROM requests ORDER BY req_id';
+const REQUEST_ORDER = `SELECT ${REQUEST_COLUMNS.join(', ')} FROM requests ORDER BY req_id`;
 
 /** Rows from SQLite with BLOBs as Buffers, as pg gives BYTEA. */
 const asBuffers = (rows: unknown[]) =>
@@ -102,8 +105,37 @@ describe('the request-log store on PostgreSQL', () => {
     rmSync(folder, { recursive: true, force: true });
   });
 
-  /** Every table of the request log, PostgreSQL's and SQLite's at `path`, as rows. */
+  /**
+   * The search index holds every row's strings once, as common (its set) or rare, and counts each
+   * set's rows by hour as the rows are.
+   */
+  async function expectSearchIndexed() {
+    const rows = await pool.query<{ req_id: string; metadata: string; rare: string; common: string[] | null }>(
+      `SELECT r.req_id, r.metadata, r.search_rare AS rare,
+        (SELECT array_agg(c.text) FROM search_sets s JOIN search_common c ON c.id = ANY(s.terms)
+          WHERE s.id = r.search_set) AS common
+      FROM requests r`,
+    );
+    for (const row of rows.rows) {
+      const held = [...row.rare.split('\u0001'), ...(row.common ?? [])].sort();
+      expect(held, row.req_id).toEqual(
+        searchTexts(row)
+          .map((text) => text.replaceAll('\u0000', '\uFFFD'))
+          .sort(),
+      );
+    }
+    const counted =
+      'SELECT org_id, search_set AS set_id, ts / 3600000 * 3600000 AS hour, COUNT(*) AS rows FROM requests';
+    const hours = await pool.query(
+      `SELECT * FROM (${counted} WHERE search_set IS NOT NULL GROUP BY 1, 2, 3) AS c ORDER BY 1, 2, 3`,
+    );
+    const kept = await pool.query('SELECT org_id, set_id, hour, rows FROM search_hours ORDER BY 1, 2, 3');
+    expect(kept.rows).toEqual(hours.rows);
+  }
+
+  /** Every table of the request log, PostgreSQL's and SQLite's at `path`, as rows; the search index checked. */
   async function bothStores(path: string) {
+    await expectSearchIndexed();
     const sqlite = openTelemetry(path);
     try {
       const tables = [
@@ -122,7 +154,9 @@ describe('the request-log store on PostgreSQL', () => {
     }
   }
 
-  const clear = () => pool.query(`TRUNCATE requests, spend_outbox, ${ROLLUP_TABLES.map((t) => t.name).join(', ')}`);
+  // The search's numbered strings and sets stay: the writers remember them.
+  const clear = () =>
+    pool.query(`TRUNCATE requests, spend_outbox, search_hours, ${ROLLUP_TABLES.map((t) => t.name).join(', ')}`);
 
   it('merges latency sketches in the database as the server merges them', async () => {
     const sketch = fc
@@ -286,5 +320,50 @@ describe('the request-log store on PostgreSQL', () => {
     const { postgres, lite } = await bothStores(path);
     expect(postgres.requests).toHaveLength(4_000);
     for (const table of Object.keys(lite)) expect(postgres[table], table).toEqual(lite[table]);
+  });
+
+  it('finds rows written before the search index by the index, once the store is opened again', async () => {
+    const earlier = await freshDatabase();
+    const folderOf001 = mkdtempSync(join(tmpdir(), 'gc-telemetry-001-'));
+    const before = openPool(earlier.url);
+    try {
+      // The store as migration 001 left it, with rows in it.
+      const migrations = new URL('../../server/stores/telemetry/migrations-postgres/', import.meta.url);
+      copyFileSync(new URL('001_request_log.sql', migrations), join(folderOf001, '001_request_log.sql'));
+      await migratePostgres(before, 'telemetry', pathToFileURL(`${folderOf001}/`));
+      const rows = range(0, 300);
+      rows[7] = { ...rows[7]!, req_id: 'REQ-ΩMEGA', metadata: JSON.stringify({ City: 'ΣΑΣ Straße', run: 'r3' }) };
+      const columns = REQUEST_COLUMNS.join(', ');
+      await before.query(
+        `INSERT INTO requests (${columns}) SELECT * FROM json_populate_recordset(NULL::requests, $1::json)`,
+        [JSON.stringify(rows)],
+      );
+      const reopened = await PgRequestLog.open(earlier.url);
+      await reopened.close();
+      const client = await before.connect();
+      try {
+        const queries = new AnalyticsQueries(new PgSql(client));
+        const window = { orgId: 'org-main', from: START, to: START + 3 * 86_400_000 };
+        const found = async (search: string) =>
+          (await queries.run({ kind: 'requests', filter: { ...window, search }, limit: 500, offset: 0 })).rows
+            .map((row) => row.req_id)
+            .sort();
+        const holding = (text: string) =>
+          rows
+            .filter((row) => row.org_id === 'org-main' && searchTexts(row).some((held) => held.includes(text)))
+            .map((row) => row.req_id)
+            .sort();
+        for (const text of ['req-ωmega', 'σας straße', 'r3', 'run', 't-12']) {
+          expect(holding(text).length, text).toBeGreaterThan(0);
+          expect(await found(text), text).toEqual(holding(text));
+        }
+      } finally {
+        client.release();
+      }
+    } finally {
+      await before.end();
+      await earlier.drop();
+      rmSync(folderOf001, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import type { RequestRecord } from './request-record.js';
 
 /**
  * What the search index's writer, its migration and its reader must agree on
@@ -28,6 +29,24 @@ export const termToken = (id: number): string => `t${id}`;
 
 /** Casefolding as JavaScript does it: SQLite's lower() folds ASCII only. */
 export const casefold = (text: string): string => text.toLowerCase();
+
+/** The search texts of a row, casefolded: its request id, then its metadata's keys and string values, each once. */
+export function searchTexts(row: Pick<RequestRecord, 'req_id' | 'metadata'>): string[] {
+  const texts = [casefold(row.req_id)];
+  if (row.metadata === '{}') return texts;
+  const metadata = JSON.parse(row.metadata) as Record<string, unknown>;
+  // A row holds a handful of strings: a scan of the list is cheaper than a Set. The request
+  // id is a term of its own: a metadata string equal to it is still a metadata term.
+  for (const key in metadata) {
+    const text = casefold(key);
+    if (!texts.includes(text, 1)) texts.push(text);
+    const value = metadata[key];
+    if (typeof value !== 'string') continue;
+    const folded = casefold(value);
+    if (!texts.includes(folded, 1)) texts.push(folded);
+  }
+  return texts;
+}
 
 /** The bucket of the piece of `text` at `at`. */
 function pieceBucket(text: string, at: number): number {

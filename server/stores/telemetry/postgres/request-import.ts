@@ -9,7 +9,15 @@ import {
   ROLLUP_TYPES,
   ROWS_PER_STATEMENT,
   storableColumns,
+  storableText,
 } from './request-sql.js';
+import { mergeHoursSql, SearchHours, stageHoursSql, type SearchTerms } from './search-columns.js';
+import { REQUEST_COLUMNS } from '../request-record.js';
+
+/** Search set rows by hour held in memory at most, before they are staged. */
+const HELD_HOURS = 50_000;
+
+const SEARCH_TABLES = ['search_common', 'search_sets', 'search_hours'];
 
 /** A table's cells as they are staged, then added up into the table (`merge`). */
 const stage = (table: string) => `stage_${table}`;
@@ -48,21 +56,28 @@ function mergeSql(index: number): string {
  */
 export class PgImport {
   private done = false;
+  /** Rows of search sets by hour, held until enough to stage. */
+  private readonly hours = new SearchHours();
 
   private constructor(
+    private readonly pool: pg.Pool,
     private readonly client: pg.PoolClient,
+    private readonly terms: SearchTerms,
     private readonly committed: () => void,
   ) {}
 
-  static async begin(client: pg.PoolClient, committed: () => void): Promise<PgImport> {
+  /**
+   * `pool`: the import takes a connection of its own for its transaction, and another now and
+   * then for numbering search terms outside it (`SearchTerms`).
+   */
+  static async begin(pool: pg.Pool, terms: SearchTerms, committed: () => void): Promise<PgImport> {
+    const client = await pool.connect();
     try {
       await client.query('BEGIN');
-      for (const table of ROLLUP_TABLES) {
-        await client.query(
-          `CREATE TEMPORARY TABLE ${stage(table.name)} (LIKE ${table.name} INCLUDING DEFAULTS) ON COMMIT DROP`,
-        );
+      for (const table of [...ROLLUP_TABLES.map((rollup) => rollup.name), 'search_hours']) {
+        await client.query(`CREATE TEMPORARY TABLE ${stage(table)} (LIKE ${table} INCLUDING DEFAULTS) ON COMMIT DROP`);
       }
-      return new PgImport(client, committed);
+      return new PgImport(pool, client, terms, committed);
     } catch (error) {
       await rollBack(client);
       client.release(error as Error);
@@ -71,8 +86,26 @@ export class PgImport {
   }
 
   /** Inserts rows given by column (`REQUEST_COLUMNS` order); returns the ids inserted (not stored before). */
-  insert(values: unknown[][]): Promise<Set<string>> {
-    return insertRequests(this.client, values);
+  async insert(values: unknown[][]): Promise<Set<string>> {
+    const column = (name: (typeof REQUEST_COLUMNS)[number]) => values[REQUEST_COLUMNS.indexOf(name)]!;
+    const [orgIds, reqIds, times] = [
+      column('org_id') as string[],
+      column('req_id') as string[],
+      column('ts') as number[],
+    ];
+    const search = await this.terms.columns(orgIds, reqIds, column('metadata') as string[], (text, values) =>
+      this.pool.query(text, values),
+    );
+    const inserted = await insertRequests(this.client, values, search);
+    reqIds.forEach((id, i) => {
+      if (inserted.has(storableText(id))) this.hours.add(storableText(orgIds[i]!), search.sets[i]!, times[i]!);
+    });
+    if (this.hours.size >= HELD_HOURS) await this.stageHours();
+    return inserted;
+  }
+
+  private async stageHours(): Promise<void> {
+    await this.client.query({ text: stageHoursSql(stage('search_hours')), values: this.hours.take() });
   }
 
   async stage(rows: RollupRows): Promise<void> {
@@ -93,6 +126,8 @@ export class PgImport {
   /** Adds the staged cells to the rollups and `spend` to the outbox, and commits; returns the settlement id. */
   async commit(spend: ReadonlyMap<string, number>): Promise<string | null> {
     for (const index of ROLLUP_TABLES.keys()) await this.client.query(mergeSql(index));
+    if (this.hours.size > 0) await this.stageHours();
+    await this.client.query(mergeHoursSql(stage('search_hours')));
     const settlement = await recordSpend(this.client, spend);
     await this.client.query('COMMIT');
     this.done = true;
@@ -101,7 +136,7 @@ export class PgImport {
     // than for the store before the import (autovacuum comes to it, but a minute or more later).
     // The rows are committed: a failure here changes nothing but the plans until then.
     await this.client
-      .query(`ANALYZE requests, ${ROLLUP_TABLES.map((table) => table.name).join(', ')}`)
+      .query(`ANALYZE requests, ${[...ROLLUP_TABLES.map((table) => table.name), ...SEARCH_TABLES].join(', ')}`)
       .catch(() => undefined);
     return settlement;
   }

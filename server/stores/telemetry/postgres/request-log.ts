@@ -5,6 +5,7 @@ import type { RequestRecord } from '../request-record.js';
 import { RollupSums } from '../rollup-sums.js';
 import { rollupRows } from '../rollup-writer.js';
 import { PgImport } from './request-import.js';
+import { addHoursSql, SearchHours, SearchTerms } from './search-columns.js';
 import {
   insertRequests,
   recordSpend,
@@ -41,6 +42,8 @@ const LAST_USED_MS = 1_000;
 export class PgRequestLog implements TelemetryReads {
   private lastUsed = new Map<string, { at: number; byKey: Map<string, number> }>();
   private readonly idLists = new WeakMap<readonly { id: string }[], string[]>();
+  /** Which strings this server's writes and imports found common (search-columns.ts). */
+  private readonly terms = new SearchTerms();
 
   private constructor(private readonly pool: pg.Pool) {}
 
@@ -68,13 +71,29 @@ export class PgRequestLog implements TelemetryReads {
     const client = await this.pool.connect();
     let failed: Error | undefined;
     try {
+      // Numbered before the transaction, each statement committed at once (SearchTerms).
+      const search = await this.terms.columns(
+        records.map((record) => record.org_id),
+        records.map((record) => record.req_id),
+        records.map((record) => record.metadata),
+        (text, values) => client.query(text, values),
+      );
       await client.query('BEGIN');
       const fresh: RequestRecord[] = [];
+      const hours = new SearchHours();
       for (let at = 0; at < records.length; at += ROWS_PER_STATEMENT) {
         const chunk = records.slice(at, at + ROWS_PER_STATEMENT);
-        const inserted = await insertRequests(client, requestColumns(chunk));
+        const sets = search.sets.slice(at, at + ROWS_PER_STATEMENT);
+        const inserted = await insertRequests(client, requestColumns(chunk), {
+          sets,
+          rare: search.rare.slice(at, at + ROWS_PER_STATEMENT),
+        });
         // The first of two rows with one id is the one inserted.
-        for (const record of chunk) if (inserted.delete(record.req_id)) fresh.push(record);
+        chunk.forEach((record, i) => {
+          if (!inserted.delete(record.req_id)) return;
+          fresh.push(record);
+          hours.add(record.org_id, sets[i]!, record.ts);
+        });
       }
       const repeated = fresh.length < records.length && !skipStored ? firstRepeated(records, fresh) : -1;
       if (repeated >= 0) {
@@ -85,6 +104,7 @@ export class PgRequestLog implements TelemetryReads {
       for (const record of fresh) sums.add(record);
       const cells = sums.take();
       if (cells) await upsertCells(client, rollupRows(cells));
+      if (hours.size > 0) await client.query({ name: 'add_search_hours', text: addHoursSql(), values: hours.take() });
       const settlement = await recordSpend(client, spendOf(fresh));
       await client.query('COMMIT');
       this.forgetReads();
@@ -102,7 +122,7 @@ export class PgRequestLog implements TelemetryReads {
    * added to the rollups at its commit (`PgImport`).
    */
   async beginImport(): Promise<PgImport> {
-    return PgImport.begin(await this.pool.connect(), () => this.forgetReads());
+    return PgImport.begin(this.pool, this.terms, () => this.forgetReads());
   }
 
   /** How many request rows the store holds. */

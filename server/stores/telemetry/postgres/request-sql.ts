@@ -65,10 +65,19 @@ export function insertFromArrays(table: string, columns: readonly string[], type
   return `INSERT INTO ${table} AS t (${columns.join(', ')}) SELECT * FROM unnest(${arrays})`;
 }
 
+/** A batch's search columns (search-columns.ts), in its rows' order. */
+export interface SearchColumns {
+  /** `search_set`: the id of the set of the row's common strings, null when it holds none. */
+  sets: (number | null)[];
+  /** `search_rare`: its request id and its other strings, casefolded. */
+  rare: string[];
+}
+
+/** The rows' columns, then their search columns. */
 const INSERT_REQUESTS = `${insertFromArrays(
   'requests',
-  REQUEST_COLUMNS,
-  REQUEST_COLUMNS.map((column) => REQUEST_TYPES[column]),
+  [...REQUEST_COLUMNS, 'search_set', 'search_rare'],
+  [...REQUEST_COLUMNS.map((column) => REQUEST_TYPES[column]), 'int8', 'text'],
 )} ON CONFLICT (req_id) DO NOTHING RETURNING req_id`;
 
 function upsertSql(table: RollupTable): string {
@@ -86,7 +95,7 @@ function upsertSql(table: RollupTable): string {
 const UPSERTS = ROLLUP_TABLES.map(upsertSql);
 
 /** Orders cells by their key: the same order in every writer is what keeps them from deadlocking. */
-function byKey(keyColumns: number): (a: RollupRow, b: RollupRow) => number {
+export function byKey(keyColumns: number): (a: RollupRow, b: RollupRow) => number {
   return (a, b) => {
     for (let c = 0; c < keyColumns; c++) {
       const x = a[c]!;
@@ -140,14 +149,18 @@ export function requestColumns(records: readonly RequestRecord[]): unknown[][] {
 }
 
 /**
- * Inserts rows given by column (`REQUEST_COLUMNS` order) whose ids are not stored; returns the ids
- * inserted, as stored (`storableText`).
+ * Inserts rows given by column (`REQUEST_COLUMNS` order), with their search columns, whose ids are
+ * not stored; returns the ids inserted, as stored (`storableText`).
  */
-export async function insertRequests(client: pg.ClientBase, values: unknown[][]): Promise<Set<string>> {
+export async function insertRequests(
+  client: pg.ClientBase,
+  values: unknown[][],
+  search: SearchColumns,
+): Promise<Set<string>> {
   const inserted = await client.query<{ req_id: string }>({
     name: 'insert_requests',
     text: INSERT_REQUESTS,
-    values: storableColumns(values),
+    values: [...storableColumns(values), search.sets, search.rare],
   });
   return new Set(inserted.rows.map((row) => row.req_id));
 }
