@@ -15,14 +15,23 @@ export interface PgSearchMatch {
   sets: number[];
   /** The text as a LIKE pattern. */
   pattern: string;
-  /** SQL true for a row the search finds (`requests`'s columns; parameters `@sets`, `@pattern`, `@text`). */
-  condition: string;
-  /** The same, for the rows' rare strings alone. */
+  /** SQL true for a row whose rare strings hold the text (`requests`'s columns; parameters `@pattern`, `@text`). */
   inRare: string;
 }
 
-/** SQL true for a row whose set is one of `@sets`. */
-export const IN_SETS = 'COALESCE(search_set = ANY(@sets), false)';
+/** SQL true for a row whose set is one of `@sets`, false for the others (null for a row without one). */
+const IN_SETS = 'search_set = ANY(@sets)';
+const NOT_IN_SETS = 'NOT COALESCE(search_set = ANY(@sets), false)';
+
+/**
+ * SQL true for a row the search finds. `scan`: the page is to be found by reading the window's
+ * rows newest first (most of them hold the text), so the sets' index is kept out of the plan,
+ * which would otherwise read every match to sort them.
+ */
+export function pgSearchCondition(match: PgSearchMatch, { scan }: { scan: boolean }): string {
+  if (match.sets.length === 0) return match.inRare;
+  return `(${scan ? 'search_set + 0 = ANY(@sets)' : IN_SETS} OR ${match.inRare})`;
+}
 
 /**
  * What finds the rows holding `text` (casefolded) in an organisation; null when the index cannot
@@ -44,7 +53,7 @@ export async function pgSearchMatch(sql: AnalyticsSql, orgId: string, text: stri
   // which others count depends on the database's locale); without them the rows' own strings
   // are read one by one.
   const inRare = /[a-z0-9]{3}/.test(text) ? 'search_rare LIKE @pattern' : 'strpos(search_rare, @text) > 0';
-  return { sets, pattern, condition: sets.length === 0 ? inRare : `(${IN_SETS} OR ${inRare})`, inRare };
+  return { sets, pattern, inRare };
 }
 
 /** The match's parameters for its SQL. */
@@ -67,7 +76,7 @@ export async function pgCountMatches(
     (await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM requests WHERE ${condition}`, { ...params, ...more }))!.n;
   const inWindow = 'org_id = @orgId AND ts >= @from AND ts <= @to';
   // The rare strings' rows less those a set finds: a row is counted once.
-  let total = await count(`${inWindow} AND ${match.inRare} AND NOT ${IN_SETS}`);
+  let total = await count(`${inWindow} AND ${match.inRare} AND ${NOT_IN_SETS}`);
   if (match.sets.length === 0) return total;
   const firstHour = Math.ceil(window.from / SEARCH_HOUR_MS) * SEARCH_HOUR_MS;
   const endHour = Math.floor((window.to + 1) / SEARCH_HOUR_MS) * SEARCH_HOUR_MS;

@@ -27,7 +27,13 @@ import {
   SearchIndex,
   type SearchMatch,
 } from './search-index.js';
-import { pgCountMatches, pgMatchParams, pgSearchMatch, type PgSearchMatch } from './postgres-search.js';
+import {
+  pgCountMatches,
+  pgMatchParams,
+  pgSearchCondition,
+  pgSearchMatch,
+  type PgSearchMatch,
+} from './postgres-search.js';
 import type { AnalyticsSql, Dialect, Params } from './sql.js';
 import { SqliteSql } from './sqlite-sql.js';
 
@@ -291,15 +297,21 @@ export class AnalyticsQueries {
     offset: number,
   ): Promise<RequestPage> {
     const { search, ...filter } = searched;
-    const condition = `${where(filter, this.sql.dialect)} AND ${match.condition}`;
+    const inFilter = where(filter, this.sql.dialect);
     const params = { ...bindings(filter), ...pgMatchParams(match, search!) };
     const windowOnly = Object.entries(filter).every(
       ([name, value]) => value === undefined || ['orgId', 'from', 'to'].includes(name),
     );
     const total = windowOnly
       ? await pgCountMatches(this.sql, match, filter, search!)
-      : await this.countWhere(condition, params);
+      : await this.countWhere(`${inFilter} AND ${pgSearchCondition(match, { scan: false })}`, params);
     if (offset >= total) return { total, rows: [] };
+    // As on SQLite (searchPage): reading rows newest first costs about (offset + limit) / share of
+    // the filter's rows; reading the matches through the indexes and sorting them, about `total`.
+    const filtered = (await this.count(filter)).total;
+    const share = total / Math.max(total, filtered);
+    const scan = (offset + limit) / share < total;
+    const condition = `${inFilter} AND ${pgSearchCondition(match, { scan })}`;
     return { total, rows: await this.page(condition, params, limit, offset) };
   }
 
