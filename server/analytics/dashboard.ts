@@ -117,8 +117,8 @@ function segmentsSql(
         AND c.bucket >= ${item(0)} AND c.bucket < ${item(1)}`,
   );
   const rows = `SELECT ${parts.rows}, ${item(2)} AS b
-    FROM ${dialect.tuplesOf('rows', 'r')} CROSS JOIN requests
-    WHERE ${rowFilters(dialect, scope)} AND ts >= ${item(0)} AND ts < ${item(1)} GROUP BY ${parts.rowGroup}`;
+    ${dialect.rowsOfEach(dialect.tuplesOf('rows', 'r'), `${rowFilters(dialect, scope)} AND ts >= ${item(0)} AND ts < ${item(1)}`)}
+    GROUP BY ${parts.rowGroup}`;
   return [...cells, rows].join('\nUNION ALL\n');
 }
 

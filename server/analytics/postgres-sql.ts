@@ -10,6 +10,11 @@ export const POSTGRES: Dialect = {
   tuplesOf: (param, alias) => `(SELECT CAST(t.value ->> 0 AS bigint) AS i0, CAST(t.value ->> 1 AS bigint) AS i1,
       CAST(t.value ->> 2 AS bigint) AS i2 FROM jsonb_array_elements(CAST(@${param} AS jsonb)) AS t (value) OFFSET 0) AS ${alias}`,
   item: (alias, index) => `${alias}.i${index}`,
+  // Joined plainly, the planner pairs every row of the organisation with the list (it cannot tell
+  // how short the list's ranges are): ten million rows read for a dashboard's two partial minutes.
+  // A lateral sub-query kept apart (OFFSET 0) reads each range through the (org_id, ts) index.
+  rowsOfEach: (tuples, condition) =>
+    `FROM ${tuples} CROSS JOIN LATERAL (SELECT * FROM requests WHERE ${condition} OFFSET 0) AS requests`,
   // ICU's root locale folds as JavaScript's toLowerCase does (a final sigma, a dotted I); the
   // columns' own "C" collation would fold ASCII only.
   folded: (text) => `lower(${text} COLLATE "und-x-icu")`,

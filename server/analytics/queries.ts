@@ -308,7 +308,8 @@ export class AnalyticsQueries {
     if (offset >= total) return { total, rows: [] };
     // As on SQLite (searchPage): reading rows newest first costs about (offset + limit) / share of
     // the filter's rows; reading the matches through the indexes and sorting them, about `total`.
-    const filtered = (await this.count(filter)).total;
+    // (Without sets the rows are found through the trigram index alone, whatever the share.)
+    const filtered = match.sets.length === 0 ? total : (await this.count(filter)).total;
     const share = total / Math.max(total, filtered);
     const scan = (offset + limit) / share < total;
     const condition = `${inFilter} AND ${pgSearchCondition(match, { scan })}`;

@@ -16,6 +16,11 @@ export interface Dialect {
   tuplesOf(param: string, alias: string): string;
   /** Item `index` of such a row, as a number. */
   item(alias: string, index: number): string;
+  /**
+   * `FROM` and `WHERE` for the `requests` rows meeting `condition` beside each row of `tuples`
+   * (`tuplesOf`, which `condition` may name), each tuple's rows looked up through an index.
+   */
+  rowsOfEach(tuples: string, condition: string): string;
   /** `text` casefolded as JavaScript folds it (the search's terms are). */
   folded(text: string): string;
   /** Whether `text` holds `part`. */

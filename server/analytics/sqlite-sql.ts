@@ -6,6 +6,7 @@ export const SQLITE: Dialect = {
   name: 'sqlite',
   valuesOf: (param) => `SELECT value FROM json_each(@${param})`,
   tuplesOf: (param, alias) => `json_each(@${param}) AS ${alias}`,
+  rowsOfEach: (tuples, condition) => `FROM ${tuples} CROSS JOIN requests WHERE ${condition}`,
   item: (alias, index) => `${alias}.value ->> ${index}`,
   // SQLite's lower() folds ASCII only, which is all an ASCII string needs, at a third of the cost
   // of calling into JavaScript (casefold, search-terms.ts).

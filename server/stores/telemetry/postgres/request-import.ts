@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { REQUEST_COLUMNS } from '../request-record.js';
 import { ROLLUP_TABLES, type RollupRows } from '../rollup-writer.js';
 import {
   columnsOf,
@@ -12,7 +13,6 @@ import {
   storableText,
 } from './request-sql.js';
 import { mergeHoursSql, SearchHours, stageHoursSql, type SearchTerms } from './search-columns.js';
-import { REQUEST_COLUMNS } from '../request-record.js';
 
 /** Search set rows by hour held in memory at most, before they are staged. */
 const HELD_HOURS = 50_000;
