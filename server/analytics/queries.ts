@@ -308,7 +308,7 @@ export class AnalyticsQueries {
     if (offset >= total) return { total, rows: [] };
     // As on SQLite (searchPage): reading rows newest first costs about (offset + limit) / share of
     // the filter's rows; reading the matches through the indexes and sorting them, about `total`.
-    // (Without sets the rows are found through the trigram index alone, whatever the share.)
+    // (Without sets the rows are found by their rare strings alone, whatever the share.)
     const filtered = match.sets.length === 0 ? total : (await this.count(filter)).total;
     const share = total / Math.max(total, filtered);
     const scan = (offset + limit) / share < total;
