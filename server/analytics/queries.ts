@@ -93,6 +93,10 @@ function where(filter: RequestFilter, dialect: Dialect): string {
   return clauses.join(' AND ');
 }
 
+/** Whether a filter (its search taken out) is its window alone: no other part narrows it. */
+const onlyWindow = (filter: Omit<RequestFilter, 'search'>) =>
+  Object.entries(filter).every(([name, value]) => value === undefined || ['orgId', 'from', 'to'].includes(name));
+
 function bindings(filter: RequestFilter): Record<string, unknown> {
   const { statusClass, ...rest } = filter;
   return statusClass === undefined
@@ -263,9 +267,7 @@ export class AnalyticsQueries {
     const { search: _, ...filter } = searched;
     const condition = where(filter, this.sql.dialect);
     const params = { ...bindings(filter), ...matchParams(match) };
-    const windowOnly = Object.entries(filter).every(
-      ([name, value]) => value === undefined || ['orgId', 'from', 'to'].includes(name),
-    );
+    const windowOnly = onlyWindow(filter);
     let total = 0;
     if (match.metadata !== null) {
       total += windowOnly
@@ -299,9 +301,7 @@ export class AnalyticsQueries {
     const { search, ...filter } = searched;
     const inFilter = where(filter, this.sql.dialect);
     const params = { ...bindings(filter), ...pgMatchParams(match, search!) };
-    const windowOnly = Object.entries(filter).every(
-      ([name, value]) => value === undefined || ['orgId', 'from', 'to'].includes(name),
-    );
+    const windowOnly = onlyWindow(filter);
     const total = windowOnly
       ? await pgCountMatches(this.sql, match, filter, search!)
       : await this.countWhere(`${inFilter} AND ${pgSearchCondition(match, { scan: false })}`, params);
