@@ -5,6 +5,7 @@ import { openScreen, signInAsDemoAdmin } from './pages/connect.js';
 import { layoutProbe } from './pages/layout-probe.js';
 import { RequestLog } from './pages/requests.js';
 import { settled } from './pages/look.js';
+import { TERMINATION_REASONS } from '../../renderer/src/screens/requests/request-row.js';
 
 /**
  * Every screen with a table (keys, provider keys, request log, activity, spend, members and
@@ -47,9 +48,20 @@ test('tables and the sidebar read whole from 1280×800 to 2560×1440', async ({ 
       await expect(page.locator('main table').first()).toBeVisible();
       expect(await findings(page, size.sidewaysAllowed), `${screen} at ${size.width}×${size.height}`).toEqual([]);
     }
-    // A request's detail: its ids, model and metadata in a narrow panel beside the log.
+    // Which outcomes the demo's newest rows show depends on the day, so each label is put in the
+    // column's first cell in turn: every one must read whole, whatever the traffic was.
     await openScreen(page, 'requests');
     const log = new RequestLog(page);
+    await log.settled();
+    for (const { label } of TERMINATION_REASONS) {
+      await log.rows
+        .first()
+        .locator('td')
+        .last()
+        .evaluate((cell, text) => void (cell.textContent = text), label);
+      expect(await findings(page, size.sidewaysAllowed), `"${label}" at ${size.width}×${size.height}`).toEqual([]);
+    }
+    // A request's detail: its ids, model and metadata in a narrow panel beside the log.
     await log.rows.first().click();
     await expect(log.detail).toBeVisible();
     expect(await findings(page, size.sidewaysAllowed), `request detail at ${size.width}×${size.height}`).toEqual([]);
