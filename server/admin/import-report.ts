@@ -10,6 +10,11 @@ export function importReport(out: (line: string) => void): (event: ImportEvent) 
       case 'upgrading':
         out(`upgrading the telemetry store: ${event.migration} (a large store takes minutes)`);
         return;
+      case 'empty-log':
+        out(
+          'the request log is empty: the import holds it alone until its commit (servers on it wait), its indexes built after the rows',
+        );
+        return;
       case 'written':
         out(`${event.rows} request(s) written (${Math.round((event.rows * 1000) / Math.max(event.ms, 1))} a second)`);
         return;

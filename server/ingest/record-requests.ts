@@ -37,6 +37,11 @@ export type ImportEvent =
   | { kind: 'upgrading'; migration: string }
   /** Rows written so far, each time another `ImportProgress.every` are, and the milliseconds they took. */
   | { kind: 'written'; rows: number; ms: number }
+  /**
+   * The request log on PostgreSQL was empty: the import holds it alone until its commit (the
+   * servers on it wait), and builds its indexes after the rows.
+   */
+  | { kind: 'empty-log' }
   /** Every row is written; the rollups, the search index's last blocks and the commit remain. */
   | { kind: 'committing'; rows: number }
   /**
@@ -178,6 +183,7 @@ async function importIntoPostgres(
   const every = progress?.every ?? 100_000;
   let written = 0;
   const write = await log.beginImport();
+  if (write.intoEmpty) progress?.report({ kind: 'empty-log' });
   let settlement: string | null;
   try {
     for await (const batch of readInWorker(source, { storePath: null, lookups: null })) {

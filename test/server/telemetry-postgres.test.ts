@@ -10,7 +10,13 @@ import { signUp } from '../../server/domain/sign-up.js';
 import { storedRowsSource } from '../../server/admin/stored-rows.js';
 import { PgSql } from '../../server/analytics/postgres-sql.js';
 import { AnalyticsQueries } from '../../server/analytics/queries.js';
-import { recordRequests, recordRequestsFrom, RepeatedRequest } from '../../server/ingest/record-requests.js';
+import {
+  ImportSourceError,
+  recordRequests,
+  recordRequestsFrom,
+  RepeatedRequest,
+  type ImportEvent,
+} from '../../server/ingest/record-requests.js';
 import { PgControlStore } from '../../server/stores/control/postgres/store.js';
 import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { migratePostgres, openPool } from '../../server/stores/postgres.js';
@@ -271,6 +277,77 @@ describe('the request-log store on PostgreSQL', () => {
     await recordRequests(sqliteControl, path, range(0, 8_000));
     const { postgres, lite } = await bothStores(path);
     expect(postgres.requests).toHaveLength(8_000);
+    for (const table of Object.keys(lite)) expect(postgres[table], table).toEqual(lite[table]);
+  });
+
+  /** The indexes of `requests`, as PostgreSQL would make them again. */
+  const requestIndexes = async () =>
+    (
+      await pool.query<{ indexdef: string }>(
+        "SELECT indexdef FROM pg_indexes WHERE tablename = 'requests' ORDER BY indexname",
+      )
+    ).rows.map((row) => row.indexdef);
+
+  /** Imports a telemetry file; returns the kinds of the events it reported. */
+  async function importFile(path: string, rows: number): Promise<ImportEvent['kind'][]> {
+    const events: ImportEvent[] = [];
+    expect(await recordRequestsFrom(control, log, storedRowsSource(path), { report: (e) => events.push(e) })).toBe(
+      rows,
+    );
+    return events.map((event) => event.kind);
+  }
+
+  it('imports into an empty log with its indexes built after the rows: the same indexes, rows and cells', async () => {
+    await clear();
+    const indexes = await requestIndexes();
+    // The primary key, two by organisation, by key, by search set, and the trigram index.
+    expect(indexes).toHaveLength(6);
+    // Rows out of time order, in two parts (the reader's held cells overflow once): the same
+    // hours and days in both, summed by the import, and the same minutes, merged by the database.
+    const first = join(folder, 'empty-first.db');
+    await recordRequests(sqliteControl, first, range(0, 20_000));
+    expect(await importFile(first, 20_000)).toContain('empty-log');
+    expect(await requestIndexes()).toEqual(indexes);
+    const once = await bothStores(first);
+    expect(once.postgres.requests).toHaveLength(20_000);
+    for (const table of Object.keys(once.lite)) expect(once.postgres[table], table).toEqual(once.lite[table]);
+
+    // The log holds rows now: the next import shares it, into the same cells.
+    const second = join(folder, 'empty-second.db');
+    await recordRequests(sqliteControl, second, range(20_000, 21_000));
+    expect(await importFile(second, 1_000)).not.toContain('empty-log');
+    await recordRequests(sqliteControl, first, range(20_000, 21_000));
+    const twice = await bothStores(first);
+    expect(twice.postgres.requests).toHaveLength(21_000);
+    for (const table of Object.keys(twice.lite)) expect(twice.postgres[table], table).toEqual(twice.lite[table]);
+  });
+
+  it('leaves an empty log and its indexes as they were when an import into it fails', async () => {
+    await clear();
+    const indexes = await requestIndexes();
+    const error = await recordRequestsFrom(control, log, storedRowsSource(join(folder, 'no-such.db'))).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ImportSourceError);
+    expect(await requestIndexes()).toEqual(indexes);
+    expect((await pool.query('SELECT 1 FROM requests')).rowCount).toBe(0);
+  });
+
+  it('shares an empty log that another transaction holds rather than wait for it', async () => {
+    await clear();
+    const source = join(folder, 'held-source.db');
+    await recordRequests(sqliteControl, source, range(0, 2_000));
+    // A writer's transaction in progress: it lets the import's rows in, not the import alone.
+    const holder = await pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE requests IN ROW EXCLUSIVE MODE');
+      expect(await importFile(source, 2_000)).not.toContain('empty-log');
+      await holder.query('COMMIT');
+    } finally {
+      holder.release();
+    }
+    const { postgres, lite } = await bothStores(source);
     for (const table of Object.keys(lite)) expect(postgres[table], table).toEqual(lite[table]);
   });
 

@@ -64,6 +64,8 @@ const BOARD_TABLES = BOARD_GRAINS.map((grain) => ({ ms: grain.ms, name: grain.bo
 /** A rollup table as the writers of both stores upsert it. */
 export interface RollupTable {
   name: string;
+  /** Its buckets' length. */
+  ms: number;
   /** The columns of a `RollupRow`, in order: the cell's key first. */
   columns: string[];
   /** How many of `columns` are the cell's key (its primary key's columns). */
@@ -96,12 +98,13 @@ const FAMILY_COLUMNS: Record<Family, { key: string[]; sums: string[] }> = {
 
 /** Every rollup table, in the order of a `RollupRows`. */
 export const ROLLUP_TABLES: RollupTable[] = [
-  ...TABLES.map(({ family, name }) => {
+  ...TABLES.map(({ family, name, ms }) => {
     const { key, sums } = FAMILY_COLUMNS[family];
-    return { name, columns: [...key, ...sums], keyColumns: key.length, sums, sketches: [], latest: [] };
+    return { name, ms, columns: [...key, ...sums], keyColumns: key.length, sums, sketches: [], latest: [] };
   }),
-  ...BOARD_TABLES.map(({ name }) => ({
+  ...BOARD_TABLES.map(({ name, ms }) => ({
     name,
+    ms,
     columns: ['org_id', 'dim', 'bucket', 'value', ...BOARD_MEASURES, 'latency', 'ttft', 'last_ok'],
     keyColumns: 4,
     sums: [...BOARD_MEASURES],

@@ -11,8 +11,10 @@ import {
   ROWS_PER_STATEMENT,
   storableColumns,
   storableText,
+  upsertCells,
 } from './request-sql.js';
-import { mergeHoursSql, SearchHours, stageHoursSql, type SearchTerms } from './search-columns.js';
+import { buildIndexes, HeldCells, takeEmptyRequests } from './empty-store.js';
+import { addHoursSql, mergeHoursSql, SearchHours, stageHoursSql, type SearchTerms } from './search-columns.js';
 
 /** Search set rows by hour held in memory at most, before they are staged. */
 const HELD_HOURS = 50_000;
@@ -53,37 +55,64 @@ function mergeSql(index: number): string {
  * tables and added to the rollups once, at the commit, each table in key order. So the import
  * holds no cell's lock until its last statements, and takes them in the order every writer
  * takes them: a long import never deadlocks with the gateways' writes beside it.
+ *
+ * Into an empty request log, the import takes `requests` to itself and writes otherwise: its
+ * indexes built after the rows, its cells straight into the rollups (empty-store.ts).
  */
 export class PgImport {
   private done = false;
   /** Rows of search sets by hour, held until enough to stage. */
   private readonly hours = new SearchHours();
+  /** Into an empty request log: the cells summed across parts. */
+  private readonly held = new HeldCells();
 
   private constructor(
-    private readonly pool: pg.Pool,
     private readonly client: pg.PoolClient,
+    /** For numbering search terms outside the transaction (`SearchTerms`). */
+    private readonly numbering: pg.PoolClient,
     private readonly terms: SearchTerms,
     private readonly committed: () => void,
+    /** The indexes of `requests` to build at the commit, when it was empty: null when it is shared. */
+    private readonly dropped: string[] | null,
   ) {}
 
+  /** The request log was empty: the import holds it alone, and builds its indexes after the rows. */
+  get intoEmpty(): boolean {
+    return this.dropped !== null;
+  }
+
   /**
-   * `pool`: the import takes a connection of its own for its transaction, and another now and
-   * then for numbering search terms outside it (`SearchTerms`).
+   * `pool`: the import takes two connections of its own: one for its transaction, one for
+   * numbering search terms outside it. Held, not taken when needed: into an empty log, writes
+   * beside the import wait for it holding the pool's other connections.
    */
   static async begin(pool: pg.Pool, terms: SearchTerms, committed: () => void): Promise<PgImport> {
     const client = await pool.connect();
+    let numbering: pg.PoolClient;
+    try {
+      numbering = await pool.connect();
+    } catch (error) {
+      client.release();
+      throw error;
+    }
     try {
       await client.query('BEGIN');
       // Flushed at its commit whatever the server's default: VACUUM marks a page all-visible only
       // once the commit of its rows is on disk.
       await client.query('SET LOCAL synchronous_commit = on');
-      for (const table of [...ROLLUP_TABLES.map((rollup) => rollup.name), 'search_hours']) {
-        await client.query(`CREATE TEMPORARY TABLE ${stage(table)} (LIKE ${table} INCLUDING DEFAULTS) ON COMMIT DROP`);
+      const dropped = await takeEmptyRequests(client);
+      if (dropped === null) {
+        for (const table of [...ROLLUP_TABLES.map((rollup) => rollup.name), 'search_hours']) {
+          await client.query(
+            `CREATE TEMPORARY TABLE ${stage(table)} (LIKE ${table} INCLUDING DEFAULTS) ON COMMIT DROP`,
+          );
+        }
       }
-      return new PgImport(pool, client, terms, committed);
+      return new PgImport(client, numbering, terms, committed, dropped);
     } catch (error) {
       await rollBack(client);
       client.release(error as Error);
+      numbering.release();
       throw error;
     }
   }
@@ -97,7 +126,7 @@ export class PgImport {
       column('ts') as number[],
     ];
     const search = await this.terms.columns(orgIds, reqIds, column('metadata') as string[], (text, values) =>
-      this.pool.query(text, values),
+      this.numbering.query(text, values),
     );
     const inserted = await insertRequests(this.client, values, search);
     reqIds.forEach((id, i) => {
@@ -108,10 +137,15 @@ export class PgImport {
   }
 
   private async stageHours(): Promise<void> {
-    await this.client.query({ text: stageHoursSql(stage('search_hours')), values: this.hours.take() });
+    const text = this.intoEmpty ? addHoursSql() : stageHoursSql(stage('search_hours'));
+    await this.client.query({ text, values: this.hours.take() });
   }
 
   async stage(rows: RollupRows): Promise<void> {
+    if (this.intoEmpty) {
+      await upsertCells(this.client, this.held.add(rows));
+      return;
+    }
     for (const [index, table] of ROLLUP_TABLES.entries()) {
       const types = table.columns.map((column) => ROLLUP_TYPES[column] ?? 'int8');
       const cells = rows[index]!;
@@ -128,9 +162,14 @@ export class PgImport {
 
   /** Adds the staged cells to the rollups and `spend` to the outbox, and commits; returns the settlement id. */
   async commit(spend: ReadonlyMap<string, number>): Promise<string | null> {
-    for (const index of ROLLUP_TABLES.keys()) await this.client.query(mergeSql(index));
     if (this.hours.size > 0) await this.stageHours();
-    await this.client.query(mergeHoursSql(stage('search_hours')));
+    if (this.dropped) {
+      await upsertCells(this.client, this.held.take());
+      await buildIndexes(this.client, this.dropped);
+    } else {
+      for (const index of ROLLUP_TABLES.keys()) await this.client.query(mergeSql(index));
+      await this.client.query(mergeHoursSql(stage('search_hours')));
+    }
     const settlement = await recordSpend(this.client, spend);
     await this.client.query('COMMIT');
     this.done = true;
@@ -147,13 +186,16 @@ export class PgImport {
     return settlement;
   }
 
-  /** Rolls back what is not committed, and gives the connection back. */
+  /** Rolls back what is not committed, and gives the connections back. */
   async close(): Promise<void> {
     if (this.done) {
       this.client.release();
+      this.numbering.release();
       return;
     }
     this.done = true;
     this.client.release(await rollBack(this.client));
+    // A numbering statement may have failed with its connection: a new one is cheap.
+    this.numbering.release(true);
   }
 }
