@@ -13,7 +13,7 @@ import { openTelemetry } from '../stores/telemetry/store.js';
 import { startWorker, workerUrl } from '../worker-threads.js';
 import { importBatches, type ImportBatch } from './import-batches.js';
 import { FLOW, type ImportMessage, type ImportSource, type ImportWorkerData } from './import-source.js';
-import { orgIdAt, reqIdAt, requestArrays, rowidAt } from './request-columns.js';
+import { orgIdAt, reqIdAt, requestArrays, rowidAt, type RequestColumns } from './request-columns.js';
 import { RequestInserts } from './request-inserts.js';
 import { recordSpend, settleOutstandingSpend, settleSpend, sqliteOutbox, type SpendOutbox } from './spend-outbox.js';
 
@@ -170,7 +170,9 @@ export async function recordRequestsFrom(
 
 /**
  * An import into PostgreSQL, read and prepared by the same thread as for SQLite (its search
- * planning unused: PostgreSQL's search reads the rows). One transaction, as on SQLite.
+ * planning unused: PostgreSQL's search reads the rows). One transaction, as on SQLite. A batch's
+ * rows are sent before the last batch's are checked, so that this thread prepares the next batch
+ * while the database writes one (measured, a copy of a million rows into an empty log: 89 -> 79 s).
  */
 async function importIntoPostgres(
   control: ControlStore,
@@ -185,31 +187,63 @@ async function importIntoPostgres(
   const write = await log.beginImport();
   if (write.intoEmpty) progress?.report({ kind: 'empty-log' });
   let settlement: string | null;
-  try {
-    for await (const batch of readInWorker(source, { storePath: null, lookups: null })) {
-      const { rows } = batch;
-      const inserted = await write.insert(requestArrays(rows));
-      if (inserted.size < rows.length) {
-        for (let i = 0; i < rows.length; i++) {
-          const id = reqIdAt(rows, i);
-          if (!inserted.delete(storableText(id))) throw new RepeatedRequest(id, batch.lines?.[i] ?? null);
-        }
-      }
-      const before = written;
-      written += rows.length;
-      for (let mark = before - (before % every) + every; progress && mark <= written; mark += every) {
-        progress.report({ kind: 'written', rows: mark, ms: performance.now() - started });
-      }
-      for (const [keyId, cost] of batch.spend) spend.set(keyId, (spend.get(keyId) ?? 0) + cost);
-      if (batch.counts) progress?.report({ kind: 'committing', rows: written });
-      if (batch.rollups) await write.stage(batch.rollups);
+  /** The batch sent and not yet checked. */
+  let sent: Sent | null = null;
+  /** Checks the batch sent, if any, then counts its rows as written. */
+  const confirmSent = async () => {
+    if (!sent) return;
+    const { rows, lines, inserted, last } = sent;
+    sent = null;
+    checkInserted(rows, lines, await inserted);
+    const before = written;
+    written += rows.length;
+    for (let mark = before - (before % every) + every; progress && mark <= written; mark += every) {
+      progress.report({ kind: 'written', rows: mark, ms: performance.now() - started });
     }
+    if (last) progress?.report({ kind: 'committing', rows: written });
+  };
+  try {
+    try {
+      for await (const batch of readInWorker(source, { storePath: null, lookups: null })) {
+        const { rows } = batch;
+        const inserted = write.insert(requestArrays(rows));
+        // Awaited in order below; a failure meanwhile must not go unhandled.
+        inserted.catch(() => undefined);
+        await confirmSent();
+        sent = { rows, lines: batch.lines, inserted, last: batch.counts !== null };
+        for (const [keyId, cost] of batch.spend) spend.set(keyId, (spend.get(keyId) ?? 0) + cost);
+        if (batch.rollups) await write.stage(batch.rollups);
+      }
+    } catch (error) {
+      // A fault in the rows sent is earlier in the source than the reader's (a malformed line).
+      await confirmSent();
+      throw error;
+    }
+    await confirmSent();
     settlement = await write.commit(progress?.copying ? new Map() : spend);
   } finally {
     await write.close();
   }
   if (!progress?.copying) await settleCommitted(control, log, settlement, progress);
   return written;
+}
+
+interface Sent {
+  rows: RequestColumns;
+  lines: number[] | null;
+  /** The ids the database inserted. */
+  inserted: Promise<Set<string>>;
+  /** The source's last batch. */
+  last: boolean;
+}
+
+/** Throws for the first row whose id the database held already, or that the batch repeats. */
+function checkInserted(rows: RequestColumns, lines: number[] | null, inserted: Set<string>): void {
+  if (inserted.size === rows.length) return;
+  for (let i = 0; i < rows.length; i++) {
+    const id = reqIdAt(rows, i);
+    if (!inserted.delete(storableText(id))) throw new RepeatedRequest(id, lines?.[i] ?? null);
+  }
 }
 
 /**

@@ -63,6 +63,8 @@ export class PgImport {
   private done = false;
   /** Rows of search sets by hour, held until enough to stage. */
   private readonly hours = new SearchHours();
+  /** The last batch's search columns, being made. */
+  private searching: Promise<unknown> = Promise.resolve();
   /** Into an empty request log: the cells summed across parts. */
   private readonly held = new HeldCells();
 
@@ -117,7 +119,10 @@ export class PgImport {
     }
   }
 
-  /** Inserts rows given by column (`REQUEST_COLUMNS` order); returns the ids inserted (not stored before). */
+  /**
+   * Inserts rows given by column (`REQUEST_COLUMNS` order); returns the ids inserted (not stored
+   * before). A batch may be sent before the last one's answer: they are written in order.
+   */
   async insert(values: unknown[][]): Promise<Set<string>> {
     const column = (name: (typeof REQUEST_COLUMNS)[number]) => values[REQUEST_COLUMNS.indexOf(name)]!;
     const [orgIds, reqIds, times] = [
@@ -125,9 +130,14 @@ export class PgImport {
       column('req_id') as string[],
       column('ts') as number[],
     ];
-    const search = await this.terms.columns(orgIds, reqIds, column('metadata') as string[], (text, values) =>
-      this.numbering.query(text, values),
+    // One batch's terms at a time: the caller may send the next batch before this one is written.
+    const searching = this.searching.then(() =>
+      this.terms.columns(orgIds, reqIds, column('metadata') as string[], (text, values) =>
+        this.numbering.query(text, values),
+      ),
     );
+    this.searching = searching.catch(() => undefined);
+    const search = await searching;
     const inserted = await insertRequests(this.client, values, search);
     reqIds.forEach((id, i) => {
       if (inserted.has(storableText(id))) this.hours.add(storableText(orgIds[i]!), search.sets[i]!, times[i]!);
