@@ -215,8 +215,11 @@ async function importIntoPostgres(
         if (batch.rollups) await write.stage(batch.rollups);
       }
     } catch (error) {
-      // A fault in the rows sent is earlier in the source than the reader's (a malformed line).
-      await confirmSent();
+      // A repeated id in the rows sent is earlier in the source than the reader's fault (a
+      // malformed line); any other failure of theirs follows from this error (an aborted transaction).
+      await confirmSent().catch((earlier: unknown) => {
+        if (earlier instanceof RepeatedRequest) throw earlier;
+      });
       throw error;
     }
     await confirmSent();

@@ -333,6 +333,37 @@ describe('the request-log store on PostgreSQL', () => {
     expect((await pool.query('SELECT 1 FROM requests')).rowCount).toBe(0);
   });
 
+  it('imports into an empty log two texts PostgreSQL stores alike as one cell', async () => {
+    await clear();
+    // Two minutes of one day: one day cell for the model once stored, from two the reader summed apart.
+    const source = join(folder, 'alike-source.db');
+    await recordRequests(sqliteControl, source, [
+      { ...record(1), model: 'svc/\u0000x' },
+      { ...record(4), model: 'svc/\uFFFDx' },
+    ]);
+    expect(await importFile(source, 2)).toContain('empty-log');
+    const day = await pool.query<{ requests: number }>(
+      'SELECT SUM(requests)::int AS requests FROM rollup_dim_day WHERE value = $1',
+      ['svc/\uFFFDx'],
+    );
+    expect(day.rows[0]!.requests).toBe(2);
+  });
+
+  it('writes nothing when an import repeats a stored id, its next rows sent already', async () => {
+    await clear();
+    await recordRequests(control, log, [record(0)]);
+    // The repeat in the first batch: the second is on its way when the first is checked.
+    const source = join(folder, 'repeat-source.db');
+    await recordRequests(sqliteControl, source, range(0, 10_000));
+    const error = await recordRequestsFrom(control, log, storedRowsSource(source)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RepeatedRequest);
+    expect((error as RepeatedRequest).reqId).toBe('req-000000');
+    // Nothing of the import, now or once anything it sent could have run.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect((await pool.query('SELECT req_id FROM requests')).rows).toEqual([{ req_id: 'req-000000' }]);
+    await expectSearchIndexed();
+  });
+
   it('shares an empty log that another transaction holds rather than wait for it', async () => {
     await clear();
     const source = join(folder, 'held-source.db');

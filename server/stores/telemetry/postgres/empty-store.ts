@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { mergeEncoded } from '../latency-sketch.js';
 import { ROLLUP_TABLES, type RollupRow, type RollupRows } from '../rollup-writer.js';
+import { storableText } from './request-sql.js';
 
 /**
  * An import into an empty request log on PostgreSQL, done as pg_restore does: the rows go into
@@ -10,10 +11,11 @@ import { ROLLUP_TABLES, type RollupRow, type RollupRows } from '../rollup-writer
  * after them 21 s, 16 of which the trigram index.
  *
  * Dropping an index needs `requests` to itself (ACCESS EXCLUSIVE) until the commit: a server's
- * reads of the request log and its gateways' writes wait for the import. So it is taken only
- * when it holds no rows (a first import, a copy by migrate-store), and only if no one holds it
- * within a second: else the import shares the table as any other does. The drop is part of the
- * import's transaction, so an import that fails leaves the indexes as they were.
+ * reads of the request log and its gateways' writes wait for the import. So it is asked for only
+ * when the table holds no rows (a first import, a copy by migrate-store), and taken only if no one
+ * holds it within a second (nor refused to this role): else the import shares the table as any
+ * other does. The drop is part of the import's transaction, so an import that fails leaves the
+ * indexes as they were.
  */
 
 /** How long an import waits for `requests` to itself before it shares the table instead. */
@@ -35,13 +37,15 @@ const SECONDARY_INDEXES = `SELECT c.relname AS name, pg_get_indexdef(c.oid) AS d
  * when the table has rows or another transaction holds it (nothing changed then).
  */
 export async function takeEmptyRequests(client: pg.ClientBase): Promise<string[] | null> {
+  // Asked without the lock first: waiting for it on a busy log would hold up its writers.
+  if (!(await isEmpty(client))) return null;
   await client.query('SAVEPOINT empty_requests');
   try {
     // SET LOCAL is undone with the savepoint when the table is not taken.
     await client.query(`SET LOCAL lock_timeout = '${LOCK_WAIT}'`);
     await client.query('LOCK TABLE requests IN ACCESS EXCLUSIVE MODE');
-    const empty = await client.query<{ empty: boolean }>('SELECT NOT EXISTS (SELECT 1 FROM requests) AS empty');
-    if (!empty.rows[0]!.empty) {
+    // Rows may have come between the two.
+    if (!(await isEmpty(client))) {
       await client.query('ROLLBACK TO SAVEPOINT empty_requests');
       return null;
     }
@@ -51,11 +55,17 @@ export async function takeEmptyRequests(client: pg.ClientBase): Promise<string[]
     await client.query('RELEASE SAVEPOINT empty_requests');
     return indexes.rows.map((index) => index.definition);
   } catch (error) {
-    if ((error as { code?: unknown }).code !== '55P03') throw error;
-    // lock_not_available: the table is in use; the import shares it.
+    // lock_not_available: the table is in use; insufficient_privilege: this role does not own
+    // it. The import shares it then.
+    if (!['55P03', '42501'].includes((error as { code?: string }).code ?? '')) throw error;
     await client.query('ROLLBACK TO SAVEPOINT empty_requests');
     return null;
   }
+}
+
+async function isEmpty(client: pg.ClientBase): Promise<boolean> {
+  const empty = await client.query<{ empty: boolean }>('SELECT NOT EXISTS (SELECT 1 FROM requests) AS empty');
+  return empty.rows[0]!.empty;
 }
 
 /** Builds the indexes `takeEmptyRequests` dropped, in the same transaction. */
@@ -103,6 +113,30 @@ export class HeldCells {
     this.held = ROLLUP_TABLES.map(() => new Map());
     return rows;
   }
+}
+
+/**
+ * A part's cells with their text as PostgreSQL stores it (`storableText`), those it makes one
+ * added up: "m\u0000" and "m\uFFFD" are one cell there, and an upsert may not name a cell twice.
+ * The reader sums cells by the text it read; nearly every part holds no U+0000 and is returned as it is.
+ */
+export function storableCells(rows: RollupRows): RollupRows {
+  return ROLLUP_TABLES.map((table, index) => {
+    const part = rows[index]!;
+    const odd = (row: RollupRow) =>
+      row.slice(0, table.keyColumns).some((value) => typeof value === 'string' && value.includes('\u0000'));
+    if (!part.some(odd)) return part;
+    const cells = new Map<string, RollupRow>();
+    for (const given of part) {
+      const row = given.map((value, c) =>
+        c < table.keyColumns && typeof value === 'string' ? storableText(value) : value,
+      );
+      const key = JSON.stringify(row.slice(0, table.keyColumns));
+      const stored = cells.get(key);
+      cells.set(key, stored ? addRow(COMBINE[index]!, stored, row) : row);
+    }
+    return [...cells.values()];
+  });
 }
 
 type Combine = 'key' | 'sum' | 'sketch' | 'latest';

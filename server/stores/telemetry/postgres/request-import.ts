@@ -13,7 +13,7 @@ import {
   storableText,
   upsertCells,
 } from './request-sql.js';
-import { buildIndexes, HeldCells, takeEmptyRequests } from './empty-store.js';
+import { buildIndexes, HeldCells, storableCells, takeEmptyRequests } from './empty-store.js';
 import { addHoursSql, mergeHoursSql, SearchHours, stageHoursSql, type SearchTerms } from './search-columns.js';
 
 /** Search set rows by hour held in memory at most, before they are staged. */
@@ -63,6 +63,8 @@ export class PgImport {
   private done = false;
   /** Rows of search sets by hour, held until enough to stage. */
   private readonly hours = new SearchHours();
+  /** Every insert sent, settled or not. */
+  private inFlight: Promise<unknown> = Promise.resolve();
   /** The last batch's search columns, being made. */
   private searching: Promise<unknown> = Promise.resolve();
   /** Into an empty request log: the cells summed across parts. */
@@ -123,7 +125,14 @@ export class PgImport {
    * Inserts rows given by column (`REQUEST_COLUMNS` order); returns the ids inserted (not stored
    * before). A batch may be sent before the last one's answer: they are written in order.
    */
-  async insert(values: unknown[][]): Promise<Set<string>> {
+  insert(values: unknown[][]): Promise<Set<string>> {
+    const inserting = this.insertNow(values);
+    // `close` waits for it: a statement sent after the rollback would run outside the import.
+    this.inFlight = Promise.allSettled([this.inFlight, inserting]);
+    return inserting;
+  }
+
+  private async insertNow(values: unknown[][]): Promise<Set<string>> {
     const column = (name: (typeof REQUEST_COLUMNS)[number]) => values[REQUEST_COLUMNS.indexOf(name)]!;
     const [orgIds, reqIds, times] = [
       column('org_id') as string[],
@@ -138,11 +147,12 @@ export class PgImport {
     );
     this.searching = searching.catch(() => undefined);
     const search = await searching;
+    if (this.done) throw new Error('the import has ended');
     const inserted = await insertRequests(this.client, values, search);
     reqIds.forEach((id, i) => {
       if (inserted.has(storableText(id))) this.hours.add(storableText(orgIds[i]!), search.sets[i]!, times[i]!);
     });
-    if (this.hours.size >= HELD_HOURS) await this.stageHours();
+    if (this.hours.size >= HELD_HOURS && !this.done) await this.stageHours();
     return inserted;
   }
 
@@ -153,7 +163,7 @@ export class PgImport {
 
   async stage(rows: RollupRows): Promise<void> {
     if (this.intoEmpty) {
-      await upsertCells(this.client, this.held.add(rows));
+      await upsertCells(this.client, this.held.add(storableCells(rows)));
       return;
     }
     for (const [index, table] of ROLLUP_TABLES.entries()) {
@@ -204,6 +214,7 @@ export class PgImport {
       return;
     }
     this.done = true;
+    await this.inFlight;
     this.client.release(await rollBack(this.client));
     // A numbering statement may have failed with its connection: a new one is cheap.
     this.numbering.release(true);

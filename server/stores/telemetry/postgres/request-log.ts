@@ -47,7 +47,7 @@ export class PgRequestLog implements TelemetryReads {
 
   private constructor(private readonly pool: pg.Pool) {}
 
-  /** `connections`: the most the store opens (a writer of one batch at a time needs one). */
+  /** `connections`: the most the store opens (a writer of one batch at a time needs one, an import two). */
   static async open(url: string, { connections = 4 } = {}): Promise<PgRequestLog> {
     const pool = openPool(url, { max: connections, applicationName: 'gateway-console telemetry' });
     try {
