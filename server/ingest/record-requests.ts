@@ -202,9 +202,12 @@ async function importIntoPostgres(
     }
     if (last) progress?.report({ kind: 'committing', rows: written });
   };
+  /** Whether a failure comes from writing a batch rather than from reading the next. */
+  let writing = false;
   try {
     try {
       for await (const batch of readInWorker(source, { storePath: null, lookups: null })) {
+        writing = true;
         const { rows } = batch;
         const inserted = write.insert(requestArrays(rows));
         // Awaited in order below; a failure meanwhile must not go unhandled.
@@ -213,13 +216,12 @@ async function importIntoPostgres(
         sent = { rows, lines: batch.lines, inserted, last: batch.counts !== null };
         for (const [keyId, cost] of batch.spend) spend.set(keyId, (spend.get(keyId) ?? 0) + cost);
         if (batch.rollups) await write.stage(batch.rollups);
+        writing = false;
       }
     } catch (error) {
-      // A repeated id in the rows sent is earlier in the source than the reader's fault (a
-      // malformed line); any other failure of theirs follows from this error (an aborted transaction).
-      await confirmSent().catch((earlier: unknown) => {
-        if (earlier instanceof RepeatedRequest) throw earlier;
-      });
+      // The reader's fault (a malformed line) comes after the rows sent: a fault in them comes
+      // first. After a write's failure they could only fail with it (an aborted transaction).
+      if (!writing) await confirmSent();
       throw error;
     }
     await confirmSent();

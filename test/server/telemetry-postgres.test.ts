@@ -364,6 +364,32 @@ describe('the request-log store on PostgreSQL', () => {
     await expectSearchIndexed();
   });
 
+  it('lets at most one of two imports starting on an empty log hold it; both write everything', async () => {
+    await clear();
+    const [a, b] = [join(folder, 'two-a.db'), join(folder, 'two-b.db')];
+    await recordRequests(sqliteControl, a, range(0, 3_000));
+    await recordRequests(sqliteControl, b, range(3_000, 6_000));
+    const other = await PgRequestLog.open(database.url);
+    const events: ImportEvent[][] = [[], []];
+    try {
+      // Both may find it empty and ask for it: one waits for the other, none fails.
+      await Promise.all(
+        [a, b].map((path, i) =>
+          recordRequestsFrom(control, i ? other : log, storedRowsSource(path), { report: (e) => events[i]!.push(e) }),
+        ),
+      );
+    } finally {
+      await other.close();
+    }
+    const took = events.filter((reported) => reported.some((event) => event.kind === 'empty-log'));
+    expect(took.length).toBeLessThanOrEqual(1);
+    const path = join(folder, 'two-both.db');
+    await recordRequests(sqliteControl, path, range(0, 6_000));
+    const { postgres, lite } = await bothStores(path);
+    expect(postgres.requests).toHaveLength(6_000);
+    for (const table of Object.keys(lite)) expect(postgres[table], table).toEqual(lite[table]);
+  });
+
   it('shares an empty log that another transaction holds rather than wait for it', async () => {
     await clear();
     const source = join(folder, 'held-source.db');

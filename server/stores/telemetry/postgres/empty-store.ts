@@ -37,10 +37,15 @@ const SECONDARY_INDEXES = `SELECT c.relname AS name, pg_get_indexdef(c.oid) AS d
  * when the table has rows or another transaction holds it (nothing changed then).
  */
 export async function takeEmptyRequests(client: pg.ClientBase): Promise<string[] | null> {
-  // Asked without the lock first: waiting for it on a busy log would hold up its writers.
-  if (!(await isEmpty(client))) return null;
   await client.query('SAVEPOINT empty_requests');
   try {
+    // Asked without the lock first: waiting for it on a busy log would hold up its writers. In
+    // the savepoint, so that a fallback lets go of the table (two imports keeping it would wait
+    // for each other).
+    if (!(await isEmpty(client))) {
+      await client.query('ROLLBACK TO SAVEPOINT empty_requests');
+      return null;
+    }
     // SET LOCAL is undone with the savepoint when the table is not taken.
     await client.query(`SET LOCAL lock_timeout = '${LOCK_WAIT}'`);
     await client.query('LOCK TABLE requests IN ACCESS EXCLUSIVE MODE');
@@ -55,9 +60,9 @@ export async function takeEmptyRequests(client: pg.ClientBase): Promise<string[]
     await client.query('RELEASE SAVEPOINT empty_requests');
     return indexes.rows.map((index) => index.definition);
   } catch (error) {
-    // lock_not_available: the table is in use; insufficient_privilege: this role does not own
-    // it. The import shares it then.
-    if (!['55P03', '42501'].includes((error as { code?: string }).code ?? '')) throw error;
+    // lock_not_available: the table is in use; deadlock_detected: another import asks for it
+    // too; insufficient_privilege: this role does not own it. The import shares it then.
+    if (!['55P03', '40P01', '42501'].includes((error as { code?: string }).code ?? '')) throw error;
     await client.query('ROLLBACK TO SAVEPOINT empty_requests');
     return null;
   }
