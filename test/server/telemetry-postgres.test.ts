@@ -139,25 +139,29 @@ describe('the request-log store on PostgreSQL', () => {
     expect(kept.rows).toEqual(hours.rows);
   }
 
-  /** Every table of the request log, PostgreSQL's and SQLite's at `path`, as rows; the search index checked. */
-  async function bothStores(path: string) {
+  /**
+   * PostgreSQL holds every row and rollup cell the SQLite store at `path` holds (`rows` rows, when
+   * given), and its search index holds its rows; returns SQLite's tables, as rows.
+   */
+  async function expectAsInSqlite(path: string, rows?: number) {
     await expectSearchIndexed();
     const sqlite = openTelemetry(path);
+    const tables = [
+      { name: 'requests', sql: REQUEST_ORDER },
+      ...ROLLUP_TABLES.map((t) => ({ name: t.name, sql: tableSql(t.name, t.columns) })),
+    ];
+    const lite: Record<string, unknown[]> = {};
     try {
-      const tables = [
-        { name: 'requests', sql: REQUEST_ORDER },
-        ...ROLLUP_TABLES.map((t) => ({ name: t.name, sql: tableSql(t.name, t.columns) })),
-      ];
-      const postgres: Record<string, unknown[]> = {};
-      const lite: Record<string, unknown[]> = {};
-      for (const { name, sql } of tables) {
-        postgres[name] = (await pool.query(sql)).rows;
-        lite[name] = asBuffers(sqlite.prepare(sql).all());
-      }
-      return { postgres, lite };
+      for (const { name, sql } of tables) lite[name] = asBuffers(sqlite.prepare(sql).all());
     } finally {
       sqlite.close();
     }
+    for (const { name, sql } of tables) {
+      const postgres = (await pool.query(sql)).rows;
+      if (name === 'requests' && rows !== undefined) expect(postgres).toHaveLength(rows);
+      expect(postgres, name).toEqual(lite[name]);
+    }
+    return lite;
   }
 
   // The search's numbered strings and sets stay: the writers remember them.
@@ -201,12 +205,8 @@ describe('the request-log store on PostgreSQL', () => {
     ] as const) {
       await recordRequests(control, log, range(from, to));
     }
-    const { postgres, lite } = await bothStores(path);
-    expect(postgres.requests).toHaveLength(6_000);
-    for (const table of Object.keys(lite)) {
-      expect(lite[table]!.length, table).toBeGreaterThan(0);
-      expect(postgres[table], table).toEqual(lite[table]);
-    }
+    const lite = await expectAsInSqlite(path, 6_000);
+    for (const table of Object.keys(lite)) expect(lite[table]!.length, table).toBeGreaterThan(0);
   });
 
   it('writes nothing when a request id is stored already, and only the new rows when told to skip them', async () => {
@@ -237,8 +237,7 @@ describe('the request-log store on PostgreSQL', () => {
     // The rollups hold what the SQLite store holds for the 130 rows written once.
     const path = join(folder, 'skipped.db');
     await recordRequests(sqliteControl, path, range(0, 130));
-    const { postgres, lite } = await bothStores(path);
-    for (const table of Object.keys(lite)) expect(postgres[table], table).toEqual(lite[table]);
+    await expectAsInSqlite(path);
   });
 
   it('settles what the rows cost into their keys once, and leaves no outbox behind', async () => {
@@ -275,9 +274,7 @@ describe('the request-log store on PostgreSQL', () => {
     }
     const path = join(folder, 'imported.db');
     await recordRequests(sqliteControl, path, range(0, 8_000));
-    const { postgres, lite } = await bothStores(path);
-    expect(postgres.requests).toHaveLength(8_000);
-    for (const table of Object.keys(lite)) expect(postgres[table], table).toEqual(lite[table]);
+    await expectAsInSqlite(path, 8_000);
   });
 
   /** The indexes of `requests`, as PostgreSQL would make them again. */
@@ -308,18 +305,14 @@ describe('the request-log store on PostgreSQL', () => {
     await recordRequests(sqliteControl, first, range(0, 20_000));
     expect(await importFile(first, 20_000)).toContain('empty-log');
     expect(await requestIndexes()).toEqual(indexes);
-    const once = await bothStores(first);
-    expect(once.postgres.requests).toHaveLength(20_000);
-    for (const table of Object.keys(once.lite)) expect(once.postgres[table], table).toEqual(once.lite[table]);
+    await expectAsInSqlite(first, 20_000);
 
     // The log holds rows now: the next import shares it, into the same cells.
     const second = join(folder, 'empty-second.db');
     await recordRequests(sqliteControl, second, range(20_000, 21_000));
     expect(await importFile(second, 1_000)).not.toContain('empty-log');
     await recordRequests(sqliteControl, first, range(20_000, 21_000));
-    const twice = await bothStores(first);
-    expect(twice.postgres.requests).toHaveLength(21_000);
-    for (const table of Object.keys(twice.lite)) expect(twice.postgres[table], table).toEqual(twice.lite[table]);
+    await expectAsInSqlite(first, 21_000);
   });
 
   it('leaves an empty log and its indexes as they were when an import into it fails', async () => {
@@ -385,9 +378,7 @@ describe('the request-log store on PostgreSQL', () => {
     expect(took.length).toBeLessThanOrEqual(1);
     const path = join(folder, 'two-both.db');
     await recordRequests(sqliteControl, path, range(0, 6_000));
-    const { postgres, lite } = await bothStores(path);
-    expect(postgres.requests).toHaveLength(6_000);
-    for (const table of Object.keys(lite)) expect(postgres[table], table).toEqual(lite[table]);
+    await expectAsInSqlite(path, 6_000);
   });
 
   it('shares an empty log that another transaction holds rather than wait for it', async () => {
@@ -404,8 +395,7 @@ describe('the request-log store on PostgreSQL', () => {
     } finally {
       holder.release();
     }
-    const { postgres, lite } = await bothStores(source);
-    for (const table of Object.keys(lite)) expect(postgres[table], table).toEqual(lite[table]);
+    await expectAsInSqlite(source);
   });
 
   it('leaves an import vacuumed: its rows counted from the indexes alone, their statistics fresh', async () => {
@@ -465,9 +455,7 @@ describe('the request-log store on PostgreSQL', () => {
     }
     const path = join(folder, 'concurrent.db');
     await recordRequests(sqliteControl, path, range(0, 4_000));
-    const { postgres, lite } = await bothStores(path);
-    expect(postgres.requests).toHaveLength(4_000);
-    for (const table of Object.keys(lite)) expect(postgres[table], table).toEqual(lite[table]);
+    await expectAsInSqlite(path, 4_000);
   });
 
   it('finds rows written before the search index by the index, once the store is opened again', async () => {
