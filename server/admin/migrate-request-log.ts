@@ -1,16 +1,26 @@
 import { existsSync } from 'node:fs';
-import { RepeatedRequest, recordRequestsFrom, type ImportProgress } from '../ingest/record-requests.js';
+import {
+  RepeatedRequest,
+  recordRequestsFrom,
+  type CopiedCells,
+  type ImportProgress,
+} from '../ingest/record-requests.js';
 import type { ControlStore } from '../stores/control/store.js';
+import { UnequalCopy } from '../stores/telemetry/postgres/request-import.js';
 import { PgRequestLog } from '../stores/telemetry/postgres/request-log.js';
+import { ROLLUP_TABLES } from '../stores/telemetry/rollup-writer.js';
 import { openTelemetry } from '../stores/telemetry/store.js';
+import { storedCells } from './stored-cells.js';
 import { storedRowsSource } from './stored-rows.js';
 
 export type RequestLogCopy = { ok: true; rows: number } | { ok: false; error: string };
 
 /**
  * Copies a data folder's `telemetry.db` into an empty request log on PostgreSQL: its rows, in one
- * import (whole or absent), whose rollups are summed again from them by the same code as the
- * file's. No spend is recorded: the keys hold it already. The file is brought up to date first,
+ * import (whole or absent), and its rollup cells as they are (the file sums them in its rows'
+ * transactions, by the same code as PostgreSQL's writers), checked: the file's day cells must
+ * count its rows, and each table copied must add up as the file's. No spend is recorded: the
+ * keys hold it already. The file is brought up to date first,
  * as a server opening it would; spend it still owes its keys must be settled before (a server's
  * start settles it), or it would be lost.
  */
@@ -38,7 +48,12 @@ export async function migrateRequestLog(
           'telemetry.db holds spend not yet settled into its keys: start the server on the data folder once, stop it, then copy',
       };
     }
-    return await copyRows(control, telemetryPath, url, rows, progress);
+    const cells = storedCells(file);
+    const counted = cells.sums[ROLLUP_TABLES.findIndex((table) => table.name === 'rollup_day')];
+    if (counted !== BigInt(rows)) {
+      return { ok: false, error: `telemetry.db's rollups count ${counted} requests, its rows ${rows}: not copied` };
+    }
+    return await copyRows(control, telemetryPath, url, rows, cells, progress);
   } finally {
     file.close();
   }
@@ -49,6 +64,7 @@ async function copyRows(
   telemetryPath: string,
   url: string,
   rows: number,
+  cells: CopiedCells,
   progress: ImportProgress | undefined,
 ): Promise<RequestLogCopy> {
   // One for the copy's transaction, one to number search terms beside it.
@@ -61,13 +77,15 @@ async function copyRows(
       report: () => undefined,
       ...progress,
       copying: true,
+      cells,
     });
     const stored = await log.countRows();
     if (stored !== rows) return { ok: false, error: `the file holds ${rows} request rows, the database ${stored}` };
     return { ok: true, rows };
   } catch (error) {
-    // The file's own rows repeat an id only if it was written by hand: nothing was copied.
-    if (error instanceof RepeatedRequest) return { ok: false, error: error.message };
+    // The file's own rows repeat an id only if it was written by hand; its cells add up otherwise
+    // in the database only if it held some already: nothing was copied.
+    if (error instanceof RepeatedRequest || error instanceof UnequalCopy) return { ok: false, error: error.message };
     throw error;
   } finally {
     await log.close();

@@ -31,39 +31,44 @@ export interface ImportBatch {
   spend: Map<string, number>;
   /** Rollup rows to add (coarser grains summed, sketches encoded): when enough cells are held, and with the last batch. */
   rollups: RollupRows | null;
-  /** The search index's block spans and counts: with the last batch. */
+  /** The search index's block spans and counts: with the last batch (when it is planned). */
   counts: BlockCounts | null;
+  /** The source's last batch: what was held for the end comes with it. */
+  last: boolean;
 }
 
 /**
  * Cuts `records` into batches, numbering rows and terms from `lookups` (the store as the
- * writer found it when it took the write lock). `line`, when given, says the source line of
- * the record just read. The last batch carries what is still held (it has no rows when the
- * records ran out at a batch's end). When reading a record throws, the rows read before it
- * come as a batch first.
+ * writer found it when it took the write lock), or planning no SQLite search index when it is
+ * null (PostgreSQL's is made by its writer), and summing no rollup cells unless `sumRollups`.
+ * `line`, when given, says the source line of the record just read. The last batch carries what
+ * is still held (it has no rows when the records ran out at a batch's end). When reading a
+ * record throws, the rows read before it come as a batch first.
  */
 export function* importBatches(
   records: Iterable<RequestRecord>,
-  lookups: SearchLookups,
+  lookups: SearchLookups | null,
   line?: () => number,
+  sumRollups = true,
 ): Generator<ImportBatch> {
-  const sums = new RollupSums();
-  const search = new SearchPlanner(lookups);
+  const sums = sumRollups ? new RollupSums() : null;
+  const search = lookups && new SearchPlanner(lookups);
   const columns = new RequestColumnsBuilder(BATCH_ROWS);
   // The rows, search changes and the rest collected apart, put together at the batch's end.
   const start = (): Omit<ImportBatch, 'rows' | 'shares' | 'filled'> => ({
     lines: line ? [] : null,
-    firstTerm: search.term,
+    firstTerm: search?.term ?? 0,
     newTerms: [],
     tokens: [],
     spend: new Map(),
     rollups: null,
     counts: null,
+    last: false,
   });
   const end = (batch: ReturnType<typeof start>): ImportBatch => ({
     ...batch,
     rows: columns.take(),
-    ...search.takeChanges(),
+    ...(search ? search.takeChanges() : { shares: [], filled: [] }),
   });
   let batch = start();
   const iterator = records[Symbol.iterator]();
@@ -79,21 +84,24 @@ export function* importBatches(
     }
     if (next.done) break;
     const record = next.value;
-    columns.add(record, search.rowid);
-    const planned = search.plan(record.org_id, record.ts, searchTexts(record));
-    batch.newTerms.push(planned.newTerms);
-    batch.tokens.push(planned.tokens);
+    columns.add(record, search?.rowid ?? 0);
+    if (search) {
+      const planned = search.plan(record.org_id, record.ts, searchTexts(record));
+      batch.newTerms.push(planned.newTerms);
+      batch.tokens.push(planned.tokens);
+    }
     batch.lines?.push(line!());
     if (record.key_id) batch.spend.set(record.key_id, (batch.spend.get(record.key_id) ?? 0) + record.cost_micro);
-    sums.add(record);
-    if (sums.full()) batch.rollups = rollupRows(sums.take()!);
+    sums?.add(record);
+    if (sums?.full()) batch.rollups = rollupRows(sums.take()!);
     if (columns.length === BATCH_ROWS || batch.rollups) {
       yield end(batch);
       batch = start();
     }
   }
-  const cells = sums.take();
+  const cells = sums?.take() ?? null;
   batch.rollups = cells && rollupRows(cells);
-  batch.counts = search.takeCounts();
+  batch.counts = search?.takeCounts() ?? null;
+  batch.last = true;
   yield end(batch);
 }

@@ -61,6 +61,10 @@ export interface ImportWorkerData {
   storePath: string | null;
   /** The store's search lookups read whole by the writer, when it has the store alone with rows. */
   lookups: StoredLookups | null;
+  /** Whether the rows go to SQLite, whose search index this thread plans (PostgreSQL's writer makes its own). */
+  planSearch: boolean;
+  /** Whether this thread sums the rows' rollup cells (not when they are copied as they are: `ImportProgress.cells`). */
+  sumRollups: boolean;
   /** Int32Array over a SharedArrayBuffer, indexed by `FLOW`. */
   flow: Int32Array;
 }

@@ -23,7 +23,7 @@ import {
  */
 const AHEAD = 16;
 
-const { source, storePath, lookups, flow } = workerData as ImportWorkerData;
+const { source, storePath, lookups, planSearch, sumRollups, flow } = workerData as ImportWorkerData;
 const post = (message: ImportMessage) => parentPort!.postMessage(message);
 
 /** Waits until the writer is at most `AHEAD - 1` batches behind; false when it asks to stop. */
@@ -48,8 +48,8 @@ try {
   const db = storePath === null ? null : new BetterSqlite3(storePath, { readonly: true, fileMustExist: true });
   try {
     const { records, line } = await read(source);
-    const found = lookups ? lookupsFrom(lookups) : db ? searchLookups(db) : NO_ROWS;
-    for (const batch of importBatches(records, found, line)) {
+    const found = !planSearch ? null : lookups ? lookupsFrom(lookups) : db ? searchLookups(db) : NO_ROWS;
+    for (const batch of importBatches(records, found, line, sumRollups)) {
       if (!room()) break;
       post({ kind: 'batch', batch });
       Atomics.add(flow, FLOW.sent, 1);

@@ -7,6 +7,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { issueKey } from '../../server/domain/keys.js';
 import { signUp } from '../../server/domain/sign-up.js';
+import { migrateRequestLog } from '../../server/admin/migrate-request-log.js';
 import { storedRowsSource } from '../../server/admin/stored-rows.js';
 import { PgSql } from '../../server/analytics/postgres-sql.js';
 import { AnalyticsQueries } from '../../server/analytics/queries.js';
@@ -22,7 +23,8 @@ import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { migratePostgres, openPool } from '../../server/stores/postgres.js';
 import { addBin, encode, mergeEncoded, type Bins } from '../../server/stores/telemetry/latency-sketch.js';
 import { PgRequestLog } from '../../server/stores/telemetry/postgres/request-log.js';
-import { REQUEST_COLUMNS } from '../../server/stores/telemetry/request-record.js';
+import { requestColumns } from '../../server/stores/telemetry/postgres/request-sql.js';
+import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { ROLLUP_TABLES } from '../../server/stores/telemetry/rollup-writer.js';
 import { searchTexts } from '../../server/stores/telemetry/search-terms.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
@@ -355,6 +357,96 @@ describe('the request-log store on PostgreSQL', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await pool.query('SELECT req_id FROM requests')).rows).toEqual([{ req_id: 'req-000000' }]);
     await expectSearchIndexed();
+  });
+
+  it('names the row that repeats an id when an import copies into an empty log', async () => {
+    await clear();
+    const indexes = await requestIndexes();
+    const inserting = async (batches: RequestRecord[][]) => {
+      const write = await log.beginImport();
+      try {
+        expect(write.intoEmpty).toBe(true);
+        const inserted: string[][] = [];
+        for (const batch of batches) inserted.push([...(await write.insert(requestColumns(batch)))]);
+        return inserted;
+      } finally {
+        await write.close();
+      }
+    };
+    const ids = (records: RequestRecord[]) => records.map((row) => row.req_id);
+    // Repeated within the batch, past the rows COPY buffers together: the ids before it are the inserted ones.
+    const batch = range(0, 1_500);
+    batch[1_200] = { ...batch[1_200]!, req_id: batch[12]!.req_id };
+    expect(await inserting([batch])).toEqual([ids(batch.slice(0, 1_200))]);
+    // Repeating an id of an earlier batch.
+    expect(await inserting([range(0, 10), [record(10), record(3), record(11)]])).toEqual([
+      ids(range(0, 10)),
+      ids([record(10)]),
+    ]);
+    expect((await pool.query('SELECT 1 FROM requests')).rowCount).toBe(0);
+    expect(await requestIndexes()).toEqual(indexes);
+  });
+
+  describe('a copy of a telemetry file (migrate-store)', () => {
+    it('holds its rows and its cells as the file holds them, the cells copied in parts', async () => {
+      await clear();
+      const indexes = await requestIndexes();
+      const source = join(folder, 'copied.db');
+      // Enough minutes that the finest cells come in several parts.
+      await recordRequests(sqliteControl, source, range(0, 20_000));
+      expect(await migrateRequestLog(control, source, database.url)).toEqual({ ok: true, rows: 20_000 });
+      const file = openTelemetry(source);
+      const minutes = file.prepare('SELECT COUNT(*) FROM rollup_dim_1m').pluck().get() as number;
+      file.close();
+      expect(minutes).toBeGreaterThan(10_000);
+      await expectAsInSqlite(source, 20_000);
+      expect(await requestIndexes()).toEqual(indexes);
+    });
+
+    it('adds up cells whose texts PostgreSQL stores alike', async () => {
+      await clear();
+      const source = join(folder, 'copied-alike.db');
+      // A part holding the U+0000 text goes by upsert, its cells added to their twins' (else the
+      // COPY of a part holding both fails on a repeated key).
+      await recordRequests(sqliteControl, source, [
+        ...range(0, 12_000).map((row) => ({ ...row, model: 'svc/\uFFFDx' })),
+        { ...record(1), req_id: 'req-alike', model: 'svc/\u0000x' },
+      ]);
+      expect(await migrateRequestLog(control, source, database.url)).toEqual({ ok: true, rows: 12_001 });
+      const counted = await pool.query<{ requests: number }>(
+        'SELECT SUM(requests)::int AS requests FROM rollup_dim_day WHERE value = $1',
+        ['svc/\uFFFDx'],
+      );
+      expect(counted.rows[0]!.requests).toBe(12_001);
+    });
+
+    it('refuses a file whose cells do not count its rows, and cells that do not add up as the file', async () => {
+      await clear();
+      const indexes = await requestIndexes();
+      const source = join(folder, 'copied-checked.db');
+      await recordRequests(sqliteControl, source, range(0, 1_000));
+      const file = openTelemetry(source);
+      const key = 'org_id, bucket, project_id, key_id, model';
+      const oneCell = `(${key}) = (SELECT ${key} FROM rollup_day ORDER BY ${key} LIMIT 1)`;
+      file.exec(`UPDATE rollup_day SET requests = requests + 1 WHERE ${oneCell}`);
+      expect(await migrateRequestLog(control, source, database.url)).toEqual({
+        ok: false,
+        error: "telemetry.db's rollups count 1001 requests, its rows 1000: not copied",
+      });
+      file.exec(`UPDATE rollup_day SET requests = requests - 1 WHERE ${oneCell}`);
+      file.close();
+
+      // Cells left in the database without their rows: the copy adds to them, and finds it out.
+      await recordRequests(control, log, [record(5_000)]);
+      await pool.query('DELETE FROM requests');
+      const outcome = await migrateRequestLog(control, source, database.url);
+      expect(outcome).toEqual({
+        ok: false,
+        error: expect.stringMatching(/^the copied rollup_\w+ adds up to 1001 requests, the source's to 1000$/),
+      });
+      expect((await pool.query('SELECT 1 FROM requests')).rowCount).toBe(0);
+      expect(await requestIndexes()).toEqual(indexes);
+    });
   });
 
   it('lets at most one of two imports starting on an empty log hold it; both write everything', async () => {

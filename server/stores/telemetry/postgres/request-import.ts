@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { REQUEST_COLUMNS } from '../request-record.js';
-import { ROLLUP_TABLES, type RollupRows } from '../rollup-writer.js';
+import { ROLLUP_TABLES, type RollupRow, type RollupRows } from '../rollup-writer.js';
 import {
   columnsOf,
   insertFromArrays,
@@ -13,6 +13,7 @@ import {
   storableText,
   upsertCells,
 } from './request-sql.js';
+import { copyRequests, copyRows } from './copy-rows.js';
 import { buildIndexes, HeldCells, storableCells, takeEmptyRequests } from './empty-store.js';
 import { addHoursSql, mergeHoursSql, SearchHours, stageHoursSql, type SearchTerms } from './search-columns.js';
 
@@ -20,6 +21,15 @@ import { addHoursSql, mergeHoursSql, SearchHours, stageHoursSql, type SearchTerm
 const HELD_HOURS = 50_000;
 
 const SEARCH_TABLES = ['search_common', 'search_sets', 'search_hours'];
+
+/** Cells of one rollup table (its index in `ROLLUP_TABLES`), summed already: copied from another store. */
+export interface CellPart {
+  table: number;
+  rows: RollupRow[];
+}
+
+/** Cells copied from another store did not add up as they do there: nothing was committed. */
+export class UnequalCopy extends Error {}
 
 /** A table's cells as they are staged, then added up into the table (`merge`). */
 const stage = (table: string) => `stage_${table}`;
@@ -56,8 +66,9 @@ function mergeSql(index: number): string {
  * holds no cell's lock until its last statements, and takes them in the order every writer
  * takes them: a long import never deadlocks with the gateways' writes beside it.
  *
- * Into an empty request log, the import takes `requests` to itself and writes otherwise: its
- * indexes built after the rows, its cells straight into the rollups (empty-store.ts).
+ * Into an empty request log, the import takes `requests` to itself and writes otherwise: its rows
+ * by COPY (copy-rows.ts), its indexes built after them, its cells straight into the rollups
+ * (empty-store.ts).
  */
 export class PgImport {
   private done = false;
@@ -69,6 +80,9 @@ export class PgImport {
   private searching: Promise<unknown> = Promise.resolve();
   /** Into an empty request log: the cells summed across parts. */
   private readonly held = new HeldCells();
+  /** Rollup tables whose copied cells go by upsert (`addCells`), and those found empty. */
+  private readonly upserted = new Set<number>();
+  private readonly empty = new Set<number>();
 
   private constructor(
     private readonly client: pg.PoolClient,
@@ -148,7 +162,7 @@ export class PgImport {
     this.searching = searching.catch(() => undefined);
     const search = await searching;
     if (this.done) throw new Error('the import has ended');
-    const inserted = await insertRequests(this.client, values, search);
+    const inserted = await (this.intoEmpty ? copyRequests : insertRequests)(this.client, values, search);
     reqIds.forEach((id, i) => {
       if (inserted.has(storableText(id))) this.hours.add(storableText(orgIds[i]!), search.sets[i]!, times[i]!);
     });
@@ -180,16 +194,51 @@ export class PgImport {
     }
   }
 
-  /** Adds the staged cells to the rollups and `spend` to the outbox, and commits; returns the settlement id. */
-  async commit(spend: ReadonlyMap<string, number>): Promise<string | null> {
+  /**
+   * Adds cells copied from another store, where they were summed from the same rows. Into an empty
+   * log, by COPY into a table found empty; else as an upsert adds them: to a table that holds
+   * cells, or once a part holds a text PostgreSQL stores otherwise (U+0000, two cells there may be
+   * one), and from then on for that table (a COPY would fail on a cell the upsert made).
+   */
+  async addCells({ table, rows }: CellPart): Promise<void> {
+    const { name, columns, keyColumns } = ROLLUP_TABLES[table]!;
+    const alone = ROLLUP_TABLES.map((_, index) => (index === table ? rows : []));
+    if (!this.intoEmpty) return this.stage(alone);
+    if (!this.upserted.has(table) && !this.empty.has(table)) {
+      const found = await this.client.query<{ empty: boolean }>(`SELECT NOT EXISTS (SELECT 1 FROM ${name}) AS empty`);
+      if (found.rows[0]!.empty) this.empty.add(table);
+      else this.upserted.add(table);
+    }
+    const odd = (row: RollupRow) =>
+      row.slice(0, keyColumns).some((value) => typeof value === 'string' && value.includes('\u0000'));
+    if (rows.some(odd)) this.upserted.add(table);
+    if (this.upserted.has(table)) await upsertCells(this.client, storableCells(alone));
+    else
+      await copyRows(
+        this.client,
+        name,
+        columns,
+        columnsOf(rows, columns.length, (row, c) => row[c]),
+        rows.length,
+      );
+  }
+
+  /**
+   * Adds the staged cells to the rollups and `spend` to the outbox, and commits; returns the
+   * settlement id. `cellSums`, when given, is what each rollup table's first measure must add up
+   * to once the cells are written (`ROLLUP_TABLES` order): a copy's check, else nothing commits.
+   */
+  async commit(spend: ReadonlyMap<string, number>, cellSums?: readonly bigint[]): Promise<string | null> {
     if (this.hours.size > 0) await this.stageHours();
     if (this.dropped) {
       await upsertCells(this.client, this.held.take());
-      await buildIndexes(this.client, this.dropped);
     } else {
       for (const index of ROLLUP_TABLES.keys()) await this.client.query(mergeSql(index));
       await this.client.query(mergeHoursSql(stage('search_hours')));
     }
+    if (cellSums) await this.checkCellSums(cellSums);
+    // After the check: a copy that fails it does not wait for them.
+    if (this.dropped) await buildIndexes(this.client, this.dropped);
     const settlement = await recordSpend(this.client, spend);
     await this.client.query('COMMIT');
     this.done = true;
@@ -204,6 +253,20 @@ export class PgImport {
       .query(`VACUUM (ANALYZE) requests, ${[...ROLLUP_TABLES.map((table) => table.name), ...SEARCH_TABLES].join(', ')}`)
       .catch(() => undefined);
     return settlement;
+  }
+
+  private async checkCellSums(expected: readonly bigint[]): Promise<void> {
+    const sums = ROLLUP_TABLES.map(
+      (table, index) => `(SELECT COALESCE(SUM(${table.sums[0]}), 0) FROM ${table.name})::text AS "${index}"`,
+    );
+    const found = (await this.client.query<Record<string, string>>(`SELECT ${sums.join(', ')}`)).rows[0]!;
+    for (const [index, table] of ROLLUP_TABLES.entries()) {
+      if (BigInt(found[index]!) !== expected[index]) {
+        throw new UnequalCopy(
+          `the copied ${table.name} adds up to ${found[index]} ${table.sums[0]}, the source's to ${expected[index]}`,
+        );
+      }
+    }
   }
 
   /** Rolls back what is not committed, and gives the connections back. */
