@@ -159,6 +159,8 @@ async function bulkLoadSeconds(databaseUrl: string): Promise<number> {
   await bench.connect();
   try {
     await bench.query(`COPY requests TO ${bench.escapeLiteral(file)}`);
+    // Left by a run killed part-way, if any.
+    await bench.query('DROP DATABASE IF EXISTS floor_reference');
     await bench.query('CREATE DATABASE floor_reference');
     try {
       await (await PgRequestLog.open(referenceUrl.toString())).close();

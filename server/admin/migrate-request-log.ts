@@ -70,7 +70,7 @@ async function copyRows(
   // One for the copy's transaction, one to number search terms beside it.
   const log = await PgRequestLog.open(url, { connections: 2 });
   try {
-    if ((await log.countRows()) > 0) {
+    if ((await log.countRows()) > 0 || (await log.holdsCells())) {
       return { ok: false, error: 'the database already holds a request log: migrate-store copies into an empty one' };
     }
     await recordRequestsFrom(control, log, storedRowsSource(telemetryPath), {

@@ -235,8 +235,10 @@ async function importIntoPostgres(
       }
     } catch (error) {
       // The reader's fault (a malformed line) comes after the rows sent: a fault in them comes
-      // first. After a write's failure they could only fail with it (an aborted transaction).
-      if (!writing) await confirmSent();
+      // first. So does the fault a write finds the transaction aborted by (25P02: a repeated id
+      // failed the COPY of the rows sent, which does not wait for their check); after any other
+      // write's failure they could only fail with it.
+      if (!writing || (error as { code?: unknown }).code === '25P02') await confirmSent();
       throw error;
     }
     await confirmSent();

@@ -25,10 +25,11 @@ import { addBin, encode, mergeEncoded, type Bins } from '../../server/stores/tel
 import { PgRequestLog } from '../../server/stores/telemetry/postgres/request-log.js';
 import { requestColumns } from '../../server/stores/telemetry/postgres/request-sql.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
-import { ROLLUP_TABLES } from '../../server/stores/telemetry/rollup-writer.js';
+import { ROLLUP_TABLES, type RollupRow } from '../../server/stores/telemetry/rollup-writer.js';
 import { searchTexts } from '../../server/stores/telemetry/search-terms.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 import { freshDatabase } from '../postgres/database.js';
+import { recordsSource } from './records-source.js';
 import { VARIED_START as START, variedRecord } from './request-rows.js';
 
 /**
@@ -436,17 +437,55 @@ describe('the request-log store on PostgreSQL', () => {
       file.exec(`UPDATE rollup_day SET requests = requests - 1 WHERE ${oneCell}`);
       file.close();
 
-      // Cells left in the database without their rows: the copy adds to them, and finds it out.
+      // Cells left in the database without their rows: the copy would add to them.
       await recordRequests(control, log, [record(5_000)]);
       await pool.query('DELETE FROM requests');
-      const outcome = await migrateRequestLog(control, source, database.url);
-      expect(outcome).toEqual({
+      expect(await migrateRequestLog(control, source, database.url)).toEqual({
         ok: false,
-        error: expect.stringMatching(/^the copied rollup_\w+ adds up to 1001 requests, the source's to 1000$/),
+        error: 'the database already holds a request log: migrate-store copies into an empty one',
       });
-      expect((await pool.query('SELECT 1 FROM requests')).rowCount).toBe(0);
+
+      // Cells that do not add up as the source's: nothing commits.
+      await clear();
+      const [table] = ROLLUP_TABLES;
+      const lite = openTelemetry(source);
+      const cell = lite
+        .prepare(`SELECT ${table!.columns.join(', ')} FROM ${table!.name} LIMIT 1`)
+        .raw()
+        .get();
+      lite.close();
+      const write = await log.beginImport();
+      try {
+        await write.addCells({ table: 0, rows: [cell as RollupRow] });
+        const sums = ROLLUP_TABLES.map(() => 0n);
+        sums[0] = BigInt((cell as number[])[table!.keyColumns]!) + 1n;
+        await expect(write.commit(new Map(), sums)).rejects.toThrow(
+          new RegExp(
+            `^the copied ${table!.name} adds up to ${sums[0] - 1n} ${table!.sums[0]}, the source's to ${sums[0]}$`,
+          ),
+        );
+      } finally {
+        await write.close();
+      }
+      expect((await pool.query(`SELECT 1 FROM ${table!.name}`)).rowCount).toBe(0);
       expect(await requestIndexes()).toEqual(indexes);
     });
+  });
+
+  it('names the repeated id of an import into an empty log, its rows sent before they are checked', async () => {
+    await clear();
+    const indexes = await requestIndexes();
+    // In the last batch, which carries the cells: they are written while its rows may be copied.
+    const error = await recordRequestsFrom(
+      control,
+      log,
+      recordsSource({ count: 5_000, repeat: { at: 4_999, of: 10 } }),
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RepeatedRequest);
+    expect((error as RepeatedRequest).reqId).toBe('req-000010');
+    expect((await pool.query('SELECT 1 FROM requests')).rowCount).toBe(0);
+    expect(await requestIndexes()).toEqual(indexes);
+    expect(await recordRequestsFrom(control, log, recordsSource({ count: 5_000, repeat: null }))).toBe(5_000);
   });
 
   it('lets at most one of two imports starting on an empty log hold it; both write everything', async () => {

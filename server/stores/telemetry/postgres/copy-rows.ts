@@ -18,11 +18,12 @@ const ESCAPED: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n'
 
 function copyValue(value: unknown): string {
   if (value === null || value === undefined) return '\\N';
-  if (typeof value === 'number') return String(value);
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
   // bytea's hex form, its backslash escaped for COPY.
   if (value instanceof Uint8Array)
     return '\\\\x' + Buffer.from(value.buffer, value.byteOffset, value.length).toString('hex');
-  const text = storableText(value as string);
+  if (typeof value !== 'string') throw new TypeError(`COPY takes no ${typeof value} value`);
+  const text = storableText(value);
   return SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ESCAPED[c]!) : text;
 }
 

@@ -163,6 +163,8 @@ export class PgImport {
     const search = await searching;
     if (this.done) throw new Error('the import has ended');
     const inserted = await (this.intoEmpty ? copyRequests : insertRequests)(this.client, values, search);
+    // A COPY that stopped at a repeated id aborted the transaction: nothing more is to be sent.
+    if (this.intoEmpty && inserted.size < reqIds.length) return inserted;
     reqIds.forEach((id, i) => {
       if (inserted.has(storableText(id))) this.hours.add(storableText(orgIds[i]!), search.sets[i]!, times[i]!);
     });

@@ -3,7 +3,7 @@ import { migratePostgres, openPool } from '../../postgres.js';
 import type { TelemetryReads } from '../open.js';
 import type { RequestRecord } from '../request-record.js';
 import { RollupSums } from '../rollup-sums.js';
-import { rollupRows } from '../rollup-writer.js';
+import { ROLLUP_TABLES, rollupRows } from '../rollup-writer.js';
 import { PgImport } from './request-import.js';
 import { addHoursSql, SearchHours, SearchTerms } from './search-columns.js';
 import {
@@ -123,6 +123,12 @@ export class PgRequestLog implements TelemetryReads {
    */
   async beginImport(): Promise<PgImport> {
     return PgImport.begin(this.pool, this.terms, () => this.forgetReads());
+  }
+
+  /** Whether any rollup table holds a cell (with rows or without: left by hand). */
+  async holdsCells(): Promise<boolean> {
+    const found = ROLLUP_TABLES.map((table) => `EXISTS (SELECT 1 FROM ${table.name})`).join(' OR ');
+    return (await this.pool.query<{ held: boolean }>(`SELECT ${found} AS held`)).rows[0]!.held;
   }
 
   /** How many request rows the store holds. */
