@@ -184,9 +184,10 @@ export async function recordRequestsFrom(
 
 /**
  * An import into PostgreSQL, read and prepared by the same thread as for SQLite (but SQLite's
- * search planning: PostgreSQL's writer makes its own search columns). One transaction, as on SQLite. A batch's
- * rows are sent before the last batch's are checked, so that this thread prepares the next batch
- * while the database writes one (measured, a copy of a million rows into an empty log: 89 -> 79 s).
+ * search planning: PostgreSQL's writer makes its own search columns). One transaction, as on
+ * SQLite. A batch's rows are sent before the last batch's are checked, so that this thread
+ * prepares the next batch while the database writes one (measured, a copy of a million rows into
+ * an empty log: 89 -> 79 s).
  */
 async function importIntoPostgres(
   control: ControlStore,

@@ -128,9 +128,7 @@ export class HeldCells {
 export function storableCells(rows: RollupRows): RollupRows {
   return ROLLUP_TABLES.map((table, index) => {
     const part = rows[index]!;
-    const odd = (row: RollupRow) =>
-      row.slice(0, table.keyColumns).some((value) => typeof value === 'string' && value.includes('\u0000'));
-    if (!part.some(odd)) return part;
+    if (!part.some((row) => keyStoredOtherwise(row, table.keyColumns))) return part;
     const cells = new Map<string, RollupRow>();
     for (const given of part) {
       const row = given.map((value, c) =>
@@ -142,6 +140,11 @@ export function storableCells(rows: RollupRows): RollupRows {
     }
     return [...cells.values()];
   });
+}
+
+/** Whether a cell's key holds a text PostgreSQL stores otherwise (U+0000, as U+FFFD). */
+export function keyStoredOtherwise(row: RollupRow, keyColumns: number): boolean {
+  return row.slice(0, keyColumns).some((value) => typeof value === 'string' && value.includes('\u0000'));
 }
 
 type Combine = 'key' | 'sum' | 'sketch' | 'latest';

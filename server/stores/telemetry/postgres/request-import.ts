@@ -14,7 +14,7 @@ import {
   upsertCells,
 } from './request-sql.js';
 import { copyRequests, copyRows } from './copy-rows.js';
-import { buildIndexes, HeldCells, storableCells, takeEmptyRequests } from './empty-store.js';
+import { buildIndexes, HeldCells, keyStoredOtherwise, storableCells, takeEmptyRequests } from './empty-store.js';
 import { addHoursSql, mergeHoursSql, SearchHours, stageHoursSql, type SearchTerms } from './search-columns.js';
 
 /** Search set rows by hour held in memory at most, before they are staged. */
@@ -211,9 +211,7 @@ export class PgImport {
       if (found.rows[0]!.empty) this.empty.add(table);
       else this.upserted.add(table);
     }
-    const odd = (row: RollupRow) =>
-      row.slice(0, keyColumns).some((value) => typeof value === 'string' && value.includes('\u0000'));
-    if (rows.some(odd)) this.upserted.add(table);
+    if (rows.some((row) => keyStoredOtherwise(row, keyColumns))) this.upserted.add(table);
     if (this.upserted.has(table)) await upsertCells(this.client, storableCells(alone));
     else
       await copyRows(
