@@ -34,6 +34,8 @@ export default defineConfig({
       ],
     },
     viewport: { width: 1280, height: 820 },
+    // The layout test formats its widest values in Node as the page does: one locale for both.
+    locale: 'en-US',
     screenshot: 'only-on-failure',
     trace: 'retain-on-failure',
     permissions: ['clipboard-read', 'clipboard-write'],

@@ -2,10 +2,18 @@ import type { Page } from '@playwright/test';
 import type { Screen } from '../../renderer/src/state/screen-names.js';
 import { expect, test } from './fixtures.js';
 import { openScreen, signInAsDemoAdmin } from './pages/connect.js';
-import { layoutProbe } from './pages/layout-probe.js';
+import { layoutProbe, widestInEachCell } from './pages/layout-probe.js';
 import { RequestLog } from './pages/requests.js';
 import { settled } from './pages/look.js';
 import { TERMINATION_REASONS } from '../../renderer/src/screens/requests/request-row.js';
+import { formatMs } from '../../renderer/src/lib/format.js';
+import { formatMicroPkrFixed } from '../../renderer/src/lib/money.js';
+import {
+  rowCompactCost,
+  rowCostDecimals,
+  rowTimeText,
+  rowTokensText,
+} from '../../renderer/src/screens/requests/row-figures.js';
 
 /**
  * Every screen with a table (keys, provider keys, request log, activity, spend, members and
@@ -20,6 +28,27 @@ const SIZES = [
   { width: 2560, height: 1440, sidewaysAllowed: [] },
 ];
 const WITH_TABLES: Screen[] = ['keys', 'vault', 'requests', 'activity', 'spend', 'organisation', 'analytics'];
+
+const costText = (micro: number) => rowCompactCost(micro) ?? formatMicroPkrFixed(micro, rowCostDecimals(micro));
+
+/**
+ * Per column of the request log (null: left as it is), the texts its formats produce at the edges
+ * of each unit and rounding: the page puts the widest of each in the first row. Times: the 28th,
+ * before and after noon, in every month (names differ in width).
+ */
+const DURATION_EDGES = [9_999, 599_940, 5_994_000, 359_640_000, 8_631_360_000, 863_913_600_000, 1e15];
+const WIDEST_CANDIDATES: (string[] | null)[] = [
+  Array.from({ length: 24 }, (_, i) => rowTimeText(new Date(2026, i % 12, 28, i < 12 ? 10 : 22, 58, 58).toISOString())),
+  null, // model: names are cut with an ellipsis, whole in the tooltip
+  ['200', '504'],
+  null, // key: as the model
+  null, // project: as the model
+  DURATION_EDGES.map(formatMs),
+  DURATION_EDGES.map(formatMs),
+  [999_999, 888_888, 999_949_999, 999_949_999_999].flatMap((n) => [rowTokensText(n, true), rowTokensText(n, false)]),
+  [999_999_900, 99_999_999_900, 88_888_888_800, 9_999_999_000_000, 999_949_999_999_999, 50].map(costText),
+  TERMINATION_REASONS.map((r) => r.label),
+];
 
 async function findings(page: Page, sidewaysAllowed: readonly string[]): Promise<string[]> {
   await settled(page);
@@ -48,19 +77,15 @@ test('tables and the sidebar read whole from 1280×800 to 2560×1440', async ({ 
       await expect(page.locator('main table').first()).toBeVisible();
       expect(await findings(page, size.sidewaysAllowed), `${screen} at ${size.width}×${size.height}`).toEqual([]);
     }
-    // Which outcomes the demo's newest rows show depends on the day, so each label is put in the
-    // column's first cell in turn: every one must read whole, whatever the traffic was.
+    // What the demo's newest rows hold depends on its traffic, so each column's first cell is given
+    // the widest text its format can produce: every one must read whole, whatever the rows are.
     await openScreen(page, 'requests');
     const log = new RequestLog(page);
     await log.settled();
-    for (const { label } of TERMINATION_REASONS) {
-      await log.rows
-        .first()
-        .locator('td')
-        .last()
-        .evaluate((cell, text) => void (cell.textContent = text), label);
-      expect(await findings(page, size.sidewaysAllowed), `"${label}" at ${size.width}×${size.height}`).toEqual([]);
-    }
+    const chosen = await page.evaluate<string[]>(widestInEachCell('[data-testid="request-row"]', WIDEST_CANDIDATES));
+    expect(await findings(page, size.sidewaysAllowed), `${chosen.join(' | ')} at ${size.width}×${size.height}`).toEqual(
+      [],
+    );
     // A request's detail: its ids, model and metadata in a narrow panel beside the log.
     await log.rows.first().click();
     await expect(log.detail).toBeVisible();

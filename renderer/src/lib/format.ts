@@ -16,9 +16,29 @@ export function formatDecimal(value: number | null | undefined, unit = ''): stri
   return value === null || value === undefined ? UNKNOWN : `${decimal.format(value)}${unit}`;
 }
 
+const compact = new Intl.NumberFormat(undefined, { notation: 'compact', maximumFractionDigits: 1 });
+
+/** A count that may be huge, in at most about eight characters: exact below a million, "12.3M" above. */
+export function formatBoundedCount(value: number | null | undefined): string {
+  if (value === null || value === undefined) return UNKNOWN;
+  return Math.abs(value) < 1_000_000 ? integer.format(value) : compact.format(value);
+}
+
+/**
+ * A duration in the unit that keeps it short: "9,999 ms", "599.9 s", "99.9 min", "99.9 h", then
+ * days. Imported rows may hold any figure, and a table column must read whole at any of them.
+ */
 export function formatMs(value: number | null | undefined): string {
   if (value === null || value === undefined) return UNKNOWN;
-  return value >= 10_000 ? `${decimal.format(value / 1000)} s` : `${integer.format(value)} ms`;
+  if (Math.round(value) < 10_000) return `${integer.format(value)} ms`;
+  const seconds = value / 1000;
+  // Each unit while its figure needs at most four digits (after rounding).
+  if (seconds < 599.95) return `${decimal.format(seconds)} s`;
+  if (seconds / 60 < 99.95) return `${decimal.format(seconds / 60)} min`;
+  if (seconds / 3600 < 99.95) return `${decimal.format(seconds / 3600)} h`;
+  const days = seconds / 86_400;
+  if (days < 99.95) return `${decimal.format(days)} d`;
+  return `${days < 9_999.5 ? integer.format(days) : compact.format(days)} d`;
 }
 
 const localTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });

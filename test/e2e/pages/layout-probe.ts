@@ -70,3 +70,34 @@ export const layoutProbe = (options: { sidewaysAllowed: readonly string[] }) => 
   }
   return findings;
 })()`;
+
+/**
+ * For each cell of the first row matching `rowSelector` that has candidates, its innermost text
+ * element (a time, an amount, else the cell) gets each in turn and keeps the widest as laid out;
+ * tooltips go, so nothing passes as "whole on hover". Returns the texts chosen. A string of
+ * JavaScript for page.evaluate, as the probe.
+ */
+export const widestInEachCell = (rowSelector: string, candidates: readonly (readonly string[] | null)[]) => `(() => {
+  const candidates = ${JSON.stringify(candidates)};
+  const row = document.querySelector(${JSON.stringify(rowSelector)});
+  if (!row) throw new Error('no row matches ' + ${JSON.stringify(rowSelector)});
+  const range = document.createRange();
+  const chosen = [];
+  [...row.querySelectorAll('td')].forEach((cell, i) => {
+    const texts = candidates[i];
+    if (!texts) return;
+    const target = cell.querySelector('time, .money') || cell;
+    for (const el of [cell, ...cell.querySelectorAll('[title]')]) el.removeAttribute('title');
+    let widest = '';
+    let width = -1;
+    for (const text of texts) {
+      target.textContent = text;
+      range.selectNodeContents(target);
+      const laidOut = range.getBoundingClientRect().width;
+      if (laidOut > width) [widest, width] = [text, laidOut];
+    }
+    target.textContent = widest;
+    chosen.push(widest);
+  });
+  return chosen;
+})()`;

@@ -1,22 +1,8 @@
 import { formatCount, formatMs, UNKNOWN, utcTitle } from '../../lib/format.js';
 import { Money } from '../../components/Money.js';
-import { pkrToMicro } from '../../lib/money.js';
+import { exactPkrTitle, pkrToMicro } from '../../lib/money.js';
 import { reasonLabel, type RequestRow } from './request-row.js';
-
-// The table's times leave out the year to fit the column; the tooltip gives the exact UTC instant.
-const rowTime = new Intl.DateTimeFormat(undefined, {
-  month: 'short',
-  day: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-});
-
-/** A row's time for the column; a timestamp that does not read is shown as the server sent it. */
-export function rowTimeText(iso: string): string {
-  const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : rowTime.format(date);
-}
+import { rowCompactCost, rowCostDecimals, rowTimeText, rowTokensText } from './row-figures.js';
 
 /** A key or project by name; a null name is one since revoked or deleted, shown as unknown with its id. */
 function NamedRef({ value, kind }: { value: RequestRow['key']; kind: string }) {
@@ -33,6 +19,26 @@ function NamedRef({ value, kind }: { value: RequestRow['key']; kind: string }) {
       </span>
     );
   return <span title={`${value.name} (${value.id})`}>{value.name}</span>;
+}
+
+/** The exact count behind a compact one, and whether the gateway estimated it. */
+function tokensTitle(tokens: number, estimated: boolean): string | undefined {
+  const parts = [
+    tokens >= 1_000_000 ? `${formatCount(tokens)} tokens` : '',
+    estimated ? 'estimated by the gateway' : '',
+  ];
+  return parts.filter(Boolean).join(', ') || undefined;
+}
+
+/** A row's cost: fewer decimals as it grows, compact past ten million PKR, exact on hover. */
+function RowCost({ micro }: { micro: number }) {
+  const compact = rowCompactCost(micro);
+  if (compact === null) return <Money micro={micro} decimals={rowCostDecimals(micro)} />;
+  return (
+    <span className="money" title={exactPkrTitle(micro)} data-micro={micro}>
+      {compact}
+    </span>
+  );
 }
 
 /** One row's cells, in the order of the table's columns. */
@@ -55,13 +61,12 @@ export function RequestRowCells({ row }: { row: RequestRow }) {
       </td>
       <td className="number">{formatMs(m.total_ms)}</td>
       <td className="number">{m.ttft_ms === null ? <span className="muted">{UNKNOWN}</span> : formatMs(m.ttft_ms)}</td>
-      <td className="number" title={m.tokens_estimated ? 'estimated by the gateway' : undefined}>
-        {m.tokens_estimated ? '≈ ' : ''}
-        {formatCount(m.total_tokens)}
+      <td className="number" title={tokensTitle(m.total_tokens, m.tokens_estimated)}>
+        {rowTokensText(m.total_tokens, m.tokens_estimated)}
       </td>
       {/* PKR in the header, so the cell is the figure alone: four decimals down the column, exact on hover. */}
       <td className="number">
-        <Money micro={pkrToMicro(row.financials.cost_pkr)} decimals={4} />
+        <RowCost micro={pkrToMicro(row.financials.cost_pkr)} />
       </td>
       <td title={row.status_detail.termination_reason}>{reasonLabel(row.status_detail.termination_reason)}</td>
     </>
