@@ -534,6 +534,12 @@ export interface ConsoleReport {
   setup: { rowsInWindow: number; chromium: string; loads: number; signIns: number; switchRounds: number };
   /** Navigation to the sign-in screen ready to use, each load in a new browser context (nothing cached). */
   startToSignIn: Timing;
+  /**
+   * A first launch on a new data folder, each a new web shell whose page is opened as soon as it
+   * prints its address: the page's navigation to the demo sign-in ready (`pageToSignIn`), and the
+   * shell's spawn to the same instant (`spawnToSignIn`, which adds the host's own start).
+   */
+  firstLaunch: { pageToSignIn: Timing; spawnToSignIn: Timing; launches: number };
   /** The demo sign-in click to the Analytics screen's cards and chart painted with data: each time, then the spread. */
   signIns: number[];
   signInToDashboard: Timing;
@@ -553,6 +559,7 @@ export interface ConsoleReport {
 }
 
 export const CONSOLE_TARGETS = {
+  firstLaunchMs: 1000,
   startMs: 1000,
   signInMs: 1000,
   switchP95Ms: 150,
@@ -573,6 +580,15 @@ export function consoleFigures(r: Omit<ConsoleReport, 'figures'>): Figure[] {
     !js.sizeWarning &&
     js.beforeFirstPaint.every((chunk) => !chunk.file.startsWith('charts-'));
   return [
+    {
+      // As the issue measured it: a new user opens the page and waits for the demo's sign-in.
+      figure: 'console: first launch on a new data folder, page to a usable demo sign-in (median)',
+      value: round(r.firstLaunch.pageToSignIn.p50, 1),
+      unit: 'ms',
+      reference: `${r.firstLaunch.launches} launches; ${ms(r.firstLaunch.pageToSignIn)}; from the web shell's spawn ${ms(r.firstLaunch.spawnToSignIn)}`,
+      target: `≤ ${t.firstLaunchMs} ms`,
+      pass: r.firstLaunch.pageToSignIn.p50 <= t.firstLaunchMs,
+    },
     {
       // Every load is one a person may wait through: the slowest of them is judged, not the median.
       figure: 'console: page load to the sign-in screen (slowest)',

@@ -65,6 +65,13 @@ export interface ServerConfig {
   simulatedUpstream: boolean;
   /** Live requests through a gateway on the simulated upstream, for a folder with the demo organisation. */
   demoTraffic: boolean;
+  /**
+   * The demo's history drawn as of this instant and moved to end now (`SVC_DEMO_AS_OF`, RFC 3339):
+   * the same rows on any day, for tests. None: drawn as of now.
+   */
+  demoAsOf?: number;
+  /** Request-log rows of a new demo (`SVC_DEMO_ROWS`); 50,000 by default. */
+  demoRows?: number;
   /** An upstream that has not finished a request by then is cut (504, `proxy_guillotine`). */
   gatewayTimeoutMs: number;
   /** How often the gateways' rows are written (200 ms); tests write sooner. */

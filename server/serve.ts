@@ -5,10 +5,16 @@ import { buildApp, type App } from './app.js';
 import { resolveConfig, type ServerConfigInput } from './config.js';
 import { offeredDemoAccount } from './demo/organisation.js';
 import { startLiveTraffic, type LiveTraffic } from './demo/live-traffic.js';
-import { DEMO_ORGANIZATION, seedDemo } from './demo/seed.js';
+import {
+  DEMO_ORGANIZATION,
+  seedDemo,
+  seedDemoHistory,
+  seedDemoOrganisation,
+  type DemoOrganisation,
+} from './demo/seed.js';
 import type { ControlRecords } from './stores/control/store.js';
 import { clearStaleSocket, isNamedPipe, ownerOnlySocket } from './local-socket.js';
-import { ANNOUNCE_FLAG, EMBEDDED_ADDRESS, type EmbeddedReady } from './schemas/embedded.js';
+import { ANNOUNCE_FLAG, EMBEDDED_ADDRESS, type EmbeddedHistory, type EmbeddedReady } from './schemas/embedded.js';
 import { DEFAULT_THROTTLE } from './security/sign-in-throttle.js';
 import { startGateway, type RunningGateway } from './gateway/start.js';
 import { upstreamsFromEnv } from './gateway/upstreams.js';
@@ -93,6 +99,15 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
     logLevel: env.SVC_LOG_LEVEL ?? 'info',
   };
   if (gatewayPort !== undefined) input.gatewayPort = Number(gatewayPort);
+  const asOf = env.SVC_DEMO_AS_OF;
+  if (asOf) {
+    if (
+      !/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?(Z|[+-]\d\d:\d\d)$/.test(asOf) ||
+      !Number.isFinite(Date.parse(asOf))
+    )
+      throw new Error(`SVC_DEMO_AS_OF must be an RFC 3339 instant (2026-11-18T10:30:00Z), not "${asOf}"`);
+    input.demoAsOf = Date.parse(asOf);
+  }
   if (socket !== undefined) input.socket = isNamedPipe(socket) ? socket : resolve(socket);
   const databaseUrl = values['database-url'] ?? (env.SVC_DATABASE_URL || undefined);
   if (databaseUrl !== undefined) input.databaseUrl = databaseUrl;
@@ -115,6 +130,7 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
     passwordCost: number('SVC_PASSWORD_COST'),
     passwordMinLength: number('SVC_PASSWORD_MIN_LENGTH'),
     gatewayTimeoutMs: number('SVC_GATEWAY_TIMEOUT_MS'),
+    demoRows: number('SVC_DEMO_ROWS'),
     vaultMasterKey: env.SVC_VAULT_MASTER_KEY,
     keyHashSecret: env.SVC_KEY_HASH_SECRET,
   };
@@ -124,7 +140,7 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
 }
 
 /** Where an embedded server's announcements go: its parent process's channel. */
-type Announce = (message: EmbeddedReady) => void;
+type Announce = (message: EmbeddedReady | EmbeddedHistory) => void;
 
 interface ParentPort {
   postMessage(message: unknown): void;
@@ -186,19 +202,27 @@ export async function serve(args: string[]): Promise<number> {
   // nor for their first runs of its queries (for the organisations most likely to open it).
   app.analytics.warm(await app.control.organizations.likelyNext(WARM_ORGANISATIONS));
   const seeding: EmbeddedReady['demo'] = { seeded: false, account: null };
+  const demoOptions = { asOf: config.demoAsOf, rows: config.demoRows };
+  // The console's first launch: the organisation before the socket opens, its history after, so
+  // that a new user signs in within a second and watches the charts fill.
+  let history: DemoOrganisation | null = null;
   if (config.demo && !newDataFolder) {
     // The host passes --demo until it has seen a seeding; the refusal is news to a person only.
     if (!announce) console.log('The data folder is not new: demo data not seeded.');
     // The host offers it only for a folder it recorded seeding (one seeded by an older console).
     else seeding.account = await demoAccountIn(app.control);
-  } else if (config.demo) {
-    const demo = await seedDemo(app.control, app.secrets, config);
-    if (!demo) console.log(`${DEMO_ORGANIZATION} already exists; demo data not re-seeded.`);
-    else if (announce) {
-      console.log(`Demo data seeded: ${demo.keys} keys, ${demo.rows} request-log rows.`);
+  } else if (config.demo && announce) {
+    history = await seedDemoOrganisation(app.control, app.secrets, config, demoOptions);
+    if (!history) console.log(`${DEMO_ORGANIZATION} already exists; demo data not re-seeded.`);
+    else {
+      console.log(`Demo organisation seeded: ${history.keys.length} keys; its history follows.`);
       seeding.seeded = true;
       seeding.account = await demoAccountIn(app.control);
-    } else {
+    }
+  } else if (config.demo) {
+    const demo = await seedDemo(app.control, app.secrets, config, demoOptions);
+    if (!demo) console.log(`${DEMO_ORGANIZATION} already exists; demo data not re-seeded.`);
+    else {
       console.log(`Demo data seeded: ${demo.keys} keys, ${demo.rows} request-log rows. Sign in with:`);
       for (const account of demo.accounts)
         console.log(`  ${account.role.padEnd(6)} ${account.email}  ${account.password}`);
@@ -206,13 +230,17 @@ export async function serve(args: string[]): Promise<number> {
   }
   let gateway: RunningGateway | null = null;
   let traffic: LiveTraffic | null = null;
+  let writingHistory: Promise<void> | null = null;
+  const stopHistory = new AbortController();
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     app.log.info({ signal }, 'stopping');
-    // The traffic, then the gateway: its last rows are written before the stores close.
-    Promise.resolve(traffic?.stop())
+    stopHistory.abort();
+    // The history's part under way, the traffic, then the gateway: their rows are written before the stores close.
+    Promise.resolve(writingHistory)
+      .then(() => traffic?.stop())
       .then(() => gateway?.close())
       .then(() => app.close())
       .then(
@@ -227,10 +255,17 @@ export async function serve(args: string[]): Promise<number> {
     ownerOnlySocket(config.socket);
     console.log(`Control plane listening on the socket ${config.socket}`);
     gateway = await announceGateway(app);
-    traffic = await liveTraffic(app, gateway);
+    if (!history) traffic = await liveTraffic(app, gateway);
     const ready: EmbeddedReady = { kind: 'ready', address: EMBEDDED_ADDRESS, socketPath: config.socket, demo: seeding };
     if (gateway) ready.gateway = gateway.address;
     announce?.(ready);
+    if (history && announce) {
+      const started = gateway;
+      writingHistory = writeHistory(app, history, announce, stopHistory.signal).then(async (done) => {
+        // Live requests join the history once it is whole, never in the middle of it.
+        if (done && !stopping) traffic = await liveTraffic(app, started);
+      });
+    }
     return 0;
   }
   await app.listen({ host: config.host, port: config.port });
@@ -243,6 +278,47 @@ export async function serve(args: string[]): Promise<number> {
   gateway = await announceGateway(app);
   traffic = await liveTraffic(app, gateway);
   return 0;
+}
+
+/**
+ * Parts of the demo's history, each committed on its own, the newest first. Each part draws
+ * every row before it again (a row's draw depends on all the earlier ones), so a few parts.
+ */
+const HISTORY_PARTS = 5;
+
+/**
+ * Writes the demo organisation's history while the server answers, telling the host how far it
+ * is. Resolves true once it is whole, false when it stopped short (logged and told).
+ */
+async function writeHistory(
+  app: App,
+  organisation: DemoOrganisation,
+  announce: Announce,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const of = organisation.plan.rows;
+  let rows = 0;
+  const tell = (failed?: string) => announce({ kind: 'history', rows, of, ...(failed ? { failed } : {}) });
+  tell();
+  try {
+    rows = await seedDemoHistory(app.control, app.config, organisation, {
+      parts: HISTORY_PARTS,
+      signal,
+      landed: (committed) => {
+        rows = committed;
+        // The last part's news waits for the line saying the demo is seeded.
+        if (rows < of) tell();
+      },
+    });
+    console.log(`Demo data seeded: ${organisation.keys.length} keys, ${rows} request-log rows.`);
+    tell();
+    return true;
+  } catch (error) {
+    if (signal.aborted) return false;
+    app.log.error({ err: error }, 'the demo history could not be written');
+    tell('the demo history could not be written: see the server log');
+    return false;
+  }
 }
 
 /**

@@ -39,6 +39,17 @@ export const EmbeddedStatus = Type.Object({
   demoAccount: Nullable(Type.Object({ email: Type.String() })),
   /** Where the embedded gateway answers (`http://127.0.0.1:PORT/v1`) while it runs; absent otherwise. */
   gatewayUrl: Type.Optional(Type.String()),
+  /**
+   * The demo's history, written in the background by the start that seeded it: request-log rows
+   * written of all, and why it stopped short if it did. Absent when this run writes none.
+   */
+  demoHistory: Type.Optional(
+    Type.Object({
+      rows: Type.Integer({ minimum: 0 }),
+      of: Type.Integer({ minimum: 0 }),
+      failed: Type.Optional(Type.String()),
+    }),
+  ),
 });
 export type EmbeddedStatus = Static<typeof EmbeddedStatus>;
 

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { Agent } from 'undici';
-import { ANNOUNCE_FLAG, EmbeddedReady } from '#server/schemas/embedded.js';
+import { ANNOUNCE_FLAG, EmbeddedHistory, EmbeddedReady } from '#server/schemas/embedded.js';
 import type { EmbeddedStatus } from './contract.js';
 import { socketPlace, type SocketPlace } from './embedded-socket.js';
 import { ConsoleError } from './errors.js';
@@ -83,6 +83,7 @@ const READY_MS = 60_000;
 const SEEDING_READY_MS = 180_000;
 const POLL_MS = 100;
 const READY = TypeCompiler.Compile(EmbeddedReady);
+const HISTORY = TypeCompiler.Compile(EmbeddedHistory);
 
 type Credentials = { email: string; password: string };
 
@@ -94,6 +95,8 @@ interface Run {
   expected: boolean;
   /** The server's first message: its announcement, or 'malformed' when it failed the check. */
   ready: EmbeddedReady | 'malformed' | null;
+  /** How far its demo history is, as it last said; null when it writes none. */
+  history: EmbeddedHistory | null;
   /** Where it was told to listen. */
   place: SocketPlace;
   /** Carries requests to its socket once it answers; closed when the process has gone. */
@@ -152,12 +155,15 @@ export class EmbeddedServer implements EmbeddedServerControl {
 
   status(): EmbeddedStatus {
     const demo = this.demoCredentials();
+    const said = this.state === 'running' ? this.run?.history : null;
+    const history = said ? { rows: said.rows, of: said.of, ...(said.failed ? { failed: said.failed } : {}) } : null;
     return {
       state: this.state,
       baseUrl: this.state === 'running' ? (this.connection?.baseUrl ?? null) : null,
       lastLog: this.log.snapshot(),
       demoAccount: demo ? { email: demo.email } : null,
       ...(this.state === 'running' && this.gateway ? { gatewayUrl: this.gateway } : {}),
+      ...(history ? { demoHistory: history } : {}),
     };
   }
 
@@ -273,15 +279,22 @@ export class EmbeddedServer implements EmbeddedServerControl {
       exit: null,
       expected: false,
       ready: null,
+      history: null,
       place,
       dispatcher: null,
     };
     this.run = run;
     // The boundary: a message is the server's word only once it passes the schema.
     child.onMessage((message) => {
-      if (run.ready !== null) return;
-      run.ready = READY.Check(message) ? message : 'malformed';
-      readySeen();
+      if (run.ready === null) {
+        run.ready = READY.Check(message) ? message : 'malformed';
+        readySeen();
+        return;
+      }
+      // Later, how far the demo's history is: news for the renderer's progress, nothing more.
+      if (!HISTORY.Check(message) || message.rows > message.of) return;
+      run.history = message;
+      if (this.run === run && this.state === 'running') this.setState('running');
     });
     this.log.follow(child.stdout);
     this.log.follow(child.stderr);

@@ -18,7 +18,9 @@ import { startWebShell } from './server.js';
  * Environment: GC_DATA_DIR (the data folder; the platform's application-data folder by
  * default), GC_PORT (a fixed port; a free one by default), GC_NO_BROWSER=1 (print the
  * address, open nothing), GC_BROWSER (a Chromium-family browser to use), GC_ALERT_CHECK_MS
- * (how often alert rules are checked; one minute by default).
+ * (how often alert rules are checked; one minute by default), GC_DEMO_TRAFFIC=0 (no live demo
+ * requests), GC_DEMO_AS_OF (an RFC 3339 instant: the demo's history drawn as of then, moved to
+ * end now), GC_DEMO_ROWS (the new demo's request-log rows, 50,000 by default).
  */
 
 export const APP_NAME = 'gateway-console';
@@ -59,8 +61,13 @@ export async function runWebShell(env: NodeJS.ProcessEnv = process.env): Promise
   const profiles = new ProfileStore(dataDir, ownerOnlyFile);
   const embedded = new EmbeddedServer({
     dataDir: join(dataDir, 'embedded'),
-    // GC_DEMO_TRAFFIC=0: no live requests through the embedded gateway (tests that count rows).
-    env: env.GC_DEMO_TRAFFIC === '0' ? { SVC_DEMO_TRAFFIC: '0' } : {},
+    // GC_DEMO_TRAFFIC=0: no live requests through the embedded gateway (tests that count rows);
+    // GC_DEMO_AS_OF: the demo's history drawn as of that instant, the same rows on any day (tests).
+    env: {
+      ...(env.GC_DEMO_TRAFFIC === '0' ? { SVC_DEMO_TRAFFIC: '0' } : {}),
+      ...(env.GC_DEMO_AS_OF ? { SVC_DEMO_AS_OF: env.GC_DEMO_AS_OF } : {}),
+      ...(env.GC_DEMO_ROWS ? { SVC_DEMO_ROWS: env.GC_DEMO_ROWS } : {}),
+    },
   });
   const host = new ConsoleHost({
     shell: 'web',
@@ -81,7 +88,17 @@ export async function runWebShell(env: NodeJS.ProcessEnv = process.env): Promise
   }
 
   say(`Data folder: ${dataDir}`);
+  let lastState: string | null = null;
+  let historyTold = false;
   embedded.onChange((status) => {
+    // Each state once, not again for each step of the demo's history; that history once done.
+    const history = status.demoHistory;
+    if (history && !historyTold && (history.failed !== undefined || history.rows === history.of)) {
+      historyTold = true;
+      say(`Embedded server: ${history.failed ?? `demo history in place (${history.rows} requests)`}`);
+    }
+    if (status.state === lastState) return;
+    lastState = status.state;
     // Its address is no place to open: the server answers on a socket only this user can reach.
     if (status.state === 'running') {
       say(`Embedded server: running on the socket ${embedded.socketPath ?? '?'}`);

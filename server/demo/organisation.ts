@@ -4,12 +4,36 @@ import type { CallerKind } from './callers.js';
 
 export const DEMO_ORGANIZATION = 'Demo Organization';
 
-/** Fixed on purpose: the demo is offline and its credentials are printed at start. */
-export const DEMO_ACCOUNTS: { email: string; password: string; role: Role }[] = [
-  { email: 'owner@demo.example', password: 'demo-owner-password', role: 'owner' },
-  { email: 'admin@demo.example', password: 'demo-admin-password', role: 'admin' },
-  { email: 'member@demo.example', password: 'demo-member-password', role: 'member' },
+/**
+ * Fixed on purpose: the demo is offline and its credentials are printed at start. Their scrypt
+ * hashes at the production cost (`shippedHash`, cost 17) are shipped too: the passwords are
+ * public, so a hash made once hides nothing more than one made at each seeding, and a new
+ * user's first launch does not wait the second that three of them take (test/server/demo.test.ts
+ * checks that each still verifies its password).
+ */
+export const DEMO_ACCOUNTS: { email: string; password: string; role: Role; shippedHash: string }[] = [
+  {
+    email: 'owner@demo.example',
+    password: 'demo-owner-password',
+    role: 'owner',
+    shippedHash: 'scrypt$17$8$1$hhvdlH7ydI/SbX4oESlQ/A==$pUvfdq1kdNQfBzQNLXfPJxdyWY0c7mwURts9AeN/pyo=',
+  },
+  {
+    email: 'admin@demo.example',
+    password: 'demo-admin-password',
+    role: 'admin',
+    shippedHash: 'scrypt$17$8$1$b++zHra1CqS9c+8YKyUxgA==$EjmBsCcQtj0FP+Iz+tR1CluJo2AxAu2UawePHnk+NgQ=',
+  },
+  {
+    email: 'member@demo.example',
+    password: 'demo-member-password',
+    role: 'member',
+    shippedHash: 'scrypt$17$8$1$jYRMNCXLEDWKcWJIQV/Lgg==$NkFBPX8RxuDYU2mBHmaTH+t7D9hMkXJjGAbGCgfKCtc=',
+  },
 ];
+
+/** The cost the shipped hashes were made at. */
+export const SHIPPED_HASH_COST = 17;
 
 /** Besides the `Default` project every organisation gets at sign-up. */
 export const DEMO_PROJECTS = ['Support Bot', 'Document Search', 'Internal Tools'] as const;

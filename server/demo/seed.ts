@@ -15,10 +15,11 @@ import {
   DEMO_ORGANIZATION,
   DEMO_PROJECTS,
   DEMO_VAULT,
+  SHIPPED_HASH_COST,
   type DemoKeySpec,
 } from './organisation.js';
 import { DAY_MS, HOUR_MS, trafficWindows } from './rhythm.js';
-import { trafficSource, type TrafficKey } from './traffic.js';
+import { trafficSource, type TrafficKey, type TrafficPlan } from './traffic.js';
 
 export { DEMO_ACCOUNTS, DEMO_ORGANIZATION } from './organisation.js';
 
@@ -29,6 +30,11 @@ export interface DemoOptions {
   rows?: number;
   /** The traffic's seed: the same seed and the same `now` give the same rows. */
   seed?: number;
+  /**
+   * Draw the traffic as of this instant (ms since the epoch) and move it to end now: the same
+   * seed then gives the same rows, relative to now, on any day and at any hour (the tests' demo).
+   */
+  asOf?: number;
 }
 
 export const DEMO_DEFAULTS = { days: 30, rows: 50_000, seed: 1 } as const;
@@ -46,15 +52,20 @@ type DemoConfig = Pick<ServerConfig, 'passwordCost' | 'now' | 'telemetryDbPath'>
   requestLog?: PgRequestLog;
 };
 
+/** The demo organisation set up, its history still to write (`seedDemoHistory`). */
+export interface DemoOrganisation {
+  plan: TrafficPlan;
+  orgId: string;
+  adminId: string;
+  keys: Organisation['keys'];
+  projects: number;
+}
+
 /**
  * Seeds the demo organisation once: owner, admin and member accounts, projects, keys
  * across environments, vault entries, deposits and weeks of request-log rows whose
  * cost is settled into each key's spend. Returns null, touching nothing, when the
  * organisation already exists.
- *
- * The accounts, keys and deposits commit first and the traffic in a second
- * transaction (the telemetry file cannot be attached inside one), so a crash in
- * between leaves an organisation without traffic.
  */
 export async function seedDemo(
   control: ControlStore,
@@ -63,6 +74,32 @@ export async function seedDemo(
   options: DemoOptions = {},
   progress?: ImportProgress,
 ): Promise<DemoSeeded | null> {
+  const organisation = await seedDemoOrganisation(control, secrets, config, options);
+  if (!organisation) return null;
+  const rows = await seedDemoHistory(control, config, organisation, { progress });
+  return demoSeeded(organisation, rows);
+}
+
+export function demoSeeded(organisation: DemoOrganisation, rows: number): DemoSeeded {
+  return {
+    accounts: DEMO_ACCOUNTS,
+    organizationId: organisation.orgId,
+    projects: organisation.projects,
+    keys: organisation.keys.length,
+    rows,
+  };
+}
+
+/**
+ * The demo organisation without its history: accounts, projects, keys, vault entries and
+ * deposits, in one transaction. Null, touching nothing, when it exists already.
+ */
+export async function seedDemoOrganisation(
+  control: ControlStore,
+  secrets: ServerSecrets,
+  config: DemoConfig,
+  options: DemoOptions = {},
+): Promise<DemoOrganisation | null> {
   const days = positive('days', options.days ?? DEMO_DEFAULTS.days);
   const rows = positive('rows', options.rows ?? DEMO_DEFAULTS.rows);
   const seed = options.seed ?? DEMO_DEFAULTS.seed;
@@ -70,47 +107,80 @@ export async function seedDemo(
     throw new Error('seed must be a 32-bit unsigned integer');
   if (await control.organizations.findByName(DEMO_ORGANIZATION)) return null;
 
-  // One at a time: at the production cost each scrypt run holds 128 MiB.
+  // The shipped hashes at the production cost; another cost (the tests' lower one) hashes anew,
+  // one at a time: each scrypt run at a high cost holds 128 MiB.
   const hashes: string[] = [];
-  for (const account of DEMO_ACCOUNTS) hashes.push(await hashPassword(account.password, config.passwordCost));
+  for (const account of DEMO_ACCOUNTS) {
+    hashes.push(
+      config.passwordCost === SHIPPED_HASH_COST
+        ? account.shippedHash
+        : await hashPassword(account.password, config.passwordCost),
+    );
+  }
 
   const now = config.now();
-  const trafficStart = Math.min(...trafficWindows(now, days, rows).map((w) => w.start));
+  const shift = options.asOf === undefined ? 0 : now - options.asOf;
+  const trafficStart = Math.min(...trafficWindows(now - shift, days, rows).map((w) => w.start)) + shift;
   // Everything the traffic needs exists a week before its first request.
   const base = Math.min(trafficStart, now - 30 * DAY_MS) - 7 * DAY_MS;
   const limits = creditLimitsMicro(DEMO_KEYS, rows);
   const deposits = depositsMicro([...limits.values()]);
 
   const org = await control.write((tx) => setUpOrganisation(tx, secrets, { now, base, hashes, limits, deposits }));
-  const plan = {
+  const plan: TrafficPlan = {
     seed,
     orgId: org.id,
     now,
+    shift,
     days,
     rows,
     keys: org.keys.map(({ traffic }) => traffic),
     byokProviders: DEMO_VAULT.map((v) => v.provider),
   };
+  return { plan, orgId: org.id, adminId: org.actors.admin, keys: org.keys, projects: DEMO_PROJECTS.length + 1 };
+}
+
+/**
+ * The demo organisation's history: its request-log rows, their spend settled into the keys,
+ * then the revocations they preceded. In `parts` imports (one by default), newest rows first,
+ * each committed on its own, so that a console signed in meanwhile sees the recent days
+ * first. Returns the rows written.
+ */
+export async function seedDemoHistory(
+  control: ControlStore,
+  config: DemoConfig,
+  organisation: DemoOrganisation,
+  options: {
+    parts?: number;
+    progress?: ImportProgress;
+    signal?: AbortSignal;
+    /** After each part's commit, with the rows committed so far. */
+    landed?: (rows: number) => void;
+  } = {},
+): Promise<number> {
+  const { plan } = organisation;
+  const parts = Math.max(1, Math.min(options.parts ?? 1, plan.rows));
   const telemetry = config.requestLog ?? config.telemetryDbPath;
-  const written = await recordRequestsFrom(control, telemetry, trafficSource(plan), progress);
+  let written = 0;
+  for (let i = parts - 1; i >= 0; i--) {
+    // Stopped between parts: what is committed stays, whole parts only.
+    options.signal?.throwIfAborted();
+    const part = { from: Math.floor((plan.rows * i) / parts), to: Math.floor((plan.rows * (i + 1)) / parts) };
+    written += await recordRequestsFrom(control, telemetry, trafficSource({ ...plan, part }), options.progress);
+    options.landed?.(written);
+  }
   // Revoked once its requests are in, as it would have been in real life.
-  for (const { spec, traffic } of org.keys) {
+  for (const { spec, traffic } of organisation.keys) {
     if (spec.lifecycle.kind !== 'revoked') continue;
     await revokeKey(control, {
-      orgId: org.id,
-      actorId: org.actors.admin,
+      orgId: organisation.orgId,
+      actorId: organisation.adminId,
       keyId: traffic.id,
       sourceIp: OPERATOR_SOURCE,
-      now: now - spec.lifecycle.daysAgo * DAY_MS,
+      now: plan.now - spec.lifecycle.daysAgo * DAY_MS,
     });
   }
-  return {
-    accounts: DEMO_ACCOUNTS,
-    organizationId: org.id,
-    projects: DEMO_PROJECTS.length + 1,
-    keys: org.keys.length,
-    rows: written,
-  };
+  return written;
 }
 
 interface SetUp {

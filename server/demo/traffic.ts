@@ -38,6 +38,13 @@ export interface TrafficPlan {
   seed: number;
   orgId: string;
   now: number;
+  /**
+   * The traffic is drawn as of `now - shift` (its rhythm, incidents and era by that clock) and
+   * moved forward by `shift`: a fixed instant gives the same rows, relative to now, on any day.
+   */
+  shift: number;
+  /** Only the rows of these positions in the whole traffic, [from, to): an import in parts. */
+  part?: { from: number; to: number };
   days: number;
   rows: number;
   keys: readonly TrafficKey[];
@@ -84,15 +91,19 @@ export function* demoTraffic(plan: TrafficPlan): Generator<RequestRecord> {
   const idSalt = random.uint32();
   const weights = new Array<number>(states.length).fill(0);
   let counter = 0;
-  for (const ts of requestTimes(random, plan.seed, trafficWindows(plan.now, plan.days, plan.rows))) {
+  const { from, to } = plan.part ?? { from: 0, to: plan.rows };
+  // A part's rows are drawn after every row before them: each draw depends on all the earlier ones.
+  for (const drawnAt of requestTimes(random, plan.seed, trafficWindows(plan.now - plan.shift, plan.days, plan.rows))) {
+    if (counter >= to) return;
+    const ts = drawnAt + plan.shift;
     const state = pickKey(random, states, weights, ts);
     const route = state.routes[weightedIndex(random, state.routeWeights, state.routeTotal)]!;
     // Time first, like a UUIDv7: ids arrive in order, so the unique index is appended to
     // rather than split at random pages. The counter through a bijection keeps ids unique.
-    const reqId = 'req_' + ts.toString(16).padStart(12, '0') + hex8(mix32(counter++ ^ idSalt)) + random.hex(8);
-    const row = requestRow(random, plan, state, route, byok, ts, reqId);
+    const reqId = 'req_' + ts.toString(16).padStart(12, '0') + hex8(mix32(counter ^ idSalt)) + random.hex(8);
+    const row = requestRow(random, plan, state, route, byok, { ts, drawnAt }, reqId);
     state.spent += row.cost_micro;
-    yield row;
+    if (counter++ >= from) yield row;
   }
 }
 
@@ -117,14 +128,15 @@ function requestRow(
   state: KeyState,
   route: RouteProfile,
   byokProviders: ReadonlySet<string>,
-  ts: number,
+  /** When the row happened, and when it was drawn: its incidents and era follow the latter (TrafficPlan.shift). */
+  { ts, drawnAt }: { ts: number; drawnAt: number },
   reqId: string,
 ): RequestRecord {
   const { key } = state;
   const stream = random.chance(route.streamShare);
   const isByok = route.byokProvider !== null && byokProviders.has(route.byokProvider) && random.chance(key.byokShare);
   // An outage hour hits the routes that lean on Anthropic.
-  const incident = isIncidentHour(plan.seed, ts) && route.upstream.some((model) => model.startsWith('claude'));
+  const incident = isIncidentHour(plan.seed, drawnAt) && route.upstream.some((model) => model.startsWith('claude'));
   let outcome = drawOutcome(random, stream, incident);
   let tokens = drawTokens(random, route, outcome);
   let cost = settledCostMicro(route.price, billedTokens(tokens), isByok);
@@ -135,7 +147,7 @@ function requestRow(
     cost = 0;
   }
   const timing = drawTiming(random, route, stream, outcome, tokens);
-  const legacy = ts < LEGACY_CUTOFF_MS;
+  const legacy = drawnAt < LEGACY_CUTOFF_MS;
   const userAgent = random.chance(0.85) ? state.userAgent : random.pick(USER_AGENTS[random.pick(key.callers)]);
   return {
     req_id: reqId,

@@ -39,3 +39,16 @@ export const EmbeddedReady = Type.Object({
   }),
 });
 export type EmbeddedReady = Static<typeof EmbeddedReady>;
+
+/**
+ * Sent after `ready` by a start that seeded the demo organisation and writes its history in the
+ * background, in parts: the rows committed so far (readable by the API), again as each part
+ * lands, and last with `rows` equal to `of` (or `failed`, why it stopped short).
+ */
+export const EmbeddedHistory = Type.Object({
+  kind: Type.Literal('history'),
+  rows: Type.Integer({ minimum: 0 }),
+  of: Type.Integer({ minimum: 0 }),
+  failed: Type.Optional(Type.String({ maxLength: 500 })),
+});
+export type EmbeddedHistory = Static<typeof EmbeddedHistory>;

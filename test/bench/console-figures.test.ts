@@ -4,10 +4,15 @@ import type { Timing } from '../../bench/stats.js';
 
 const timing = (p50: number, max: number): Timing => ({ runs: 5, p50, p95: max, min: p50, max, mean: p50 });
 
-function measured(rowsInWindow: number, loads: Timing): Omit<ConsoleReport, 'figures'> {
+function measured(
+  rowsInWindow: number,
+  loads: Timing,
+  firstLaunch = timing(700, 1_300),
+): Omit<ConsoleReport, 'figures'> {
   return {
     setup: { rowsInWindow, chromium: '130', loads: 5, signIns: 3, switchRounds: 3 },
     startToSignIn: loads,
+    firstLaunch: { pageToSignIn: firstLaunch, spawnToSignIn: timing(1_500, 2_000), launches: 3 },
     signIns: [600, 300, 280],
     signInToDashboard: timing(300, 600),
     screenSwitch: { ...timing(40, 120), byScreen: { 'Request log': [40, 120] } },
@@ -29,6 +34,13 @@ describe('the console figures as judged', () => {
   it('judges page load on the slowest load, not the median', () => {
     const figures = consoleFigures(measured(10_000_000, timing(400, 1_400)));
     expect(figure(figures, 'console: page load')).toMatchObject({ value: 1_400, pass: false });
+  });
+
+  it('judges the first launch on a new data folder by its median, page to the demo sign-in', () => {
+    const fast = figure(consoleFigures(measured(200_000, timing(400, 500))), 'console: first launch');
+    expect(fast).toMatchObject({ value: 700, pass: true, target: '≤ 1000 ms' });
+    const slow = figure(consoleFigures(measured(200_000, timing(400, 500), timing(1_100, 1_200))), 'console: first');
+    expect(slow.pass).toBe(false);
   });
 
   it('judges scrolling only on a window as large as its target, and names the window', () => {

@@ -60,24 +60,70 @@ export async function startProcess(
   return { child, output, stop, match };
 }
 
+/** A Wednesday afternoon in the demo's time zone: its newest rows are a busy office's. */
+export const DEMO_AS_OF = '2026-11-18T10:30:00Z';
+
+/** Waits until the process has printed a line matching `pattern` (or ends, or a minute passes). */
+export async function outputMatching(process: RunningProcess, pattern: RegExp): Promise<void> {
+  const printed = () => pattern.test(process.output.join(''));
+  if (printed()) return;
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => done(new Error(`no output matching ${pattern}:\n${process.output.join('')}`)),
+      START_TIMEOUT_MS,
+    );
+    const seen = () => {
+      if (printed()) done();
+    };
+    const ended = () => done(new Error(`ended before printing ${pattern}:\n${process.output.join('')}`));
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      process.child.stdout?.off('data', seen);
+      process.child.off('exit', ended);
+      if (error) reject(error);
+      else resolve();
+    };
+    // After startProcess's own listener, which appends the chunk to the output first.
+    process.child.stdout?.on('data', seen);
+    process.child.once('exit', ended);
+  });
+}
+
 export interface ConsoleShell {
   url: string;
   dataDir: string;
 }
 
-export const test = base.extend<{ shell: ConsoleShell; consolePage: Page; shellEnv: NodeJS.ProcessEnv }>({
+export const test = base.extend<{
+  shell: ConsoleShell;
+  consolePage: Page;
+  shellEnv: NodeJS.ProcessEnv;
+  wholeHistory: boolean;
+}>({
   /** More environment for the web shell (`test.use({ shellEnv: … })`). */
   shellEnv: [{}, { option: true }],
-  shell: async ({ shellEnv }, use) => {
+  /** Whether the console is handed over once the demo's history is written (false: at once). */
+  wholeHistory: [true, { option: true }],
+  shell: async ({ shellEnv, wholeHistory }, use) => {
     const dataDir = mkdtempSync(join(tmpdir(), 'gc-e2e-'));
     const shell = await startProcess(
       'main/web/main.ts',
       [],
-      // No live demo traffic: the tests count rows (gateway.spec.ts calls the gateway itself).
-      { GC_DATA_DIR: dataDir, GC_NO_BROWSER: '1', GC_PORT: '', GC_DEMO_TRAFFIC: '0', ...shellEnv },
+      // No live demo traffic: the tests count rows (gateway.spec.ts calls the gateway itself). The
+      // history drawn as of a fixed instant: the same rows, relative to now, on any day and hour.
+      {
+        GC_DATA_DIR: dataDir,
+        GC_NO_BROWSER: '1',
+        GC_PORT: '',
+        GC_DEMO_TRAFFIC: '0',
+        GC_DEMO_AS_OF: DEMO_AS_OF,
+        ...shellEnv,
+      },
       /(http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]+)/,
     );
     try {
+      // The console lets the demo admin in before its history is written; the tests read it whole.
+      if (wholeHistory) await outputMatching(shell, /demo history in place|Embedded server: crashed/);
       await use({ url: shell.match[1]!, dataDir });
     } finally {
       await shell.stop();

@@ -8,6 +8,8 @@ import { runAdmin } from '../../server/admin/commands.js';
 import { resolveConfig } from '../../server/config.js';
 import { DEMO_ACCOUNTS, DEMO_ORGANIZATION, type DemoOptions, seedDemo } from '../../server/demo/seed.js';
 import { demoTraffic, type TrafficPlan } from '../../server/demo/traffic.js';
+import { SHIPPED_HASH_COST } from '../../server/demo/organisation.js';
+import { verifyPassword } from '../../server/security/passwords.js';
 import { SqliteControlStore } from '../../server/stores/control/store.js';
 
 /** A fixed clock: the row set depends on the seed and on `now`, so both are pinned. */
@@ -313,11 +315,24 @@ describe('the demo traffic', () => {
   });
 });
 
+describe('the demo accounts', () => {
+  it('ship hashes at the production cost that verify their published passwords, and no other', async () => {
+    for (const account of DEMO_ACCOUNTS) {
+      expect(account.shippedHash.startsWith(`scrypt$${SHIPPED_HASH_COST}$`)).toBe(true);
+      expect(await verifyPassword(account.password, account.shippedHash)).toBe(true);
+    }
+    const [owner, admin] = DEMO_ACCOUNTS;
+    expect(await verifyPassword(admin!.password, owner!.shippedHash)).toBe(false);
+    expect(SHIPPED_HASH_COST).toBe(resolveConfig({ dataDir: '.' }).passwordCost);
+  });
+});
+
 describe('determinism', () => {
   const plan = (seed: number): TrafficPlan => ({
     seed,
     orgId: 'org',
     now: NOW,
+    shift: 0,
     days: 30,
     rows: 10_000,
     byokProviders: ['openai'],
@@ -359,6 +374,35 @@ describe('determinism', () => {
   it('generates byte-identical rows for the same seed and now, and different rows for another seed', () => {
     expect(digest(demoTraffic(plan(42)))).toBe(digest(demoTraffic(plan(42))));
     expect(digest(demoTraffic(plan(42)))).not.toBe(digest(demoTraffic(plan(43))));
+  });
+
+  it('draws the same rows, relative to now, on any day when drawn as of a fixed instant', () => {
+    // Keys' windows are relative to now, as the seeder makes them; rows drawn as of NOW both times.
+    const onDay = (now: number) => {
+      const base = plan(42);
+      const keys = base.keys.map((key) => ({ ...key, activeFrom: key.activeFrom && now - (NOW - key.activeFrom) }));
+      return [...demoTraffic({ ...base, keys, now, shift: now - NOW })].map((row) => ({
+        ...row,
+        ts: row.ts - now,
+        req_id: row.req_id.slice(16),
+      }));
+    };
+    const later = NOW + 17 * 24 * 3600 * 1000 + 5 * 3600 * 1000 + 1234;
+    expect(digest(onDay(later))).toBe(digest(onDay(NOW)));
+    // Without the shift the rhythm follows the clock: another day, other rows.
+    const unshifted = [...demoTraffic({ ...plan(42), now: later })].map((row) => ({ ...row, ts: row.ts - later }));
+    expect(digest(unshifted)).not.toBe(digest(onDay(NOW)));
+  });
+
+  it('gives the whole traffic in parts, each part the rows of its positions', () => {
+    const whole = [...demoTraffic(plan(7))];
+    const parts = [
+      { from: 6_000, to: 10_000 },
+      { from: 0, to: 2_500 },
+      { from: 2_500, to: 6_000 },
+    ].map((part) => [...demoTraffic({ ...plan(7), part })]);
+    expect(parts.map((rows) => rows.length)).toEqual([4_000, 2_500, 3_500]);
+    expect(digest([...parts[1]!, ...parts[2]!, ...parts[0]!])).toBe(digest(whole));
   });
 
   it('stores the same rows in two data folders seeded alike, and other rows for another seed', async () => {

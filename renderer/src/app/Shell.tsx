@@ -9,9 +9,13 @@ import { ThemeSwitch } from '../theme/ThemeSwitch.js';
 import { CommandLayer } from '../commands/CommandLayer.js';
 import { ariaShortcut, screenShortcut, shortcutLabel, SIGN_OUT_SHORTCUT } from '../commands/shortcut.js';
 import { PaletteButton, SavedViewsNav } from './SavedViewsNav.js';
+import { DemoHistoryNote } from './DemoHistoryNote.js';
 import { LoadBoundary } from './LoadBoundary.js';
 import { preloadScreens, screens } from './screens.js';
 import { whenIdle } from '../console-idle.js';
+
+/** Screens that show the request log's figures; the others hold nothing the demo's history adds. */
+const FILLED_BY_HISTORY: ReadonlySet<string> = new Set(['analytics', 'requests', 'health', 'spend']);
 
 /** The signed-in console: navigation, who is signed in where, the analytics banner, the screen. */
 export function Shell() {
@@ -28,6 +32,11 @@ export function Shell() {
   // Asked again when the answer is forgotten: another organisation (or profile) may be another server.
   // Asked when the console idles: the probe is a spend query, and the screen's own come first.
   useEffect(() => whenIdle(() => void probe()), [probe, spendOffered]);
+
+  // While the demo's history lands, a screen of its figures opens again on each part (a revisit:
+  // its last answer stays while it reads again), so its charts fill without a reload.
+  const landed = useSession((s) => s.embedded?.demoHistory?.rows);
+  const screenKey = FILLED_BY_HISTORY.has(screen) && landed !== undefined ? `${screen}:${landed}` : screen;
 
   useEffect(() => {
     document.title = `${title} · Gateway Console`;
@@ -66,11 +75,12 @@ export function Shell() {
       </nav>
       <main className="content" aria-labelledby="screen-title">
         <AnalyticsBanner />
+        <DemoHistoryNote />
         <h1 id="screen-title" tabIndex={-1}>
           {title}
         </h1>
         {/* Keyed by screen: a screen that fails to load leaves the navigation, and the next screen, working. */}
-        <LoadBoundary key={screen} title={title} retry={entry.retry}>
+        <LoadBoundary key={screenKey} title={title} retry={entry.retry}>
           {() => <entry.component />}
         </LoadBoundary>
       </main>

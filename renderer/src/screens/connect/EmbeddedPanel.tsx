@@ -2,6 +2,7 @@ import { call } from '../../bridge.js';
 import { ErrorNote } from '../../components/Feedback.js';
 import { useAction } from '../../components/useAction.js';
 import { useSession } from '../../state/session.js';
+import { DemoHistoryProgress } from '../../app/DemoHistoryNote.js';
 
 /** The embedded server's state, its last log lines when it crashed, and the demo sign-in. */
 export function EmbeddedPanel({ profileId }: { profileId: string }) {
@@ -23,6 +24,7 @@ export function EmbeddedPanel({ profileId }: { profileId: string }) {
         Embedded server: <strong className={`state state-${status.state}`}>{status.state}</strong>
         {status.state === 'starting' && <span className="muted"> (the first start seeds the demo data)</span>}
       </p>
+      {status.state === 'running' && status.demoHistory && <DemoHistoryProgress history={status.demoHistory} />}
       {status.state === 'crashed' && (
         <>
           <pre className="log" data-testid="embedded-log" aria-label="The embedded server's last log lines">
