@@ -1,4 +1,5 @@
 import type { RefusalWire } from '../schemas/gateway-internal.js';
+import { shown } from './text-bounds.js';
 
 /**
  * The gateway's errors, in OpenAI's shape (`{"error": {"message", "type", "code"}}`) with the
@@ -40,12 +41,12 @@ export const invalidKey = () =>
   new GatewayRefusal(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
 
 export const modelNotAllowed = (model: string) =>
-  new GatewayRefusal(403, `This key may not use the model ${model}.`, 'permission_error', 'model_not_allowed');
+  new GatewayRefusal(403, `This key may not use the model ${shown(model)}.`, 'permission_error', 'model_not_allowed');
 
 export const modelNotFound = (model: string) =>
   new GatewayRefusal(
     404,
-    `The model ${model} does not exist or is not served here.`,
+    `The model ${shown(model)} does not exist or is not served here.`,
     'invalid_request_error',
     'model_not_found',
   );
