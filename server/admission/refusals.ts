@@ -59,6 +59,12 @@ export const creditSpent = () =>
     'insufficient_quota',
   );
 
+/**
+ * Whether a refusal's answer names its row (`x-request-id`). Not for an invalid key: a revoked or
+ * expired key's answer must be the same, byte for byte, as an unknown one's, which has no row.
+ */
+export const namesItsRow = (refusal: GatewayRefusal): boolean => refusal.code !== 'invalid_api_key';
+
 export const badRequest = (message: string) => new GatewayRefusal(400, message, 'invalid_request_error', null);
 
 export const noUpstream = (provider: string) =>

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
 import { lazyChildLogger } from '../log.js';
-import { GatewayRefusal, badRequest, invalidKey, noUpstream } from '../admission/refusals.js';
+import { GatewayRefusal, badRequest, invalidKey, namesItsRow, noUpstream } from '../admission/refusals.js';
 import type { KeyOwnerWire } from '../schemas/gateway-internal.js';
 import type { Authority } from './authority.js';
 import { forward } from './forward.js';
@@ -171,7 +171,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     const refuse = (refusal: GatewayRefusal, key: KeyOwnerWire | null): GatewayRefusal => {
       if (key === null) return refusal;
       authority.report(refusalRow(startOf(key), refusal.status, performance.now() - arrived));
-      reply.header('x-request-id', reqId);
+      if (namesItsRow(refusal)) reply.header('x-request-id', reqId);
       return refusal;
     };
 

@@ -238,6 +238,32 @@ describe('defect 2: callers with no valid key', () => {
   });
 });
 
+describe('defect 9: a revoked key', () => {
+  /** An answer as a caller sees it, but for `date` (the clock's second, on any two answers). */
+  const seen = (answer: Answer) => {
+    const { date: _date, ...headers } = answer.headers;
+    return { status: answer.status, headers, text: answer.text };
+  };
+
+  it.each(WHERE)('is answered as an unknown key is, byte for byte, and keeps its rows, %s', async (where) => {
+    const key = await newKey();
+    expect((await chat(gatewayUrl(where), key.api_key)).status).toBe(200);
+    expect((await owner.client.delete(`/keys/${key.id}`)).status).toBe(200);
+    const unknown = `${key.api_key.slice(0, -4)}zzzz`;
+    for (const body of [HELLO, { model: 'openai/gpt-4o-mini' }]) {
+      const revoked = await chat(gatewayUrl(where), key.api_key, body);
+      const stranger = await chat(gatewayUrl(where), unknown, body);
+      expect(revoked.status).toBe(401);
+      expect(seen(revoked)).toEqual(seen(stranger));
+    }
+    // The contract's filter answers 404 for a revoked key; beyond it, include_revoked lists its rows.
+    expect((await owner.client.get(`/analytics/requests?time_range=1h&key_id=${key.id}`)).status).toBe(404);
+    const rows = await rowsOf(key.id, 3, '&include_revoked=true');
+    expect(rows.map((row) => row.status).sort()).toEqual([200, 401, 401]);
+    expect(rows.filter((row) => row.status === 401).map(costOf)).toEqual([0, 0]);
+  });
+});
+
 describe('defect 10: a model name of 100 kB', () => {
   it.each(WHERE)('a model name of 100 kB is neither echoed nor stored whole, %s', async (where) => {
     const key = await newKey();
