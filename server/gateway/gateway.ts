@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
 import { lazyChildLogger } from '../log.js';
 import { GatewayRefusal, badRequest, invalidKey, namesItsRow, noUpstream } from '../admission/refusals.js';
+import { tooDeep, tooDeepError } from './body-checks.js';
 import type { KeyOwnerWire } from '../schemas/gateway-internal.js';
 import type { Authority } from './authority.js';
 import { forward } from './forward.js';
@@ -111,6 +112,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
   // and secure-json-parse's scan of every body for them is not needed.
   gateway.removeContentTypeParser('application/json');
   gateway.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    if (tooDeep(text as string)) return done(tooDeepError(), undefined);
     try {
       done(null, JSON.parse(text as string));
     } catch {

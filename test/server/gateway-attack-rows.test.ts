@@ -264,7 +264,24 @@ describe('defect 9: a revoked key', () => {
   });
 });
 
-describe('defect 10: a model name of 100 kB', () => {
+describe('defect 10: small ones', () => {
+  it.each(WHERE)('JSON nested 100,000 deep is refused (400) and filed, %s', async (where) => {
+    const key = await newKey();
+    const deep = `{"model":"openai/gpt-4o-mini","messages":[{"role":"user","content":"Hi."}],"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
+    const answer = await chat(gatewayUrl(where), key.api_key, deep);
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.text)).toEqual({
+      error: { message: expect.stringMatching(/nests/), type: 'invalid_request_error', code: null },
+    });
+    // A body nested a little is served as before.
+    const nested = { ...HELLO, metadata: { a: { b: { c: [[['d']]] } } } };
+    expect((await chat(gatewayUrl(where), key.api_key, nested)).status).toBe(200);
+    const rows = await rowsOf(key.id, 2);
+    expect(rows.map((row) => row.status).sort()).toEqual([200, 400]);
+    const cost = rows.reduce((sum, row) => sum + costOf(row), 0);
+    expect(await settledSpend(key.id, cost)).toBe(cost);
+  });
+
   it.each(WHERE)('a model name of 100 kB is neither echoed nor stored whole, %s', async (where) => {
     const key = await newKey();
     const answer = await chat(gatewayUrl(where), key.api_key, { ...HELLO, model: 'm'.repeat(100_000) });
