@@ -14,7 +14,7 @@ import { tooDeep, tooDeepError } from './body-checks.js';
 import type { KeyOwnerWire } from '../schemas/gateway-internal.js';
 import type { Authority } from './authority.js';
 import { forward } from './forward.js';
-import { metadataOf, promptCharacters, refusalRow, type RowStart } from './request-facts.js';
+import { metadataOf, promptCharacters, refusalRow, uncertainBound, type RowStart } from './request-facts.js';
 import { upstreamFor, type Upstreams } from './upstreams.js';
 
 export interface GatewayOptions {
@@ -191,6 +191,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
       secret,
       model,
       boundCharacters: boundCharacters(request, body),
+      boundUncertain: uncertainBound(messages),
       maxGenerated: (maxGenerated(body) ?? DEFAULT_MAX_GENERATED) * choices,
       timeoutMs,
     });

@@ -45,6 +45,11 @@ export const AdmissionRequest = Type.Object({
   boundCharacters: Type.Integer({ minimum: 0 }),
   /** Tokens the answer may generate, over all its choices. */
   maxGenerated: Type.Integer({ minimum: 1 }),
+  /**
+   * The body holds parts whose tokens its characters do not bound (images, audio, files): the
+   * request holds all the credit its key has left while it runs (absent: false).
+   */
+  boundUncertain: Type.Optional(Type.Boolean()),
   /** The gateway's own timeout: the credit held for the request lapses a minute after it. */
   timeoutMs: Type.Integer({ minimum: 1, maximum: 3_600_000 }),
 });

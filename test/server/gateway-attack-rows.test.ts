@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSimulatedUpstream, type SimulatedUpstream } from '../../server/gateway/simulated-upstream.js';
@@ -17,10 +19,48 @@ vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
 const TOKEN = 'gw-attack-rows-token-0123456789abcdef0123456789';
 const FLUSH_MS = 50;
+/** What the costly upstream says every request's prompt was: far more tokens than its bytes. */
+const COSTLY_PROMPT_TOKENS = 3000;
+
+/**
+ * An OpenAI-compatible upstream that counts 3,000 prompt tokens for any body, as a provider does
+ * for an image behind a short URL, or one whose own system prompt the caller never sees.
+ */
+async function startCostlyUpstream(): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer((incoming, answer) => {
+    incoming.resume();
+    incoming.on('end', () => {
+      answer.writeHead(200, { 'content-type': 'application/json' });
+      answer.end(
+        JSON.stringify({
+          id: 'chatcmpl-costly',
+          object: 'chat.completion',
+          created: 0,
+          model: 'gpt-4o-mini-2024-07-18',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'Seen.' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: COSTLY_PROMPT_TOKENS, completion_tokens: 2, total_tokens: COSTLY_PROMPT_TOKENS + 2 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+    close: () =>
+      new Promise((done) => {
+        server.closeAllConnections();
+        server.close(() => done());
+      }),
+  };
+}
+
 let server: TestServer;
 let upstream: SimulatedUpstream;
+let costly: { url: string; close: () => Promise<void> };
 let inProcess: TestGateway;
+let inProcessCostly: TestGateway;
 let separate: GatewayProcess;
+let separateCostly: GatewayProcess;
 let owner: { client: TestClient; org: string };
 let projectId: string;
 let origin: string;
@@ -29,8 +69,13 @@ beforeAll(async () => {
   server = await startServer({ gatewayTokens: [TOKEN], gatewayFlushMs: FLUSH_MS });
   origin = new URL(server.baseUrl).origin;
   upstream = await startSimulatedUpstream({ seed: 1 });
-  separate = await startGatewayProcess(origin, { SVC_GATEWAY_TOKEN: TOKEN, SVC_UPSTREAM_URL: upstream.url });
+  costly = await startCostlyUpstream();
+  [separate, separateCostly] = await Promise.all([
+    startGatewayProcess(origin, { SVC_GATEWAY_TOKEN: TOKEN, SVC_UPSTREAM_URL: upstream.url }),
+    startGatewayProcess(origin, { SVC_GATEWAY_TOKEN: TOKEN, SVC_UPSTREAM_URL: costly.url }),
+  ]);
   inProcess = await startGateway(server, { byProvider: {}, fallback: { baseUrl: upstream.url, apiKey: null } });
+  inProcessCostly = await startGateway(server, { byProvider: {}, fallback: { baseUrl: costly.url, apiKey: null } });
   owner = await register(server);
   projectId = (await owner.client.get('/projects')).body.projects[0].id;
   await runOperator(server, 'deposit', '--org', owner.org, '--pkr', '100');
@@ -38,14 +83,18 @@ beforeAll(async () => {
 
 afterAll(async () => {
   separate?.child.kill('SIGKILL');
+  separateCostly?.child.kill('SIGKILL');
   await inProcess?.gateway.close();
+  await inProcessCostly?.gateway.close();
   await upstream?.close();
+  await costly?.close();
   await server?.close();
 });
 
 type Where = 'in the server process' | 'in a process of its own';
 const WHERE: Where[] = ['in the server process', 'in a process of its own'];
 const gatewayUrl = (where: Where) => (where === 'in the server process' ? inProcess.url : separate.url);
+const costlyUrl = (where: Where) => (where === 'in the server process' ? inProcessCostly.url : separateCostly.url);
 
 async function newKey(fields: Record<string, unknown> = {}): Promise<{ id: string; api_key: string }> {
   const answer = await owner.client.post('/keys', { project_id: projectId, name: `k${Math.random()}`, ...fields });
@@ -236,6 +285,68 @@ describe('defect 2: callers with no valid key', () => {
     });
     expect(JSON.stringify(answer.body)).not.toContain(key.api_key);
   });
+});
+
+describe('defect 6: short bodies that cost many tokens', () => {
+  // One call costs about 0.13 PKR here (3,000 prompt tokens of gpt-4o-mini): a limit of 1 PKR is a few calls.
+  /** Waves of ten concurrent calls until a wave is refused whole; the key's rows and spend then. */
+  async function spendOut(gateway: string, keyId: string, secret: string, body: Record<string, unknown>, before = 0) {
+    const codes: number[] = [];
+    for (let wave = 0; wave < 15 && !(codes.length > 0 && codes.slice(-10).every((code) => code === 402)); wave++) {
+      codes.push(
+        ...(await Promise.all(Array.from({ length: 10 }, () => chat(gateway, secret, body)))).map((a) => a.status),
+      );
+      // The wave's rows in the log before the next: what they cost is settled, not held.
+      await rowsOf(keyId, before + codes.length);
+    }
+    const rows = await rowsOf(keyId, before + codes.length);
+    expect(rows).toHaveLength(before + codes.length);
+    const costs = rows.map(costOf);
+    const spent = costs.reduce((sum, cost) => sum + cost, 0);
+    expect(await settledSpend(keyId, spent)).toBe(spent);
+    return { codes, spent, dearest: Math.max(...costs) };
+  }
+
+  it.each(WHERE)('images pass a credit limit by one request at most, %s', async (where) => {
+    const key = await newKey();
+    expect((await owner.client.patch(`/keys/${key.id}`, { rate_limit_rpm: 10_000, credit_limit_pkr: 1 })).status).toBe(
+      200,
+    );
+    const image = {
+      model: 'openai/gpt-4o-mini',
+      max_tokens: 5,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
+          ],
+        },
+      ],
+    };
+    const { codes, spent, dearest } = await spendOut(costlyUrl(where), key.id, key.api_key, image);
+    expect(codes).toContain(200);
+    expect(codes.at(-1)).toBe(402);
+    expect(spent).toBeLessThanOrEqual(1_000_000 + dearest);
+  });
+
+  it.each(WHERE)(
+    'an upstream seen to count more than the body pass a limit by one request at most, %s',
+    async (where) => {
+      const key = await newKey();
+      expect(
+        (await owner.client.patch(`/keys/${key.id}`, { rate_limit_rpm: 10_000, credit_limit_pkr: 1 })).status,
+      ).toBe(200);
+      const text = { ...HELLO, max_tokens: 5 };
+      // One call alone first: its answer costs more than its body bounds, which the control plane sees.
+      expect((await chat(costlyUrl(where), key.api_key, text)).status).toBe(200);
+      await rowsOf(key.id, 1);
+      const { codes, spent, dearest } = await spendOut(costlyUrl(where), key.id, key.api_key, text, 1);
+      expect(codes).toContain(402);
+      expect(spent).toBeLessThanOrEqual(1_000_000 + dearest);
+    },
+  );
 });
 
 describe('defect 9: a revoked key', () => {
