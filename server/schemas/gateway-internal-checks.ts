@@ -14,8 +14,9 @@ const checks = {
 function problemOf(check: (typeof checks)[keyof typeof checks], value: unknown): string | null {
   if (check.Check(value)) return null;
   const first = check.Errors(value).First();
-  // The path and the rule only: the value itself may be a caller's secret, or 100 kB long.
-  return first ? `${first.path || '/'}: ${first.message}`.slice(0, 1024) : 'not a valid item';
+  // The path and the rule only, short enough for a refusal on the wire (1,024): the value itself
+  // may be a caller's secret, or 100 kB long.
+  return first ? `${first.path || '/'}: ${first.message}`.slice(0, 200) : 'not a valid item';
 }
 
 /** Null for a request the control plane can decide; otherwise why it cannot. */
