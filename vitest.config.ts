@@ -14,6 +14,7 @@ const POSTGRES_SUITES = [
   'cross-cutting',
   'dashboard',
   'gateway',
+  'gateway-attack-rows',
   'health',
   'isolation',
   'join-policy',

@@ -8,6 +8,7 @@ import type { ControlLocation, ControlStore } from '../stores/control/store.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import type { AdmissionQuota } from '../stores/control/admission-quota.js';
 import type { TelemetryLocation } from '../stores/telemetry/open.js';
+import { BoundWatch } from './bound-watch.js';
 import { LiveTelemetry } from './live-telemetry.js';
 import { Memo } from './memo.js';
 import { MemoryQuota } from './memory-quota.js';
@@ -76,6 +77,7 @@ export class Admissions {
   private readonly digests: Memo<Buffer>;
   /** By organisation, provider and sealed bytes (base64), each joined by a newline. */
   private readonly providerKeys: Memo<string>;
+  private readonly bounds = new BoundWatch();
 
   constructor(private readonly options: AdmissionsOptions) {
     this.digests = new Memo((secret) => hashApiKeySecret(secret, options.keyHashSecret));
@@ -119,7 +121,11 @@ export class Admissions {
 
   /** Queues rows for the next group commit; an answered request's cost stays held until written. */
   record(rows: readonly RequestRecord[]): void {
-    for (const row of rows) this.telemetry.add(row);
+    const now = this.options.now();
+    for (const row of rows) {
+      this.bounds.settled(row.req_id, row.cost_micro, now);
+      this.telemetry.add(row);
+    }
   }
 
   /** Forgets the rate counts and holds of keys idle for more than a minute; returns how many keys. */
@@ -179,11 +185,16 @@ export class Admissions {
         : this.providerKeys.get(`${key.org_id}\n${facts.byokProvider!}\n${sealed.toString('base64')}`);
     // Characters bound the prompt's tokens from above, and the dearer of the input prices covers a cache write.
     const promptPrice = Math.max(facts.price.input, facts.price.cacheWrite);
-    const held = settledCostMicro(
+    const bound = settledCostMicro(
       { ...facts.price, input: promptPrice },
       { prompt: request.boundCharacters, generated: request.maxGenerated, cacheWrite: 0, cacheRead: 0 },
       providerKey !== null,
     );
+    const limit = key.credit_limit_micro;
+    // A request whose cost its body does not bound holds all the key has left: no other request of
+    // the key starts while it runs, so the limit is passed by its own cost at most.
+    const uncertain = limit !== null && (request.boundUncertain === true || this.bounds.distrusted(request.model, now));
+    const held = uncertain ? Math.max(bound, limit - key.spent_micro) : bound;
 
     const verdict = await this.quota.take({
       keyId: key.id,
@@ -208,6 +219,7 @@ export class Admissions {
       );
     }
     if (verdict.kind === 'credit') throw refuse(creditSpent());
+    if (limit !== null) this.bounds.watch(request.reqId, request.model, held);
     return {
       kind: 'admitted',
       key: ownerOf(key),

@@ -1,4 +1,5 @@
 import type { RefusalWire } from '../schemas/gateway-internal.js';
+import { shown } from './text-bounds.js';
 
 /**
  * The gateway's errors, in OpenAI's shape (`{"error": {"message", "type", "code"}}`) with the
@@ -40,12 +41,12 @@ export const invalidKey = () =>
   new GatewayRefusal(401, 'Incorrect API key provided.', 'invalid_request_error', 'invalid_api_key');
 
 export const modelNotAllowed = (model: string) =>
-  new GatewayRefusal(403, `This key may not use the model ${model}.`, 'permission_error', 'model_not_allowed');
+  new GatewayRefusal(403, `This key may not use the model ${shown(model)}.`, 'permission_error', 'model_not_allowed');
 
 export const modelNotFound = (model: string) =>
   new GatewayRefusal(
     404,
-    `The model ${model} does not exist or is not served here.`,
+    `The model ${shown(model)} does not exist or is not served here.`,
     'invalid_request_error',
     'model_not_found',
   );
@@ -57,6 +58,12 @@ export const creditSpent = () =>
     'insufficient_quota',
     'insufficient_quota',
   );
+
+/**
+ * Whether a refusal's answer names its row (`x-request-id`). Not for an invalid key: a revoked or
+ * expired key's answer must be the same, byte for byte, as an unknown one's, which has no row.
+ */
+export const namesItsRow = (refusal: GatewayRefusal): boolean => refusal.code !== 'invalid_api_key';
 
 export const badRequest = (message: string) => new GatewayRefusal(400, message, 'invalid_request_error', null);
 

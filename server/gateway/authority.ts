@@ -1,6 +1,8 @@
 import type { Admissions } from '../admission/admissions.js';
 import type { AdmissionRequest, Decision, KeyModels } from '../schemas/gateway-internal.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
+import { fitAdmission } from './admission-request.js';
+import { fitRow } from './request-facts.js';
 
 /**
  * Where a gateway's decisions come from and where its rows go: the control plane's
@@ -19,9 +21,9 @@ export interface Authority {
 /** The control plane in this process: its stores and counts, read directly. */
 export function localAuthority(admissions: Admissions): Authority {
   return {
-    admit: (request) => admissions.admit(request),
+    admit: (request) => admissions.admit(fitAdmission(request)),
     keyModels: (secret) => admissions.keyModels(secret),
-    report: (row) => admissions.record([row]),
+    report: (row) => admissions.record([fitRow(row)]),
     // The rows are the control plane's to write: it flushes them when it closes.
     close: async () => {},
   };

@@ -9,11 +9,12 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
 import { lazyChildLogger } from '../log.js';
-import { GatewayRefusal, badRequest, invalidKey, noUpstream } from '../admission/refusals.js';
+import { GatewayRefusal, badRequest, invalidKey, namesItsRow, noUpstream } from '../admission/refusals.js';
+import { tooDeep, tooDeepError } from './body-checks.js';
 import type { KeyOwnerWire } from '../schemas/gateway-internal.js';
 import type { Authority } from './authority.js';
 import { forward } from './forward.js';
-import { metadataOf, promptCharacters, refusalRow, type RowStart } from './request-facts.js';
+import { metadataOf, promptCharacters, refusalRow, uncertainBound, type RowStart } from './request-facts.js';
 import { upstreamFor, type Upstreams } from './upstreams.js';
 
 export interface GatewayOptions {
@@ -111,6 +112,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
   // and secure-json-parse's scan of every body for them is not needed.
   gateway.removeContentTypeParser('application/json');
   gateway.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, text, done) => {
+    if (tooDeep(text as string)) return done(tooDeepError(), undefined);
     try {
       done(null, JSON.parse(text as string));
     } catch {
@@ -171,7 +173,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     const refuse = (refusal: GatewayRefusal, key: KeyOwnerWire | null): GatewayRefusal => {
       if (key === null) return refusal;
       authority.report(refusalRow(startOf(key), refusal.status, performance.now() - arrived));
-      reply.header('x-request-id', reqId);
+      if (namesItsRow(refusal)) reply.header('x-request-id', reqId);
       return refusal;
     };
 
@@ -189,6 +191,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
       secret,
       model,
       boundCharacters: boundCharacters(request, body),
+      boundUncertain: uncertainBound(messages),
       maxGenerated: (maxGenerated(body) ?? DEFAULT_MAX_GENERATED) * choices,
       timeoutMs,
     });

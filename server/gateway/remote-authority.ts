@@ -2,7 +2,7 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import { Pool } from 'undici';
-import { controlPlaneUnreachable } from '../admission/refusals.js';
+import { badRequest, controlPlaneUnreachable, modelNotFound } from '../admission/refusals.js';
 import {
   DecisionBatch,
   GatewayStatus,
@@ -12,8 +12,11 @@ import {
   type Decision,
   type GatewayRow,
 } from '../schemas/gateway-internal.js';
+import { whyAdmissionRefused } from '../schemas/gateway-internal-checks.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
+import { fitAdmission } from './admission-request.js';
 import type { Authority } from './authority.js';
+import { ROW_TEXT_LIMITS, fitRow } from './request-facts.js';
 
 export interface RemoteOptions {
   /** The control plane's origin, e.g. `https://control.internal:8787`. */
@@ -94,11 +97,30 @@ export class RemoteAuthority implements Authority {
     await this.call('GET', '/status', undefined, checks.status);
   }
 
-  admit(request: AdmissionRequest): Promise<Decision> {
+  admit(asked: AdmissionRequest): Promise<Decision> {
+    const request = fitAdmission(asked);
+    // Checked before it joins a batch: the control plane refusing one request must not fail the others.
+    const problem = whyAdmissionRefused(request);
+    if (problem !== null) return this.refuseAlone(request, problem);
     return new Promise((resolve) => {
       this.waitingAdmissions.push({ request, resolve });
       this.pump();
     });
+  }
+
+  /**
+   * A request the internal API cannot take (a model name longer than any route's): its key is
+   * checked all the same, so that an unknown key is told only that, and a known key's refusal is
+   * its row.
+   */
+  private async refuseAlone(request: AdmissionRequest, problem: string): Promise<Decision> {
+    const known = await this.keyModels(request.secret);
+    if (known.kind === 'refused') return known;
+    const refusal =
+      request.model.length > ROW_TEXT_LIMITS.model
+        ? modelNotFound(request.model)
+        : badRequest(`Invalid request: ${problem}`);
+    return { kind: 'refused', key: known.key, refusal: refusal.toWire() };
   }
 
   async keyModels(secret: string) {
@@ -111,7 +133,7 @@ export class RemoteAuthority implements Authority {
   }
 
   report(row: RequestRecord): void {
-    this.rows.push(row);
+    this.rows.push(fitRow(row));
     if (this.rows.length > MAX_WAITING) {
       const dropped = this.rows.splice(0, this.rows.length - MAX_WAITING);
       this.options.logger.error(
@@ -173,9 +195,17 @@ export class RemoteAuthority implements Authority {
     };
     this.sending = this.call('POST', '/requests', { rows }, checks.written)
       .then(
-        () => {
+        (answer) => {
           this.reachable();
           forget(batch);
+          // Stored apart from these, which would be refused again: said, not sent again.
+          const refused = answer.refused ?? [];
+          if (refused.length > 0) {
+            this.options.logger.error(
+              { rows: refused.length, reason: refused[0]!.reason },
+              'gateway telemetry: rows refused by the control plane, dropped',
+            );
+          }
         },
         (error: unknown) => {
           if (!(error instanceof ControlPlaneAnswer) || (error.status !== 400 && error.status !== 422)) {

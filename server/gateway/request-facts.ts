@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { clipped } from '../admission/text-bounds.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 
 const META_PREFIX = 'x-svc-meta-';
@@ -39,6 +40,23 @@ export function promptCharacters(messages: readonly unknown[]): number {
     }
   }
   return characters;
+}
+
+/**
+ * Whether a chat request holds parts whose tokens its characters do not bound: an image's URL
+ * of 60 bytes may cost thousands of prompt tokens, and so may audio or a file. Text parts, and
+ * content given as a string, are bounded by their characters.
+ */
+export function uncertainBound(messages: readonly unknown[]): boolean {
+  for (const message of messages) {
+    const content = (message as { content?: unknown } | null)?.content;
+    if (!Array.isArray(content)) continue;
+    for (const part of content) {
+      const type = (part as { type?: unknown } | null)?.type;
+      if (type !== 'text' && type !== 'refusal') return true;
+    }
+  }
+  return false;
 }
 
 export const estimatedTokens = (characters: number) => Math.max(1, Math.ceil(characters / 4));
@@ -107,4 +125,68 @@ export function refusalRow(start: RowStart, status: number, totalMs: number): Re
     upstream_error: null,
     upstream_model: null,
   });
+}
+
+/**
+ * The longest text each field of a row may hold: what the internal API takes
+ * (server/schemas/gateway-internal.ts), so that a row a gateway makes is never refused there.
+ */
+export const ROW_TEXT_LIMITS = {
+  model: 256,
+  upstream_error: 2048,
+  upstream_model: 256,
+  user_agent: 4096,
+  metadata: 16_384,
+} as const;
+
+const count = (value: number): number =>
+  Number.isFinite(value) && value > 0 ? Math.min(Math.round(value), Number.MAX_SAFE_INTEGER) : 0;
+const countOrNull = (value: number | null): number | null => (value === null ? null : count(value));
+const ms = (value: number): number => (Number.isFinite(value) && value > 0 ? value : 0);
+const msOrNull = (value: number | null): number | null =>
+  value === null || !Number.isFinite(value) ? null : ms(value);
+
+/**
+ * A row every one of whose fields the request log takes: texts cut to their limits, figures
+ * finite and whole where they count. A caller's User-Agent of 5 kB or an upstream's odd usage
+ * must not cost the call its row (and its charge): a row refused is a call served for nothing.
+ */
+export function fitRow(row: RequestRecord): RequestRecord {
+  const fits =
+    row.model.length <= ROW_TEXT_LIMITS.model &&
+    row.user_agent.length <= ROW_TEXT_LIMITS.user_agent &&
+    row.metadata.length <= ROW_TEXT_LIMITS.metadata &&
+    (row.upstream_error?.length ?? 0) <= ROW_TEXT_LIMITS.upstream_error &&
+    (row.upstream_model?.length ?? 0) <= ROW_TEXT_LIMITS.upstream_model &&
+    Number.isSafeInteger(row.ts) &&
+    Number.isFinite(row.total_ms) &&
+    Number.isFinite(row.pre_dispatch_ms) &&
+    (row.ttft_ms === null || Number.isFinite(row.ttft_ms)) &&
+    (row.tpot_ms === null || Number.isFinite(row.tpot_ms)) &&
+    Number.isSafeInteger(row.cost_micro) &&
+    Number.isSafeInteger(row.total_tokens) &&
+    Number.isSafeInteger(row.tokens_generated) &&
+    (row.prompt_tokens === null || Number.isSafeInteger(row.prompt_tokens));
+  // The common case costs a few comparisons: nearly every row fits as it is.
+  if (fits && row.cost_micro >= 0 && row.total_tokens >= 0 && row.tokens_generated >= 0) return row;
+  return {
+    ...row,
+    ts: count(row.ts),
+    model: clipped(row.model, ROW_TEXT_LIMITS.model),
+    user_agent: clipped(row.user_agent, ROW_TEXT_LIMITS.user_agent),
+    // Metadata is JSON: cut, it would no longer be; too long, it is dropped whole.
+    metadata: row.metadata.length <= ROW_TEXT_LIMITS.metadata ? row.metadata : '{}',
+    upstream_error: row.upstream_error === null ? null : clipped(row.upstream_error, ROW_TEXT_LIMITS.upstream_error),
+    upstream_model: row.upstream_model === null ? null : clipped(row.upstream_model, ROW_TEXT_LIMITS.upstream_model),
+    total_ms: ms(row.total_ms),
+    ttft_ms: msOrNull(row.ttft_ms),
+    tpot_ms: msOrNull(row.tpot_ms),
+    pre_dispatch_ms: ms(row.pre_dispatch_ms),
+    prompt_tokens: countOrNull(row.prompt_tokens),
+    tokens_generated: count(row.tokens_generated),
+    cache_creation_input_tokens: countOrNull(row.cache_creation_input_tokens),
+    cache_read_input_tokens: countOrNull(row.cache_read_input_tokens),
+    total_tokens: count(row.total_tokens),
+    cost_micro: count(row.cost_micro),
+  };
 }

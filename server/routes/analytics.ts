@@ -39,10 +39,19 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const { control, config } = app;
 
-  /** The caller's window and filters; ids of other organisations, malformed or revoked, answer 404. */
+  /**
+   * The caller's window and filters; ids of other organisations, malformed or revoked, answer 404
+   * (the contract), but for a revoked key of the caller's own when the query says `include_revoked`.
+   */
   async function scopeOf(
     request: FastifyRequest,
-    query: { time_range?: string; project_id?: string; key_id?: string; model_alias?: string },
+    query: {
+      time_range?: string;
+      project_id?: string;
+      key_id?: string;
+      model_alias?: string;
+      include_revoked?: boolean;
+    },
   ) {
     const { orgId } = authOf(request);
     const range = parseTimeRange(query.time_range);
@@ -57,7 +66,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     }
     if (query.key_id !== undefined) {
       const keyId = parseId(query.key_id);
-      const key = keyId && (await control.keys.get(orgId, keyId));
+      const key = keyId && (await (query.include_revoked ? ownKey(orgId, keyId) : control.keys.get(orgId, keyId)));
       if (!key) throw notFound('key not found', { field: 'key_id' });
       scope.keyId = key.id;
       // A key is in one project: naming that project as well narrows nothing, and leaving it out
@@ -66,6 +75,15 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     }
     if (query.model_alias !== undefined) scope.model = query.model_alias;
     return { scope, range };
+  }
+
+  /**
+   * Beyond the contract: a key of the organisation's, revoked or not. A revoked key's calls stay
+   * rows (the attempts after a revocation are what an operator looks for), so they can be listed.
+   */
+  async function ownKey(orgId: string, keyId: string) {
+    const key = await control.keys.find(keyId);
+    return key?.org_id === orgId ? key : undefined;
   }
 
   /**

@@ -1,7 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ApiError, badRequest, notFound } from '../http-errors.js';
+import { badRequest as refusedRequest } from '../admission/refusals.js';
+import { ApiError, notFound } from '../http-errors.js';
 import { ErrorBody } from '../schemas/common.js';
 import {
   AdmissionBatch,
@@ -12,8 +13,11 @@ import {
   KeyModelsRequest,
   RowBatch,
   RowsWritten,
+  type AdmissionRequest,
   type GatewayRow,
+  type RowRefused,
 } from '../schemas/gateway-internal.js';
+import { whyAdmissionRefused, whyRowRefused } from '../schemas/gateway-internal-checks.js';
 import type { KeyOwner } from '../stores/control/keys.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 
@@ -71,8 +75,13 @@ export async function internalGatewayRoutes(fastify: FastifyInstance): Promise<v
     },
     async (request) => {
       // One after another, in the batch's order: each decision takes from the key's rate and credit.
+      // A request this API cannot read is refused alone (400, no key: nobody was checked), not the batch.
       const decisions: Decision[] = [];
-      for (const one of request.body.requests) decisions.push(await app.admissions.admit(one));
+      for (const one of request.body.requests) {
+        const problem = whyAdmissionRefused(one);
+        if (problem === null) decisions.push(await app.admissions.admit(one as AdmissionRequest));
+        else decisions.push({ kind: 'refused', key: null, refusal: refusedRequest(`request ${problem}`).toWire() });
+      }
       return { decisions };
     },
   );
@@ -107,16 +116,32 @@ export async function internalGatewayRoutes(fastify: FastifyInstance): Promise<v
       // A batch's rows share a few keys: each is looked up once.
       const keys = new Map<string, KeyOwner | undefined>();
       const rows: RequestRecord[] = [];
-      for (const [index, row] of request.body.rows.entries()) {
+      // The good rows are stored and the others named: a row refused costs only itself.
+      const refused: RowRefused[] = [];
+      for (const [index, sent] of request.body.rows.entries()) {
+        const problem = whyRowRefused(sent);
+        if (problem !== null) {
+          refused.push({ index, reason: problem });
+          continue;
+        }
+        const row = sent as GatewayRow;
         // Filed under the key's organisation and project as the control store has them, not as sent.
         if (!keys.has(row.key_id)) keys.set(row.key_id, await app.control.keys.find(row.key_id));
         const key = keys.get(row.key_id);
-        if (!key) throw badRequest(`rows[${index}]: unknown key ${row.key_id}`);
-        rows.push(storedRow(row, key));
+        if (key) rows.push(storedRow(row, key));
+        else refused.push({ index, reason: 'unknown key' });
       }
-      app.admissions.record(rows);
-      await app.admissions.written();
-      return { stored: rows.length };
+      if (refused.length > 0) {
+        request.log.warn(
+          { refused: refused.length, first: refused[0] },
+          'internal gateway API: rows refused, the rest stored',
+        );
+      }
+      if (rows.length > 0) {
+        app.admissions.record(rows);
+        await app.admissions.written();
+      }
+      return refused.length > 0 ? { stored: rows.length, refused } : { stored: rows.length };
     },
   );
 }

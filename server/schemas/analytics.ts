@@ -36,6 +36,12 @@ export const RequestsQuery = Type.Object({
   provider: Type.Optional(
     Type.String({ minLength: 1, description: 'Beyond the contract: the models the catalogue gives this provider' }),
   ),
+  include_revoked: Type.Optional(
+    Type.Boolean({
+      description:
+        "Beyond the contract: with key_id, a revoked key of the caller's organisation is found too (its rows are kept)",
+    }),
+  ),
   model: Type.Optional(Type.String()),
   status_category: Type.Optional(Type.String({ description: '2xx, 3xx, 4xx or 5xx' })),
   termination_reason: Type.Optional(Type.String()),

@@ -45,6 +45,11 @@ export const AdmissionRequest = Type.Object({
   boundCharacters: Type.Integer({ minimum: 0 }),
   /** Tokens the answer may generate, over all its choices. */
   maxGenerated: Type.Integer({ minimum: 1 }),
+  /**
+   * The body holds parts whose tokens its characters do not bound (images, audio, files): the
+   * request holds all the credit its key has left while it runs (absent: false).
+   */
+  boundUncertain: Type.Optional(Type.Boolean()),
   /** The gateway's own timeout: the credit held for the request lapses a minute after it. */
   timeoutMs: Type.Integer({ minimum: 1, maximum: 3_600_000 }),
 });
@@ -73,8 +78,12 @@ export const Decision = Type.Union([
 export type Decision = Static<typeof Decision>;
 export type Admitted = Extract<Decision, { kind: 'admitted' }>;
 
+/**
+ * Each request is checked on its own (against `AdmissionRequest`), not by the batch's schema: one
+ * gateway's batch carries many callers' requests, and one malformed request must not fail the rest.
+ */
 export const AdmissionBatch = Type.Object({
-  requests: Type.Array(AdmissionRequest, { minItems: 1, maxItems: 1000 }),
+  requests: Type.Array(Type.Unknown({ description: 'an AdmissionRequest' }), { minItems: 1, maxItems: 1000 }),
 });
 export const DecisionBatch = Type.Object({ decisions: Type.Array(Decision, { maxItems: 1000 }) });
 
@@ -122,9 +131,24 @@ export const GatewayRow = Type.Object({
 });
 export type GatewayRow = Static<typeof GatewayRow>;
 
-export const RowBatch = Type.Object({ rows: Type.Array(GatewayRow, { minItems: 1, maxItems: 5000 }) });
-/** Answered once every row of the batch is committed (rows stored before, by a batch sent again, are skipped). */
-export const RowsWritten = Type.Object({ stored: Count });
+/**
+ * Each row is checked on its own (against `GatewayRow`): the good rows of a batch are stored and
+ * those refused named, so that one bad row never costs the others theirs.
+ */
+export const RowBatch = Type.Object({
+  rows: Type.Array(Type.Unknown({ description: 'a GatewayRow' }), { minItems: 1, maxItems: 5000 }),
+});
+/** A row of the batch not stored, by its index, and why. */
+export const RowRefused = Type.Object({ index: Count, reason: Type.String({ maxLength: 1024 }) });
+export type RowRefused = Static<typeof RowRefused>;
+/**
+ * Answered once every row stored is committed (rows stored before, by a batch sent again, are
+ * skipped); `refused` names the rows not stored (absent from control planes before it existed).
+ */
+export const RowsWritten = Type.Object({
+  stored: Count,
+  refused: Type.Optional(Type.Array(RowRefused, { maxItems: 5000 })),
+});
 export type RowsWritten = Static<typeof RowsWritten>;
 
 export const GatewayStatus = Type.Object({ service: Type.Literal('gateway-control') });
