@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { DEMO_ACCOUNTS } from '../server/demo/organisation.js';
+import { buildCode } from '../scripts/build.js';
 import { ROOT, startChild, type Child } from './processes.js';
 import { consoleFigures, type ConsoleReport } from './report.js';
 import { percentile, round, summarise } from './stats.js';
@@ -148,8 +149,9 @@ export async function measureConsole(options: {
   log: (line: string) => void;
 }): Promise<ConsoleReport> {
   const { temp, log } = options;
-  log('console: building the renderer');
+  log('console: building the renderer and compiling the app, as `npm start` does');
   const { sizeWarning } = buildRenderer();
+  await buildCode(join(ROOT, 'dist'), 'pipe');
   const chunks = chunkSizes();
   const folder = consoleFolder(temp, options.dataDir);
 
@@ -281,8 +283,8 @@ export async function measureConsole(options: {
 }
 
 /**
- * A new user's first launch, `FIRST_LAUNCHES` times: a web shell on a new data folder (its
- * embedded server seeds the demo), the page opened in a new context the moment the shell prints
+ * A new user's first launch, `FIRST_LAUNCHES` times: the compiled web shell, as `npm start` runs
+ * it, on a new data folder (its embedded server seeds the demo), the page opened in a new context the moment the shell prints
  * its address, timed to the demo sign-in ready to click; the demo's history is still being written.
  */
 async function measureFirstLaunches(
@@ -295,7 +297,7 @@ async function measureFirstLaunches(
   for (let i = 0; i < FIRST_LAUNCHES; i++) {
     const folder = join(temp, `first-launch-${i}`);
     const spawned = Date.now();
-    const shell = await startChild('main/web/main.ts', [], {
+    const shell = await startChild('dist/main/web/main.js', [], {
       logPath: join(temp, `first-launch-${i}.log`),
       ready: /(http:\/\/127\.0\.0\.1:\d+\/#token=[\w-]+)/,
       env: { GC_DATA_DIR: folder, GC_NO_BROWSER: '1', GC_PORT: '', GC_DEMO_TRAFFIC: '0' },

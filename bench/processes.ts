@@ -27,7 +27,8 @@ export async function startChild(
   const fd = openSync(options.logPath, 'w');
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    // Compiled JavaScript runs as it is, the way `npm start` runs the app; sources through tsx.
+    child = spawn(process.execPath, [...(script.endsWith('.ts') ? ['--import', 'tsx'] : []), script, ...args], {
       cwd: ROOT,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', fd, fd],

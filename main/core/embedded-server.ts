@@ -321,7 +321,9 @@ export class EmbeddedServer implements EmbeddedServerControl {
     if (demo.account && (demo.seeded || marker !== null)) this.recordDemo(demo.account);
     else if (pending && !demo.seeded) this.removeMarker();
     if (socketPath !== place.path) return this.giveUp(run, `listens on ${socketPath}, not on the socket it was given`);
-    const probe = new URL(`${address}/openapi.json`);
+    // The API's cheapest answer, 401 to a request without a session: its OpenAPI document is built
+    // on first request, which a new user's sign-in would wait for.
+    const probe = new URL(`${address}/auth/me`);
     for (;;) {
       if (await answers(socketPath, probe, Math.max(1, Math.min(2_000, deadline - Date.now())))) break;
       this.checkStillStarting(run);
@@ -475,13 +477,13 @@ async function raceUntil(promises: Promise<unknown>[], deadline: number): Promis
   }
 }
 
-/** GET `url` over the socket answering 200 within `timeoutMs`, on a connection of its own closed at once. */
+/** GET `url` over the socket answering 401 (no session) within `timeoutMs`, on a connection of its own closed at once. */
 function answers(socketPath: string, url: URL, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const options = { socketPath, path: url.pathname, headers: { host: url.host }, agent: false, timeout: timeoutMs };
     const request = get(options, (response) => {
       response.resume();
-      resolve(response.statusCode === 200);
+      resolve(response.statusCode === 401);
     });
     request.on('timeout', () => request.destroy());
     request.on('error', () => resolve(false));

@@ -1,4 +1,4 @@
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { pkrToMicro } from '../domain/money.js';
 import { parseIsoTimestamp } from '../domain/time.js';
 import { parseId } from '../ids.js';
@@ -49,7 +49,10 @@ export async function ownersOf(control: ControlRecords): Promise<Owners> {
   };
 }
 
-const checkRow = new Ajv({ allErrors: false, strict: false }).compile<ImportedRequest>(ImportedRequest);
+/** Compiled on the first line read: a server that imports nothing never waits for it at start. */
+let compiledCheck: ValidateFunction<ImportedRequest> | null = null;
+const rowCheck = () =>
+  (compiledCheck ??= new Ajv({ allErrors: false, strict: false }).compile<ImportedRequest>(ImportedRequest));
 
 /**
  * The rows of an NDJSON file of request-log rows. A malformed line or an unknown key or
@@ -104,6 +107,7 @@ function parseLine(line: string, lineNumber: number): ImportedRequest {
   } catch {
     throw new LineError(lineNumber, 'not valid JSON');
   }
+  const checkRow = rowCheck();
   if (!checkRow(value)) {
     const issue = checkRow.errors?.[0];
     const field = issue?.instancePath || '/';

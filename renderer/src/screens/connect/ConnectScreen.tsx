@@ -7,6 +7,8 @@ import { ProfileList } from './ProfileList.js';
 import { SignInPanel } from './SignInPanel.js';
 
 const POLL_MS = 1500;
+/** While the embedded server starts, the host is asked often: a new user waits on this answer. */
+const STARTING_POLL_MS = 100;
 
 /** Choose a connection, then sign in, register or use the demo. */
 export function ConnectScreen() {
@@ -18,11 +20,12 @@ export function ConnectScreen() {
   const profile = profiles.find((p) => p.id === profileId) ?? null;
   const [adding, setAdding] = useState(profiles.length === 0);
 
+  const starting = useSession((s) => !s.embedded || s.embedded.state === 'starting');
   useEffect(() => {
     void pollEmbedded();
-    const timer = window.setInterval(() => void pollEmbedded(), POLL_MS);
+    const timer = window.setInterval(() => void pollEmbedded(), starting ? STARTING_POLL_MS : POLL_MS);
     return () => window.clearInterval(timer);
-  }, [pollEmbedded]);
+  }, [pollEmbedded, starting]);
 
   return (
     <main className="connect" data-testid="connect-screen">
