@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildCode, buildRenderer as runViteBuild } from './build.js';
+import type { runWebShell } from '../main/web/main.js';
 
 /**
  * `npm start`: builds what is missing, then starts the Electron shell when its binary is
@@ -133,8 +134,8 @@ function startElectron(binary: string): void {
 async function startWeb(): Promise<void> {
   await buildApp();
   const built = pathToFileURL(join(ROOT, 'dist', 'main', 'web', 'main.js')).href;
-  const { runWebShell } = (await import(built)) as typeof import('../main/web/main.js');
-  await runWebShell();
+  const shell = (await import(built)) as { runWebShell: typeof runWebShell };
+  await shell.runWebShell();
 }
 
 async function main(): Promise<void> {
