@@ -4,7 +4,7 @@ import { request as undiciRequest, type Dispatcher } from 'undici';
 import { settledCostMicro, type RoutePrice } from '../domain/route-catalogue.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { estimatedTokens, gatewayRow, type RowStart } from './request-facts.js';
-import { SseEvents, mayCarryUsage, type SseEvent, type Usage, usageOf } from './sse-events.js';
+import { SseEvents, answerFacts, mayCarryUsage, type SseEvent, type Usage } from './sse-events.js';
 
 export interface Forwarding {
   dispatcher: Dispatcher;
@@ -135,7 +135,11 @@ export async function forward(
       });
       reply.raw.end(answer);
       // Read once the answer is on its way: the caller does not wait for our measuring.
-      if (upstream.statusCode < 400) measured.usage = usageOf(text);
+      if (upstream.statusCode < 400) {
+        const facts = answerFacts(text);
+        measured.usage = facts.usage;
+        measured.generatedCharacters = facts.generatedCharacters;
+      }
     } else {
       reply.hijack();
       reply.raw.writeHead(200, {

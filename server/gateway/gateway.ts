@@ -39,6 +39,7 @@ interface ChatBody {
   model?: unknown;
   messages?: unknown;
   stream?: unknown;
+  stream_options?: unknown;
   max_tokens?: unknown;
   max_completion_tokens?: unknown;
 }
@@ -85,6 +86,15 @@ function boundCharacters(request: FastifyRequest, body: unknown): number {
 function malformed(body: ChatBody): string | null {
   if (typeof body.model !== 'string' || body.model === '') return 'model is required.';
   if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages must be a non-empty array.';
+  // Forwarded as sent, a `stream` the upstream reads as true would come back as events the
+  // gateway took for one answer: only what both read alike passes.
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
+    return 'stream must be a boolean.';
+  }
+  const options = body.stream_options;
+  if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
+    return 'stream_options must be an object.';
+  }
   return null;
 }
 

@@ -13,24 +13,81 @@ interface UsageBody {
   prompt_tokens_details?: { cached_tokens?: unknown } | null;
 }
 
-const count = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0);
+/**
+ * The most tokens one request may count: far past any model's context, so that a count above it
+ * is a broken upstream (or one that means harm), not a bill.
+ */
+const MAX_TOKENS = 10_000_000;
 
+const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_TOKENS;
+
+/**
+ * Usage as the upstream counted it, or null when it counted nothing a bill can rest on: a count
+ * missing, negative, fractional or absurd, or no prompt token at all (every prompt has one).
+ * Null means the row is estimated from the text instead: a count of 0 or less would bill nothing.
+ */
 function usageFrom(body: UsageBody | null | undefined): Usage | null {
-  if (!body || typeof body !== 'object' || typeof body.prompt_tokens !== 'number') return null;
-  return {
-    prompt: count(body.prompt_tokens),
-    completion: count(body.completion_tokens),
-    cachedPrompt: count(body.prompt_tokens_details?.cached_tokens),
-  };
+  if (!body || typeof body !== 'object') return null;
+  const { prompt_tokens: prompt, completion_tokens: completion } = body;
+  if (!isCount(prompt) || prompt === 0 || !isCount(completion)) return null;
+  const cached = body.prompt_tokens_details?.cached_tokens;
+  // Cached tokens only lower the bill: a count that makes no sense is taken as none cached.
+  return { prompt, completion, cachedPrompt: isCount(cached) && cached <= prompt ? cached : 0 };
 }
 
-/** The usage of a non-streamed answer, or null when it has none (or is not JSON). */
-export function usageOf(text: string): Usage | null {
-  try {
-    return usageFrom((JSON.parse(text) as { usage?: UsageBody }).usage);
-  } catch {
-    return null;
+/** What a non-streamed answer says of itself: its usage, and the characters it generated (for an estimate). */
+export interface AnswerFacts {
+  usage: Usage | null;
+  generatedCharacters: number;
+}
+
+interface Message {
+  content?: unknown;
+  refusal?: unknown;
+  tool_calls?: unknown;
+}
+
+interface Completion {
+  usage?: UsageBody;
+  choices?: unknown;
+}
+
+/** Characters a choice's message generated: its text, a refusal, and its tool calls' names and arguments. */
+function messageCharacters(message: Message): number {
+  let characters = 0;
+  if (typeof message.content === 'string') characters += message.content.length;
+  if (typeof message.refusal === 'string') characters += message.refusal.length;
+  if (Array.isArray(message.tool_calls)) {
+    for (const call of message.tool_calls) {
+      const fn = (call as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
+      if (typeof fn?.name === 'string') characters += fn.name.length;
+      if (typeof fn?.arguments === 'string') characters += fn.arguments.length;
+    }
   }
+  return characters;
+}
+
+/**
+ * The usage of a non-streamed answer and the characters it generated. An answer that is not
+ * JSON is counted by its length: it was sent, so it was generated.
+ */
+export function answerFacts(text: string): AnswerFacts {
+  let answer: Completion;
+  try {
+    answer = JSON.parse(text) as Completion;
+  } catch {
+    return { usage: null, generatedCharacters: text.length };
+  }
+  if (!answer || typeof answer !== 'object') return { usage: null, generatedCharacters: text.length };
+  let generatedCharacters = 0;
+  if (Array.isArray(answer.choices)) {
+    for (const choice of answer.choices) {
+      const message = (choice as { message?: unknown } | null)?.message;
+      if (message && typeof message === 'object') generatedCharacters += messageCharacters(message as Message);
+    }
+  }
+  return { usage: usageFrom(answer.usage), generatedCharacters };
 }
 
 export interface SseEvent {
@@ -165,7 +222,9 @@ export class SseEvents {
         if (typeof choice.delta?.content === 'string') event.content += choice.delta.content;
       }
       event.usage = usageFrom(chunk.usage);
-      event.usageOnly = event.usage !== null && (chunk.choices?.length ?? 0) === 0;
+      // Kept back from a caller who did not ask for usage even when its counts are refused.
+      const usageObject = typeof chunk.usage === 'object' && chunk.usage !== null;
+      event.usageOnly = usageObject && (chunk.choices?.length ?? 0) === 0;
     } catch {
       // Not JSON: handed on as it came, measured as nothing.
     }
