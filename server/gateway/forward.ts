@@ -4,6 +4,7 @@ import { request as undiciRequest, type Dispatcher } from 'undici';
 import { settledCostMicro, type RoutePrice } from '../domain/route-catalogue.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { estimatedTokens, gatewayRow, type RowStart } from './request-facts.js';
+import { upstreamFailure } from './upstream-errors.js';
 import { SseEvents, answerFacts, mayCarryUsage, type SseEvent, type Usage } from './sse-events.js';
 
 export interface Forwarding {
@@ -44,16 +45,27 @@ interface Measured {
   generatedCharacters: number;
 }
 
-/** An upstream's error body as the demo's rows word it: `500 api_error: Internal server error`. */
-function upstreamErrorOf(status: number, text: string): string {
-  try {
-    const error = (JSON.parse(text) as { error?: { type?: unknown; message?: unknown } }).error;
-    const type = typeof error?.type === 'string' ? ` ${error.type}` : '';
-    const message = typeof error?.message === 'string' ? error.message : '';
-    return `${status}${type}: ${message}`.slice(0, 1000);
-  } catch {
-    return `${status}: ${text.slice(0, 200)}`;
+/** The most of an upstream's error body read: an error is a sentence, and the rest is not handed on. */
+const ERROR_BODY_BYTES = 64 * 1024;
+/** The most of a non-streamed answer held: far past any model's output, well short of the memory it would take. */
+export const ANSWER_BYTES = 32 * 1024 * 1024;
+
+/** The upstream sent more than the gateway holds at once: its answer is cut, as a failed upstream's. */
+class UpstreamTooLarge extends Error {}
+
+/** The body as text, or null once it goes past `limit` bytes (then it is dropped, not read on). */
+async function textUpTo(body: Dispatcher.ResponseData['body'], limit: number): Promise<string | null> {
+  const parts: Buffer[] = [];
+  let bytes = 0;
+  for await (const part of body) {
+    bytes += (part as Buffer).length;
+    if (bytes > limit) {
+      body.destroy();
+      return null;
+    }
+    parts.push(part as Buffer);
   }
+  return Buffer.concat(parts).toString('utf8');
 }
 
 /** Sends the request upstream and the answer to the caller; returns the request's row. */
@@ -113,19 +125,30 @@ export async function forward(
       signal: abort.signal,
     });
     measured.status = upstream.statusCode;
-    if (!stream || upstream.statusCode !== 200) {
-      const text = await upstream.body.text();
-      let answer = text;
-      if (upstream.statusCode >= 400) measured.upstreamError = upstreamErrorOf(upstream.statusCode, text);
-      if (!admitted.isByok && (upstream.statusCode === 401 || upstream.statusCode === 403)) {
-        // The platform's own credentials were refused: the caller's key is fine, and the upstream's
-        // words (which may quote the platform key's prefix) are not theirs to read.
-        measured.status = 502;
-        measured.upstreamError = `${upstream.statusCode}: the upstream refused the platform's credentials`;
-        answer = JSON.stringify({
-          error: { message: 'The upstream refused the gateway.', type: 'upstream_error', code: 'upstream_error' },
-        });
-      }
+    if (upstream.statusCode < 200 || upstream.statusCode > 299) {
+      const text = (await textUpTo(upstream.body, ERROR_BODY_BYTES)) ?? '';
+      const retryAfter = upstream.headers['retry-after'];
+      const failure = upstreamFailure(
+        upstream.statusCode,
+        typeof retryAfter === 'string' ? retryAfter : undefined,
+        text,
+        [admitted.apiKey],
+        admitted.isByok,
+      );
+      measured.status = failure.status;
+      measured.upstreamError = failure.rowError;
+      headersSent = true;
+      reply.hijack();
+      reply.raw.writeHead(failure.status, {
+        ...admitted.rateHeaders,
+        ...requestId,
+        ...failure.headers,
+        'content-type': 'application/json',
+      });
+      reply.raw.end(JSON.stringify(failure.body));
+    } else if (!stream || upstream.statusCode !== 200) {
+      const text = await textUpTo(upstream.body, ANSWER_BYTES);
+      if (text === null) throw new UpstreamTooLarge(`an answer of more than ${ANSWER_BYTES} bytes`);
       headersSent = true;
       reply.hijack();
       reply.raw.writeHead(measured.status, {
@@ -133,13 +156,11 @@ export async function forward(
         ...requestId,
         'content-type': 'application/json',
       });
-      reply.raw.end(answer);
+      reply.raw.end(text);
       // Read once the answer is on its way: the caller does not wait for our measuring.
-      if (upstream.statusCode < 400) {
-        const facts = answerFacts(text);
-        measured.usage = facts.usage;
-        measured.generatedCharacters = facts.generatedCharacters;
-      }
+      const facts = answerFacts(text);
+      measured.usage = facts.usage;
+      measured.generatedCharacters = facts.generatedCharacters;
     } else {
       reply.hijack();
       reply.raw.writeHead(200, {
@@ -207,6 +228,10 @@ export async function forward(
       measured.termination = 'proxy_guillotine';
       measured.upstreamError = `no answer from upstream within ${forwarding.timeoutMs / 1000} s`;
       if (!headersSent) measured.status = 504;
+    } else if (error instanceof UpstreamTooLarge) {
+      measured.termination = 'upstream_stream_aborted';
+      measured.upstreamError = `the upstream sent ${error.message}`;
+      if (!headersSent) measured.status = 502;
     } else {
       measured.termination = headersSent ? 'upstream_stream_aborted' : 'success';
       // The error's code only: its message may name hosts of the operator's network.
@@ -220,6 +245,10 @@ export async function forward(
       const type = status === 504 ? 'timeout' : 'upstream_error';
       reply.raw.writeHead(status, { ...requestId, 'content-type': 'application/json' });
       reply.raw.end(JSON.stringify({ error: { message: measured.upstreamError, type, code: type } }));
+    } else if (error instanceof UpstreamTooLarge && !clientGone && !reply.raw.writableEnded) {
+      // Mid-stream, an error event is what the SDKs raise as an APIError; then the stream ends, without [DONE].
+      const body = { error: { message: measured.upstreamError, type: 'upstream_error', code: 'upstream_error' } };
+      reply.raw.end(`data: ${JSON.stringify(body)}\n\n`);
     } else if (!reply.raw.writableEnded) {
       reply.raw.destroy();
     }
