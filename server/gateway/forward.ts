@@ -1,11 +1,12 @@
 import type { FastifyReply } from 'fastify';
+import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import { settledCostMicro, type RoutePrice } from '../domain/route-catalogue.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { estimatedTokens, gatewayRow, type RowStart } from './request-facts.js';
 import { upstreamFailure } from './upstream-errors.js';
-import { SseEvents, answerFacts, mayCarryUsage, type SseEvent, type Usage } from './sse-events.js';
+import { SseEvents, UpstreamTooLarge, answerFacts, mayCarryUsage, type SseEvent, type Usage } from './sse-events.js';
 
 export interface Forwarding {
   dispatcher: Dispatcher;
@@ -49,9 +50,6 @@ interface Measured {
 const ERROR_BODY_BYTES = 64 * 1024;
 /** The most of a non-streamed answer held: far past any model's output, well short of the memory it would take. */
 export const ANSWER_BYTES = 32 * 1024 * 1024;
-
-/** The upstream sent more than the gateway holds at once: its answer is cut, as a failed upstream's. */
-class UpstreamTooLarge extends Error {}
 
 /** The body as text, or null once it goes past `limit` bytes (then it is dropped, not read on). */
 async function textUpTo(body: Dispatcher.ResponseData['body'], limit: number): Promise<string | null> {
@@ -195,7 +193,10 @@ export async function forward(
           read.push(event);
           if (!event || !event.usageOnly) passed += raw;
         }
-        if (passed !== '') reply.raw.write(passed);
+        // A caller reading slower than the upstream writes: wait for them, and so stop reading the
+        // upstream (its socket fills, and it waits too), rather than hold what they have not read.
+        // The gateway's timeout still bounds a caller who never reads again.
+        if (passed !== '' && !reply.raw.write(passed)) await once(reply.raw, 'drain', { signal: abort.signal });
         const at = performance.now();
         raws.forEach((raw, index) => {
           const seen = read[index];

@@ -151,39 +151,90 @@ interface Chunk {
   usage?: UsageBody | null;
 }
 
+/** The upstream sent more than the gateway holds at once: its answer is cut, as a failed upstream's. */
+export class UpstreamTooLarge extends Error {}
+
+/**
+ * The most characters of one event the gateway holds: a delta is a few hundred, a whole answer
+ * in one event a few hundred thousand; past this an upstream is broken or means harm.
+ */
+export const MAX_EVENT_CHARACTERS = 4 * 1024 * 1024;
+
+/** A blank line is at most four characters (`\r\n\r\n`): this much of what is held may begin one. */
+const JOINT = 3;
+
 /**
  * An upstream's server-sent events, cut at their blank lines as they arrive, with what the
  * gateway measures read from each `data:` line. The bytes themselves are passed on as sent.
+ *
+ * Each character is scanned once: an event still incomplete is held as the pieces it came in,
+ * and only a new piece (with the last characters held, where a blank line may begin) is searched
+ * for its end, as eventsource-parser does. Joining the pieces on every chunk would copy an event
+ * of n characters n / chunk times over: quadratic in its size.
  */
 export class SseEvents {
   done = false;
   private readonly decoder = new StringDecoder('utf8');
-  private pending = '';
+  /** The incomplete event's pieces, and their length. */
+  private held: string[] = [];
+  private heldCharacters = 0;
 
-  /** The whole events `chunk` completes, as received (each with its blank line). */
+  constructor(private readonly maxEvent = MAX_EVENT_CHARACTERS) {}
+
+  /**
+   * The whole events `chunk` completes, as received (each with its blank line). Throws
+   * {@link UpstreamTooLarge} once an event grows past the bound.
+   */
   cut(chunk: Buffer): string[] {
-    this.pending += this.decoder.write(chunk);
+    const text = this.decoder.write(chunk);
+    if (text === '') return [];
+    const joint = this.lastHeld();
+    const scan = joint + text;
     const events: string[] = [];
-    // Cut where each blank line ends, then drop what was read once: a chunk of many events is
-    // scanned once, not copied again after each.
-    let start = 0;
-    for (;;) {
-      BLANK_LINE.lastIndex = start;
-      const blank = BLANK_LINE.exec(this.pending);
-      if (!blank) break;
+    // Where in `scan` the text not yet given to an event begins.
+    let start = joint.length;
+    BLANK_LINE.lastIndex = 0;
+    for (let blank = BLANK_LINE.exec(scan); blank; blank = BLANK_LINE.exec(scan)) {
       const end = blank.index + blank[0].length;
-      events.push(this.pending.slice(start, end));
+      if (this.held.length > 0) {
+        events.push(this.held.join('') + scan.slice(joint.length, end));
+        this.held = [];
+        this.heldCharacters = 0;
+      } else {
+        events.push(scan.slice(start, end));
+      }
       start = end;
+      if (events[events.length - 1]!.length > this.maxEvent) throw this.tooLarge();
     }
-    if (start > 0) this.pending = this.pending.slice(start);
+    if (start < scan.length) {
+      this.held.push(scan.slice(start));
+      this.heldCharacters += scan.length - start;
+      if (this.heldCharacters > this.maxEvent) throw this.tooLarge();
+    }
     return events;
   }
 
   /** What is left when the upstream's stream ends: a last event it sent without a blank line after it. */
   end(): string[] {
-    const rest = this.pending + this.decoder.end();
-    this.pending = '';
+    const rest = this.held.join('') + this.decoder.end();
+    this.held = [];
+    this.heldCharacters = 0;
     return rest.trim() === '' ? [] : [rest];
+  }
+
+  /** The last JOINT characters held, each piece sliced before it is joined: a joined event would be copied whole. */
+  private lastHeld(): string {
+    let joint = '';
+    for (let index = this.held.length - 1; index >= 0 && joint.length < JOINT; index--) {
+      joint = this.held[index]!.slice(-(JOINT - joint.length)) + joint;
+    }
+    return joint;
+  }
+
+  private tooLarge(): UpstreamTooLarge {
+    this.held = [];
+    this.heldCharacters = 0;
+    return new UpstreamTooLarge(`an event of more than ${this.maxEvent} characters`);
   }
 
   /**
