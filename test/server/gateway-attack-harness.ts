@@ -47,6 +47,7 @@ export interface Row {
   model: string;
   status: number;
   stream: boolean;
+  key: { id: string } | null;
   metrics: Record<string, number | boolean | null>;
   financials: { cost_pkr: number; is_byok: number };
   status_detail: { termination_reason: string; upstream_error: string | null };
@@ -83,7 +84,7 @@ async function startGatewayProcess(controlPlane: string, env: Record<string, str
   throw new Error(`the gateway did not start: ${output}`);
 }
 
-export async function startBench(options: { timeoutMs: number }): Promise<Bench> {
+export async function startBench(options: { timeoutMs: number; bodyTimeoutMs?: number }): Promise<Bench> {
   const server = await startServer({ gatewayTokens: [TOKEN], gatewayFlushMs: FLUSH_MS });
   const scripts = new Map<string, Script>();
   let received = 0;
@@ -112,21 +113,24 @@ export async function startBench(options: { timeoutMs: number }): Promise<Bench>
   const inProcess: TestGateway = await startGateway(
     server,
     { byProvider: {}, fallback: { baseUrl: upstreamUrl, apiKey: PLATFORM_KEY } },
-    { timeoutMs: options.timeoutMs },
+    { timeoutMs: options.timeoutMs, bodyTimeoutMs: options.bodyTimeoutMs },
   );
   const own = await startGatewayProcess(new URL(server.baseUrl).origin, {
     SVC_GATEWAY_TOKEN: TOKEN,
     SVC_UPSTREAM_URL: upstreamUrl,
     SVC_UPSTREAM_KEY: PLATFORM_KEY,
     SVC_GATEWAY_TIMEOUT_MS: String(options.timeoutMs),
+    ...(options.bodyTimeoutMs === undefined ? {} : { SVC_GATEWAY_BODY_TIMEOUT_MS: String(options.bodyTimeoutMs) }),
   });
   const owner = await register(server);
   const projectId = (await owner.client.get('/projects')).body.projects[0].id as string;
 
   const rowsOf = async (keyId: string, count: number): Promise<Row[]> => {
     for (let attempt = 0; attempt < 200; attempt++) {
-      const page = await owner.client.get(`/analytics/requests?time_range=1h&limit=1000&key_id=${keyId}`);
-      if (page.status === 200 && page.body.requests.length >= count) return page.body.requests as Row[];
+      // The organisation's log, filtered here: a revoked key's id is no longer a filter.
+      const page = await owner.client.get('/analytics/requests?time_range=1h&limit=1000');
+      const rows = page.status === 200 ? (page.body.requests as Row[]).filter((row) => row.key?.id === keyId) : [];
+      if (rows.length >= count) return rows;
       await new Promise((done) => setTimeout(done, FLUSH_MS));
     }
     throw new Error(`fewer than ${count} rows for ${keyId}`);
