@@ -67,6 +67,8 @@ export interface ServerConfig {
   demoTraffic: boolean;
   /** An upstream that has not finished a request by then is cut (504, `proxy_guillotine`). */
   gatewayTimeoutMs: number;
+  /** A request body not all arrived by then is refused (408) and its connection closed. */
+  gatewayBodyTimeoutMs: number;
   /** How often the gateways' rows are written (200 ms); tests write sooner. */
   gatewayFlushMs?: number;
   /**
@@ -165,6 +167,7 @@ export function resolveConfig(input: ServerConfigInput): ServerConfig {
     simulatedUpstream: false,
     demoTraffic: true,
     gatewayTimeoutMs: 120_000,
+    gatewayBodyTimeoutMs: 30_000,
     gatewayTokens: [],
     allowedOrigins: [],
     logLevel: 'info',

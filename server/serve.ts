@@ -115,6 +115,7 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
     passwordCost: number('SVC_PASSWORD_COST'),
     passwordMinLength: number('SVC_PASSWORD_MIN_LENGTH'),
     gatewayTimeoutMs: number('SVC_GATEWAY_TIMEOUT_MS'),
+    gatewayBodyTimeoutMs: number('SVC_GATEWAY_BODY_TIMEOUT_MS'),
     vaultMasterKey: env.SVC_VAULT_MASTER_KEY,
     keyHashSecret: env.SVC_KEY_HASH_SECRET,
   };

@@ -84,5 +84,6 @@ export function startGateway(app: App, port: number): Promise<RunningGateway> {
     logger: app.log.child({ component: 'gateway' }),
     now: config.now,
     timeoutMs: config.gatewayTimeoutMs,
+    bodyTimeoutMs: config.gatewayBodyTimeoutMs,
   });
 }
