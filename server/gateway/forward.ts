@@ -52,7 +52,13 @@ const ERROR_BODY_BYTES = 64 * 1024;
 export const ANSWER_BYTES = 32 * 1024 * 1024;
 
 /** The body as text, or null once it goes past `limit` bytes (then it is dropped, not read on). */
-async function textUpTo(body: Dispatcher.ResponseData['body'], limit: number): Promise<string | null> {
+async function textUpTo(
+  body: Dispatcher.ResponseData['body'],
+  length: string | string[] | undefined,
+  limit: number,
+): Promise<string | null> {
+  // A length within the bound is all the framing lets through: read at undici's own pace.
+  if (typeof length === 'string' && Number(length) <= limit) return body.text();
   const parts: Buffer[] = [];
   let bytes = 0;
   for await (const part of body) {
@@ -124,7 +130,7 @@ export async function forward(
     });
     measured.status = upstream.statusCode;
     if (upstream.statusCode < 200 || upstream.statusCode > 299) {
-      const text = (await textUpTo(upstream.body, ERROR_BODY_BYTES)) ?? '';
+      const text = (await textUpTo(upstream.body, upstream.headers['content-length'], ERROR_BODY_BYTES)) ?? '';
       const retryAfter = upstream.headers['retry-after'];
       const failure = upstreamFailure(
         upstream.statusCode,
@@ -145,7 +151,7 @@ export async function forward(
       });
       reply.raw.end(JSON.stringify(failure.body));
     } else if (!stream || upstream.statusCode !== 200) {
-      const text = await textUpTo(upstream.body, ANSWER_BYTES);
+      const text = await textUpTo(upstream.body, upstream.headers['content-length'], ANSWER_BYTES);
       if (text === null) throw new UpstreamTooLarge(`an answer of more than ${ANSWER_BYTES} bytes`);
       headersSent = true;
       reply.hijack();

@@ -6,12 +6,12 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
 import { lazyChildLogger } from '../log.js';
 import { GatewayRefusal, badRequest, invalidKey, noUpstream } from '../admission/refusals.js';
-import type { IncomingMessage } from 'node:http';
-import type { KeyOwnerWire } from '../schemas/gateway-internal.js';
+import type { KeyModels, KeyOwnerWire } from '../schemas/gateway-internal.js';
 import type { Authority } from './authority.js';
 import { forward } from './forward.js';
 import { KeyGate, announcesBody, bearerSecret, bodyDeadline } from './front-door.js';
@@ -149,34 +149,42 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
   // The front door: every request that may carry a body (GET and HEAD never have one read) is
   // refused here, on its headers, unless its key is in force; one that passes gets a deadline for
   // its body. An unknown URL is answered here too, its body unread.
-  gateway.addHook('onRequest', async (request, reply) => {
-    if (request.method === 'GET' || request.method === 'HEAD') return;
+  gateway.addHook('onRequest', (request, reply, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return done();
     if (request.is404) {
       closing(request, reply);
-      throw new GatewayRefusal(
-        404,
-        `Unknown request URL: ${request.method} ${request.url}.`,
-        'invalid_request_error',
-        null,
+      return done(
+        new GatewayRefusal(
+          404,
+          `Unknown request URL: ${request.method} ${request.url}.`,
+          'invalid_request_error',
+          null,
+        ),
       );
     }
     const secret = bearerSecret(request.headers.authorization);
     if (secret === null) {
       closing(request, reply);
-      throw invalidKey(); // nobody to ask about, no row
+      return done(invalidKey()); // nobody to ask about, no row
     }
-    const known = await gate.check(secret);
-    if (known.kind === 'refused') {
-      // A revoked or expired key's call is still its row; an unknown key's has nobody to be filed under.
-      if (known.key !== null) {
-        const start = rowStart(request, newRequestId(), '', false, options.now(), known.key);
-        authority.report(refusalRow(start, known.refusal.status, reply.elapsedTime));
+    const admitAtTheDoor = (known: KeyModels) => {
+      if (known.kind === 'refused') {
+        // A revoked or expired key's call is still its row; an unknown key's has nobody to be filed under.
+        if (known.key !== null) {
+          const start = rowStart(request, newRequestId(), '', false, options.now(), known.key);
+          authority.report(refusalRow(start, known.refusal.status, reply.elapsedTime));
+        }
+        closing(request, reply);
+        return done(GatewayRefusal.fromWire(known.refusal));
       }
-      closing(request, reply);
-      throw GatewayRefusal.fromWire(known.refusal);
-    }
-    callers.set(request.raw, { secret, key: known.key });
-    if (announcesBody(request.raw)) bodyDeadline(request.raw, bodyTimeoutMs);
+      callers.set(request.raw, { secret, key: known.key });
+      if (announcesBody(request.raw)) bodyDeadline(request.raw, bodyTimeoutMs);
+      done();
+    };
+    // A key the door remembers is answered without a promise: most requests, on the hot path.
+    const known = gate.check(secret);
+    if (known instanceof Promise) known.then(admitAtTheDoor, done);
+    else admitAtTheDoor(known);
   });
 
   gateway.setErrorHandler(async (error: Error & { statusCode?: number }, request, reply) => {
