@@ -73,13 +73,15 @@ export class BodyTooSlow extends Error {
 /**
  * Ends the reading of `raw`'s body with {@link BodyTooSlow} if it has not all arrived within
  * `ms`. Fastify's reader listens for the request's errors: it answers 408 through the gateway's
- * error handler, which closes the connection.
+ * error handler, which closes the connection. A body nobody reads any more is cut with its
+ * connection (an error event with no listener would end the process).
  */
 export function bodyDeadline(raw: IncomingMessage, ms: number): void {
   const timer = setTimeout(() => {
-    if (!raw.complete && !raw.destroyed) {
-      raw.emit('error', new BodyTooSlow(`The request body did not arrive within ${ms / 1000} s.`));
-    }
+    if (raw.complete || raw.destroyed) return;
+    // Nobody reading it (refused already, as another content type): nothing to answer, the connection goes.
+    if (raw.listenerCount('error') === 0) raw.destroy();
+    else raw.emit('error', new BodyTooSlow(`The request body did not arrive within ${ms / 1000} s.`));
   }, ms);
   timer.unref();
   // A request is closed once its body is all read (or it is gone): either way, no deadline is left.

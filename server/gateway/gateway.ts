@@ -192,8 +192,8 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       recordUnread(request, reply, status);
-      // Too large or too slow: what is left of the body is not read.
-      if (status === 408 || status === 413) reply.header('connection', 'close');
+      // Too large, too slow, another type: what is left of the body is not read.
+      if (!request.raw.complete) reply.header('connection', 'close');
       return reply.code(status).send(badRequest(error.message).body());
     }
     request.log.error({ err: error }, 'gateway request failed');

@@ -49,7 +49,11 @@ interface Exchange {
  * A POST whose headers announce ANNOUNCED bytes, of which only the first kilobyte is sent: a
  * gateway that reads the body before it checks the key waits for the rest.
  */
-async function postHeadersOnly(gateway: string, authorization: string | null): Promise<Exchange> {
+async function postHeadersOnly(
+  gateway: string,
+  authorization: string | null,
+  contentType = 'application/json',
+): Promise<Exchange> {
   const url = new URL(gateway);
   const socket = connect(Number(url.port), url.hostname);
   sockets.push(socket);
@@ -62,7 +66,7 @@ async function postHeadersOnly(gateway: string, authorization: string | null): P
   const head = [
     `POST ${url.pathname}/chat/completions HTTP/1.1`,
     `Host: ${url.host}`,
-    'Content-Type: application/json',
+    `Content-Type: ${contentType}`,
     `Content-Length: ${ANNOUNCED}`,
     ...(authorization ? [`Authorization: ${authorization}`] : []),
   ];
@@ -126,6 +130,16 @@ describe.each(['in-process', 'own-process'] as const)('the front door of the gat
     const [row] = await bench.rowsOf(key.id, 1);
     expect(row!.status).toBe(408);
     expect(costMicro(row!)).toBe(0);
+  });
+
+  it("refuses a known key's body of another type without reading it, and closes the connection", async () => {
+    const key = await bench.newKey();
+    const exchange = await postHeadersOnly(url(), `Bearer ${key.api_key}`, 'application/xml');
+    await waitFor(() => exchange.closed() || exchange.received().includes('\r\n\r\n{'), 'an answer');
+    expect(statusOf(exchange)).toBe(415);
+    await waitFor(exchange.closed, 'the connection to close');
+    const [row] = await bench.rowsOf(key.id, 1);
+    expect(row!.status).toBe(415);
   });
 
   it('still serves a known key whose body comes in time, and refuses an unknown one the same way twice', async () => {
