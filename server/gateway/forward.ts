@@ -207,9 +207,9 @@ export async function forward(
         raws.forEach((raw, index) => {
           const seen = read[index];
           const event = seen || events.read(raw, seen);
-          if (event.content.length > 0) {
+          if (event.content.length > 0 || event.otherCharacters > 0) {
             firstTokenAt ??= at;
-            measured.generatedCharacters += event.content.length;
+            measured.generatedCharacters += event.content.length + event.otherCharacters;
           }
           if (event.usage) measured.usage = event.usage;
         });

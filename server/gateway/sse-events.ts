@@ -95,6 +95,8 @@ export interface SseEvent {
   raw: string;
   /** Generated text in the event's deltas. */
   content: string;
+  /** Characters generated other than text: tool calls' names and arguments, a refusal. */
+  otherCharacters: number;
   usage: Usage | null;
   /** A chunk that carries only usage (no choices), as `include_usage` adds at the end. */
   usageOnly: boolean;
@@ -147,7 +149,7 @@ export const mayCarryUsage = (raw: string): boolean => USAGE_OBJECT.test(raw);
 const BLANK_LINE = /\r?\n\r?\n/g;
 
 interface Chunk {
-  choices?: { delta?: { content?: unknown } }[];
+  choices?: { delta?: (Message & { content?: unknown }) | null }[];
   usage?: UsageBody | null;
 }
 
@@ -242,7 +244,7 @@ export class SseEvents {
    * `mayCarryUsage(raw)`, when the caller has tested it already.
    */
   read(raw: string, withUsage?: boolean): SseEvent {
-    const event: SseEvent = { raw, content: '', usage: null, usageOnly: false };
+    const event: SseEvent = { raw, content: '', otherCharacters: 0, usage: null, usageOnly: false };
     // Nearly every event is one `data:` line; others (comments, several lines) are read line by line.
     const firstBreak = raw.indexOf('\n');
     const oneLine = raw.startsWith('data:') && firstBreak >= raw.length - 3 && !raw.slice(0, firstBreak).includes('\r');
@@ -262,7 +264,12 @@ export class SseEvents {
     // events, each a few hundred bytes of JSON, at every request. Chunks with usage, and any
     // whose `content` keys are not written as OpenAI writes them, are parsed whole.
     // The caller's test of the raw event holds for its data when that is one line.
-    const content = ((oneLine ? withUsage : undefined) ?? mayCarryUsage(data)) ? null : contentOf(data);
+    // A tool call's arguments or a refusal are generated too: such chunks are parsed whole.
+    const whole =
+      ((oneLine ? withUsage : undefined) ?? mayCarryUsage(data)) ||
+      data.includes('"tool_calls"') ||
+      data.includes('"refusal":"');
+    const content = whole ? null : contentOf(data);
     if (content !== null) {
       event.content = content;
       return event;
@@ -270,7 +277,10 @@ export class SseEvents {
     try {
       const chunk = JSON.parse(data) as Chunk;
       for (const choice of chunk.choices ?? []) {
-        if (typeof choice.delta?.content === 'string') event.content += choice.delta.content;
+        const delta = choice.delta;
+        if (!delta || typeof delta !== 'object') continue;
+        if (typeof delta.content === 'string') event.content += delta.content;
+        event.otherCharacters += messageCharacters({ refusal: delta.refusal, tool_calls: delta.tool_calls });
       }
       event.usage = usageFrom(chunk.usage);
       // Kept back from a caller who did not ask for usage even when its counts are refused.

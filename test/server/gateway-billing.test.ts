@@ -33,6 +33,15 @@ beforeAll(async () => {
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify(completion(ANSWER, { prompt_tokens: 2.5, completion_tokens: 1e300 })));
   });
+  // A tool call streamed in two argument deltas, without usage: its arguments are what it generated.
+  bench.script('streamed tool call', (_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    const call = (fn: Record<string, string>) =>
+      `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: fn }] } }] })}\n\n`;
+    response.write(call({ name: '', arguments: ANSWER.slice(0, 60) }));
+    response.write(call({ arguments: ANSWER.slice(60) }));
+    response.end('data: [DONE]\n\n');
+  });
   bench.script('negative streamed usage', (_request, response) => {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     const chunk = (body: unknown) => `data: ${JSON.stringify(body)}\n\n`;
@@ -95,6 +104,16 @@ describe.each(['in-process', 'own-process'] as const)(
       const [row] = await bench.rowsOf(key.id, 1);
       expect(row!.metrics).toMatchObject({ tokens_generated: 30, tokens_estimated: true });
       expect(costMicro(row!)).toBe(estimatedCost('negative streamed usage', ANSWER.length));
+    });
+
+    it('estimates a streamed tool call without usage from its arguments', async () => {
+      const key = await bench.newKey();
+      const answer = await post(url(), key.api_key, chat('streamed tool call', { stream: true }));
+      expect(answer.statusCode).toBe(200);
+      expect(await answer.body.text()).toContain('[DONE]');
+      const [row] = await bench.rowsOf(key.id, 1);
+      expect(row!.metrics).toMatchObject({ tokens_generated: 30, tokens_estimated: true });
+      expect(costMicro(row!)).toBe(estimatedCost('streamed tool call', ANSWER.length));
     });
 
     it.each([['yes'], [1], [{}]])('refuses stream: %j with 400 in OpenAI shape, forwarding nothing', async (stream) => {

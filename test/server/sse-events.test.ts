@@ -65,6 +65,8 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
     const expected = ['', 'She said "hi"\\ then\nleft: café ☕', 'onetwo', ''];
     expect(push(events, Buffer.from(compact)).map((event) => event.content)).toEqual(expected);
     expect(push(events, Buffer.from(spaced)).map((event) => event.content)).toEqual(expected);
+    // The tool call's arguments are generated characters too, if not text.
+    expect(push(events, Buffer.from(compact)).map((event) => event.otherCharacters)).toEqual([0, 0, 0, 22]);
   });
 
   it('tells the usage that counts from the `usage: null` OpenAI puts on every chunk, and from text that quotes it', () => {
