@@ -72,6 +72,15 @@ async function textUpTo(
   return Buffer.concat(parts).toString('utf8');
 }
 
+/**
+ * `text` without the provider key the request was sent with: an upstream that quotes it in an
+ * answer (an error event mid-stream, a model made to repeat its headers) hands it to nobody.
+ * Events are cut whole, so a key is never split between two of them.
+ */
+function withoutKey(text: string, apiKey: string | null): string {
+  return apiKey && text.includes(apiKey) ? text.split(apiKey).join('[redacted]') : text;
+}
+
 /** Sends the request upstream and the answer to the caller; returns the request's row. */
 export async function forward(
   reply: FastifyReply,
@@ -160,7 +169,7 @@ export async function forward(
         ...requestId,
         'content-type': 'application/json',
       });
-      reply.raw.end(text);
+      reply.raw.end(withoutKey(text, admitted.apiKey));
       // Read once the answer is on its way: the caller does not wait for our measuring.
       const facts = answerFacts(text);
       measured.usage = facts.usage;
@@ -202,7 +211,9 @@ export async function forward(
         // A caller reading slower than the upstream writes: wait for them, and so stop reading the
         // upstream (its socket fills, and it waits too), rather than hold what they have not read.
         // The gateway's timeout still bounds a caller who never reads again.
-        if (passed !== '' && !reply.raw.write(passed)) await once(reply.raw, 'drain', { signal: abort.signal });
+        if (passed !== '' && !reply.raw.write(withoutKey(passed, admitted.apiKey))) {
+          await once(reply.raw, 'drain', { signal: abort.signal });
+        }
         const at = performance.now();
         raws.forEach((raw, index) => {
           const seen = read[index];

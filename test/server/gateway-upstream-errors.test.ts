@@ -40,6 +40,21 @@ beforeAll(async () => {
       }),
     );
   });
+  // Answers of 200 that quote the key: an error event mid-stream, a completion's text.
+  bench.script('key in stream', (request, response) => {
+    const sent = (request.headers.authorization ?? '').replace(/^Bearer /, '');
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    response.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'Hi. ' } }] })}\n\n`);
+    response.end(
+      `data: ${JSON.stringify({ error: { message: `key ${sent} is over quota`, type: 'server_error' } })}\n\n`,
+    );
+  });
+  bench.script('key in answer', (request, response) => {
+    const sent = (request.headers.authorization ?? '').replace(/^Bearer /, '');
+    response.writeHead(200, { 'content-type': 'application/json' });
+    const message = { role: 'assistant', content: `My header said ${sent}.` };
+    response.end(JSON.stringify({ choices: [{ index: 0, message, finish_reason: 'stop' }] }));
+  });
 });
 afterAll(async () => {
   await bench?.close();
@@ -56,7 +71,14 @@ async function post(gateway: string, apiKey: string, script: string, stream = fa
     body: JSON.stringify({ model: 'openai/gpt-4o-mini', messages: [{ role: 'user', content: script }], stream }),
   });
   const text = await answer.body.text();
-  return { status: answer.statusCode, headers: answer.headers, text, json: JSON.parse(text) as OpenAiError };
+  return {
+    status: answer.statusCode,
+    headers: answer.headers,
+    text,
+    get json() {
+      return JSON.parse(text) as OpenAiError;
+    },
+  };
 }
 
 describe.each(['in-process', 'own-process'] as const)("the gateway %s hands on an upstream's error safely", (name) => {
@@ -105,6 +127,17 @@ describe.each(['in-process', 'own-process'] as const)("the gateway %s hands on a
     expect(row!.status_detail.upstream_error).not.toContain(PLATFORM_KEY);
     expect(row!.status_detail.upstream_error).not.toContain(PLATFORM_KEY.slice(-4));
     expect(bench.logs()).not.toContain(PLATFORM_KEY);
+  });
+
+  it.each([
+    ['key in stream', true],
+    ['key in answer', false],
+  ])("takes the platform's key out of an answer of 200 that quotes it (%s)", async (script, stream) => {
+    const key = await bench.newKey();
+    const answer = await post(url(), key.api_key, script, stream);
+    expect(answer.status).toBe(200);
+    expect(answer.text).toContain('[redacted]');
+    expect(answer.text).not.toContain(PLATFORM_KEY);
   });
 
   it("takes an organisation's own vault key out of an error that quotes it", async () => {
