@@ -74,6 +74,8 @@ export interface ServerConfig {
   demoRows?: number;
   /** An upstream that has not finished a request by then is cut (504, `proxy_guillotine`). */
   gatewayTimeoutMs: number;
+  /** A request body not all arrived by then is refused (408) and its connection closed. */
+  gatewayBodyTimeoutMs: number;
   /** How often the gateways' rows are written (200 ms); tests write sooner. */
   gatewayFlushMs?: number;
   /**
@@ -172,6 +174,7 @@ export function resolveConfig(input: ServerConfigInput): ServerConfig {
     simulatedUpstream: false,
     demoTraffic: true,
     gatewayTimeoutMs: 120_000,
+    gatewayBodyTimeoutMs: 30_000,
     gatewayTokens: [],
     allowedOrigins: [],
     logLevel: 'info',

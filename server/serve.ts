@@ -131,6 +131,7 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
     passwordMinLength: number('SVC_PASSWORD_MIN_LENGTH'),
     gatewayTimeoutMs: number('SVC_GATEWAY_TIMEOUT_MS'),
     demoRows: number('SVC_DEMO_ROWS'),
+    gatewayBodyTimeoutMs: number('SVC_GATEWAY_BODY_TIMEOUT_MS'),
     vaultMasterKey: env.SVC_VAULT_MASTER_KEY,
     keyHashSecret: env.SVC_KEY_HASH_SECRET,
   };

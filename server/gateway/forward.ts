@@ -1,10 +1,12 @@
 import type { FastifyReply } from 'fastify';
+import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import { settledCostMicro, type RoutePrice } from '../domain/route-catalogue.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { estimatedTokens, gatewayRow, type RowStart } from './request-facts.js';
-import { SseEvents, mayCarryUsage, type SseEvent, type Usage, usageOf } from './sse-events.js';
+import { upstreamFailure } from './upstream-errors.js';
+import { SseEvents, UpstreamTooLarge, answerFacts, mayCarryUsage, type SseEvent, type Usage } from './sse-events.js';
 
 export interface Forwarding {
   dispatcher: Dispatcher;
@@ -44,16 +46,39 @@ interface Measured {
   generatedCharacters: number;
 }
 
-/** An upstream's error body as the demo's rows word it: `500 api_error: Internal server error`. */
-function upstreamErrorOf(status: number, text: string): string {
-  try {
-    const error = (JSON.parse(text) as { error?: { type?: unknown; message?: unknown } }).error;
-    const type = typeof error?.type === 'string' ? ` ${error.type}` : '';
-    const message = typeof error?.message === 'string' ? error.message : '';
-    return `${status}${type}: ${message}`.slice(0, 1000);
-  } catch {
-    return `${status}: ${text.slice(0, 200)}`;
+/** The most of an upstream's error body read: an error is a sentence, and the rest is not handed on. */
+const ERROR_BODY_BYTES = 64 * 1024;
+/** The most of a non-streamed answer held: far past any model's output, well short of the memory it would take. */
+export const ANSWER_BYTES = 32 * 1024 * 1024;
+
+/** The body as text, or null once it goes past `limit` bytes (then it is dropped, not read on). */
+async function textUpTo(
+  body: Dispatcher.ResponseData['body'],
+  length: string | string[] | undefined,
+  limit: number,
+): Promise<string | null> {
+  // A length within the bound is all the framing lets through: read at undici's own pace.
+  if (typeof length === 'string' && Number(length) <= limit) return body.text();
+  const parts: Buffer[] = [];
+  let bytes = 0;
+  for await (const part of body) {
+    bytes += (part as Buffer).length;
+    if (bytes > limit) {
+      body.destroy();
+      return null;
+    }
+    parts.push(part as Buffer);
   }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+/**
+ * `text` without the provider key the request was sent with: an upstream that quotes it in an
+ * answer (an error event mid-stream, a model made to repeat its headers) hands it to nobody.
+ * Events are cut whole, so a key is never split between two of them.
+ */
+function withoutKey(text: string, apiKey: string | null): string {
+  return apiKey && text.includes(apiKey) ? text.split(apiKey).join('[redacted]') : text;
 }
 
 /** Sends the request upstream and the answer to the caller; returns the request's row. */
@@ -113,19 +138,30 @@ export async function forward(
       signal: abort.signal,
     });
     measured.status = upstream.statusCode;
-    if (!stream || upstream.statusCode !== 200) {
-      const text = await upstream.body.text();
-      let answer = text;
-      if (upstream.statusCode >= 400) measured.upstreamError = upstreamErrorOf(upstream.statusCode, text);
-      if (!admitted.isByok && (upstream.statusCode === 401 || upstream.statusCode === 403)) {
-        // The platform's own credentials were refused: the caller's key is fine, and the upstream's
-        // words (which may quote the platform key's prefix) are not theirs to read.
-        measured.status = 502;
-        measured.upstreamError = `${upstream.statusCode}: the upstream refused the platform's credentials`;
-        answer = JSON.stringify({
-          error: { message: 'The upstream refused the gateway.', type: 'upstream_error', code: 'upstream_error' },
-        });
-      }
+    if (upstream.statusCode < 200 || upstream.statusCode > 299) {
+      const text = (await textUpTo(upstream.body, upstream.headers['content-length'], ERROR_BODY_BYTES)) ?? '';
+      const retryAfter = upstream.headers['retry-after'];
+      const failure = upstreamFailure(
+        upstream.statusCode,
+        typeof retryAfter === 'string' ? retryAfter : undefined,
+        text,
+        [admitted.apiKey],
+        admitted.isByok,
+      );
+      measured.status = failure.status;
+      measured.upstreamError = failure.rowError;
+      headersSent = true;
+      reply.hijack();
+      reply.raw.writeHead(failure.status, {
+        ...admitted.rateHeaders,
+        ...requestId,
+        ...failure.headers,
+        'content-type': 'application/json',
+      });
+      reply.raw.end(JSON.stringify(failure.body));
+    } else if (!stream || upstream.statusCode !== 200) {
+      const text = await textUpTo(upstream.body, upstream.headers['content-length'], ANSWER_BYTES);
+      if (text === null) throw new UpstreamTooLarge(`an answer of more than ${ANSWER_BYTES} bytes`);
       headersSent = true;
       reply.hijack();
       reply.raw.writeHead(measured.status, {
@@ -133,9 +169,11 @@ export async function forward(
         ...requestId,
         'content-type': 'application/json',
       });
-      reply.raw.end(answer);
+      reply.raw.end(withoutKey(text, admitted.apiKey));
       // Read once the answer is on its way: the caller does not wait for our measuring.
-      if (upstream.statusCode < 400) measured.usage = usageOf(text);
+      const facts = answerFacts(text);
+      measured.usage = facts.usage;
+      measured.generatedCharacters = facts.generatedCharacters;
     } else {
       reply.hijack();
       reply.raw.writeHead(200, {
@@ -170,14 +208,19 @@ export async function forward(
           read.push(event);
           if (!event || !event.usageOnly) passed += raw;
         }
-        if (passed !== '') reply.raw.write(passed);
+        // A caller reading slower than the upstream writes: wait for them, and so stop reading the
+        // upstream (its socket fills, and it waits too), rather than hold what they have not read.
+        // The gateway's timeout still bounds a caller who never reads again.
+        if (passed !== '' && !reply.raw.write(withoutKey(passed, admitted.apiKey))) {
+          await once(reply.raw, 'drain', { signal: abort.signal });
+        }
         const at = performance.now();
         raws.forEach((raw, index) => {
           const seen = read[index];
           const event = seen || events.read(raw, seen);
-          if (event.content.length > 0) {
+          if (event.content.length > 0 || event.otherCharacters > 0) {
             firstTokenAt ??= at;
-            measured.generatedCharacters += event.content.length;
+            measured.generatedCharacters += event.content.length + event.otherCharacters;
           }
           if (event.usage) measured.usage = event.usage;
         });
@@ -203,6 +246,10 @@ export async function forward(
       measured.termination = 'proxy_guillotine';
       measured.upstreamError = `no answer from upstream within ${forwarding.timeoutMs / 1000} s`;
       if (!headersSent) measured.status = 504;
+    } else if (error instanceof UpstreamTooLarge) {
+      measured.termination = 'upstream_stream_aborted';
+      measured.upstreamError = `the upstream sent ${error.message}`;
+      if (!headersSent) measured.status = 502;
     } else {
       measured.termination = headersSent ? 'upstream_stream_aborted' : 'success';
       // The error's code only: its message may name hosts of the operator's network.
@@ -216,6 +263,10 @@ export async function forward(
       const type = status === 504 ? 'timeout' : 'upstream_error';
       reply.raw.writeHead(status, { ...requestId, 'content-type': 'application/json' });
       reply.raw.end(JSON.stringify({ error: { message: measured.upstreamError, type, code: type } }));
+    } else if (error instanceof UpstreamTooLarge && !clientGone && !reply.raw.writableEnded) {
+      // Mid-stream, an error event is what the SDKs raise as an APIError; then the stream ends, without [DONE].
+      const body = { error: { message: measured.upstreamError, type: 'upstream_error', code: 'upstream_error' } };
+      reply.raw.end(`data: ${JSON.stringify(body)}\n\n`);
     } else if (!reply.raw.writableEnded) {
       reply.raw.destroy();
     }

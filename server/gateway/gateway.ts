@@ -6,14 +6,16 @@ import Fastify, {
   type FastifyRequest,
 } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
 import { lazyChildLogger } from '../log.js';
 import { GatewayRefusal, badRequest, invalidKey, namesItsRow, noUpstream } from '../admission/refusals.js';
 import { tooDeep, tooDeepError } from './body-checks.js';
-import type { KeyOwnerWire } from '../schemas/gateway-internal.js';
+import type { KeyModels, KeyOwnerWire } from '../schemas/gateway-internal.js';
 import type { Authority } from './authority.js';
 import { forward } from './forward.js';
+import { KeyGate, announcesBody, bearerSecret, bodyDeadline } from './front-door.js';
 import { metadataOf, promptCharacters, refusalRow, uncertainBound, type RowStart } from './request-facts.js';
 import { upstreamFor, type Upstreams } from './upstreams.js';
 
@@ -26,20 +28,22 @@ export interface GatewayOptions {
   now: () => number;
   /** An upstream that has not finished by then is cut (504, `proxy_guillotine`). */
   timeoutMs?: number;
+  /** A request body not all arrived by then is refused (408) and its connection closed. */
+  bodyTimeoutMs?: number;
 }
 
 export const DEFAULT_GATEWAY_TIMEOUT_MS = 120_000;
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 /** Generated tokens assumed for a hold when the caller sets no maximum: the most any route answers. */
 const DEFAULT_MAX_GENERATED = 16_000;
-
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 interface ChatBody {
   n?: unknown;
   model?: unknown;
   messages?: unknown;
   stream?: unknown;
+  stream_options?: unknown;
   max_tokens?: unknown;
   max_completion_tokens?: unknown;
 }
@@ -86,6 +90,15 @@ function boundCharacters(request: FastifyRequest, body: unknown): number {
 function malformed(body: ChatBody): string | null {
   if (typeof body.model !== 'string' || body.model === '') return 'model is required.';
   if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages must be a non-empty array.';
+  // Forwarded as sent, a `stream` the upstream reads as true would come back as events the
+  // gateway took for one answer: only what both read alike passes.
+  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
+    return 'stream must be a boolean.';
+  }
+  const options = body.stream_options;
+  if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
+    return 'stream_options must be an object.';
+  }
   return null;
 }
 
@@ -124,11 +137,65 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     await forwarding.dispatcher.close();
   });
 
+  // Who the caller of a request with a body is, as the front door found them: the handler and
+  // the error handler read it rather than ask the authority again.
+  const callers = new WeakMap<IncomingMessage, { secret: string; key: KeyOwnerWire }>();
+  const gate = new KeyGate(authority);
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+
+  /** Refused with a body still to come: the connection goes, so nothing more of it is read. */
+  const closing = (request: FastifyRequest, reply: FastifyReply) => {
+    if (announcesBody(request.raw)) reply.header('connection', 'close');
+  };
+
+  // The front door: every request that may carry a body (GET and HEAD never have one read) is
+  // refused here, on its headers, unless its key is in force; one that passes gets a deadline for
+  // its body. An unknown URL is answered here too, its body unread.
+  gateway.addHook('onRequest', (request, reply, done) => {
+    if (request.method === 'GET' || request.method === 'HEAD') return done();
+    if (request.is404) {
+      closing(request, reply);
+      return done(
+        new GatewayRefusal(
+          404,
+          `Unknown request URL: ${request.method} ${request.url}.`,
+          'invalid_request_error',
+          null,
+        ),
+      );
+    }
+    const secret = bearerSecret(request.headers.authorization);
+    if (secret === null) {
+      closing(request, reply);
+      return done(invalidKey()); // nobody to ask about, no row
+    }
+    const admitAtTheDoor = (known: KeyModels) => {
+      if (known.kind === 'refused') {
+        // A revoked or expired key's call is still its row; an unknown key's has nobody to be filed under.
+        if (known.key !== null) {
+          const start = rowStart(request, newRequestId(), '', false, options.now(), known.key);
+          authority.report(refusalRow(start, known.refusal.status, reply.elapsedTime));
+        }
+        closing(request, reply);
+        return done(GatewayRefusal.fromWire(known.refusal));
+      }
+      callers.set(request.raw, { secret, key: known.key });
+      if (announcesBody(request.raw)) bodyDeadline(request.raw, bodyTimeoutMs);
+      done();
+    };
+    // A key the door remembers is answered without a promise: most requests, on the hot path.
+    const known = gate.check(secret);
+    if (known instanceof Promise) known.then(admitAtTheDoor, done);
+    else admitAtTheDoor(known);
+  });
+
   gateway.setErrorHandler(async (error: Error & { statusCode?: number }, request, reply) => {
     if (error instanceof GatewayRefusal) return reply.code(error.status).headers(error.headers).send(error.body());
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      await recordUnread(request, reply, status);
+      recordUnread(request, reply, status);
+      // Too large, too slow, another type: what is left of the body is not read.
+      if (!request.raw.complete) reply.header('connection', 'close');
       return reply.code(status).send(badRequest(error.message).body());
     }
     request.log.error({ err: error }, 'gateway request failed');
@@ -139,24 +206,22 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
   );
 
   /**
-   * A chat request refused before its body could be read (not JSON, too large, another content
-   * type): still a call of the key's, so still its row, when the key is known.
+   * A chat request refused before its body could be read (not JSON, too large, too slow, another
+   * content type): still a call of the key's, so still its row.
    */
-  const recordUnread = async (request: FastifyRequest, reply: FastifyReply, status: number): Promise<void> => {
+  const recordUnread = (request: FastifyRequest, reply: FastifyReply, status: number): void => {
     if (request.method !== 'POST' || request.routeOptions.url !== '/v1/chat/completions') return;
-    const secret = request.headers.authorization && BEARER.exec(request.headers.authorization)?.[1];
-    if (!secret || secret.length > 512) return;
-    const known = await authority.keyModels(secret);
-    if (known.kind !== 'known') return;
+    const caller = callers.get(request.raw);
+    if (!caller) return;
     const reqId = newRequestId();
-    const start = rowStart(request, reqId, '', false, Math.round(options.now() - reply.elapsedTime), known.key);
+    const start = rowStart(request, reqId, '', false, Math.round(options.now() - reply.elapsedTime), caller.key);
     authority.report(refusalRow(start, status, reply.elapsedTime));
     reply.header('x-request-id', reqId);
   };
 
   const secretOf = (request: FastifyRequest): string => {
-    const secret = request.headers.authorization && BEARER.exec(request.headers.authorization)?.[1];
-    if (!secret || secret.length > 512) throw invalidKey(); // nobody to ask about, no row
+    const secret = bearerSecret(request.headers.authorization);
+    if (secret === null) throw invalidKey(); // nobody to ask about, no row
     return secret;
   };
 
@@ -164,7 +229,10 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     const arrived = performance.now();
     const ts = options.now();
     const body = (request.body ?? {}) as ChatBody & Record<string, unknown>;
-    const secret = secretOf(request);
+    // Set by the front door for every POST it lets in.
+    const caller = callers.get(request.raw);
+    if (!caller) throw invalidKey();
+    const { secret } = caller;
     const model = typeof body.model === 'string' ? body.model : '';
     const stream = body.stream === true;
     const reqId = newRequestId();
@@ -178,11 +246,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     };
 
     const problem = malformed(body);
-    if (problem !== null) {
-      const known = await authority.keyModels(secret);
-      if (known.kind === 'refused') throw refuse(GatewayRefusal.fromWire(known.refusal), known.key);
-      throw refuse(badRequest(problem), known.key);
-    }
+    if (problem !== null) throw refuse(badRequest(problem), caller.key);
     const messages = body.messages as unknown[];
     // The hold bounds the prompt by the whole body (tools, images and all) and counts every choice.
     const choices = typeof body.n === 'number' && Number.isInteger(body.n) && body.n > 1 ? body.n : 1;

@@ -13,24 +13,81 @@ interface UsageBody {
   prompt_tokens_details?: { cached_tokens?: unknown } | null;
 }
 
-const count = (value: unknown) => (typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : 0);
+/**
+ * The most tokens one request may count: far past any model's context, so that a count above it
+ * is a broken upstream (or one that means harm), not a bill.
+ */
+const MAX_TOKENS = 10_000_000;
 
+const isCount = (value: unknown): value is number =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_TOKENS;
+
+/**
+ * Usage as the upstream counted it, or null when it counted nothing a bill can rest on: a count
+ * missing, negative, fractional or absurd, or no prompt token at all (every prompt has one).
+ * Null means the row is estimated from the text instead: a count of 0 or less would bill nothing.
+ */
 function usageFrom(body: UsageBody | null | undefined): Usage | null {
-  if (!body || typeof body !== 'object' || typeof body.prompt_tokens !== 'number') return null;
-  return {
-    prompt: count(body.prompt_tokens),
-    completion: count(body.completion_tokens),
-    cachedPrompt: count(body.prompt_tokens_details?.cached_tokens),
-  };
+  if (!body || typeof body !== 'object') return null;
+  const { prompt_tokens: prompt, completion_tokens: completion } = body;
+  if (!isCount(prompt) || prompt === 0 || !isCount(completion)) return null;
+  const cached = body.prompt_tokens_details?.cached_tokens;
+  // Cached tokens only lower the bill: a count that makes no sense is taken as none cached.
+  return { prompt, completion, cachedPrompt: isCount(cached) && cached <= prompt ? cached : 0 };
 }
 
-/** The usage of a non-streamed answer, or null when it has none (or is not JSON). */
-export function usageOf(text: string): Usage | null {
-  try {
-    return usageFrom((JSON.parse(text) as { usage?: UsageBody }).usage);
-  } catch {
-    return null;
+/** What a non-streamed answer says of itself: its usage, and the characters it generated (for an estimate). */
+export interface AnswerFacts {
+  usage: Usage | null;
+  generatedCharacters: number;
+}
+
+interface Message {
+  content?: unknown;
+  refusal?: unknown;
+  tool_calls?: unknown;
+}
+
+interface Completion {
+  usage?: UsageBody;
+  choices?: unknown;
+}
+
+/** Characters a choice's message generated: its text, a refusal, and its tool calls' names and arguments. */
+function messageCharacters(message: Message): number {
+  let characters = 0;
+  if (typeof message.content === 'string') characters += message.content.length;
+  if (typeof message.refusal === 'string') characters += message.refusal.length;
+  if (Array.isArray(message.tool_calls)) {
+    for (const call of message.tool_calls) {
+      const fn = (call as { function?: { name?: unknown; arguments?: unknown } } | null)?.function;
+      if (typeof fn?.name === 'string') characters += fn.name.length;
+      if (typeof fn?.arguments === 'string') characters += fn.arguments.length;
+    }
   }
+  return characters;
+}
+
+/**
+ * The usage of a non-streamed answer and the characters it generated. An answer that is not
+ * JSON is counted by its length: it was sent, so it was generated.
+ */
+export function answerFacts(text: string): AnswerFacts {
+  let answer: Completion;
+  try {
+    answer = JSON.parse(text) as Completion;
+  } catch {
+    return { usage: null, generatedCharacters: text.length };
+  }
+  if (!answer || typeof answer !== 'object') return { usage: null, generatedCharacters: text.length };
+  let generatedCharacters = 0;
+  if (Array.isArray(answer.choices)) {
+    for (const choice of answer.choices) {
+      const message = (choice as { message?: unknown } | null)?.message;
+      if (message && typeof message === 'object') generatedCharacters += messageCharacters(message as Message);
+    }
+  }
+  return { usage: usageFrom(answer.usage), generatedCharacters };
 }
 
 export interface SseEvent {
@@ -38,6 +95,8 @@ export interface SseEvent {
   raw: string;
   /** Generated text in the event's deltas. */
   content: string;
+  /** Characters generated other than text: tool calls' names and arguments, a refusal. */
+  otherCharacters: number;
   usage: Usage | null;
   /** A chunk that carries only usage (no choices), as `include_usage` adds at the end. */
   usageOnly: boolean;
@@ -90,43 +149,94 @@ export const mayCarryUsage = (raw: string): boolean => USAGE_OBJECT.test(raw);
 const BLANK_LINE = /\r?\n\r?\n/g;
 
 interface Chunk {
-  choices?: { delta?: { content?: unknown } }[];
+  choices?: { delta?: (Message & { content?: unknown }) | null }[];
   usage?: UsageBody | null;
 }
+
+/** The upstream sent more than the gateway holds at once: its answer is cut, as a failed upstream's. */
+export class UpstreamTooLarge extends Error {}
+
+/**
+ * The most characters of one event the gateway holds: a delta is a few hundred, a whole answer
+ * in one event a few hundred thousand; past this an upstream is broken or means harm.
+ */
+export const MAX_EVENT_CHARACTERS = 4 * 1024 * 1024;
+
+/** A blank line is at most four characters (`\r\n\r\n`): this much of what is held may begin one. */
+const JOINT = 3;
 
 /**
  * An upstream's server-sent events, cut at their blank lines as they arrive, with what the
  * gateway measures read from each `data:` line. The bytes themselves are passed on as sent.
+ *
+ * Each character is scanned once: an event still incomplete is held as the pieces it came in,
+ * and only a new piece (with the last characters held, where a blank line may begin) is searched
+ * for its end, as eventsource-parser does. Joining the pieces on every chunk would copy an event
+ * of n characters n / chunk times over: quadratic in its size.
  */
 export class SseEvents {
   done = false;
   private readonly decoder = new StringDecoder('utf8');
-  private pending = '';
+  /** The incomplete event's pieces, and their length. */
+  private held: string[] = [];
+  private heldCharacters = 0;
 
-  /** The whole events `chunk` completes, as received (each with its blank line). */
+  constructor(private readonly maxEvent = MAX_EVENT_CHARACTERS) {}
+
+  /**
+   * The whole events `chunk` completes, as received (each with its blank line). Throws
+   * {@link UpstreamTooLarge} once an event grows past the bound.
+   */
   cut(chunk: Buffer): string[] {
-    this.pending += this.decoder.write(chunk);
+    const text = this.decoder.write(chunk);
+    if (text === '') return [];
+    const joint = this.lastHeld();
+    const scan = joint + text;
     const events: string[] = [];
-    // Cut where each blank line ends, then drop what was read once: a chunk of many events is
-    // scanned once, not copied again after each.
-    let start = 0;
-    for (;;) {
-      BLANK_LINE.lastIndex = start;
-      const blank = BLANK_LINE.exec(this.pending);
-      if (!blank) break;
+    // Where in `scan` the text not yet given to an event begins.
+    let start = joint.length;
+    BLANK_LINE.lastIndex = 0;
+    for (let blank = BLANK_LINE.exec(scan); blank; blank = BLANK_LINE.exec(scan)) {
       const end = blank.index + blank[0].length;
-      events.push(this.pending.slice(start, end));
+      if (this.held.length > 0) {
+        events.push(this.held.join('') + scan.slice(joint.length, end));
+        this.held = [];
+        this.heldCharacters = 0;
+      } else {
+        events.push(scan.slice(start, end));
+      }
       start = end;
+      if (events[events.length - 1]!.length > this.maxEvent) throw this.tooLarge();
     }
-    if (start > 0) this.pending = this.pending.slice(start);
+    if (start < scan.length) {
+      this.held.push(scan.slice(start));
+      this.heldCharacters += scan.length - start;
+      if (this.heldCharacters > this.maxEvent) throw this.tooLarge();
+    }
     return events;
   }
 
   /** What is left when the upstream's stream ends: a last event it sent without a blank line after it. */
   end(): string[] {
-    const rest = this.pending + this.decoder.end();
-    this.pending = '';
+    const rest = this.held.join('') + this.decoder.end();
+    this.held = [];
+    this.heldCharacters = 0;
     return rest.trim() === '' ? [] : [rest];
+  }
+
+  /** The last JOINT characters held, each piece sliced before it is joined: a joined event would be copied whole. */
+  private lastHeld(): string {
+    let joint = '';
+    for (let index = this.held.length - 1; index >= 0 && joint.length < JOINT; index--) {
+      joint = this.held[index]!.slice(-(JOINT - joint.length)) + joint;
+    }
+    return joint;
+  }
+
+  private tooLarge(): UpstreamTooLarge {
+    this.held = [];
+    this.heldCharacters = 0;
+    return new UpstreamTooLarge(`an event of more than ${this.maxEvent} characters`);
   }
 
   /**
@@ -134,7 +244,7 @@ export class SseEvents {
    * `mayCarryUsage(raw)`, when the caller has tested it already.
    */
   read(raw: string, withUsage?: boolean): SseEvent {
-    const event: SseEvent = { raw, content: '', usage: null, usageOnly: false };
+    const event: SseEvent = { raw, content: '', otherCharacters: 0, usage: null, usageOnly: false };
     // Nearly every event is one `data:` line; others (comments, several lines) are read line by line.
     const firstBreak = raw.indexOf('\n');
     const oneLine = raw.startsWith('data:') && firstBreak >= raw.length - 3 && !raw.slice(0, firstBreak).includes('\r');
@@ -154,7 +264,12 @@ export class SseEvents {
     // events, each a few hundred bytes of JSON, at every request. Chunks with usage, and any
     // whose `content` keys are not written as OpenAI writes them, are parsed whole.
     // The caller's test of the raw event holds for its data when that is one line.
-    const content = ((oneLine ? withUsage : undefined) ?? mayCarryUsage(data)) ? null : contentOf(data);
+    // A tool call's arguments or a refusal are generated too: such chunks are parsed whole.
+    const whole =
+      ((oneLine ? withUsage : undefined) ?? mayCarryUsage(data)) ||
+      data.includes('"tool_calls"') ||
+      data.includes('"refusal":"');
+    const content = whole ? null : contentOf(data);
     if (content !== null) {
       event.content = content;
       return event;
@@ -162,10 +277,15 @@ export class SseEvents {
     try {
       const chunk = JSON.parse(data) as Chunk;
       for (const choice of chunk.choices ?? []) {
-        if (typeof choice.delta?.content === 'string') event.content += choice.delta.content;
+        const delta = choice.delta;
+        if (!delta || typeof delta !== 'object') continue;
+        if (typeof delta.content === 'string') event.content += delta.content;
+        event.otherCharacters += messageCharacters({ refusal: delta.refusal, tool_calls: delta.tool_calls });
       }
       event.usage = usageFrom(chunk.usage);
-      event.usageOnly = event.usage !== null && (chunk.choices?.length ?? 0) === 0;
+      // Kept back from a caller who did not ask for usage even when its counts are refused.
+      const usageObject = typeof chunk.usage === 'object' && chunk.usage !== null;
+      event.usageOnly = usageObject && (chunk.choices?.length ?? 0) === 0;
     } catch {
       // Not JSON: handed on as it came, measured as nothing.
     }

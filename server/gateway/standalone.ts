@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { createLogger } from '../log.js';
-import { DEFAULT_GATEWAY_TIMEOUT_MS } from './gateway.js';
+import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_GATEWAY_TIMEOUT_MS } from './gateway.js';
 import { ControlPlaneAnswer, RemoteAuthority } from './remote-authority.js';
 import { listenGateway } from './start.js';
 import { upstreamsFromEnv } from './upstreams.js';
@@ -14,7 +14,8 @@ export const GATEWAY_USAGE = `usage: SVC_GATEWAY_TOKEN=… npm run gateway -- --
   SVC_GATEWAY_TOKEN     one of the control plane's SVC_GATEWAY_TOKENS (an environment variable only:
                         a flag would show in the process list)
   SVC_UPSTREAM_URL / SVC_UPSTREAM_KEY, SVC_UPSTREAM_<PROVIDER>_URL / _KEY: where requests go
-  SVC_GATEWAY_TIMEOUT_MS  an upstream that has not finished by then is cut (120000)`;
+  SVC_GATEWAY_TIMEOUT_MS  an upstream that has not finished by then is cut (120000)
+  SVC_GATEWAY_BODY_TIMEOUT_MS  a request body not all arrived by then is refused, 408 (30000)`;
 
 const FLAGS = {
   'control-plane': { type: 'string' },
@@ -31,6 +32,7 @@ export interface StandaloneConfig {
   port: number;
   simulate: boolean;
   timeoutMs: number;
+  bodyTimeoutMs: number;
   logLevel: string;
 }
 
@@ -51,6 +53,10 @@ export function standaloneConfig(args: string[], env: NodeJS.ProcessEnv): Standa
   if (timeout !== undefined && timeout !== '' && !/^[1-9]\d*$/.test(timeout)) {
     throw new Error('SVC_GATEWAY_TIMEOUT_MS must be a positive integer');
   }
+  const bodyTimeout = env.SVC_GATEWAY_BODY_TIMEOUT_MS;
+  if (bodyTimeout !== undefined && bodyTimeout !== '' && !/^[1-9]\d*$/.test(bodyTimeout)) {
+    throw new Error('SVC_GATEWAY_BODY_TIMEOUT_MS must be a positive integer');
+  }
   return {
     controlPlane: url,
     token,
@@ -58,6 +64,7 @@ export function standaloneConfig(args: string[], env: NodeJS.ProcessEnv): Standa
     port: Number(port),
     simulate: values['simulated-upstream'] ?? env.SVC_SIMULATED_UPSTREAM === '1',
     timeoutMs: timeout ? Math.min(Number(timeout), 3_600_000) : DEFAULT_GATEWAY_TIMEOUT_MS,
+    bodyTimeoutMs: bodyTimeout ? Math.min(Number(bodyTimeout), 600_000) : DEFAULT_BODY_TIMEOUT_MS,
     logLevel: env.SVC_LOG_LEVEL ?? 'info',
   };
 }
@@ -99,6 +106,7 @@ export async function runGateway(args: string[]): Promise<number> {
     logger,
     now: Date.now,
     timeoutMs: config.timeoutMs,
+    bodyTimeoutMs: config.bodyTimeoutMs,
   }).catch(async (error: unknown) => {
     await authority.close(0);
     throw error;

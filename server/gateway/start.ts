@@ -24,6 +24,8 @@ export interface GatewaySetup {
   logger: FastifyBaseLogger;
   now: () => number;
   timeoutMs: number;
+  /** A request body not all arrived by then is refused (408); the gateway's default when absent. */
+  bodyTimeoutMs?: number;
 }
 
 /** A gateway listening on `setup.host`:`setup.port`, wherever its authority is. */
@@ -41,6 +43,7 @@ export async function listenGateway(setup: GatewaySetup): Promise<RunningGateway
     logger: setup.logger,
     now: setup.now,
     timeoutMs: setup.timeoutMs,
+    bodyTimeoutMs: setup.bodyTimeoutMs,
   });
   try {
     await gateway.listen({ host: setup.host, port: setup.port });
@@ -81,5 +84,6 @@ export function startGateway(app: App, port: number): Promise<RunningGateway> {
     logger: app.log.child({ component: 'gateway' }),
     now: config.now,
     timeoutMs: config.gatewayTimeoutMs,
+    bodyTimeoutMs: config.gatewayBodyTimeoutMs,
   });
 }

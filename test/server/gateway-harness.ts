@@ -17,7 +17,7 @@ export interface TestGateway {
 export async function startGateway(
   server: TestServer,
   upstreams: Upstreams,
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; bodyTimeoutMs?: number } = {},
 ): Promise<TestGateway> {
   const gateway = buildGateway({
     authority: localAuthority(server.app.admissions),
@@ -25,6 +25,7 @@ export async function startGateway(
     logger: server.app.log,
     now: server.config.now,
     timeoutMs: options.timeoutMs,
+    bodyTimeoutMs: options.bodyTimeoutMs,
   });
   await gateway.listen({ host: '127.0.0.1', port: 0 });
   const address = gateway.server.address();

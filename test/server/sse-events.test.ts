@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SseEvents, mayCarryUsage } from '../../server/gateway/sse-events.js';
+import { SseEvents, UpstreamTooLarge, mayCarryUsage } from '../../server/gateway/sse-events.js';
 
 const delta = (content: string) =>
   `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`;
@@ -65,6 +65,8 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
     const expected = ['', 'She said "hi"\\ then\nleft: café ☕', 'onetwo', ''];
     expect(push(events, Buffer.from(compact)).map((event) => event.content)).toEqual(expected);
     expect(push(events, Buffer.from(spaced)).map((event) => event.content)).toEqual(expected);
+    // The tool call's arguments are generated characters too, if not text.
+    expect(push(events, Buffer.from(compact)).map((event) => event.otherCharacters)).toEqual([0, 0, 0, 22]);
   });
 
   it('tells the usage that counts from the `usage: null` OpenAI puts on every chunk, and from text that quotes it', () => {
@@ -87,5 +89,29 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
       ['', 9, true],
       ['', 9, true],
     ]);
+  });
+
+  it('finds every blank line however the chunks split it, one byte at a time included', () => {
+    const sent = [`data: {"choices":[{"delta":{"content":"a"}}]}\r\n\r\n`, 'data: [DONE]\n\n', ': note\r\n\r\n'];
+    const whole = Buffer.from(sent.join('') + delta('b'));
+    for (const size of [1, 2, 3, 5, 7]) {
+      const events = new SseEvents();
+      const cut: string[] = [];
+      for (let at = 0; at < whole.length; at += size) cut.push(...events.cut(whole.subarray(at, at + size)));
+      expect(cut).toEqual([...sent, delta('b')]);
+    }
+  });
+
+  it('refuses an event past its bound, however it arrives, and cuts events up to it as before', () => {
+    const bound = 1000;
+    const fits = delta('z'.repeat(bound - 200));
+    const events = new SseEvents(bound);
+    expect(events.cut(Buffer.from(fits + fits))).toEqual([fits, fits]);
+    const tooLong = Buffer.from(delta('z'.repeat(bound)));
+    expect(() => new SseEvents(bound).cut(tooLong)).toThrow(UpstreamTooLarge);
+    const inPieces = new SseEvents(bound);
+    expect(() => {
+      for (let at = 0; at < tooLong.length; at += 10) inPieces.cut(tooLong.subarray(at, at + 10));
+    }).toThrow(UpstreamTooLarge);
   });
 });
