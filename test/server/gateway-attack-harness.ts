@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
 import { expect } from 'vitest';
 import { startGateway, type TestGateway } from './gateway-harness.js';
+import { startGatewayProcess } from './gateway-process-harness.js';
 import { register, startServer, type TestClient, type TestServer } from './harness.js';
 
 /**
@@ -14,7 +13,6 @@ import { register, startServer, type TestClient, type TestServer } from './harne
  * every case through both gateways.
  */
 
-const root = resolve(import.meta.dirname, '../..');
 const TOKEN = 'gw-attack-token-0123456789abcdef0123456789abcdef';
 export const FLUSH_MS = 50;
 /** The platform's key for the upstream: a caller must never see it, nor a row hold it. */
@@ -54,35 +52,6 @@ export interface Row {
 }
 
 export const costMicro = (row: Row) => Math.round(row.financials.cost_pkr * 1e6);
-
-interface GatewayProcess {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-}
-
-function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('SVC_')) env[name] = value;
-  return { ...env, ...extra };
-}
-
-async function startGatewayProcess(controlPlane: string, env: Record<string, string>): Promise<GatewayProcess> {
-  const args = ['--import', 'tsx', 'server/cli.ts', 'gateway', '--control-plane', controlPlane, '--port', '0'];
-  const child = spawn(process.execPath, args, { cwd: root, env: environment(env), stdio: 'pipe' });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const match = /Gateway listening at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(output);
-    if (match) return { child, url: match[1]!, output: () => output };
-    if (child.exitCode !== null) throw new Error(`the gateway exited: ${output}`);
-    await new Promise((done) => setTimeout(done, 50));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`the gateway did not start: ${output}`);
-}
 
 export async function startBench(options: { timeoutMs: number; bodyTimeoutMs?: number }): Promise<Bench> {
   const server = await startServer({ gatewayTokens: [TOKEN], gatewayFlushMs: FLUSH_MS });

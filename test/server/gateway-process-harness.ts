@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 /** A gateway as `npm run gateway` starts it: a process of its own, beside a control plane. */
 export interface GatewayProcess {
   child: ChildProcess;
-  /** `http://127.0.0.1:PORT/v1` */
+  /** `http://127.0.0.1:PORT/v1`; empty until it listens. */
   url: string;
   output: () => string;
   exited: Promise<number | null>;
@@ -18,8 +18,8 @@ function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** Starts `npm run gateway` on a free port and resolves once it listens (within a minute). */
-export async function startGatewayProcess(controlPlane: string, env: Record<string, string>): Promise<GatewayProcess> {
+/** Spawns `npm run gateway` on a free port, without waiting for it (tests of a start that fails). */
+export function spawnGateway(controlPlane: string, env: Record<string, string>): GatewayProcess {
   // Node itself with tsx's loader, not the tsx command: the process a signal reaches is the gateway.
   const args = ['--import', 'tsx', 'server/cli.ts', 'gateway', '--control-plane', controlPlane, '--port', '0'];
   const child = spawn(process.execPath, args, { cwd: root, env: environment(env), stdio: 'pipe' });
@@ -27,14 +27,19 @@ export async function startGatewayProcess(controlPlane: string, env: Record<stri
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  const listening = new Promise<string>((done, fail) => {
-    const look = () => {
-      const match = /Gateway listening at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(output);
-      if (match) done(match[1]!);
-    };
-    child.stdout!.on('data', look);
-    void exited.then(() => fail(new Error(`the gateway exited: ${output}`)));
-    setTimeout(() => fail(new Error(`the gateway did not start: ${output}`)), 60_000).unref();
-  });
-  return { child, url: await listening, output: () => output, exited };
+  return { child, url: '', output: () => output, exited };
+}
+
+/** Starts `npm run gateway` on a free port and resolves once it listens (within a minute). */
+export async function startGatewayProcess(controlPlane: string, env: Record<string, string>): Promise<GatewayProcess> {
+  const gateway = spawnGateway(controlPlane, env);
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    const match = /Gateway listening at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(gateway.output());
+    if (match) return { ...gateway, url: match[1]! };
+    if (gateway.child.exitCode !== null) throw new Error(`the gateway exited: ${gateway.output()}`);
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  gateway.child.kill('SIGKILL');
+  throw new Error(`the gateway did not start: ${gateway.output()}`);
 }

@@ -1,12 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
 import OpenAI from 'openai';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSimulatedUpstream, type SimulatedUpstream } from '../../server/gateway/simulated-upstream.js';
 import { startGateway, type TestGateway } from './gateway-harness.js';
+import { spawnGateway, startGatewayProcess, type GatewayProcess } from './gateway-process-harness.js';
 import { register, runOperator, startServer, type TestClient, type TestServer } from './harness.js';
 
 /**
@@ -16,49 +15,8 @@ import { register, runOperator, startServer, type TestClient, type TestServer } 
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
-const root = resolve(import.meta.dirname, '../..');
 const TOKEN = 'gw-test-token-0123456789abcdef0123456789abcdef';
 const FLUSH_MS = 50;
-
-interface GatewayProcess {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function environment(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith('SVC_')) env[name] = value;
-  return { ...env, ...extra };
-}
-
-function spawnGateway(controlPlane: string, env: Record<string, string>): GatewayProcess {
-  // Node itself with tsx's loader, not the tsx command: the process a signal reaches is the gateway.
-  const args = ['--import', 'tsx', 'server/cli.ts', 'gateway', '--control-plane', controlPlane, '--port', '0'];
-  const child = spawn(process.execPath, args, {
-    cwd: root,
-    env: environment(env),
-    stdio: 'pipe',
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-  return { child, url: '', output: () => output, exited };
-}
-
-async function startGatewayProcess(controlPlane: string, env: Record<string, string>): Promise<GatewayProcess> {
-  const gateway = spawnGateway(controlPlane, env);
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const match = /Gateway listening at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(gateway.output());
-    if (match) return { ...gateway, url: match[1]! };
-    if (gateway.child.exitCode !== null) throw new Error(`the gateway exited: ${gateway.output()}`);
-    await new Promise((done) => setTimeout(done, 50));
-  }
-  throw new Error(`the gateway did not start: ${gateway.output()}`);
-}
 
 let server: TestServer;
 let upstream: SimulatedUpstream;
