@@ -281,11 +281,8 @@ export async function serve(args: string[]): Promise<number> {
   return 0;
 }
 
-/**
- * Parts of the demo's history, each committed on its own, the newest first. Each part draws
- * every row before it again (a row's draw depends on all the earlier ones), so a few parts.
- */
-const HISTORY_PARTS = 5;
+/** The share of the demo's history written first: its newest days, while the rest waits. */
+const NEWEST_SHARE = 0.2;
 
 /**
  * Writes the demo organisation's history while the server answers, telling the host how far it
@@ -303,7 +300,7 @@ async function writeHistory(
   tell();
   try {
     rows = await seedDemoHistory(app.control, app.config, organisation, {
-      parts: HISTORY_PARTS,
+      newestFirst: Math.ceil(of * NEWEST_SHARE),
       signal,
       landed: (committed) => {
         rows = committed;

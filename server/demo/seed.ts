@@ -142,16 +142,16 @@ export async function seedDemoOrganisation(
 
 /**
  * The demo organisation's history: its request-log rows, their spend settled into the keys,
- * then the revocations they preceded. In `parts` imports (one by default), newest rows first,
- * each committed on its own, so that a console signed in meanwhile sees the recent days
- * first. Returns the rows written.
+ * then the revocations they preceded. With `newestFirst`, the newest that many rows are imported
+ * and committed first, then the rest, so that a console signed in meanwhile sees the recent days
+ * within seconds; otherwise one import. Returns the rows written.
  */
 export async function seedDemoHistory(
   control: ControlStore,
   config: DemoConfig,
   organisation: DemoOrganisation,
   options: {
-    parts?: number;
+    newestFirst?: number;
     progress?: ImportProgress;
     signal?: AbortSignal;
     /** After each part's commit, with the rows committed so far. */
@@ -159,13 +159,21 @@ export async function seedDemoHistory(
   } = {},
 ): Promise<number> {
   const { plan } = organisation;
-  const parts = Math.max(1, Math.min(options.parts ?? 1, plan.rows));
+  const split = Math.max(0, plan.rows - Math.min(options.newestFirst ?? plan.rows, plan.rows));
+  // Each part is an import of its own (a worker, a transaction), and draws every row before it
+  // again (a row's draw depends on all the earlier ones): two parts at most.
+  const parts =
+    split === 0
+      ? [{ from: 0, to: plan.rows }]
+      : [
+          { from: split, to: plan.rows },
+          { from: 0, to: split },
+        ];
   const telemetry = config.requestLog ?? config.telemetryDbPath;
   let written = 0;
-  for (let i = parts - 1; i >= 0; i--) {
+  for (const part of parts) {
     // Stopped between parts: what is committed stays, whole parts only.
     options.signal?.throwIfAborted();
-    const part = { from: Math.floor((plan.rows * i) / parts), to: Math.floor((plan.rows * (i + 1)) / parts) };
     written += await recordRequestsFrom(control, telemetry, trafficSource({ ...plan, part }), options.progress);
     options.landed?.(written);
   }
