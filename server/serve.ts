@@ -199,6 +199,9 @@ export async function serve(args: string[]): Promise<number> {
   // an organisation with published passwords to a folder that holds real data.
   const newDataFolder = !existsSync(join(config.dataDir, 'control.db'));
   const app = await buildApp(config);
+  // A served control plane's first analytics screen should not wait for the threads to load,
+  // nor for their first runs of its queries (for the organisations most likely to open it).
+  app.analytics.warm(await app.control.organizations.likelyNext(WARM_ORGANISATIONS));
   const seeding: EmbeddedReady['demo'] = { seeded: false, account: null };
   const demoOptions = { asOf: config.demoAsOf, rows: config.demoRows };
   // The console's first launch: the organisation before the socket opens, its history after, so
@@ -257,7 +260,6 @@ export async function serve(args: string[]): Promise<number> {
     const ready: EmbeddedReady = { kind: 'ready', address: EMBEDDED_ADDRESS, socketPath: config.socket, demo: seeding };
     if (gateway) ready.gateway = gateway.address;
     announce?.(ready);
-    await warmAnalytics(app);
     if (history && announce) {
       const started = gateway;
       writingHistory = writeHistory(app, history, announce, stopHistory.signal).then(async (done) => {
@@ -274,20 +276,9 @@ export async function serve(args: string[]): Promise<number> {
   const address = `http://${host}:${port}/api`;
   // Read by people and by bench/run.ts; the console's host hears the announcement instead.
   console.log(`Control plane listening at ${address}`);
-  await warmAnalytics(app);
   gateway = await announceGateway(app);
   traffic = await liveTraffic(app, gateway);
   return 0;
-}
-
-/**
- * A served control plane's first analytics screen should not wait for the threads to load, nor
- * for their first runs of its queries (for the organisations most likely to open it). Started
- * once the server answers: on two cores, threads loading beside its start delayed a new user's
- * first sign-in.
- */
-async function warmAnalytics(app: App): Promise<void> {
-  app.analytics.warm(await app.control.organizations.likelyNext(WARM_ORGANISATIONS));
 }
 
 /** The share of the demo's history written first: its newest days, while the rest waits. */
