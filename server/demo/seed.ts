@@ -80,7 +80,7 @@ export async function seedDemo(
   return demoSeeded(organisation, rows);
 }
 
-export function demoSeeded(organisation: DemoOrganisation, rows: number): DemoSeeded {
+function demoSeeded(organisation: DemoOrganisation, rows: number): DemoSeeded {
   return {
     accounts: DEMO_ACCOUNTS,
     organizationId: organisation.orgId,
