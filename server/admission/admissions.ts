@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
-import { routeFacts, settledCostMicro } from '../domain/route-catalogue.js';
+import { settledCostMicro } from '../domain/route-catalogue.js';
+import { catalogueDocument, type StoredRoutes } from '../domain/routes-document.js';
 import type { AdmissionRequest, Decision, KeyModels, KeyOwnerWire } from '../schemas/gateway-internal.js';
 import { hashApiKeySecret } from '../security/tokens.js';
 import { openProviderKey } from '../security/vault-cipher.js';
@@ -11,6 +12,7 @@ import type { TelemetryLocation } from '../stores/telemetry/open.js';
 import { BoundWatch } from './bound-watch.js';
 import { LiveTelemetry } from './live-telemetry.js';
 import { Memo } from './memo.js';
+import { routePlan, vaultProvidersOf } from './route-plan.js';
 import { MemoryQuota } from './memory-quota.js';
 import { GatewayRefusal, creditSpent, invalidKey, modelNotAllowed, modelNotFound } from './refusals.js';
 
@@ -29,6 +31,8 @@ export interface AdmissionsOptions {
   /** How often rows are written (group commit). */
   flushMs: number;
 }
+
+const CATALOGUE_ROUTES: StoredRoutes = { version: 1, applied_at: 0, document: catalogueDocument() };
 
 /** How long a request's hold outlives its gateway's timeout before it lapses (its row is on its way). */
 const HOLD_GRACE_MS = 60_000;
@@ -128,6 +132,11 @@ export class Admissions {
     }
   }
 
+  /** The routes document's newest version. */
+  private async routes(): Promise<StoredRoutes> {
+    return CATALOGUE_ROUTES;
+  }
+
   /** Forgets the rate counts and holds of keys idle for more than a minute; returns how many keys. */
   purge(): Promise<number> {
     return this.quota.purge(this.options.now());
@@ -167,10 +176,14 @@ export class Admissions {
     };
     checkScope();
     const route = await this.options.control.models.find(request.model);
-    const facts = routeFacts(request.model);
-    if (!route?.active || !facts) throw refuse(modelNotFound(request.model));
-    const sealed =
-      facts.byokProvider === null ? undefined : await this.options.control.vault.sealed(key.org_id, facts.byokProvider);
+    const stored = await this.routes();
+    if (!route?.active) throw refuse(modelNotFound(request.model));
+    const vaults = vaultProvidersOf(stored, request.model);
+    const sealedKeys: [string, Buffer][] = [];
+    for (const vault of vaults) {
+      const sealed = await this.options.control.vault.sealed(key.org_id, vault);
+      if (sealed !== undefined) sealedKeys.push([vault, sealed]);
+    }
     // A row written while the reads were awaited (a store over the network) moved its cost from
     // the holds into the key's spend, which the key read before it lacks: read the key again.
     while (this.quota.releasedSince(key.id, releases)) {
@@ -179,16 +192,21 @@ export class Admissions {
       checkScope();
     }
     // Opened in memory, never logged; kept opened while the store holds the same sealed bytes.
-    const providerKey =
-      sealed === undefined
-        ? null
-        : this.providerKeys.get(`${key.org_id}\n${facts.byokProvider!}\n${sealed.toString('base64')}`);
-    // Characters bound the prompt's tokens from above, and the dearer of the input prices covers a cache write.
-    const promptPrice = Math.max(facts.price.input, facts.price.cacheWrite);
+    const opened = new Map(
+      sealedKeys.map(([vault, sealed]) => [
+        vault,
+        this.providerKeys.get(`${key.org_id}\n${vault}\n${sealed.toString('base64')}`),
+      ]),
+    );
+    const plan = routePlan(stored, request.model, (vault) => opened.get(vault) ?? null);
+    if (plan === null) throw refuse(modelNotFound(request.model));
+    // Characters bound the prompt's tokens from above, and the dearer of the input prices covers a
+    // cache write. Held at the full price unless every target would be served on the customer's key.
+    const promptPrice = Math.max(plan.price.input, plan.price.cacheWrite);
     const bound = settledCostMicro(
-      { ...facts.price, input: promptPrice },
+      { ...plan.price, input: promptPrice },
       { prompt: request.boundCharacters, generated: request.maxGenerated, cacheWrite: 0, cacheRead: 0 },
-      providerKey !== null,
+      plan.targets.every((target) => target.providerKey !== null),
     );
     const limit = key.credit_limit_micro;
     // A request whose cost its body does not bound holds all the key has left: no other request of
@@ -223,11 +241,7 @@ export class Admissions {
     return {
       kind: 'admitted',
       key: ownerOf(key),
-      provider: route.provider,
-      upstreamModel: facts.upstream[0] ?? request.model,
-      price: facts.price,
-      promptCache: facts.promptCache,
-      providerKey,
+      plan,
       rateHeaders: rateHeaders(key.rate_limit_rpm, verdict.remaining, verdict.resetMs),
     };
   }

@@ -17,7 +17,7 @@ import type { Authority } from './authority.js';
 import { forward } from './forward.js';
 import { KeyGate, announcesBody, bearerSecret, bodyDeadline } from './front-door.js';
 import { metadataOf, promptCharacters, refusalRow, uncertainBound, type RowStart } from './request-facts.js';
-import { upstreamFor, type Upstreams } from './upstreams.js';
+import { targetUpstream, type Upstreams } from './upstreams.js';
 
 export interface GatewayOptions {
   /** Who decides each request and takes its row: the control plane, here or elsewhere. */
@@ -260,8 +260,10 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
       timeoutMs,
     });
     if (decision.kind === 'refused') throw refuse(GatewayRefusal.fromWire(decision.refusal), decision.key);
-    const upstream = upstreamFor(options.upstreams, decision.provider);
-    if (!upstream) throw refuse(noUpstream(decision.provider), decision.key);
+    const { plan } = decision;
+    const target = plan.targets[0]!;
+    const upstream = targetUpstream(options.upstreams, target, process.env);
+    if (!upstream) throw refuse(noUpstream(target.provider), decision.key);
     const row = await forward(reply, forwarding, {
       start: startOf(decision.key),
       arrived,
@@ -269,11 +271,11 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
       promptCharacters: promptCharacters(messages),
       admitted: {
         baseUrl: upstream.baseUrl,
-        apiKey: decision.providerKey ?? upstream.apiKey,
-        isByok: decision.providerKey !== null,
-        upstreamModel: decision.upstreamModel,
-        price: decision.price,
-        promptCache: decision.promptCache,
+        apiKey: upstream.apiKey,
+        isByok: upstream.isByok,
+        upstreamModel: target.model,
+        price: plan.price,
+        promptCache: plan.promptCache,
         rateHeaders: decision.rateHeaders,
       },
     });

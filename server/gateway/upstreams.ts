@@ -44,3 +44,20 @@ export const providerVariable = (provider: string) => provider.toUpperCase().rep
 export function upstreamFor(upstreams: Upstreams, provider: string): Upstream | null {
   return upstreams.byProvider[providerVariable(provider)] ?? upstreams.fallback;
 }
+
+/**
+ * Where a planned target's requests go, with the key sent: the organisation's own (BYOK), else the
+ * platform's from the target's `keyEnv` on this machine. A target without an address of its own
+ * takes its provider's `SVC_UPSTREAM_*`; null when there is none.
+ */
+export function targetUpstream(
+  upstreams: Upstreams,
+  target: { provider: string; baseUrl: string | null; keyEnv: string | null; providerKey: string | null },
+  env: NodeJS.ProcessEnv,
+): (Upstream & { isByok: boolean }) | null {
+  const configured = target.baseUrl === null ? upstreamFor(upstreams, target.provider) : null;
+  const baseUrl = target.baseUrl?.replace(/\/+$/, '') ?? configured?.baseUrl;
+  if (baseUrl === undefined) return null;
+  const platformKey = target.keyEnv === null ? (configured?.apiKey ?? null) : env[target.keyEnv] || null;
+  return { baseUrl, apiKey: target.providerKey ?? platformKey, isByok: target.providerKey !== null };
+}

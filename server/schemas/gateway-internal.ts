@@ -55,6 +55,53 @@ export const AdmissionRequest = Type.Object({
 });
 export type AdmissionRequest = Static<typeof AdmissionRequest>;
 
+const Ms = Type.Integer({ minimum: 0, maximum: 3_600_000 });
+
+/** A route's bounds, as the routes document names them (../domain/routes-document.ts). */
+export const FailoverWire = Type.Object({
+  timeout_ms: Type.Integer({ minimum: 1, maximum: 3_600_000 }),
+  answer_timeout_ms: Ms,
+  first_byte_timeout_ms: Ms,
+  stream_idle_timeout_ms: Ms,
+  retries: Type.Integer({ minimum: 0, maximum: 10 }),
+  max_attempts: Type.Integer({ minimum: 1, maximum: 20 }),
+  backoff_ms: Ms,
+  retry_after_max_ms: Ms,
+  breaker_failures: Type.Integer({ minimum: 1, maximum: 1000 }),
+  breaker_cooldown_ms: Ms,
+});
+
+/** One target of an admitted request's route, with what the gateway needs to reach it. */
+export const TargetPlan = Type.Object({
+  provider: Type.String({ maxLength: 64 }),
+  model: Type.String({ maxLength: 256 }),
+  weight: Type.Number({ exclusiveMinimum: 0 }),
+  api: Type.Array(Type.Union([Type.Literal('openai'), Type.Literal('anthropic')]), { minItems: 1, maxItems: 2 }),
+  /** Null: the gateway's `SVC_UPSTREAM_<PROVIDER>_URL`, else `SVC_UPSTREAM_URL`. */
+  baseUrl: Nullable(Type.String({ maxLength: 2048 })),
+  /** The gateway's variable holding the platform key; null: `SVC_UPSTREAM_<PROVIDER>_KEY`, else `SVC_UPSTREAM_KEY`. */
+  keyEnv: Nullable(Type.String({ maxLength: 128 })),
+  /** The organisation's own key for this provider (BYOK), opened for this request only; null: the platform's. */
+  providerKey: Nullable(Type.String({ maxLength: 4096 })),
+});
+export type TargetPlan = Static<typeof TargetPlan>;
+
+/**
+ * What an admitted request is served by: its route as one version of the routes document has it,
+ * whole. A request plans once, from this, and finishes on this version whatever is applied meanwhile.
+ */
+export const RoutePlan = Type.Object({
+  version: Type.Integer({ minimum: 1 }),
+  route: Type.String({ maxLength: 256 }),
+  kind: Type.Union([Type.Literal('chat'), Type.Literal('embeddings')]),
+  strategy: Type.Union([Type.Literal('fallback'), Type.Literal('loadbalance')]),
+  price: Price,
+  promptCache: Type.Boolean(),
+  failover: FailoverWire,
+  targets: Type.Array(TargetPlan, { minItems: 1, maxItems: 64 }),
+});
+export type RoutePlan = Static<typeof RoutePlan>;
+
 export const Decision = Type.Union([
   Type.Object({
     kind: Type.Literal('refused'),
@@ -65,13 +112,7 @@ export const Decision = Type.Union([
   Type.Object({
     kind: Type.Literal('admitted'),
     key: KeyOwnerWire,
-    /** The route's provider, for the gateway to pick its upstream. */
-    provider: Type.String({ maxLength: 64 }),
-    upstreamModel: Type.String({ maxLength: 256 }),
-    price: Price,
-    promptCache: Type.Boolean(),
-    /** The organisation's own provider key (BYOK), opened for this request only; null: the platform's. */
-    providerKey: Nullable(Type.String({ maxLength: 4096 })),
+    plan: RoutePlan,
     rateHeaders: Headers,
   }),
 ]);
@@ -100,7 +141,7 @@ export const KeyModels = Type.Union([
 export type KeyModels = Static<typeof KeyModels>;
 
 const Count = Type.Integer({ minimum: 0 });
-const Ms = Type.Number({ minimum: 0 });
+const Millis = Type.Number({ minimum: 0 });
 
 /** A request-log row as a gateway measured it; its organisation and project are the key's. */
 export const GatewayRow = Type.Object({
@@ -110,10 +151,10 @@ export const GatewayRow = Type.Object({
   model: Type.String({ maxLength: 256 }),
   status: Type.Integer({ minimum: 100, maximum: 599 }),
   stream: Type.Union([Type.Literal(0), Type.Literal(1)]),
-  total_ms: Ms,
-  ttft_ms: Nullable(Ms),
-  tpot_ms: Nullable(Ms),
-  pre_dispatch_ms: Ms,
+  total_ms: Millis,
+  ttft_ms: Nullable(Millis),
+  tpot_ms: Nullable(Millis),
+  pre_dispatch_ms: Millis,
   prompt_tokens: Nullable(Count),
   tokens_generated: Count,
   cache_creation_input_tokens: Nullable(Count),

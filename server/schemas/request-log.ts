@@ -34,6 +34,34 @@ export const RequestStatusDetail = Type.Object({
   upstream_error: Nullable(Type.String()),
 });
 
+/** What the gateway made of an attempt's outcome. */
+export const AttemptDecision = Type.Union([
+  Type.Literal('served'), // its answer went to the caller (an error the caller caused included)
+  Type.Literal('retried'), // failed; the same target was tried again
+  Type.Literal('next'), // failed; the next target was tried
+  Type.Literal('gave_up'), // failed, and nothing was left to try within the deadline and the attempts
+  Type.Literal('skipped'), // not tried: its breaker was open, or it cannot serve the request
+]);
+export type AttemptDecision = Static<typeof AttemptDecision>;
+
+/**
+ * One upstream attempt of a gateway request, in the order made. `error` is a class, never an
+ * upstream's text (that is `upstream_error`'s, for the last failure): `connect`, `reset`,
+ * `timeout`, `first_byte_timeout`, `server_error`, `rate_limited`, `context_length`,
+ * `content_policy`, `platform_key`, `stream_error`, `stream_cut`, `stream_stalled`, `breaker_open`,
+ * `unsupported`, `client`; null when the attempt succeeded.
+ */
+export const Attempt = Type.Object({
+  /** `provider/model` as the routes document names the target. */
+  target: Type.String({ maxLength: 320 }),
+  /** The upstream's HTTP status; null when none came (no connection, no answer in time, skipped). */
+  status: Nullable(Type.Integer({ minimum: 100, maximum: 599 })),
+  error: Nullable(Type.String({ maxLength: 32 })),
+  ms: Type.Number({ minimum: 0 }),
+  decision: AttemptDecision,
+});
+export type Attempt = Static<typeof Attempt>;
+
 /** What a request-log row records of the request's outcome: the same in the import file and the API. */
 export const RequestOutcomeFields = {
   metrics: RequestMetrics,
