@@ -10,14 +10,15 @@ import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
 import { lazyChildLogger } from '../log.js';
-import { GatewayRefusal, badRequest, invalidKey, namesItsRow, noUpstream } from '../admission/refusals.js';
+import { GatewayRefusal, badRequest, invalidKey, namesItsRow } from '../admission/refusals.js';
 import { tooDeep, tooDeepError } from './body-checks.js';
 import type { KeyModels, KeyOwnerWire } from '../schemas/gateway-internal.js';
 import type { Authority } from './authority.js';
-import { forward } from './forward.js';
+import { Breakers } from './breakers.js';
+import { serve, type Routing } from './failover.js';
 import { KeyGate, announcesBody, bearerSecret, bodyDeadline } from './front-door.js';
 import { metadataOf, promptCharacters, refusalRow, uncertainBound, type RowStart } from './request-facts.js';
-import { targetUpstream, type Upstreams } from './upstreams.js';
+import type { Upstreams } from './upstreams.js';
 
 export interface GatewayOptions {
   /** Who decides each request and takes its row: the control plane, here or elsewhere. */
@@ -30,6 +31,12 @@ export interface GatewayOptions {
   timeoutMs?: number;
   /** A request body not all arrived by then is refused (408) and its connection closed. */
   bodyTimeoutMs?: number;
+  /** Where targets' `key_env` are read; default process.env. */
+  env?: NodeJS.ProcessEnv;
+  /** The targets' breakers: the gateway's own unless given (a test, the console's view of them). */
+  breakers?: Breakers;
+  /** In [0, 1): load balancing's and backoff's draws; default Math.random. */
+  random?: () => number;
 }
 
 export const DEFAULT_GATEWAY_TIMEOUT_MS = 120_000;
@@ -110,9 +117,14 @@ function malformed(body: ChatBody): string | null {
 export function buildGateway(options: GatewayOptions): FastifyInstance {
   const { authority } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
-  const forwarding = {
+  const routing: Routing = {
     dispatcher: new Agent({ keepAliveTimeout: 30_000, connections: 256 }),
     timeoutMs,
+    upstreams: options.upstreams,
+    env: options.env ?? process.env,
+    breakers: options.breakers ?? new Breakers(),
+    random: options.random ?? Math.random,
+    log: options.logger,
   };
   const gateway = Fastify({
     loggerInstance: options.logger,
@@ -134,7 +146,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
   });
   gateway.addHook('onClose', async () => {
     await authority.close();
-    await forwarding.dispatcher.close();
+    await routing.dispatcher.close();
   });
 
   // Who the caller of a request with a body is, as the front door found them: the handler and
@@ -260,24 +272,13 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
       timeoutMs,
     });
     if (decision.kind === 'refused') throw refuse(GatewayRefusal.fromWire(decision.refusal), decision.key);
-    const { plan } = decision;
-    const target = plan.targets[0]!;
-    const upstream = targetUpstream(options.upstreams, target, process.env);
-    if (!upstream) throw refuse(noUpstream(target.provider), decision.key);
-    const row = await forward(reply, forwarding, {
+    const row = await serve(reply, routing, {
       start: startOf(decision.key),
       arrived,
       body,
       promptCharacters: promptCharacters(messages),
-      admitted: {
-        baseUrl: upstream.baseUrl,
-        apiKey: upstream.apiKey,
-        isByok: upstream.isByok,
-        upstreamModel: target.model,
-        price: plan.price,
-        promptCache: plan.promptCache,
-        rateHeaders: decision.rateHeaders,
-      },
+      plan: decision.plan,
+      rateHeaders: decision.rateHeaders,
     });
     authority.report(row);
     return reply;

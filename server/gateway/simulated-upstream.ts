@@ -38,6 +38,8 @@
  * - a model name containing `-error` → 500 as for `error-500`, so that demo traffic can produce
  *   errors without headers.
  * - any other `x-simulate` value → 400, so that a misspelt mode cannot pass for a working one.
+ * - with `outage`, its models answer 503 during its minutes of every hour (the demo's provider
+ *   outage, `DEMO_OUTAGE`: its multi-target routes fail over, its breakers open and close).
  * The header modes act on chat completions only.
  *
  * Authentication: with `apiKey`, every request must carry `Authorization: Bearer <apiKey>`;
@@ -60,6 +62,26 @@ export interface SimulatedUpstreamOptions {
   tpotMs?: number;
   /** The bearer key it expects; requests without it answer 401 in OpenAI's error shape. Absent: any key accepted. */
   apiKey?: string;
+  /** An outage each hour: these models answer 503 from minute `from` to minute `to` of every hour. */
+  outage?: Outage;
+  /** The clock of the outage, epoch ms (default Date.now). */
+  now?: () => number;
+}
+
+/** A provider down for a few minutes each hour, as the demo's story has it. */
+export interface Outage {
+  models: readonly string[];
+  fromMinute: number;
+  toMinute: number;
+}
+
+/** The demo's outage: OpenAI's gpt-4o-mini, from minute 20 to 24 of each hour, so `svc/` routes show their fallbacks. */
+export const DEMO_OUTAGE: Outage = { models: ['gpt-4o-mini-2024-07-18'], fromMinute: 20, toMinute: 24 };
+
+/** Whether `outage` holds at `at` (epoch ms). */
+export function inOutage(outage: Outage, at: number): boolean {
+  const minute = new Date(at).getUTCMinutes();
+  return minute >= outage.fromMinute && minute < outage.toMinute;
 }
 
 export interface SimulatedUpstream {
@@ -231,6 +253,10 @@ export function startSimulatedUpstream(options: SimulatedUpstreamOptions = {}): 
   }
 
   function chatCompletion(res: ServerResponse, request: ChatRequest, mode: SimulateMode | null): void {
+    const { outage } = options;
+    if (outage && outage.models.includes(request.model) && inOutage(outage, (options.now ?? Date.now)())) {
+      throw new ApiRefusal(503, 'The server is overloaded or not ready yet.', 'server_error');
+    }
     if (mode === 'error-500' || request.model.includes('-error')) {
       throw new ApiRefusal(
         500,

@@ -100,6 +100,12 @@ export interface SseEvent {
   usage: Usage | null;
   /** A chunk that carries only usage (no choices), as `include_usage` adds at the end. */
   usageOnly: boolean;
+  /** Data that is not JSON: no SDK can read it, so it is not handed on. */
+  malformed: boolean;
+  /** An `{"error": …}` event: the upstream failed inside its stream. */
+  error: boolean;
+  /** A choice ended (`finish_reason`): what follows is usage and `[DONE]` at most. */
+  finished: boolean;
 }
 
 const CONTENT_KEY = '"content"';
@@ -114,6 +120,8 @@ const CONTENT_NULL = '"content":null';
 function contentOf(data: string): string | null {
   let content = '';
   let at = data.indexOf(CONTENT_KEY);
+  // No text at all: a role, a finish, an error or not JSON, each read whole.
+  if (at < 0) return null;
   while (at >= 0) {
     if (data.startsWith(CONTENT_NULL, at)) {
       at = data.indexOf(CONTENT_KEY, at + CONTENT_NULL.length);
@@ -145,11 +153,15 @@ const USAGE_OBJECT = /"usage"\s*:(?:\s|data:)*\{/;
 /** Whether an event may carry usage: only those are parsed whole, and before they are handed on. */
 export const mayCarryUsage = (raw: string): boolean => USAGE_OBJECT.test(raw);
 
+/** A choice's end written as OpenAI writes it, on a chunk read by its text alone. */
+const FINISHED = '"finish_reason":"';
+
 /** The blank line that ends an event. */
 const BLANK_LINE = /\r?\n\r?\n/g;
 
 interface Chunk {
-  choices?: { delta?: (Message & { content?: unknown }) | null }[];
+  error?: unknown;
+  choices?: { delta?: (Message & { content?: unknown }) | null; finish_reason?: unknown }[];
   usage?: UsageBody | null;
 }
 
@@ -244,7 +256,16 @@ export class SseEvents {
    * `mayCarryUsage(raw)`, when the caller has tested it already.
    */
   read(raw: string, withUsage?: boolean): SseEvent {
-    const event: SseEvent = { raw, content: '', otherCharacters: 0, usage: null, usageOnly: false };
+    const event: SseEvent = {
+      raw,
+      content: '',
+      otherCharacters: 0,
+      usage: null,
+      usageOnly: false,
+      malformed: false,
+      error: false,
+      finished: false,
+    };
     // Nearly every event is one `data:` line; others (comments, several lines) are read line by line.
     const firstBreak = raw.indexOf('\n');
     const oneLine = raw.startsWith('data:') && firstBreak >= raw.length - 3 && !raw.slice(0, firstBreak).includes('\r');
@@ -272,11 +293,18 @@ export class SseEvents {
     const content = whole ? null : contentOf(data);
     if (content !== null) {
       event.content = content;
+      event.finished = data.includes(FINISHED);
       return event;
     }
     try {
       const chunk = JSON.parse(data) as Chunk;
+      if (chunk === null || typeof chunk !== 'object') {
+        event.malformed = true;
+        return event;
+      }
+      event.error = chunk.error !== undefined && chunk.error !== null;
       for (const choice of chunk.choices ?? []) {
+        if (typeof choice.finish_reason === 'string') event.finished = true;
         const delta = choice.delta;
         if (!delta || typeof delta !== 'object') continue;
         if (typeof delta.content === 'string') event.content += delta.content;
@@ -287,7 +315,7 @@ export class SseEvents {
       const usageObject = typeof chunk.usage === 'object' && chunk.usage !== null;
       event.usageOnly = usageObject && (chunk.choices?.length ?? 0) === 0;
     } catch {
-      // Not JSON: handed on as it came, measured as nothing.
+      event.malformed = true;
     }
     return event;
   }

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { App } from '../app.js';
 import { localAuthority, type Authority } from './authority.js';
 import { buildGateway } from './gateway.js';
-import { startSimulatedUpstream, type SimulatedUpstream } from './simulated-upstream.js';
+import { DEMO_OUTAGE, startSimulatedUpstream, type Outage, type SimulatedUpstream } from './simulated-upstream.js';
 import type { Upstreams } from './upstreams.js';
 
 export interface RunningGateway {
@@ -26,6 +26,8 @@ export interface GatewaySetup {
   timeoutMs: number;
   /** A request body not all arrived by then is refused (408); the gateway's default when absent. */
   bodyTimeoutMs?: number;
+  /** The simulated upstream's hourly outage (the demo's). */
+  outage?: Outage;
 }
 
 /** A gateway listening on `setup.host`:`setup.port`, wherever its authority is. */
@@ -34,7 +36,7 @@ export async function listenGateway(setup: GatewaySetup): Promise<RunningGateway
   let simulated: SimulatedUpstream | null = null;
   const none = upstreams.fallback === null && Object.keys(upstreams.byProvider).length === 0;
   if (none && setup.simulate) {
-    simulated = await startSimulatedUpstream({ seed: 1 });
+    simulated = await startSimulatedUpstream({ seed: 1, outage: setup.outage });
     upstreams = { byProvider: {}, fallback: { baseUrl: simulated.url, apiKey: null } };
   }
   const gateway = buildGateway({
@@ -85,5 +87,7 @@ export function startGateway(app: App, port: number): Promise<RunningGateway> {
     now: config.now,
     timeoutMs: config.gatewayTimeoutMs,
     bodyTimeoutMs: config.gatewayBodyTimeoutMs,
+    // The demo's story includes a provider's outage; a trial run on `--simulated-upstream` does not.
+    outage: config.demo && config.demoTraffic ? DEMO_OUTAGE : undefined,
   });
 }

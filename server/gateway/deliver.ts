@@ -1,0 +1,201 @@
+import type { FastifyReply } from 'fastify';
+import { once } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import type { RequestRecord } from '../stores/telemetry/request-record.js';
+import { estimatedTokens } from './request-facts.js';
+import {
+  answerFacts,
+  mayCarryUsage,
+  UpstreamTooLarge,
+  type SseEvent,
+  type SseEvents,
+  type Usage,
+} from './sse-events.js';
+
+/**
+ * What reaches the caller once the gateway has committed to an attempt (failover.ts): an answer,
+ * an error, or a stream passed on as it comes, measured on the way.
+ */
+
+/** What the row records of the answer the caller got. */
+export interface Measured {
+  status: number;
+  termination: RequestRecord['termination_reason'];
+  upstreamError: string | null;
+  ttftMs: number | null;
+  tpotMs: number | null;
+  usage: Usage | null;
+  generatedCharacters: number;
+}
+
+export const newMeasured = (): Measured => ({
+  status: 502,
+  termination: 'success',
+  upstreamError: null,
+  ttftMs: null,
+  tpotMs: null,
+  usage: null,
+  generatedCharacters: 0,
+});
+
+export interface Delivery {
+  reply: FastifyReply;
+  /** Sent with every answer: rate limits, the request id, what served it. */
+  headers: Record<string, string>;
+  /** The provider key the answer was asked with: never handed on, even quoted. */
+  apiKey: string | null;
+  /** performance.now() at the request's arrival. */
+  arrived: number;
+}
+
+/**
+ * `text` without the provider key the request was sent with: an upstream that quotes it in an
+ * answer (an error event mid-stream, a model made to repeat its headers) hands it to nobody.
+ * Events are cut whole, so a key is never split between two of them.
+ */
+function withoutKey(text: string, apiKey: string | null): string {
+  return apiKey && text.includes(apiKey) ? text.split(apiKey).join('[redacted]') : text;
+}
+
+/** A JSON answer, whole. */
+export function sendJson(delivery: Delivery, status: number, body: string, extra: Record<string, string> = {}): void {
+  const { reply } = delivery;
+  reply.hijack();
+  reply.raw.writeHead(status, { ...delivery.headers, ...extra, 'content-type': 'application/json' });
+  reply.raw.end(withoutKey(body, delivery.apiKey));
+}
+
+/** A non-streamed answer of the upstream's, then what it says of its usage. */
+export function deliverAnswer(delivery: Delivery, status: number, text: string, measured: Measured): void {
+  measured.status = status;
+  sendJson(delivery, status, text);
+  // Read once the answer is on its way: the caller does not wait for our measuring.
+  const facts = answerFacts(text);
+  measured.usage = facts.usage;
+  measured.generatedCharacters = facts.generatedCharacters;
+}
+
+export interface HeldStream {
+  held: SseEvent[];
+  events: SseEvents;
+  rest: AsyncIterator<Buffer>;
+  abort: AbortController;
+  ended: boolean;
+}
+
+/** Why a stream the caller was already reading ended early: an error event in OpenAI's shape. */
+function errorEvent(message: string, code: string): string {
+  return `data: ${JSON.stringify({ error: { message, type: 'upstream_error', code } })}\n\n`;
+}
+
+/** Thrown into a stream's reading when it has sent nothing for `idleMs`. */
+class Stalled extends Error {}
+
+/**
+ * Passes a stream on from its first content: what arrived together leaves together, in one
+ * write. A stream that then fails (cut, stalled, too large, an error event) ends with an error
+ * event the SDKs raise, and the row says so: never a truncated success.
+ */
+export async function deliverStream(
+  delivery: Delivery,
+  stream: HeldStream,
+  options: { wantsUsage: boolean; idleMs: number; onMalformed: () => void },
+  measured: Measured,
+): Promise<void> {
+  const { reply } = delivery;
+  const { events } = stream;
+  reply.hijack();
+  reply.raw.writeHead(200, {
+    ...delivery.headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
+  measured.status = 200;
+  let firstTokenAt: number | null = null;
+  let finished = false;
+  let failedInStream = false;
+  const pass = async (batch: SseEvent[]) => {
+    // Only an event that may carry usage alone is kept back from a caller who did not ask for it
+    // (its SDK would yield an empty chunk); the rest is handed on as sent.
+    let passed = '';
+    for (const event of batch) {
+      if (!options.wantsUsage && event.usageOnly) continue;
+      passed += event.raw;
+    }
+    // A caller reading slower than the upstream writes: wait for them, and so stop reading the
+    // upstream (its socket fills, and it waits too), rather than hold what they have not read.
+    if (passed !== '' && !reply.raw.write(withoutKey(passed, delivery.apiKey))) {
+      await once(reply.raw, 'drain', { signal: stream.abort.signal });
+    }
+    const at = performance.now();
+    for (const event of batch) {
+      if (event.content.length > 0 || event.otherCharacters > 0) {
+        firstTokenAt ??= at;
+        measured.generatedCharacters += event.content.length + event.otherCharacters;
+      }
+      if (event.usage) measured.usage = event.usage;
+      if (event.finished) finished = true;
+      if (event.error && !failedInStream) {
+        failedInStream = true;
+        measured.termination = 'upstream_stream_aborted';
+        measured.upstreamError = 'the upstream sent an error event mid-stream';
+      }
+    }
+  };
+  const idle = setTimeout(() => stream.abort.abort(new Stalled('stalled')), options.idleMs || 2 ** 31 - 1);
+  try {
+    await pass(stream.held);
+    let ended = stream.ended;
+    while (!ended) {
+      const next = await stream.rest.next();
+      idle.refresh();
+      const raws = next.done ? events.end() : events.cut(next.value);
+      const batch: SseEvent[] = [];
+      for (const raw of raws) {
+        const event = events.read(raw, mayCarryUsage(raw));
+        if (event.malformed) options.onMalformed();
+        else batch.push(event);
+      }
+      await pass(batch);
+      ended = next.done === true;
+    }
+    measureTiming(delivery, measured, firstTokenAt);
+    if (!events.done && !finished && !failedInStream) {
+      measured.termination = 'upstream_stream_aborted';
+      measured.upstreamError = 'upstream closed the stream before [DONE]';
+      reply.raw.end(errorEvent('The upstream ended the stream before it was complete.', 'stream_cut'));
+    } else {
+      reply.raw.end();
+    }
+  } catch (error) {
+    measureTiming(delivery, measured, firstTokenAt);
+    const reason = stream.abort.signal.reason as unknown;
+    if (reply.raw.destroyed || reply.raw.writableEnded) throw error;
+    measured.termination = 'upstream_stream_aborted';
+    if (reason instanceof Stalled) {
+      measured.upstreamError = `the upstream's stream stalled: nothing for ${options.idleMs / 1000} s`;
+      reply.raw.end(errorEvent('The upstream stopped sending; the stream was ended.', 'stream_stalled'));
+    } else if (error instanceof UpstreamTooLarge) {
+      measured.upstreamError = `the upstream sent ${error.message}`;
+      reply.raw.end(errorEvent(measured.upstreamError, 'upstream_error'));
+    } else if (stream.abort.signal.aborted && !(reason instanceof Error && reason.message === 'attempt over')) {
+      // The request's deadline or its caller: the caller of failover.ts records which.
+      throw error;
+    } else {
+      measured.upstreamError = 'upstream closed the stream before [DONE]';
+      reply.raw.end(errorEvent('The upstream ended the stream before it was complete.', 'stream_cut'));
+    }
+  } finally {
+    clearTimeout(idle);
+    stream.abort.abort(new Error('attempt over'));
+  }
+}
+
+function measureTiming(delivery: Delivery, measured: Measured, firstTokenAt: number | null): void {
+  if (firstTokenAt === null) return;
+  const endedAt = performance.now();
+  measured.ttftMs = firstTokenAt - delivery.arrived;
+  const generated = measured.usage?.completion ?? estimatedTokens(measured.generatedCharacters);
+  measured.tpotMs = generated > 1 ? (endedAt - firstTokenAt) / (generated - 1) : null;
+}
