@@ -109,7 +109,19 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
     let index = 0;
     let triesHere = 0;
     let openUntil = Infinity;
-    while (index < order.length && made() < settings.max_attempts) {
+    // A target that answered 429 with a Retry-After the request can wait out, left for others:
+    // asked again once they have all failed and its wait is over.
+    let revisit: { target: TargetPlan; at: number } | null = null;
+    for (;;) {
+      if (index >= order.length || made() >= settings.max_attempts) {
+        if (revisit === null || made() >= settings.max_attempts || revisit.at >= deadline) break;
+        await sleep(Math.max(0, revisit.at - performance.now()), undefined, { signal: request.signal });
+        order.push(revisit.target);
+        index = order.length - 1;
+        triesHere = 0;
+        revisit = null;
+        continue;
+      }
       const target = order[index]!;
       const name = targetName(target);
       const skip = (error: string) => {
@@ -228,8 +240,15 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
         // The target's breaker opened meanwhile (this request's failures, or others'): it is not asked again.
         continue;
       }
-      if (!elsewhere) break;
+      if (!elsewhere) {
+        index = order.length;
+        continue;
+      }
       entry.decision = 'next';
+      if (outcome.failure === 'rate_limited' && waitMs !== null && waitMs <= settings.retry_after_max_ms) {
+        const at = performance.now() + waitMs;
+        if (revisit === null || at < revisit.at) revisit = { target, at };
+      }
       index += 1;
       triesHere = 0;
     }
