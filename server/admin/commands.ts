@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { controlLocation, resolveConfig, type ServerConfig } from '../config.js';
 import { describeJoinPolicy, parseJoinPolicy } from '../domain/join-policy.js';
+import { withRouteActive } from '../domain/route-models.js';
 import { pkrToMicro, formatPkr } from '../domain/money.js';
 import { OPERATOR_SOURCE } from '../stores/control/activity.js';
 import type { Role } from '../stores/control/accounts.js';
@@ -29,8 +30,7 @@ const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [--database-
   set-join-policy --org NAME --policy open|closed|domains [--domains a.example,b.example]
                                             who may join by naming the organisation; domains
                                             match exactly (not their subdomains)
-  add-model --id ROUTE [--provider P] [--inactive]
-  set-model --id ROUTE --active true|false
+  set-model --id ROUTE --active true|false  apply a new version with the route turned on or off
   import-requests --file F.ndjson
   seed-demo [--days 30] [--rows 50000] [--seed 1]
                                             create the demo organisation and its traffic
@@ -59,8 +59,6 @@ const FLAGS = {
   domains: { type: 'string' },
   name: { type: 'string' },
   id: { type: 'string' },
-  provider: { type: 'string' },
-  inactive: { type: 'boolean' },
   active: { type: 'string' },
   file: { type: 'string' },
   days: { type: 'string' },
@@ -318,20 +316,21 @@ async function run(
       });
       return `join policy of ${organization.name} is now ${described}`;
     }
-    case 'add-model': {
-      const id = required(flags, 'id');
-      if (!/^[a-z0-9][\w.-]*\/[\w.:-]+$/i.test(id)) throw new UsageError('--id must look like provider/model');
-      const provider = flags.provider?.trim() || id.split('/')[0]!;
-      await control.write((tx) => tx.models.put(id, provider, !flags.inactive));
-      return `model ${id} (${provider}) is ${flags.inactive ? 'inactive' : 'active'}`;
-    }
     case 'set-model': {
       const id = required(flags, 'id');
       const active = required(flags, 'active');
       if (active !== 'true' && active !== 'false') throw new UsageError('--active must be true or false');
-      const found = await control.write((tx) => tx.models.setActive(id, active === 'true'));
-      if (!found) throw new UsageError(`no model ${id} in the catalogue`);
-      return `model ${id} is ${active === 'true' ? 'active' : 'inactive'}`;
+      // One way to change routes: a new version of the document, as `routes apply` stores it.
+      const outcome = await control.write(async (tx) => {
+        const current = await tx.routes.current();
+        const next = withRouteActive(current.document, id, active === 'true');
+        if (!next) throw new UsageError(`no route ${id} in the routes document (version ${current.version})`);
+        return tx.routes.apply(next, 'set-model', now, current.version);
+      });
+      const state = active === 'true' ? 'active' : 'inactive';
+      if (outcome.kind === 'unchanged') return `route ${id} is ${state} already (version ${outcome.version})`;
+      if (outcome.kind === 'conflict') throw new Error('the routes document changed within its own transaction');
+      return `route ${id} is ${state}: applied version ${outcome.version}`;
     }
     case 'import-requests': {
       const file = resolve(required(flags, 'file'));
