@@ -14,6 +14,7 @@ import { importReport } from './import-report.js';
 import { importRequests } from './import-requests.js';
 import { migrateStore } from './migrate-store.js';
 import { verifyActivityCommand } from './verify-activity.js';
+import { routesCheckCommand, routesCommand } from './routes-command.js';
 import { reconcileCommand } from './reconcile-command.js';
 import { DEMO_DEFAULTS, DEMO_ORGANIZATION, seedDemo } from '../demo/seed.js';
 import { privateFolder } from '../security/private-files.js';
@@ -30,6 +31,14 @@ const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [--database-
   set-join-policy --org NAME --policy open|closed|domains [--domains a.example,b.example]
                                             who may join by naming the organisation; domains
                                             match exactly (not their subdomains)
+  routes export [--out FILE]                write the routes document's current version as YAML
+  routes check --file FILE                  validate a routes document (YAML or JSON) without
+                                            storing it: exit 1 naming each problem by its path
+  routes apply --file FILE [--expect-version N]
+                                            store it as the next version, served from every
+                                            gateway's next request; with --expect-version,
+                                            refused (exit 1) unless N is the current version
+  routes history                            every version, when it was applied and by what
   set-model --id ROUTE --active true|false  apply a new version with the route turned on or off
   import-requests --file F.ndjson
   seed-demo [--days 30] [--rows 50000] [--seed 1]
@@ -61,6 +70,8 @@ const FLAGS = {
   id: { type: 'string' },
   active: { type: 'string' },
   file: { type: 'string' },
+  out: { type: 'string' },
+  'expect-version': { type: 'string' },
   days: { type: 'string' },
   rows: { type: 'string' },
   seed: { type: 'string' },
@@ -106,6 +117,21 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
     out(HELP);
     return command ? 0 : 2;
   }
+  const printers = {
+    out,
+    err: (line: string) => console.error(line),
+    usage: (message: string) => new UsageError(message),
+  };
+  if (command === 'routes' && parsed.positionals[1] === 'check') {
+    // No store: a document can be checked anywhere, a CI job included.
+    try {
+      return routesCheckCommand(flags, printers);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      console.error(error.message);
+      return 2;
+    }
+  }
   let config;
   try {
     const databaseUrl = flags['database-url'] ?? (process.env.SVC_DATABASE_URL || undefined);
@@ -143,6 +169,7 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
     if (command === 'reconcile') {
       return await reconcileCommand(control, config, flags, out, (message) => new UsageError(message));
     }
+    if (command === 'routes') return await routesCommand(control, parsed.positionals[1], flags, config.now(), printers);
     out(await run(command, flags, control, config, out));
     return 0;
   } catch (error) {
