@@ -29,6 +29,7 @@ const POSTGRES_SUITES = [
   'password-policy',
   'reporting-zone-route',
   'request-by-id',
+  'routes-admin',
   'security-headers',
   'spend',
   'throttling',

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { join, resolve } from 'node:path';
 import { controlLocation, resolveConfig, type ServerConfig } from '../config.js';
 import { describeJoinPolicy, parseJoinPolicy } from '../domain/join-policy.js';
+import { withRouteActive } from '../domain/route-models.js';
 import { pkrToMicro, formatPkr } from '../domain/money.js';
 import { OPERATOR_SOURCE } from '../stores/control/activity.js';
 import type { Role } from '../stores/control/accounts.js';
@@ -13,6 +14,7 @@ import { importReport } from './import-report.js';
 import { importRequests } from './import-requests.js';
 import { migrateStore } from './migrate-store.js';
 import { verifyActivityCommand } from './verify-activity.js';
+import { routesCheckCommand, routesCommand } from './routes-command.js';
 import { reconcileCommand } from './reconcile-command.js';
 import { DEMO_DEFAULTS, DEMO_ORGANIZATION, seedDemo } from '../demo/seed.js';
 import { privateFolder } from '../security/private-files.js';
@@ -29,8 +31,15 @@ const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [--database-
   set-join-policy --org NAME --policy open|closed|domains [--domains a.example,b.example]
                                             who may join by naming the organisation; domains
                                             match exactly (not their subdomains)
-  add-model --id ROUTE [--provider P] [--inactive]
-  set-model --id ROUTE --active true|false
+  routes export [--out FILE]                write the routes document's current version as YAML
+  routes check --file FILE                  validate a routes document (YAML or JSON) without
+                                            storing it: exit 1 naming each problem by its path
+  routes apply --file FILE [--expect-version N]
+                                            store it as the next version, served from every
+                                            gateway's next request; with --expect-version,
+                                            refused (exit 1) unless N is the current version
+  routes history                            every version, when it was applied and by what
+  set-model --id ROUTE --active true|false  apply a new version with the route turned on or off
   import-requests --file F.ndjson
   seed-demo [--days 30] [--rows 50000] [--seed 1]
                                             create the demo organisation and its traffic
@@ -59,10 +68,10 @@ const FLAGS = {
   domains: { type: 'string' },
   name: { type: 'string' },
   id: { type: 'string' },
-  provider: { type: 'string' },
-  inactive: { type: 'boolean' },
   active: { type: 'string' },
   file: { type: 'string' },
+  out: { type: 'string' },
+  'expect-version': { type: 'string' },
   days: { type: 'string' },
   rows: { type: 'string' },
   seed: { type: 'string' },
@@ -108,6 +117,21 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
     out(HELP);
     return command ? 0 : 2;
   }
+  const printers = {
+    out,
+    err: (line: string) => console.error(line),
+    usage: (message: string) => new UsageError(message),
+  };
+  if (command === 'routes' && parsed.positionals[1] === 'check') {
+    // No store: a document can be checked anywhere, a CI job included.
+    try {
+      return routesCheckCommand(flags, printers);
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      console.error(error.message);
+      return 2;
+    }
+  }
   let config;
   try {
     const databaseUrl = flags['database-url'] ?? (process.env.SVC_DATABASE_URL || undefined);
@@ -145,6 +169,7 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
     if (command === 'reconcile') {
       return await reconcileCommand(control, config, flags, out, (message) => new UsageError(message));
     }
+    if (command === 'routes') return await routesCommand(control, parsed.positionals[1], flags, config.now(), printers);
     out(await run(command, flags, control, config, out));
     return 0;
   } catch (error) {
@@ -318,20 +343,21 @@ async function run(
       });
       return `join policy of ${organization.name} is now ${described}`;
     }
-    case 'add-model': {
-      const id = required(flags, 'id');
-      if (!/^[a-z0-9][\w.-]*\/[\w.:-]+$/i.test(id)) throw new UsageError('--id must look like provider/model');
-      const provider = flags.provider?.trim() || id.split('/')[0]!;
-      await control.write((tx) => tx.models.put(id, provider, !flags.inactive));
-      return `model ${id} (${provider}) is ${flags.inactive ? 'inactive' : 'active'}`;
-    }
     case 'set-model': {
       const id = required(flags, 'id');
       const active = required(flags, 'active');
       if (active !== 'true' && active !== 'false') throw new UsageError('--active must be true or false');
-      const found = await control.write((tx) => tx.models.setActive(id, active === 'true'));
-      if (!found) throw new UsageError(`no model ${id} in the catalogue`);
-      return `model ${id} is ${active === 'true' ? 'active' : 'inactive'}`;
+      // One way to change routes: a new version of the document, as `routes apply` stores it.
+      const outcome = await control.write(async (tx) => {
+        const current = await tx.routes.current();
+        const next = withRouteActive(current.document, id, active === 'true');
+        if (!next) throw new UsageError(`no route ${id} in the routes document (version ${current.version})`);
+        return tx.routes.apply(next, 'set-model', now, current.version);
+      });
+      const state = active === 'true' ? 'active' : 'inactive';
+      if (outcome.kind === 'unchanged') return `route ${id} is ${state} already (version ${outcome.version})`;
+      if (outcome.kind === 'conflict') throw new Error('the routes document changed within its own transaction');
+      return `route ${id} is ${state}: applied version ${outcome.version}`;
     }
     case 'import-requests': {
       const file = resolve(required(flags, 'file'));

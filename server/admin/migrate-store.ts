@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import type { Database } from 'better-sqlite3';
 import type pg from 'pg';
-import { migratePostgres, openPool } from '../stores/postgres.js';
-import { WRITE_LOCK } from '../stores/control/postgres/store.js';
+import { openPool } from '../stores/postgres.js';
+import { migrateControl, WRITE_LOCK } from '../stores/control/postgres/store.js';
 import { SqliteControlStore } from '../stores/control/store.js';
 
 /**
@@ -16,7 +16,7 @@ const TABLES: { name: string; serial?: 'serial' | 'id' }[] = [
   { name: 'sessions' },
   { name: 'session_tokens' },
   { name: 'projects', serial: 'serial' },
-  { name: 'models' },
+  { name: 'route_documents' },
   { name: 'api_keys', serial: 'serial' },
   { name: 'vault_keys' },
   { name: 'deposits', serial: 'id' },
@@ -80,13 +80,13 @@ export async function migrateStore(sqlitePath: string, url: string): Promise<Mig
   const source = SqliteControlStore.open(sqlitePath, { accessSeconds: 1, refreshSeconds: 1 });
   const pool = openPool(url, { max: 1 });
   try {
-    await migratePostgres(pool, 'control', new URL('../stores/control/migrations-postgres/', import.meta.url));
+    await migrateControl(pool);
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
       await client.query(WRITE_LOCK);
-      // Every table but the catalogue a new store starts with: nothing is ever merged.
-      for (const { name } of TABLES.filter((table) => table.name !== 'models')) {
+      // Every table but the routes document a new store starts with: nothing is ever merged.
+      for (const { name } of TABLES.filter((table) => table.name !== 'route_documents')) {
         const existing = await client.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM ${name}`);
         if (existing.rows[0]!.n > 0) {
           await client.query('ROLLBACK');
@@ -96,8 +96,9 @@ export async function migrateStore(sqlitePath: string, url: string): Promise<Mig
           };
         }
       }
-      // The file's catalogue, operator's changes included, replaces the one a new store starts with.
-      await client.query('DELETE FROM models');
+      // The file's routes document, every version of it, replaces the one a new store starts with
+      // (TRUNCATE: the table refuses DELETE, a stored version being never removed).
+      await client.query('TRUNCATE route_documents');
       // One snapshot of the file for every table.
       source.db.exec('BEGIN');
       const counts: { table: string; rows: number }[] = [];

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { settledCostMicro } from '../domain/route-catalogue.js';
-import { catalogueDocument, type StoredRoutes } from '../domain/routes-document.js';
+import { modelsOf } from '../domain/route-models.js';
 import type { AdmissionRequest, Decision, KeyModels, KeyOwnerWire } from '../schemas/gateway-internal.js';
 import { hashApiKeySecret } from '../security/tokens.js';
 import { openProviderKey } from '../security/vault-cipher.js';
@@ -31,8 +31,6 @@ export interface AdmissionsOptions {
   /** How often rows are written (group commit). */
   flushMs: number;
 }
-
-const CATALOGUE_ROUTES: StoredRoutes = { version: 1, applied_at: 0, document: catalogueDocument() };
 
 /** How long a request's hold outlives its gateway's timeout before it lapses (its row is on its way). */
 const HOLD_GRACE_MS = 60_000;
@@ -116,7 +114,8 @@ export class Admissions {
     return answered(async () => {
       const key = await this.keyOf(secret, this.options.now());
       const allowed = key.allowed_models === null ? null : new Set(JSON.parse(key.allowed_models) as string[]);
-      const models = (await this.options.control.models.list())
+      const { document } = await this.options.control.routes.current();
+      const models = modelsOf(document)
         .filter((model) => model.active && (allowed === null || allowed.has(model.id)))
         .map((model) => ({ id: model.id, provider: model.provider }));
       return { kind: 'known' as const, key: ownerOf(key), models };
@@ -130,11 +129,6 @@ export class Admissions {
       this.bounds.settled(row.req_id, row.cost_micro, now);
       this.telemetry.add(row);
     }
-  }
-
-  /** The routes document's newest version. */
-  private async routes(): Promise<StoredRoutes> {
-    return CATALOGUE_ROUTES;
   }
 
   /** Forgets the rate counts and holds of keys idle for more than a minute; returns how many keys. */
@@ -175,9 +169,8 @@ export class Admissions {
       if (allowed !== null && !allowed.includes(request.model)) throw refuse(modelNotAllowed(request.model));
     };
     checkScope();
-    const route = await this.options.control.models.find(request.model);
-    const stored = await this.routes();
-    if (!route?.active) throw refuse(modelNotFound(request.model));
+    // The newest version of the routes document: the request plans from it once and keeps to it.
+    const stored = await this.options.control.routes.current();
     const vaults = vaultProvidersOf(stored, request.model);
     const sealedKeys: [string, Buffer][] = [];
     for (const vault of vaults) {

@@ -7,6 +7,7 @@ import type { ChangeFields } from '../stores/control/activity.js';
 import type { Environment, KeyRow } from '../stores/control/keys.js';
 import type { ControlRecords } from '../stores/control/store.js';
 import { formatPkr, pkrToMicro } from './money.js';
+import { unknownOrInactive } from './route-models.js';
 
 export const DEFAULT_RATE_LIMIT_RPM = 60;
 
@@ -45,7 +46,7 @@ export async function issueKey(
     if (input.allowedModels !== null) {
       if (input.allowedModels.length === 0)
         throw badRequest('allowed_models must not be empty', { field: 'allowed_models' });
-      const unknown = await tx.models.unknownOrInactive(input.allowedModels);
+      const unknown = unknownOrInactive((await tx.routes.current()).document, input.allowedModels);
       if (unknown.length > 0) {
         throw badRequest(`unknown or inactive model in allowed_models: ${unknown.join(', ')}`, {
           field: 'allowed_models',

@@ -169,3 +169,40 @@ export function catalogueDocument(): RoutesDocument {
     routes: Object.fromEntries(ROUTE_CATALOGUE.map((facts) => [facts.id, catalogueRoute(facts)])),
   };
 }
+
+/**
+ * Version 1 of a store that kept its routes in the `models` table before routes were data: the
+ * catalogue, each route active as its row said (a catalogue route without a row was refused, so
+ * inactive). Rows the catalogue does not have are left out: without a price the gateway never
+ * served them, and a route without a price is no route of the document.
+ */
+export function catalogueDocumentFrom(rows: readonly { id: string; active: boolean }[]): RoutesDocument {
+  const document = catalogueDocument();
+  const active = new Map(rows.map((row) => [row.id, row.active]));
+  for (const [id, route] of Object.entries(document.routes)) route.active = active.get(id) ?? false;
+  return document;
+}
+
+/** `value`, and every object and array within it, frozen: one version is shared by every request. */
+export function deepFreeze<T>(value: T): Readonly<T> {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}
+
+/** JSON with every map's keys in order: two documents that differ only in the order of their ids read alike. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** Whether two documents say the same: the same providers, routes and settings, whatever order their ids are in. */
+export function sameDocument(a: RoutesDocument, b: RoutesDocument): boolean {
+  return canonical(a) === canonical(b);
+}

@@ -24,6 +24,7 @@ import { PAGE_SIZE_CLAMP, errors } from '../schemas/common.js';
 import { Compare, CompareQuery, type PeriodFigures } from '../schemas/compare.js';
 import { Dashboard, DashboardQuery } from '../schemas/dashboard.js';
 import { bucketEdges, readableZone } from '../domain/reporting-zone.js';
+import { modelsOf as routeModels } from '../domain/route-models.js';
 import { RELATIVE_ERROR } from '../stores/telemetry/latency-sketch.js';
 import { bucketJson, cacheJson, figuresJson } from './dashboard-json.js';
 import { Top, TopQuery, type TopGroup } from '../schemas/top.js';
@@ -109,9 +110,9 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     return { from, to: to - 1 };
   }
 
-  /** Beyond the contract: the catalogue's models of one provider, as the filter binds them; 400 for a provider it does not know. */
+  /** Beyond the contract: the routes document's models of one provider, as the filter binds them; 400 for a provider it does not know. */
   async function modelsOf(provider: string): Promise<string> {
-    const models = (await control.models.list())
+    const models = routeModels((await control.routes.current()).document)
       .filter((model) => model.provider === provider)
       .map((model) => model.id);
     if (models.length === 0) throw badRequest('provider is not in the model catalogue', { field: 'provider' });

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { HEALTH_CELL_MS, type HealthFigures } from '../analytics/health.js';
 import { DEGRADED_ERROR_RATE, DOWN_ERROR_RATE, errorRate, healthStatus } from '../domain/health-status.js';
+import { modelsOf } from '../domain/route-models.js';
 import { badRequest } from '../http-errors.js';
 import { authOf } from '../plugins/session.js';
 import { errors, isoTime, isoTimeOrNull } from '../schemas/common.js';
@@ -73,7 +74,8 @@ export async function healthRoutes(fastify: FastifyInstance): Promise<void> {
       const now = config.now();
       const end = windowEnd(request.query.to, now);
       const from = end - (end % HEALTH_CELL_MS) - (cells - 1) * HEALTH_CELL_MS;
-      const providers = Object.fromEntries((await control.models.list()).map((model) => [model.id, model.provider]));
+      const models = modelsOf((await control.routes.current()).document);
+      const providers = Object.fromEntries(models.map((model) => [model.id, model.provider]));
       const listedSince = end - LISTED_FOR_MS;
       const found = await runAnalytics(
         app,

@@ -9,9 +9,9 @@ export type ModelList = Static<typeof ModelList>;
 const PerMillion = Type.Number({ minimum: 0 });
 
 /**
- * GET /models/prices, beyond the contract: what each priced route costs today, so that the
- * console can split a request's cost into its prompt, cache and generated parts. Routes the
- * operator added without a price are not listed.
+ * GET /models/prices, beyond the contract: what each route of the routes document's newest
+ * version costs, so that the console can split a request's cost into its prompt, cache and
+ * generated parts. Every route has a price (a document with an unpriced route is refused).
  */
 export const ModelPrices = Type.Object({
   prices: Type.Array(

@@ -12,12 +12,24 @@ export function migrationFiles(folder: URL): { name: string; version: number }[]
 const versionOf = (db: Database) => db.pragma('user_version', { simple: true }) as number;
 
 /**
- * Applies the numbered `NNN_name.sql` files of a folder that are newer than the
- * database's `user_version`, each in its own transaction, so a failed migration
- * leaves the store at the last version that fully applied. `upgrading` hears of each
- * file before it runs on a store that already had a schema (a new store's are instant).
+ * Work of a migration that its SQL cannot do (data built by the code: version 1 of the routes
+ * document), run after the file's SQL in the same transaction, by the file's version.
+ * `upgrading`: the store had a schema before this run (false for a new store).
  */
-export function migrate(db: Database, folder: URL, upgrading?: (file: string) => void): void {
+export type SqliteMigrationSteps = Readonly<Record<number, (db: Database, upgrading: boolean) => void>>;
+
+/**
+ * Applies the numbered `NNN_name.sql` files of a folder that are newer than the
+ * database's `user_version`, each in its own transaction (with its step, if it has one), so a
+ * failed migration leaves the store at the last version that fully applied. `upgrading` hears
+ * of each file before it runs on a store that already had a schema (a new store's are instant).
+ */
+export function migrate(
+  db: Database,
+  folder: URL,
+  upgrading?: (file: string) => void,
+  steps: SqliteMigrationSteps = {},
+): void {
   const current = versionOf(db);
   for (const { name, version } of migrationFiles(folder)) {
     if (version <= current) continue;
@@ -28,6 +40,7 @@ export function migrate(db: Database, folder: URL, upgrading?: (file: string) =>
       // the admin command opening an old store at once, each finding it behind.
       if (versionOf(db) >= version) return;
       db.exec(sql);
+      steps[version]?.(db, current > 0);
       db.pragma(`user_version = ${version}`);
     }).immediate();
   }

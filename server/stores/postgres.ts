@@ -48,10 +48,24 @@ export function openPool(url: string, options: PostgresOptions = {}): pg.Pool {
 }
 
 /**
- * Applies the numbered `NNN_name.sql` files of `folder` that `store` has not had yet, each in its
- * own transaction, under a lock every replica takes: replicas starting together apply each once.
+ * Work of a migration that its SQL cannot do (data built by the code), run after the file's SQL in
+ * its transaction, by the file's version. `upgrading`: the store had a schema before this run.
  */
-export async function migratePostgres(pool: pg.Pool, store: string, folder: URL): Promise<void> {
+export type PostgresMigrationSteps = Readonly<
+  Record<number, (client: pg.PoolClient, upgrading: boolean) => Promise<void>>
+>;
+
+/**
+ * Applies the numbered `NNN_name.sql` files of `folder` that `store` has not had yet, each in its
+ * own transaction (with its step, if it has one), under a lock every replica takes: replicas
+ * starting together apply each once.
+ */
+export async function migratePostgres(
+  pool: pg.Pool,
+  store: string,
+  folder: URL,
+  steps: PostgresMigrationSteps = {},
+): Promise<void> {
   const client = await pool.connect();
   const lock = [`migrate ${store}`];
   try {
@@ -66,6 +80,7 @@ export async function migratePostgres(pool: pg.Pool, store: string, folder: URL)
       await client.query('BEGIN');
       try {
         await client.query(readFileSync(new URL(name, folder), 'utf8'));
+        await steps[version]?.(client, current > 0);
         await client.query(
           `INSERT INTO schema_versions (store, version) VALUES ($1, $2)
            ON CONFLICT (store) DO UPDATE SET version = excluded.version`,

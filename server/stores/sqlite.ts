@@ -1,6 +1,6 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { privateStoreFiles } from '../security/private-files.js';
-import { migrate } from './migrate.js';
+import { migrate, type SqliteMigrationSteps } from './migrate.js';
 
 /** How long a connection waits for another's lock by default. */
 export const BUSY_TIMEOUT_MS = 5_000;
@@ -12,6 +12,8 @@ export function openSqlite(
   options: {
     fileMustExist?: boolean;
     functions?: (db: Database) => void;
+    /** What migrations do beyond their SQL, by version (see migrate). */
+    steps?: SqliteMigrationSteps;
     /** Told of each migration about to run on an existing store (see migrate). */
     upgrading?: (file: string) => void;
     /** How long to wait for another connection's write lock; 5 s by default. */
@@ -33,7 +35,7 @@ export function openSqlite(
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
-    migrate(db, migrations, options.upgrading);
+    migrate(db, migrations, options.upgrading, options.steps);
     return db;
   } catch (error) {
     db.close();

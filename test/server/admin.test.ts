@@ -6,7 +6,16 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
 import { BATCH_ROWS } from '../../server/ingest/import-batches.js';
 import { importRow, ndjsonFile } from './request-rows.js';
-import { PASSWORD, register, TestClient, type TestServer, startServer, storeFlags, telemetrySql } from './harness.js';
+import {
+  addRoute,
+  PASSWORD,
+  register,
+  TestClient,
+  type TestServer,
+  startServer,
+  storeFlags,
+  telemetrySql,
+} from './harness.js';
 
 let server: TestServer;
 const scratch = mkdtempSync(join(tmpdir(), 'gc-admin-test-'));
@@ -163,8 +172,8 @@ describe('add-project', () => {
   });
 });
 
-describe('add-model and set-model', () => {
-  it('edit the catalogue seen in GET /models and checked by POST /keys', async () => {
+describe('routes apply and set-model', () => {
+  it('edit the routes seen in GET /models and checked by POST /keys', async () => {
     const { client } = await register(server);
     const projectId = await firstProject(client);
     const model = (id: string) =>
@@ -178,25 +187,25 @@ describe('add-model and set-model', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toContain(id);
 
-    await ok('add-model', '--id', id);
+    expect(await addRoute(server, id)).toMatch(/^applied version \d+/);
     expect(await model(id)).toEqual({ id, provider: 'acme', active: true });
     const created = await scoped(id);
     expect(created.status).toBe(201);
     expect(created.body.allowed_models).toEqual([id]);
 
-    await ok('set-model', '--id', id, '--active', 'false');
+    expect(await ok('set-model', '--id', id, '--active', 'false')).toMatch(
+      new RegExp(`^route ${id} is inactive: applied version \\d+$`),
+    );
     expect(await model(id)).toEqual({ id, provider: 'acme', active: false });
     const inactive = await scoped(id);
     expect(inactive.status).toBe(400);
     expect(inactive.body.error).toContain(id);
+    // Turned off already: no new version.
+    expect(await ok('set-model', '--id', id, '--active', 'false')).toMatch(/is inactive already \(version \d+\)/);
 
     await ok('set-model', '--id', id, '--active', 'true');
     expect((await scoped(id)).status).toBe(201);
-
-    const hidden = `acme/hidden-${randomUUID().slice(0, 8)}`;
-    await ok('add-model', '--id', hidden, '--provider', 'acme-labs', '--inactive');
-    expect(await model(hidden)).toEqual({ id: hidden, provider: 'acme-labs', active: false });
-    expect((await scoped(hidden)).status).toBe(400);
+    expect(await ok('routes', 'history')).toMatch(/set-model\n.*set-model\n.*routes apply/);
   });
 });
 
@@ -247,8 +256,11 @@ describe('bad operator input', () => {
     [['revoke-sessions', '--email', 'nobody@example.test'], /no account with email/],
     [['add-project', '--org', 'No Such Organisation', '--name', 'P'], /no organization named/],
     [['add-project', '--org', '{org}', '--name', long], /--name must be at most 200 characters/],
-    [['add-model', '--id', 'not a route'], /--id must look like provider\/model/],
-    [['set-model', '--id', 'acme/never-added', '--active', 'false'], /no model acme\/never-added/],
+    [['add-model', '--id', 'acme/x'], /unknown command "add-model"/],
+    [
+      ['set-model', '--id', 'acme/never-added', '--active', 'false'],
+      /no route acme\/never-added in the routes document/,
+    ],
     [['set-model', '--id', 'openai/gpt-4o-mini', '--active', 'maybe'], /--active must be true or false/],
     [['frobnicate'], /unknown command "frobnicate"/],
     [['deposit', '--org', '{org}', '--pkr', '5', '--bogus'], /bogus/],

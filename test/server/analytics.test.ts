@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { modelsOf } from '../../server/domain/route-models.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import * as ref from './analytics-reference.js';
@@ -292,9 +293,11 @@ function windowOf(org: Org, f: CommonFilter): ref.Window {
   };
 }
 
-/** The catalogue's models of a provider, as the server's own catalogue says. */
+/** The routes document's models of a provider, as the server's own document says. */
 const providerModels = async (provider: string) =>
-  (await server.app.control.models.list()).filter((model) => model.provider === provider).map((model) => model.id);
+  modelsOf((await server.app.control.routes.current()).document)
+    .filter((model) => model.provider === provider)
+    .map((model) => model.id);
 
 function query(params: Record<string, string | number | undefined>): string {
   const parts = Object.entries(params)

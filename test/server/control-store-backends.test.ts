@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyActivity } from '../../server/domain/activity-chain.js';
 import { issueKey, updateKeyLimits } from '../../server/domain/keys.js';
+import { unknownOrInactive, withRouteActive } from '../../server/domain/route-models.js';
 import { signUp } from '../../server/domain/sign-up.js';
 import { ApiError } from '../../server/http-errors.js';
 import { hashSessionToken } from '../../server/security/tokens.js';
@@ -349,18 +350,18 @@ describe.each([
     await store.write((tx) => tx.joinPolicies.set(organization.id, { policy: 'domains', domains: ['b.com', 'a.com'] }));
     expect(await other.joinPolicies.of(organization.id)).toEqual({ policy: 'domains', domains: ['a.com', 'b.com'] });
 
-    expect(await other.models.unknownOrInactive(['openai/gpt-4o', 'openai/gpt-3.5-turbo', 'nope/x'])).toEqual([
+    const routes = await other.routes.current();
+    expect(unknownOrInactive(routes.document, ['openai/gpt-4o', 'openai/gpt-3.5-turbo', 'nope/x'])).toEqual([
       'openai/gpt-3.5-turbo',
       'nope/x',
     ]);
-    expect(await store.write((tx) => tx.models.setActive('openai/gpt-3.5-turbo', true))).toBe(true);
+    const turnedOn = withRouteActive(routes.document, 'openai/gpt-3.5-turbo', true)!;
+    const applied = await store.write((tx) => tx.routes.apply(turnedOn, 'test', NOW, routes.version));
+    expect(applied).toEqual({ kind: 'applied', version: routes.version + 1 });
     await nextTurn();
-    expect(await other.models.find('openai/gpt-3.5-turbo')).toEqual({
-      id: 'openai/gpt-3.5-turbo',
-      provider: 'openai',
-      active: true,
-    });
-    expect(await other.models.unknownOrInactive(['openai/gpt-3.5-turbo'])).toEqual([]);
+    const seen = await other.routes.current();
+    expect(seen.version).toBe(routes.version + 1);
+    expect(unknownOrInactive(seen.document, ['openai/gpt-3.5-turbo'])).toEqual([]);
   });
 });
 

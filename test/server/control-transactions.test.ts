@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ActivityEvent } from '../../server/stores/control/activity.js';
+import { withRouteActive } from '../../server/domain/route-models.js';
 import { SqliteControlStore } from '../../server/stores/control/store.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-control-transactions-'));
@@ -43,12 +44,14 @@ class Undo extends Error {}
 describe('a write transaction', () => {
   it('is not seen by reads outside it while its work waits, and is seen in the very turn it commits', async () => {
     const { control } = openStore();
-    const model = (await control.models.list()).find((row) => row.active)!;
+    const before = await control.routes.current();
+    const model = Object.keys(before.document.routes).find((id) => before.document.routes[id]!.active)!;
     const reached = gate();
     const held = gate();
     const writing = control.write(async (tx) => {
       await tx.settlements.mark('s-1', 1);
-      await tx.models.setActive(model.id, false);
+      const next = withRouteActive(before.document, model, false)!;
+      expect(await tx.routes.apply(next, 'test', 1)).toEqual({ kind: 'applied', version: 2 });
       expect(await tx.settlements.isSettled('s-1')).toBe(true);
       reached.open();
       await held.passed;
@@ -56,14 +59,14 @@ describe('a write transaction', () => {
     await reached.passed;
     expect(await control.settlements.isSettled('s-1')).toBe(false);
     // A read the store caches until it changes: kept for the rest of this turn unless told of the commit.
-    expect((await control.models.find(model.id))?.active).toBe(true);
+    expect(await control.routes.current()).toBe(before);
 
     let turnEnded = false;
     setImmediate(() => (turnEnded = true));
     held.open();
     await writing;
     expect(await control.settlements.isSettled('s-1')).toBe(true);
-    expect((await control.models.find(model.id))?.active).toBe(false);
+    expect((await control.routes.current()).document.routes[model]?.active).toBe(false);
     // Still the turn of the commit: a later turn would read the store's commits again anyway.
     expect(turnEnded).toBe(false);
   });

@@ -461,23 +461,23 @@ describe('the gateway, called with the official openai package', () => {
     const admit = (reqId: string) => admitDirectly(server, key.api_key, reqId);
     const first = await admit('req_net_first');
     if (first.kind !== 'admitted') throw new Error('the first request was refused');
-    // The catalogue answers late, as a database across the network may: the row is written meanwhile.
-    const models = control.models;
-    const find = models.find.bind(models);
+    // The routes document answers late, as a database across the network may: the row is written meanwhile.
+    const routes = control.routes;
+    const current = routes.current.bind(routes);
     let entered!: () => void;
     let open!: () => void;
     const reading = new Promise<void>((resolve) => (entered = resolve));
     const gate = new Promise<void>((resolve) => (open = resolve));
-    models.find = async (id) => {
+    routes.current = async () => {
       entered();
       await gate;
-      return find(id);
+      return current();
     };
     try {
       const second = admit('req_net_second');
       await reading;
       // The key was read before its spend: the first row's cost (the whole limit) moves from the
-      // holds into the key while the second request waits for the catalogue.
+      // holds into the key while the second request waits for the routes document.
       admissions.record([
         {
           ...requestRecord(0),
@@ -493,7 +493,7 @@ describe('the gateway, called with the official openai package', () => {
       open();
       expect(await second).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
     } finally {
-      models.find = find;
+      routes.current = current;
       open();
     }
   });

@@ -1,10 +1,12 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { CookieJar } from 'tough-cookie';
 import { request as httpRequest } from 'undici';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { runAdmin } from '../../server/admin/commands.js';
 import { buildApp, type App } from '../../server/app.js';
 import { resolveConfig, type ServerConfig } from '../../server/config.js';
@@ -245,4 +247,33 @@ export async function runOperator(server: TestServer, ...args: string[]): Promis
   const code = await runAdmin([...args, ...storeFlags(server)], (line) => lines.push(line));
   if (code !== 0) throw new Error(`admin ${args.join(' ')} exited with ${code}:\n${lines.join('\n')}`);
   return lines.join('\n');
+}
+
+/**
+ * Applies a new version of the server's routes document as an operator would: the current one
+ * exported, changed by `edit` (the file's data, as YAML reads it), applied. What `routes apply` printed.
+ */
+export async function editRoutes(server: TestServer, edit: (document: any) => void): Promise<string> {
+  const file = join(server.dataDir, `routes-${randomUUID()}.yaml`);
+  try {
+    await runOperator(server, 'routes', 'export', '--out', file);
+    const document = parseYaml(readFileSync(file, 'utf8'));
+    edit(document);
+    writeFileSync(file, stringifyYaml(document));
+    return await runOperator(server, 'routes', 'apply', '--file', file);
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+/** Adds a priced chat route served by the `openai` provider (its own provider by its id's prefix). */
+export function addRoute(server: TestServer, id: string, options: { active?: boolean } = {}): Promise<string> {
+  return editRoutes(server, (document) => {
+    document.routes[id] = {
+      kind: 'chat',
+      price: { input: 10, output: 20, cache_write: 0, cache_read: 0 },
+      active: options.active ?? true,
+      targets: [{ provider: 'openai', model: id.slice(id.indexOf('/') + 1) }],
+    };
+  });
 }

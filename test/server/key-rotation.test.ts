@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  addRoute,
   controlSql,
   register,
   registerOrg,
@@ -127,7 +128,7 @@ describe('POST /keys/{id}/rotate', () => {
   it('refuses a replacement whose model scope names a model retired since, saying how to go on', async () => {
     const { client, projectId } = await registerOrg(server);
     const model = `openai/retiring-${randomUUID().slice(0, 8)}`;
-    await runOperator(server, 'add-model', '--id', model, '--provider', 'openai');
+    await addRoute(server, model);
     const old = await createKey(client, projectId, { allowed_models: [model, 'openai/gpt-4o-mini'] });
     await runOperator(server, 'set-model', '--id', model, '--active', 'false');
 

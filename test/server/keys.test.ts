@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importRow, ndjsonFile } from './request-rows.js';
-import { register, startServer, type TestClient, type TestServer, runOperator } from './harness.js';
+import { addRoute, register, startServer, type TestClient, type TestServer, runOperator } from './harness.js';
 
 const CEILING = 500;
 const SECRET = /^sk_svc_[A-Za-z0-9]{32}$/;
@@ -178,7 +178,7 @@ describe('POST /keys', () => {
     expect((await client.get('/keys')).body.keys).toEqual([]);
   });
 
-  it('checks models against the catalogue as it is at request time', async () => {
+  it('checks models against the routes document as it is at request time', async () => {
     const { client, projectId } = await freshOrg();
     await createKey(client, projectId, { allowed_models: ['deepseek/deepseek-chat'] });
     await admin('set-model', '--id', 'deepseek/deepseek-chat', '--active', 'false');
@@ -192,7 +192,7 @@ describe('POST /keys', () => {
 
     const fresh = await client.post('/keys', { project_id: projectId, name: 'x', allowed_models: ['acme/brand-new'] });
     expect(fresh.status).toBe(400);
-    await admin('add-model', '--id', 'acme/brand-new');
+    await addRoute(server, 'acme/brand-new');
     await createKey(client, projectId, { allowed_models: ['acme/brand-new'] });
   });
 

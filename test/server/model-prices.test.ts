@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { register, runOperator, startServer, TestClient, type TestServer } from './harness.js';
+import { addRoute, register, startServer, TestClient, type TestServer } from './harness.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -21,19 +21,27 @@ describe('GET /models/prices (beyond the contract)', () => {
       cache_read: 21,
     });
     const listed: string[] = answer.body.prices.map((p: { model: string }) => p.model);
-    // Every route of the catalogue that has a price, inactive ones included (old requests used them).
+    // Every route of the document, inactive ones included (old requests used them).
     const catalogue: string[] = (await client.get('/models')).body.models.map((m: { id: string }) => m.id);
     expect(listed.length).toBeGreaterThan(5);
     expect(listed.every((model) => catalogue.includes(model))).toBe(true);
     expect(listed).toContain('openai/gpt-3.5-turbo');
   });
 
-  it('leaves out a route the operator added without a price, and needs a session', async () => {
+  it("lists a route the operator applies at the document's price, and needs a session", async () => {
     const { client } = await register(server);
-    await runOperator(server, 'add-model', '--id', 'acme/unpriced-1');
-    const listed = (await client.get('/models/prices')).body.prices.map((p: { model: string }) => p.model);
-    expect(listed).not.toContain('acme/unpriced-1');
-    expect((await client.get('/models')).body.models.map((m: { id: string }) => m.id)).toContain('acme/unpriced-1');
+    await addRoute(server, 'acme/priced-1');
+    expect((await client.get('/models/prices')).body.prices).toContainEqual({
+      model: 'acme/priced-1',
+      input: 10,
+      output: 20,
+      cache_write: 0,
+      cache_read: 0,
+    });
+    // Every route has a price: the list of prices and the list of models name the same routes.
+    const priced = (await client.get('/models/prices')).body.prices.map((p: { model: string }) => p.model);
+    const models = (await client.get('/models')).body.models.map((m: { id: string }) => m.id);
+    expect(priced).toEqual(models);
     expect((await new TestClient(server.baseUrl).get('/models/prices')).status).toBe(401);
   });
 });

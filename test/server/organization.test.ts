@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { register, startServer, unique, type TestServer, runOperator } from './harness.js';
+import { addRoute, register, startServer, unique, type TestServer, runOperator } from './harness.js';
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -198,9 +198,9 @@ describe('GET /models', () => {
     expect(models.some((m: any) => m.id.startsWith('svc/') && m.provider === 'svc')).toBe(true);
   });
 
-  it('reflects catalogue edits by the operator', async () => {
+  it('reflects route edits by the operator', async () => {
     const { client } = await register(server);
-    await admin('add-model', '--id', 'acme/widget-1', '--inactive');
+    await addRoute(server, 'acme/widget-1', { active: false });
     expect((await client.get('/models')).body.models).toContainEqual({
       id: 'acme/widget-1',
       provider: 'acme',

@@ -7,8 +7,8 @@ import { ActivityRepository } from './activity.js';
 import { registerActivityFunctions } from './activity-hash.js';
 import { JoinPolicyRepository } from './join-policies.js';
 import { KeyRepository } from './keys.js';
-import { ModelRepository } from './models.js';
 import { OrganizationRepository } from './organizations.js';
+import { RoutesRepository, seedRoutes } from './route-documents.js';
 import { SessionRepository, type SessionLifetimes } from './sessions.js';
 import { SettlementRepository } from './settlements.js';
 import { readSpendLedger, type SpendLedger } from './spend-ledger.js';
@@ -18,8 +18,8 @@ import type {
   ActivityRecords,
   JoinPolicyRecords,
   KeyRecords,
-  ModelRecords,
   OrganizationRecords,
+  RoutesRecords,
   SessionRecords,
   SettlementRecords,
   VaultRecords,
@@ -36,8 +36,9 @@ export interface ControlRecords {
   readonly activity: ActivityRecords;
   readonly joinPolicies: JoinPolicyRecords;
   readonly keys: KeyRecords;
-  readonly models: ModelRecords;
   readonly organizations: OrganizationRecords;
+  /** The routes document's versions: the newest is what every gateway serves. */
+  readonly routes: RoutesRecords;
   readonly sessions: SessionRecords;
   readonly settlements: SettlementRecords;
   readonly vault: VaultRecords;
@@ -80,14 +81,17 @@ export interface ControlStore extends ControlRecords {
   close(): Promise<void>;
 }
 
+/** What the control store's migrations do beyond their SQL (migrate.ts). */
+const MIGRATION_STEPS = { 6: seedRoutes };
+
 /** The repositories of one connection. */
 class Repositories {
   readonly accounts: AccountRepository;
   readonly activity: ActivityRepository;
   readonly joinPolicies: JoinPolicyRepository;
   readonly keys: KeyRepository;
-  readonly models: ModelRepository;
   readonly organizations: OrganizationRepository;
+  readonly routes: RoutesRepository;
   readonly sessions: SessionRepository;
   readonly settlements: SettlementRepository;
   readonly vault: VaultRepository;
@@ -97,8 +101,8 @@ class Repositories {
     this.activity = new ActivityRepository(db);
     this.joinPolicies = new JoinPolicyRepository(db);
     this.keys = new KeyRepository(db);
-    this.models = new ModelRepository(db);
     this.organizations = new OrganizationRepository(db);
+    this.routes = new RoutesRepository(db);
     this.sessions = new SessionRepository(db, lifetimes);
     this.settlements = new SettlementRepository(db);
     this.vault = new VaultRepository(db);
@@ -170,9 +174,10 @@ export class SqliteControlStore extends Repositories implements ControlStore {
 
   static open(path: string, lifetimes: SessionLifetimes): SqliteControlStore {
     const migrations = new URL('./migrations/', import.meta.url);
-    const writer = openSqlite(path, migrations, { functions: registerActivityFunctions });
+    const options = { functions: registerActivityFunctions, steps: MIGRATION_STEPS };
+    const writer = openSqlite(path, migrations, options);
     try {
-      const reader = openSqlite(path, migrations, { functions: registerActivityFunctions });
+      const reader = openSqlite(path, migrations, options);
       reader.pragma('query_only = ON');
       return new SqliteControlStore(path, reader, writer, lifetimes);
     } catch (error) {

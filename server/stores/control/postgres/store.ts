@@ -8,8 +8,8 @@ import { PgAdmissionQuota } from './admission-quota.js';
 import { PgActivityRepository } from './activity.js';
 import { PgJoinPolicyRepository } from './join-policies.js';
 import { PgKeyRepository } from './keys.js';
-import { PgModelRepository } from './models.js';
 import { PgOrganizationRepository } from './organizations.js';
+import { PgRoutesRepository, seedRoutes } from './route-documents.js';
 import { PgSessionRepository } from './sessions.js';
 import { ChangeCount } from './read-cache.js';
 import { PgSettlementRepository } from './settlements.js';
@@ -24,6 +24,11 @@ import { PgVaultRepository } from './vault.js';
  */
 export const WRITE_LOCK = "SELECT pg_advisory_xact_lock(hashtext('gateway-console control write'))";
 
+/** Brings the control store on `pool` up to date: its SQL files, and what they cannot do (postgres.ts). */
+export function migrateControl(pool: pg.Pool): Promise<void> {
+  return migratePostgres(pool, 'control', new URL('../migrations-postgres/', import.meta.url), { 4: seedRoutes });
+}
+
 /** One snapshot of the store for every statement of a read. */
 const SNAPSHOT = 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY';
 
@@ -33,8 +38,8 @@ class Repositories {
   readonly activity: PgActivityRepository;
   readonly joinPolicies: PgJoinPolicyRepository;
   readonly keys: PgKeyRepository;
-  readonly models: PgModelRepository;
   readonly organizations: PgOrganizationRepository;
+  readonly routes: PgRoutesRepository;
   readonly sessions: PgSessionRepository;
   readonly settlements: PgSettlementRepository;
   readonly vault: PgVaultRepository;
@@ -44,8 +49,8 @@ class Repositories {
     this.activity = new PgActivityRepository(sql);
     this.joinPolicies = new PgJoinPolicyRepository(sql);
     this.keys = new PgKeyRepository(sql);
-    this.models = new PgModelRepository(sql);
     this.organizations = new PgOrganizationRepository(sql);
+    this.routes = new PgRoutesRepository(sql);
     this.sessions = new PgSessionRepository(sql, lifetimes);
     this.settlements = new PgSettlementRepository(sql);
     this.vault = new PgVaultRepository(sql);
@@ -112,7 +117,7 @@ export class PgControlStore extends Repositories implements ControlStore {
   static async open(url: string, lifetimes: SessionLifetimes): Promise<PgControlStore> {
     const pool = openPool(url);
     try {
-      await migratePostgres(pool, 'control', new URL('../migrations-postgres/', import.meta.url));
+      await migrateControl(pool);
       return new PgControlStore(url, pool, lifetimes);
     } catch (error) {
       await pool.end();
