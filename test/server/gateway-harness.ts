@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { FailoverSettings } from '../../server/domain/routes-document.js';
 import { localAuthority } from '../../server/gateway/authority.js';
 import { buildGateway } from '../../server/gateway/gateway.js';
 import type { Upstreams } from '../../server/gateway/upstreams.js';
@@ -48,4 +49,17 @@ export const admitDirectly = (server: TestServer, secret: string, reqId: string)
 export async function spentCents(owner: TestClient, keyId: string): Promise<number> {
   const throttling = await owner.get('/admin/usage-throttling?time_range=1h');
   return throttling.body.keys.find((key: { id: string }) => key.id === keyId).spent_cents;
+}
+
+/**
+ * Applies the newest routes document again with its top-level failover bounds changed, as an
+ * operator's `routes apply` would: for suites that test one attempt's handling (an upstream's
+ * error made safe), not failover, `{retries: 0, breaker_failures: 1000}` keeps every request one
+ * upstream attempt and no breaker between them.
+ */
+export async function applyFailover(server: TestServer, failover: Partial<FailoverSettings>): Promise<void> {
+  const stored = await server.app.control.routes.current();
+  const document = { ...stored.document, failover: { ...stored.document.failover, ...failover } };
+  const outcome = await server.app.control.write((tx) => tx.routes.apply(document, 'test', Date.now()));
+  if (outcome.kind !== 'applied') throw new Error(`the routes document was not applied: ${JSON.stringify(outcome)}`);
 }

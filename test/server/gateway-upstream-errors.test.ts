@@ -1,6 +1,7 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PLATFORM_KEY, costMicro, startBench, type Bench } from './gateway-attack-harness.js';
+import { applyFailover } from './gateway-harness.js';
 import { register } from './harness.js';
 
 /**
@@ -17,6 +18,8 @@ let bench: Bench;
 
 beforeAll(async () => {
   bench = await startBench({ timeoutMs: 10_000 });
+  // Each request one upstream attempt: this suite is about what one error becomes, not failover.
+  await applyFailover(bench.server, { retries: 0, breaker_failures: 1000 });
   const html = (status: number, headers: Record<string, string> = {}) =>
     bench.script(`html ${status}`, (_request, response) => {
       response.writeHead(status, { 'content-type': 'text/html', ...headers });
