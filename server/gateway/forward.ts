@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { request as undiciRequest, type Dispatcher } from 'undici';
+import { servedBy } from '../domain/attempts.js';
 import { settledCostMicro, type RoutePrice } from '../domain/route-catalogue.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { estimatedTokens, gatewayRow, type RowStart } from './request-facts.js';
@@ -20,6 +21,8 @@ export interface Dispatch {
   /** The organisation's own provider key (BYOK) or the platform's; null: none is sent. */
   apiKey: string | null;
   isByok: boolean;
+  /** The target's provider and model, as the routes document names them. */
+  provider: string;
   upstreamModel: string;
   price: RoutePrice;
   promptCache: boolean;
@@ -44,6 +47,8 @@ interface Measured {
   tpotMs: number | null;
   usage: Usage | null;
   generatedCharacters: number;
+  /** The upstream's status once its answer (2xx) began to reach the caller; null while none has. */
+  servedStatus: number | null;
 }
 
 /** The most of an upstream's error body read: an error is a sentence, and the rest is not handed on. */
@@ -122,6 +127,7 @@ export async function forward(
     tpotMs: null,
     usage: null,
     generatedCharacters: 0,
+    servedStatus: null,
   };
   let headersSent = false;
   // As OpenAI's API does: the caller can quote it, and it finds the row in the request log.
@@ -163,6 +169,7 @@ export async function forward(
       const text = await textUpTo(upstream.body, upstream.headers['content-length'], ANSWER_BYTES);
       if (text === null) throw new UpstreamTooLarge(`an answer of more than ${ANSWER_BYTES} bytes`);
       headersSent = true;
+      measured.servedStatus = upstream.statusCode;
       reply.hijack();
       reply.raw.writeHead(measured.status, {
         ...admitted.rateHeaders,
@@ -185,6 +192,7 @@ export async function forward(
       });
       // The status line leaves with the first events, in one packet (Node holds it until the first write).
       headersSent = true;
+      measured.servedStatus = 200;
       const events = new SseEvents();
       let firstTokenAt: number | null = null;
       const chunks = async function* () {
@@ -277,8 +285,29 @@ export async function forward(
   return rowOf(input, measured);
 }
 
+/** What ended a served attempt, as an attempt's error class; null when it ended well. */
+const SERVED_ERRORS: Readonly<Record<string, string | null>> = {
+  success: null,
+  client_disconnect: null,
+  upstream_stream_aborted: 'stream_cut',
+  proxy_guillotine: 'timeout',
+};
+
 function rowOf(input: ForwardInput, measured: Measured): RequestRecord {
-  const { price, promptCache, isByok, upstreamModel } = input.admitted;
+  const { price, promptCache, isByok, provider, upstreamModel } = input.admitted;
+  const totalMs = performance.now() - input.arrived;
+  // One attempt, recorded when its answer went to the caller; otherwise unknown here.
+  const target = servedBy(provider, upstreamModel);
+  const served =
+    measured.servedStatus === null
+      ? null
+      : {
+          target,
+          status: measured.servedStatus,
+          error: SERVED_ERRORS[measured.termination] ?? null,
+          ms: totalMs - measured.preDispatchMs,
+          decision: 'served' as const,
+        };
   const usage = measured.usage;
   const answered = measured.status < 400;
   // Counted from the upstream's usage; estimated from the text only when it gave none.
@@ -292,7 +321,7 @@ function rowOf(input: ForwardInput, measured: Measured): RequestRecord {
   const cost = answered ? settledCostMicro(price, { prompt, generated, cacheWrite: 0, cacheRead: cached }, isByok) : 0;
   return gatewayRow(input.start, {
     status: measured.status,
-    total_ms: performance.now() - input.arrived,
+    total_ms: totalMs,
     ttft_ms: measured.ttftMs,
     tpot_ms: measured.tpotMs,
     pre_dispatch_ms: measured.preDispatchMs,
@@ -307,5 +336,7 @@ function rowOf(input: ForwardInput, measured: Measured): RequestRecord {
     termination_reason: measured.termination,
     upstream_error: measured.upstreamError,
     upstream_model: upstreamModel,
+    served_by: served && target,
+    attempts: served && [served],
   });
 }

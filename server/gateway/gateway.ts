@@ -273,6 +273,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
         baseUrl: upstream.baseUrl,
         apiKey: upstream.apiKey,
         isByok: upstream.isByok,
+        provider: target.provider,
         upstreamModel: target.model,
         price: plan.price,
         promptCache: plan.promptCache,

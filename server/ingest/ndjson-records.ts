@@ -94,6 +94,8 @@ export function* ndjsonRecords(file: string, owners: Owners, at: { line: number 
       termination_reason: row.status_detail.termination_reason,
       upstream_error: row.status_detail.upstream_error,
       upstream_model: row.upstream?.model ?? null,
+      served_by: null,
+      attempts: null,
       user_agent: row.user_agent,
       metadata: JSON.stringify(lowercaseKeys(row.metadata)),
     };

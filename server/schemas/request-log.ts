@@ -62,6 +62,10 @@ export const Attempt = Type.Object({
 });
 export type Attempt = Static<typeof Attempt>;
 
+/** The most attempts a row keeps: a gateway's, an import's and the API's alike. */
+export const MAX_ATTEMPTS = 20;
+export const Attempts = Type.Array(Attempt, { maxItems: MAX_ATTEMPTS });
+
 /** What a request-log row records of the request's outcome: the same in the import file and the API. */
 export const RequestOutcomeFields = {
   metrics: RequestMetrics,
