@@ -1,3 +1,4 @@
+import { servedProvider, storedAttempts } from '../domain/attempts.js';
 import { microToPkr } from '../domain/money.js';
 import type { RequestLogRow } from '../schemas/analytics.js';
 import { isoTime } from '../schemas/common.js';
@@ -39,7 +40,14 @@ export function toRequestLogRow(row: RequestRecord, names: Names): RequestLogRow
       termination_reason: row.termination_reason as RequestLogRow['status_detail']['termination_reason'],
       upstream_error: row.upstream_error,
     },
-    upstream: row.upstream_model === null ? null : { model: row.upstream_model },
+    upstream:
+      row.upstream_model === null
+        ? null
+        : {
+            model: row.upstream_model,
+            provider: row.served_by === null ? null : servedProvider(row.served_by),
+            attempts: storedAttempts(row.attempts),
+          },
     user_agent: row.user_agent,
     metadata: JSON.parse(row.metadata) as Record<string, string>,
   };

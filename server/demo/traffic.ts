@@ -174,6 +174,9 @@ function requestRow(
     upstream_error: outcome.kind === 'ok' ? null : outcome.upstreamError,
     // Before the cutoff the gateway did not record the resolved model at all.
     upstream_model: legacy ? null : random.pick(route.upstream),
+    // The demo's story does not say which target served or how: unknown.
+    served_by: null,
+    attempts: null,
     user_agent: userAgent,
     metadata: requestMetadata(random, key.features, key.tagged),
   };

@@ -3,6 +3,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { FastifyBaseLogger } from 'fastify';
 import { Pool } from 'undici';
 import { badRequest, controlPlaneUnreachable, modelNotFound } from '../admission/refusals.js';
+import { storedAttempts } from '../domain/attempts.js';
 import {
   DecisionBatch,
   GatewayStatus,
@@ -311,6 +312,10 @@ function wireRow(row: RequestRecord & { key_id: string }): GatewayRow {
     termination_reason: row.termination_reason as GatewayRow['termination_reason'],
     upstream_error: row.upstream_error,
     upstream_model: row.upstream_model,
+    served_by: row.served_by,
+    // The row keeps them as text; the wire as items, each checked by the control plane. A row
+    // has one or a few: a parse of a hundred bytes or so, against the whole row's stringify.
+    attempts: storedAttempts(row.attempts),
     user_agent: row.user_agent,
     metadata: row.metadata,
   };

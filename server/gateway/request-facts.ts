@@ -1,5 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { clipped } from '../admission/text-bounds.js';
+import { attemptsText } from '../domain/attempts.js';
+import { MAX_ATTEMPTS, type Attempt } from '../schemas/request-log.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 
 const META_PREFIX = 'x-svc-meta-';
@@ -67,8 +69,11 @@ export type RowStart = Pick<
   'req_id' | 'ts' | 'model' | 'stream' | 'user_agent' | 'metadata' | 'org_id' | 'project_id' | 'key_id'
 >;
 
-/** What is measured of a request as it is served: the rest of its row. */
-export type Served = Omit<RequestRecord, keyof RowStart>;
+/**
+ * What is measured of a request as it is served: the rest of its row, its upstream attempts as
+ * made (null when unknown), which `gatewayRow` fits to the log's bounds and writes as the row's text.
+ */
+export type Served = Omit<RequestRecord, keyof RowStart | 'attempts'> & { attempts: readonly Attempt[] | null };
 
 /**
  * A request's row, its fields written out one by one: V8 makes `{ ...start, status, … }` with
@@ -100,6 +105,8 @@ export function gatewayRow(start: RowStart, served: Served): RequestRecord {
     termination_reason: served.termination_reason,
     upstream_error: served.upstream_error,
     upstream_model: served.upstream_model,
+    served_by: served.served_by,
+    attempts: served.attempts === null ? null : attemptsText(fitAttempts(served.attempts)),
     user_agent: start.user_agent,
     metadata: start.metadata,
   };
@@ -124,6 +131,8 @@ export function refusalRow(start: RowStart, status: number, totalMs: number): Re
     termination_reason: 'success',
     upstream_error: null,
     upstream_model: null,
+    served_by: null,
+    attempts: null,
   });
 }
 
@@ -135,9 +144,41 @@ export const ROW_TEXT_LIMITS = {
   model: 256,
   upstream_error: 2048,
   upstream_model: 256,
+  /** A target's `provider/model`, as an attempt's `target` (server/schemas/request-log.ts). */
+  served_by: 320,
   user_agent: 4096,
   metadata: 16_384,
 } as const;
+
+/** An attempt's longest error class (`Attempt`). */
+const ATTEMPT_ERROR = 32;
+
+const validStatus = (status: number | null): boolean =>
+  status === null || (Number.isInteger(status) && status >= 100 && status <= 599);
+
+const attemptFits = (attempt: Attempt): boolean =>
+  attempt.target.length <= ROW_TEXT_LIMITS.served_by &&
+  (attempt.error?.length ?? 0) <= ATTEMPT_ERROR &&
+  validStatus(attempt.status) &&
+  Number.isFinite(attempt.ms) &&
+  attempt.ms >= 0;
+
+/**
+ * Attempts as the log takes them: at most `MAX_ATTEMPTS` (past that, the first ones and the last,
+ * which says how the request ended), texts cut to their bounds, a status outside HTTP's range
+ * unknown, a duration finite. The same array when it fits, as nearly every one does.
+ */
+export function fitAttempts(attempts: readonly Attempt[]): readonly Attempt[] {
+  const kept = attempts.length <= MAX_ATTEMPTS ? attempts : [...attempts.slice(0, MAX_ATTEMPTS - 1), attempts.at(-1)!];
+  if (kept.every(attemptFits)) return kept;
+  return kept.map((attempt) => ({
+    target: clipped(attempt.target, ROW_TEXT_LIMITS.served_by),
+    status: validStatus(attempt.status) ? attempt.status : null,
+    error: attempt.error === null ? null : clipped(attempt.error, ATTEMPT_ERROR),
+    ms: ms(attempt.ms),
+    decision: attempt.decision,
+  }));
+}
 
 const count = (value: number): number =>
   Number.isFinite(value) && value > 0 ? Math.min(Math.round(value), Number.MAX_SAFE_INTEGER) : 0;
@@ -150,6 +191,8 @@ const msOrNull = (value: number | null): number | null =>
  * A row every one of whose fields the request log takes: texts cut to their limits, figures
  * finite and whole where they count. A caller's User-Agent of 5 kB or an upstream's odd usage
  * must not cost the call its row (and its charge): a row refused is a call served for nothing.
+ * Its attempts were fitted when `gatewayRow` wrote them (`fitAttempts`), as objects: read back
+ * from their text here, every row would pay a parse on the request path.
  */
 export function fitRow(row: RequestRecord): RequestRecord {
   const fits =
@@ -158,6 +201,7 @@ export function fitRow(row: RequestRecord): RequestRecord {
     row.metadata.length <= ROW_TEXT_LIMITS.metadata &&
     (row.upstream_error?.length ?? 0) <= ROW_TEXT_LIMITS.upstream_error &&
     (row.upstream_model?.length ?? 0) <= ROW_TEXT_LIMITS.upstream_model &&
+    (row.served_by?.length ?? 0) <= ROW_TEXT_LIMITS.served_by &&
     Number.isSafeInteger(row.ts) &&
     Number.isFinite(row.total_ms) &&
     Number.isFinite(row.pre_dispatch_ms) &&
@@ -178,6 +222,7 @@ export function fitRow(row: RequestRecord): RequestRecord {
     metadata: row.metadata.length <= ROW_TEXT_LIMITS.metadata ? row.metadata : '{}',
     upstream_error: row.upstream_error === null ? null : clipped(row.upstream_error, ROW_TEXT_LIMITS.upstream_error),
     upstream_model: row.upstream_model === null ? null : clipped(row.upstream_model, ROW_TEXT_LIMITS.upstream_model),
+    served_by: row.served_by === null ? null : clipped(row.served_by, ROW_TEXT_LIMITS.served_by),
     total_ms: ms(row.total_ms),
     ttft_ms: msOrNull(row.ttft_ms),
     tpot_ms: msOrNull(row.tpot_ms),

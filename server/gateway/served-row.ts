@@ -50,6 +50,8 @@ export function servedRow(
     termination_reason: measured.termination,
     upstream_error: measured.upstreamError,
     upstream_model: served?.model ?? lastTried(facts.attempts),
+    served_by: served?.name ?? null,
+    attempts: facts.attempts,
   });
 }
 

@@ -1,4 +1,5 @@
 import { Ajv, type ValidateFunction } from 'ajv';
+import { attemptsText, servedBy } from '../domain/attempts.js';
 import { pkrToMicro } from '../domain/money.js';
 import { parseIsoTimestamp } from '../domain/time.js';
 import { parseId } from '../ids.js';
@@ -69,6 +70,7 @@ export function* ndjsonRecords(file: string, owners: Owners, at: { line: number 
     if (ts === null) throw new LineError(lineNumber, 'timestamp must be an ISO 8601 date-time');
     const owner = resolveOwner(owners, row, lineNumber);
     const m = row.metrics;
+    const upstream = row.upstream;
     at.line = lineNumber;
     yield {
       req_id: row.req_id,
@@ -93,7 +95,10 @@ export function* ndjsonRecords(file: string, owners: Owners, at: { line: number 
       is_byok: row.financials.is_byok,
       termination_reason: row.status_detail.termination_reason,
       upstream_error: row.status_detail.upstream_error,
-      upstream_model: row.upstream?.model ?? null,
+      upstream_model: upstream?.model ?? null,
+      // `upstream.model` is the model that served: with its provider, the target that did.
+      served_by: upstream?.provider ? servedBy(upstream.provider, upstream.model) : null,
+      attempts: upstream?.attempts ? attemptsText(upstream.attempts) : null,
       user_agent: row.user_agent,
       metadata: JSON.stringify(lowercaseKeys(row.metadata)),
     };

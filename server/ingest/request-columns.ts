@@ -14,8 +14,8 @@ export interface RequestColumns {
   length: number;
   /** Number columns, NaN for null (SQLite stores a NaN bound to it as NULL anyway). */
   numbers: Float64Array[];
-  /** Columns of strings mostly seen once: the request id, the metadata. */
-  texts: string[][];
+  /** Columns of strings mostly seen once: the request id, the attempts (or null), the metadata. */
+  texts: (string | null)[][];
   /** The other string columns: each row's index into its column's list of values. */
   codes: Uint16Array[];
   dictionaries: (string | null)[][];
@@ -62,6 +62,8 @@ const KIND: { [C in InsertColumn]: C extends StringColumn ? typeof TEXT | typeof
   termination_reason: CODED,
   upstream_error: CODED,
   upstream_model: CODED,
+  served_by: CODED,
+  attempts: TEXT,
   user_agent: CODED,
   metadata: TEXT,
   rowid: NUMBER,
@@ -131,7 +133,7 @@ export class RequestColumnsBuilder {
       const slot = SLOTS[c]!;
       const kind = KINDS[c];
       if (kind === NUMBER) numbers[slot]![row] = value === null ? NaN : (value as number);
-      else if (kind === TEXT) texts[slot]!.push(value as string);
+      else if (kind === TEXT) texts[slot]!.push(value as string | null);
       else {
         const index = this.indexes[slot]!;
         let code = index.get(value as string | null);

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { badRequest as refusedRequest } from '../admission/refusals.js';
+import { attemptsText } from '../domain/attempts.js';
 import { ApiError, notFound } from '../http-errors.js';
 import { ErrorBody } from '../schemas/common.js';
 import {
@@ -175,6 +176,8 @@ function storedRow(row: GatewayRow, key: KeyOwner): RequestRecord {
     termination_reason: row.termination_reason,
     upstream_error: row.upstream_error,
     upstream_model: row.upstream_model,
+    served_by: row.served_by ?? null,
+    attempts: row.attempts ? attemptsText(row.attempts) : null,
     user_agent: row.user_agent,
     metadata: row.metadata,
   };

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable } from './common.js';
-import { TerminationReason } from './request-log.js';
+import { Attempts, TerminationReason } from './request-log.js';
 
 /**
  * The internal API between the control plane and gateways in other processes
@@ -166,6 +166,13 @@ export const GatewayRow = Type.Object({
   termination_reason: TerminationReason,
   upstream_error: Nullable(Type.String({ maxLength: 2048 })),
   upstream_model: Nullable(Type.String({ maxLength: 256 })),
+  /**
+   * `provider/model` of the target that served; null when none did. Absent from the rows of
+   * gateways older than it, whose rows are taken all the same: absent is unknown, as null.
+   */
+  served_by: Type.Optional(Nullable(Type.String({ maxLength: 320 }))),
+  /** The upstream attempts in the order made, at most 20; null (or absent, as above) when unknown. */
+  attempts: Type.Optional(Nullable(Attempts)),
   user_agent: Type.String({ maxLength: 4096 }),
   /** JSON object text of at most 16 pairs of 256 characters. */
   metadata: Type.String({ maxLength: 16_384 }),

@@ -62,12 +62,31 @@ export const Attempt = Type.Object({
 });
 export type Attempt = Static<typeof Attempt>;
 
+/** The most attempts a row keeps: a gateway's, an import's and the API's alike. */
+export const MAX_ATTEMPTS = 20;
+export const Attempts = Type.Array(Attempt, { maxItems: MAX_ATTEMPTS });
+
+/**
+ * What served a request: `model` the upstream model that served (the contract's field), then,
+ * beyond the contract, `provider` (the provider of the target that served, null when none did
+ * or the row does not say) and `attempts` (every upstream attempt in order, null when unknown).
+ * Both are optional here because a control plane with only the contract's fields leaves them
+ * out; this one always sends them.
+ */
+export const Upstream = Type.Object({
+  model: Type.String(),
+  /** A provider id of the routes document; never holds `/`, which ends it in `served_by`. */
+  provider: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64, pattern: '^[^/]+$' }))),
+  attempts: Type.Optional(Nullable(Attempts)),
+});
+export type Upstream = Static<typeof Upstream>;
+
 /** What a request-log row records of the request's outcome: the same in the import file and the API. */
 export const RequestOutcomeFields = {
   metrics: RequestMetrics,
   financials: RequestFinancials,
   status_detail: RequestStatusDetail,
-  upstream: Nullable(Type.Object({ model: Type.String() })),
+  upstream: Nullable(Upstream),
   user_agent: Type.String(),
   metadata: Type.Record(Type.String(), Type.String()),
 };

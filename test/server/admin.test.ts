@@ -272,6 +272,13 @@ describe('bad operator input', () => {
   });
 });
 
+/** A failover's attempts: a timeout moved on, a retry after a 503, then the target that served. */
+const ATTEMPTS = [
+  { target: 'openai/gpt-4o-mini-2024-07-18', status: null, error: 'first_byte_timeout', ms: 2000, decision: 'next' },
+  { target: 'azure/gpt-4o-mini', status: 503, error: 'server_error', ms: 41.5, decision: 'retried' },
+  { target: 'azure/gpt-4o-mini', status: 200, error: null, ms: 812.25, decision: 'served' },
+];
+
 describe('import-requests', () => {
   let client: TestClient;
   let org: string;
@@ -381,8 +388,25 @@ describe('import-requests', () => {
       /line 3\b.*unknown organization/,
     ],
     ['a bad line after a blank one, counted', () => [row(1), '', '[]', row(1)], /line 3\b/],
+    ['more than 20 attempts', () => [row(1), row(1, { upstream: withAttempts(21) })], /line 2\b.*attempts/],
+    [
+      'an attempt with a decision the gateway does not make',
+      () => [row(1), row(1, { upstream: { ...withAttempts(1), attempts: [{ ...ATTEMPTS[0], decision: 'hoped' }] } })],
+      /line 2\b.*decision/,
+    ],
+    [
+      'a provider with a slash',
+      () => [row(1), row(1, { upstream: { model: 'gpt-4o', provider: 'openai/x', attempts: null } })],
+      /line 2\b.*provider/,
+    ],
     ['a bad line at the end of a long file', () => [...Array.from({ length: 40 }, () => row(0.5)), '{'], /line 41\b/],
   ];
+
+  /** A row's `upstream` with its first `count` attempts of a 21-attempt failover. */
+  function withAttempts(count: number) {
+    const attempts = Array.from({ length: count }, (_, i) => ATTEMPTS[i % ATTEMPTS.length]!);
+    return { model: 'gpt-4o-mini', provider: 'azure', attempts };
+  }
 
   /** `count` rows, where the one at `repeat` has the request id of the one at `original`. */
   function repeatAt(count: number, original: number, repeat: number): object[] {
@@ -407,6 +431,31 @@ describe('import-requests', () => {
     // The key's spend did not move: a limit equal to the spend so far is still accepted.
     expect((await limit(4)).status).toBe(200);
     expect((await limit(3.99)).body.error).toContain('spend so far of 4.00 PKR');
+  });
+
+  it('keeps the target that served and every attempt, read back as imported and imported again alike', async () => {
+    const upstream = { model: 'gpt-4o-mini', provider: 'azure', attempts: ATTEMPTS };
+    const full = row(0, { upstream: { ...upstream, attempts: ATTEMPTS.map((a) => ({ ...a, note: 'not kept' })) } });
+    const bare = row(0); // `upstream: {model}` only, as files written before them
+    const nulls = row(0, { upstream: { model: 'gpt-4o', provider: null, attempts: null } });
+    await ok('import-requests', '--file', file([full, bare, nulls]));
+    const read = async (reqId: string) => {
+      const answer = await client.get(`/analytics/requests/${reqId}`);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      return answer.body as { upstream: unknown };
+    };
+    const exported = await read(full.req_id);
+    expect(exported.upstream).toEqual(upstream);
+    expect((await read(bare.req_id)).upstream).toEqual({ model: bare.upstream.model, provider: null, attempts: null });
+    expect((await read(nulls.req_id)).upstream).toEqual({ model: 'gpt-4o', provider: null, attempts: null });
+    const again = { ...exported, req_id: `req-${randomUUID()}` };
+    await ok('import-requests', '--file', file([again]));
+    expect((await read(again.req_id)).upstream).toEqual(upstream);
+    const [stored] = await telemetrySql<{ served_by: string }>(
+      server,
+      `SELECT served_by FROM requests WHERE req_id = '${again.req_id}'`,
+    );
+    expect(stored!.served_by).toBe('azure/gpt-4o-mini');
   });
 
   it('a missing file is reported by name', async () => {

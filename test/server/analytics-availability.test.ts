@@ -54,6 +54,8 @@ function row(setup: Setup, reqId: string, ts: number, extra: Partial<RequestReco
     termination_reason: 'success',
     upstream_error: null,
     upstream_model: 'gpt-4o-mini-2024-07-18',
+    served_by: null,
+    attempts: null,
     user_agent: 'availability-test/1.0',
     metadata: JSON.stringify({ customer: 'acme', feature: 'chat', trace_id: reqId }),
     ...extra,

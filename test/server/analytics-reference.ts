@@ -203,7 +203,15 @@ export function logRow(row: RequestRecord, names: Names) {
     },
     financials: { cost_pkr: row.cost_micro / 1_000_000, is_byok: row.is_byok },
     status_detail: { termination_reason: row.termination_reason, upstream_error: row.upstream_error },
-    upstream: row.upstream_model === null ? null : { model: row.upstream_model },
+    upstream:
+      row.upstream_model === null
+        ? null
+        : {
+            model: row.upstream_model,
+            // `provider/model`: the provider ends at the first slash (a model may hold more).
+            provider: row.served_by === null ? null : row.served_by.split('/')[0]!,
+            attempts: row.attempts === null ? null : (JSON.parse(row.attempts) as unknown[]),
+          },
     user_agent: row.user_agent,
     metadata: JSON.parse(row.metadata) as Record<string, string>,
   };

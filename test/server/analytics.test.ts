@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelsOf } from '../../server/domain/route-models.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
+import type { Attempt } from '../../server/schemas/request-log.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import * as ref from './analytics-reference.js';
 import { register, startServer, TestClient, type TestServer, requestLog } from './harness.js';
@@ -129,6 +130,8 @@ interface RowSpec {
   reason: string;
   upstreamError: string | null;
   upstreamModel: string | null;
+  servedBy: string | null;
+  attempts: Attempt[] | null;
   userAgent: string;
   metadata: [string, string][];
   idPart: string;
@@ -159,6 +162,15 @@ function offsetArb(rangesMs: number[]): fc.Arbitrary<number> {
   );
 }
 
+/** Attempts as a gateway or an import stores them; their order and every field come back through the API. */
+const attemptArb: fc.Arbitrary<Attempt> = fc.record({
+  target: fc.constantFrom('openai/gpt-4o-mini-2024-07-18', 'azure/gpt-4o-mini', 'Ω/日本語'),
+  status: maybe(fc.constantFrom(200, 429, 500, 503)),
+  error: maybe(fc.constantFrom('first_byte_timeout', 'server_error', 'rate_limited', 'reset')),
+  ms,
+  decision: fc.constantFrom<Attempt['decision']>('served', 'retried', 'next', 'gave_up', 'skipped'),
+});
+
 function rowArb(rangesMs: number[]): fc.Arbitrary<RowSpec> {
   return fc.record({
     who: fc.constantFrom<Who>('none', 'projectOnly', 'A', 'A', 'B', 'B', 'revoked', 'ghost', 'stranger'),
@@ -185,6 +197,8 @@ function rowArb(rangesMs: number[]): fc.Arbitrary<RowSpec> {
     reason: fc.constantFrom(...REASONS),
     upstreamError: maybe(fc.constantFrom('rate limited', 'Upstream 502: bad gateway')),
     upstreamModel: maybe(fc.constantFrom(...ELSEWHERE)),
+    servedBy: maybe(fc.constantFrom('openai/gpt-4o-mini-2024-07-18', 'together/meta-llama/Llama-3.1-8B')),
+    attempts: maybe(fc.array(attemptArb, { minLength: 1, maxLength: 4 })),
     userAgent: fc.constantFrom(...ELSEWHERE, 'Acme Corp client/1.0'),
     metadata: fc.uniqueArray(
       fc.tuple(
@@ -248,6 +262,8 @@ function materialise(org: Org, specs: RowSpec[]): RequestRecord[] {
       termination_reason: spec.reason,
       upstream_error: spec.upstreamError,
       upstream_model: spec.upstreamModel,
+      served_by: spec.servedBy,
+      attempts: spec.attempts && JSON.stringify(spec.attempts),
       user_agent: spec.userAgent,
       metadata: JSON.stringify(Object.fromEntries(spec.metadata)),
     };
@@ -628,6 +644,8 @@ function record(org: Org, offset: number, extra: Partial<RequestRecord> = {}): R
     termination_reason: 'success',
     upstream_error: null,
     upstream_model: 'gpt-4o-mini-2024-07-18',
+    served_by: null,
+    attempts: null,
     user_agent: 'analytics-test/1.0',
     metadata: '{}',
     ...extra,
@@ -939,6 +957,8 @@ describe('figures of a hand-checked example', () => {
         cache_creation_input_tokens: null,
         cache_read_input_tokens: null,
         upstream_model: null,
+        served_by: null,
+        attempts: null,
         is_byok: 1,
         cost_micro: 12,
         metadata: JSON.stringify({ customer: 'Acme' }),

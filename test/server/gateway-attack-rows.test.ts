@@ -131,6 +131,7 @@ interface Row {
   model: string;
   user_agent: string;
   financials: { cost_pkr: number };
+  upstream: { model: string; provider?: string | null; attempts?: unknown[] | null } | null;
 }
 
 const costOf = (row: Row) => Math.round(row.financials.cost_pkr * 1e6);
@@ -206,32 +207,7 @@ describe('defect 1: a User-Agent longer than 4,096 characters', () => {
 
   it('the internal API stores the good rows of a batch and names those it refuses', async () => {
     const key = await newKey();
-    const row = (id: string, fields: Record<string, unknown> = {}) => ({
-      req_id: `req_${id.repeat(32)}`,
-      ts: Date.now(),
-      key_id: key.id,
-      model: 'openai/gpt-4o-mini',
-      status: 200,
-      stream: 0,
-      total_ms: 12,
-      ttft_ms: null,
-      tpot_ms: null,
-      pre_dispatch_ms: 1,
-      prompt_tokens: 10,
-      tokens_generated: 20,
-      cache_creation_input_tokens: 0,
-      cache_read_input_tokens: 0,
-      total_tokens: 30,
-      tokens_estimated: 0,
-      cost_micro: 3780,
-      is_byok: 0,
-      termination_reason: 'success',
-      upstream_error: null,
-      upstream_model: 'gpt-4o-mini-2024-07-18',
-      user_agent: 'batch-test',
-      metadata: '{}',
-      ...fields,
-    });
+    const row = (id: string, fields: Record<string, unknown> = {}) => wireRow(key.id, id, fields);
     const answer = await internal('/requests', {
       rows: [row('1', { user_agent: 'u'.repeat(4097) }), row('2'), row('3', { key_id: crypto.randomUUID() }), row('4')],
     });
@@ -241,7 +217,89 @@ describe('defect 1: a User-Agent longer than 4,096 characters', () => {
     expect(rows.map((stored) => stored.req_id).sort()).toEqual([`req_${'2'.repeat(32)}`, `req_${'4'.repeat(32)}`]);
     expect(await settledSpend(key.id, 2 * 3780)).toBe(2 * 3780);
   });
+
+  it('the internal API keeps the attempts of a row, refusing alone one with 21 or with a decision it does not know', async () => {
+    const key = await newKey();
+    const attempt = (decision: string, status: number | null = 503) => ({
+      target: 'azure/gpt-4o-mini',
+      status,
+      error: status === 200 ? null : 'server_error',
+      ms: 40.5,
+      decision,
+    });
+    const attempts = [attempt('retried'), attempt('served', 200)];
+    const row = (id: string, fields: Record<string, unknown> = {}) =>
+      wireRow(key.id, id, { served_by: 'azure/gpt-4o-mini', attempts, ...fields });
+    const older = wireRow(key.id, 'c'); // a gateway from before the attempts: neither field
+    const answer = await internal('/requests', {
+      rows: [
+        row('a'),
+        row('b', { attempts: [...Array.from({ length: 20 }, () => attempt('retried')), attempt('served', 200)] }),
+        row('d', { attempts: [attempt('hoped')] }),
+        older,
+      ],
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ stored: 2, refused: [{ index: 1 }, { index: 2 }] });
+    expect((answer.body.refused as { reason: string }[]).map((refused) => refused.reason)).toEqual([
+      expect.stringMatching(/^\/attempts: /),
+      expect.stringMatching(/^\/attempts: /),
+    ]);
+    const rows = await rowsOf(key.id, 2);
+    const upstreamOf = (id: string) => rows.find((stored) => stored.req_id === `req_${id.repeat(32)}`)?.upstream;
+    expect(upstreamOf('a')).toEqual({ model: 'gpt-4o-mini-2024-07-18', provider: 'azure', attempts });
+    expect(upstreamOf('c')).toEqual({ model: 'gpt-4o-mini-2024-07-18', provider: null, attempts: null });
+  });
+
+  it.each(WHERE)('a served call records its target and its one attempt, %s', async (where) => {
+    const key = await newKey();
+    expect((await chat(gatewayUrl(where), key.api_key)).status).toBe(200);
+    const [row] = await rowsOf(key.id, 1);
+    expect(row!.upstream).toEqual({
+      model: 'gpt-4o-mini-2024-07-18',
+      provider: 'openai',
+      attempts: [
+        {
+          target: 'openai/gpt-4o-mini-2024-07-18',
+          status: 200,
+          error: null,
+          ms: expect.any(Number) as number,
+          decision: 'served',
+        },
+      ],
+    });
+  });
 });
+
+/** A row as a gateway sends it to the internal API, of key `keyId`, its request id made of `id`. */
+function wireRow(keyId: string, id: string, fields: Record<string, unknown> = {}) {
+  return {
+    req_id: `req_${id.repeat(32)}`,
+    ts: Date.now(),
+    key_id: keyId,
+    model: 'openai/gpt-4o-mini',
+    status: 200,
+    stream: 0,
+    total_ms: 12,
+    ttft_ms: null,
+    tpot_ms: null,
+    pre_dispatch_ms: 1,
+    prompt_tokens: 10,
+    tokens_generated: 20,
+    cache_creation_input_tokens: 0,
+    cache_read_input_tokens: 0,
+    total_tokens: 30,
+    tokens_estimated: 0,
+    cost_micro: 3780,
+    is_byok: 0,
+    termination_reason: 'success',
+    upstream_error: null,
+    upstream_model: 'gpt-4o-mini-2024-07-18',
+    user_agent: 'batch-test',
+    metadata: '{}',
+    ...fields,
+  };
+}
 
 describe('defect 2: callers with no valid key', () => {
   it.each(WHERE)('cannot make other callers fail with long models or n: 1e308, %s', async (where) => {

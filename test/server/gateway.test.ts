@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulatedUpstream, type SimulatedUpstream } from '../../server/gateway/simulated-upstream.js';
 import { admitDirectly, spentCents, startGateway } from './gateway-harness.js';
 import { controlSql, register, runOperator, startServer, type TestClient, type TestServer } from './harness.js';
+import type { Attempt } from '../../server/schemas/request-log.js';
 import { requestRecord } from './request-rows.js';
 
 let server: TestServer;
@@ -125,7 +126,7 @@ interface Row {
   metrics: Record<string, number | boolean | null>;
   financials: { cost_pkr: number; is_byok: number };
   status_detail: { termination_reason: string; upstream_error: string | null };
-  upstream: { model: string } | null;
+  upstream: { model: string; provider: string | null; attempts: Attempt[] | null } | null;
   user_agent: string;
   metadata: Record<string, string>;
 }
@@ -159,10 +160,19 @@ describe('the gateway, called with the official openai package', () => {
       stream: false,
       key: { id: key.id },
       status_detail: { termination_reason: 'success', upstream_error: null },
-      upstream: { model: 'gpt-4o-mini-2024-07-18' },
+      upstream: { model: 'gpt-4o-mini-2024-07-18', provider: 'openai' },
       user_agent: 'billing-bot/2.1',
       metadata: { team: 'Payments' },
     });
+    // One attempt, the target that served, timed from dispatch to the end of its answer.
+    expect(row!.upstream!.attempts).toEqual([
+      { target: 'openai/gpt-4o-mini-2024-07-18', status: 200, error: null, ms: expect.any(Number), decision: 'served' },
+    ]);
+    const [attempt] = row!.upstream!.attempts!;
+    expect(attempt!.ms).toBeGreaterThan(0);
+    expect(attempt!.ms).toBeLessThanOrEqual(
+      (row!.metrics.total_ms as number) - (row!.metrics.pre_dispatch_ms as number),
+    );
     const usage = answer.usage!;
     const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
     expect(row!.metrics.prompt_tokens).toBe(usage.prompt_tokens - cached);
@@ -290,6 +300,8 @@ describe('the gateway, called with the official openai package', () => {
     expect(row!.status).toBe(500);
     expect(row!.status_detail.upstream_error).toBe('500 api_error: Internal server error');
     expect(row!.financials.cost_pkr).toBe(0);
+    // No target's answer served the caller.
+    expect(row!.upstream).toMatchObject({ model: 'claude-3-5-haiku-20241022', provider: null });
   });
 
   it('cuts an upstream that has not answered in time: 504, proxy_guillotine', async () => {

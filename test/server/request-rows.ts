@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { beginImport } from '../../server/stores/telemetry/import-transaction.js';
-import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
+import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 
 /**
  * A request-log row in the `import-requests` shape: a successful streamed call a minute
@@ -47,6 +47,15 @@ export function ndjsonFile(folder: string, lines: (object | string)[]): string {
   return path;
 }
 
+/** The request log's columns as its first migration made them: later ones added the rest. */
+export const COLUMNS_OF_001 = REQUEST_COLUMNS.filter((column) => column !== 'served_by' && column !== 'attempts');
+
+/** Undoes migration 011 of a SQLite store, as a test that takes a store back to an earlier version must. */
+export function dropAttemptColumns(db: Database): void {
+  db.exec('ALTER TABLE requests DROP COLUMN served_by');
+  db.exec('ALTER TABLE requests DROP COLUMN attempts');
+}
+
 /** A generator of numbers in [0, 1), the same on every run for a seed (tests' random rows, reproducible). */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
@@ -81,6 +90,8 @@ export const requestRecord = (i: number): RequestRecord => ({
   termination_reason: 'completed',
   upstream_error: null,
   upstream_model: null,
+  served_by: null,
+  attempts: null,
   user_agent: 'agent/1.0',
   metadata: '{}',
 });
@@ -110,6 +121,19 @@ export function insertRows(db: Database, count: number, from = 1): void {
 const DAY = 86_400_000;
 /** The first day of `variedRecord`'s rows. */
 export const VARIED_START = Date.parse('2026-11-02T00:00:00Z');
+
+/** Row `i`'s attempts as stored: a failure and a move to the next target for some, then the last. */
+function variedAttempts(i: number, status: number): string {
+  const last = {
+    target: 'prov/model-2026',
+    status,
+    error: status === 200 ? null : 'server_error',
+    ms: (i % 50) * 2.5,
+    decision: status === 200 ? 'served' : 'gave_up',
+  };
+  const failed = { target: 'other/model-β', status: null, error: 'first_byte_timeout', ms: 1000.5, decision: 'next' };
+  return JSON.stringify(i % 3 === 0 ? [failed, last] : [last]);
+}
 
 /**
  * Row `i`: spread over three days with many rows to a cell, two organisations, null projects and
@@ -142,6 +166,8 @@ export function variedRecord(i: number, keys: readonly string[] = ['k-a', 'k-b',
     termination_reason: status === 200 ? 'completed' : status === 429 ? 'rate_limited' : 'upstream_error',
     upstream_error: status === 503 || (status === 429 && i % 2 === 0) ? 'upstream said no' : null,
     upstream_model: i % 12 === 0 ? null : 'model-2026',
+    served_by: i % 12 === 0 || status !== 200 ? null : 'prov/model-2026',
+    attempts: i % 12 === 0 || i % 5 === 1 ? null : variedAttempts(i, status),
     user_agent: 'agent/1.0',
     metadata: i % 3 === 0 ? '{}' : JSON.stringify({ run: `r${i % 4}`, 'trace-id': `t-${i}` }),
   };

@@ -5,11 +5,12 @@ import BetterSqlite3 from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { grainsFor, segments } from '../../server/analytics/windows.js';
-import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
+import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { GRAINS } from '../../server/stores/telemetry/rollup-grains.js';
 import { RollupSums } from '../../server/stores/telemetry/rollup-sums.js';
 import { rollupRows, RollupWriter } from '../../server/stores/telemetry/rollup-writer.js';
 import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
+import { COLUMNS_OF_001 } from './request-rows.js';
 
 // Each case writes or migrates a store of hundreds of thousands of rows: on two shared cores
 // that can take most of a minute.
@@ -89,10 +90,12 @@ describe('the rollups', () => {
     termination_reason: i % 6 === 0 ? 'client_disconnect' : 'success',
     upstream_error: null,
     upstream_model: null,
+    served_by: null,
+    attempts: null,
     user_agent: 'ua',
     metadata: '{}',
   });
-  const INSERT = `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}) VALUES (${REQUEST_COLUMNS.map((c) => '@' + c).join(', ')})`;
+  const INSERT = `INSERT INTO requests (${COLUMNS_OF_001.join(', ')}) VALUES (${COLUMNS_OF_001.map((c) => '@' + c).join(', ')})`;
   const ROWS = 700;
   const rollups = (db: BetterSqlite3.Database) =>
     Object.fromEntries(TABLES.map((t) => [t, db.prepare(`SELECT * FROM ${t} ORDER BY 1, 2, 3, 4, 5`).all()]));

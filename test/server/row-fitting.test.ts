@@ -1,8 +1,9 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { describe, expect, it } from 'vitest';
 import { fitAdmission } from '../../server/gateway/admission-request.js';
-import { fitRow } from '../../server/gateway/request-facts.js';
+import { fitAttempts, fitRow, gatewayRow } from '../../server/gateway/request-facts.js';
 import { AdmissionRequest, GatewayRow } from '../../server/schemas/gateway-internal.js';
+import type { Attempt } from '../../server/schemas/request-log.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 
 const rowCheck = TypeCompiler.Compile(GatewayRow);
@@ -32,6 +33,8 @@ const row: RequestRecord & { key_id: string } = {
   termination_reason: 'success',
   upstream_error: null,
   upstream_model: null,
+  served_by: null,
+  attempts: null,
   user_agent: 'curl/8',
   metadata: '{}',
 };
@@ -48,11 +51,13 @@ describe('fitRow', () => {
       model: 'm'.repeat(100_000),
       upstream_error: 'e'.repeat(10_000),
       upstream_model: 'x'.repeat(300),
+      served_by: `${'p'.repeat(64)}/${'m'.repeat(300)}`,
       metadata: `{"a":"${'v'.repeat(20_000)}"}`,
     });
     expect(fitted.user_agent).toBe('u'.repeat(4095));
     expect(fitted.model).toHaveLength(256);
     expect(fitted.metadata).toBe('{}');
+    expect(fitted.served_by).toHaveLength(320);
     expect(rowCheck.Check(fitted)).toBe(true);
   });
 
@@ -68,6 +73,56 @@ describe('fitRow', () => {
     expect(fitted).toMatchObject({ total_ms: 0, ttft_ms: null, tokens_generated: 0, cost_micro: 13 });
     expect(fitted.prompt_tokens).toBe(Number.MAX_SAFE_INTEGER);
     expect(rowCheck.Check(fitted)).toBe(true);
+  });
+});
+
+describe('a row’s attempts', () => {
+  const attempt = (n: number, fields: Partial<Attempt> = {}): Attempt => ({
+    target: `openai/model-${n}`,
+    status: 503,
+    error: 'server_error',
+    ms: n,
+    decision: 'next',
+    ...fields,
+  });
+  /** The row as a gateway in another process sends it: its attempts as items. */
+  const onTheWire = (fitted: RequestRecord) => ({
+    ...fitted,
+    attempts: fitted.attempts === null ? null : (JSON.parse(fitted.attempts) as unknown),
+  });
+
+  it('are left as they are when they fit, the same array', () => {
+    const attempts = [attempt(1), attempt(2, { status: 200, error: null, decision: 'served' })];
+    expect(fitAttempts(attempts)).toBe(attempts);
+  });
+
+  it('keep the first 19 and the last of more than 20, each cut to its bounds, and the internal API takes the row', () => {
+    const made = Array.from({ length: 30 }, (_, n) => attempt(n));
+    made[29] = attempt(29, {
+      target: `${'p'.repeat(64)}/${'m'.repeat(300)}`,
+      error: 'e'.repeat(40),
+      decision: 'gave_up',
+    });
+    made[0] = attempt(0, { status: 42, ms: Number.NaN });
+    const { attempts: _text, served_by: _served, ...measured } = row;
+    const written = gatewayRow(row, { ...measured, served_by: null, attempts: made });
+    const kept = JSON.parse(written.attempts!) as Attempt[];
+    expect(kept).toHaveLength(20);
+    expect(kept.slice(1, 19).map((a) => a.ms)).toEqual(Array.from({ length: 18 }, (_, n) => n + 1));
+    expect(kept[0]).toMatchObject({ status: null, ms: 0 });
+    expect(kept[19]!.target).toHaveLength(320);
+    expect(kept[19]).toMatchObject({ error: 'e'.repeat(32), decision: 'gave_up' });
+    expect(rowCheck.Check(onTheWire(fitRow(written)))).toBe(true);
+  });
+
+  it('are refused on the wire past 20 or with a decision the gateway does not make', () => {
+    const twentyOne = Array.from({ length: 21 }, (_, n) => attempt(n));
+    expect(rowCheck.Check({ ...row, attempts: twentyOne.slice(0, 20) })).toBe(true);
+    expect(rowCheck.Check({ ...row, attempts: twentyOne })).toBe(false);
+    expect(rowCheck.Check({ ...row, attempts: [{ ...attempt(1), decision: 'hoped' }] })).toBe(false);
+    // A gateway older than the attempts sends neither field: its rows are taken.
+    const { served_by: _served, attempts: _attempts, ...older } = row;
+    expect(rowCheck.Check(older)).toBe(true);
   });
 });
 

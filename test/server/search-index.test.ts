@@ -21,6 +21,7 @@ import { SearchPlanner, searchLookups } from '../../server/stores/telemetry/sear
 import { SearchWriter } from '../../server/stores/telemetry/search-writer.js';
 import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
 import * as ref from './analytics-reference.js';
+import { COLUMNS_OF_001, dropAttemptColumns } from './request-rows.js';
 
 // Each case writes or migrates a store of hundreds of thousands of rows: on two shared cores
 // that can take most of a minute.
@@ -87,6 +88,8 @@ function rows(count: number, firstTs: number, stepMs: number, idPrefix: string):
       termination_reason: 'success',
       upstream_error: null,
       upstream_model: null,
+      served_by: null,
+      attempts: null,
       user_agent: 'Lahore-Health agent',
       metadata: JSON.stringify(metadata),
     };
@@ -356,7 +359,7 @@ describe('the search index migration', () => {
     }
     old.pragma('user_version = 2');
     const insert = old.prepare(
-      `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}) VALUES (${REQUEST_COLUMNS.map((c) => '@' + c).join(', ')})`,
+      `INSERT INTO requests (${COLUMNS_OF_001.join(', ')}) VALUES (${COLUMNS_OF_001.map((c) => '@' + c).join(', ')})`,
     );
     const some = [...NEWER.slice(0, 3_000), ...OLDER.slice(0, 2_000)];
     old.transaction(() => some.forEach((row) => insert.run(row)))();
@@ -406,6 +409,7 @@ describe('the signature layout migration', () => {
         .all();
     const earlier = new Set(tables(atVersion4));
     for (const table of tables(db)) if (!earlier.has(table)) db.exec(`DROP TABLE ${table as string}`);
+    dropAttemptColumns(db);
     db.pragma('user_version = 4');
     db.close();
 

@@ -30,7 +30,7 @@ import { searchTexts } from '../../server/stores/telemetry/search-terms.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 import { freshDatabase } from '../postgres/database.js';
 import { recordsSource } from './records-source.js';
-import { VARIED_START as START, variedRecord } from './request-rows.js';
+import { COLUMNS_OF_001, VARIED_START as START, variedRecord } from './request-rows.js';
 
 /**
  * The request-log store on PostgreSQL holds what the SQLite store holds for the same rows:
@@ -600,7 +600,7 @@ describe('the request-log store on PostgreSQL', () => {
       await migratePostgres(before, 'telemetry', pathToFileURL(`${folderOf001}/`));
       const rows = range(0, 300);
       rows[7] = { ...rows[7]!, req_id: 'REQ-ΩMEGA', metadata: JSON.stringify({ City: 'ΣΑΣ Straße', run: 'r3' }) };
-      const columns = REQUEST_COLUMNS.join(', ');
+      const columns = COLUMNS_OF_001.join(', ');
       await before.query(
         `INSERT INTO requests (${columns}) SELECT * FROM json_populate_recordset(NULL::requests, $1::json)`,
         [JSON.stringify(rows)],

@@ -23,6 +23,10 @@ export interface RequestRecord {
   termination_reason: string;
   upstream_error: string | null;
   upstream_model: string | null;
+  /** `provider/model` of the target that served; null when none did, or unknown. */
+  served_by: string | null;
+  /** JSON array text of the request's upstream attempts (`Attempt`, at most 20); null when unknown. */
+  attempts: string | null;
   user_agent: string;
   /** JSON object text, keys lowercased. */
   metadata: string;
@@ -52,6 +56,8 @@ export const REQUEST_COLUMNS = [
   'termination_reason',
   'upstream_error',
   'upstream_model',
+  'served_by',
+  'attempts',
   'user_agent',
   'metadata',
 ] as const satisfies readonly (keyof RequestRecord)[];
@@ -96,6 +102,8 @@ export function requestValues(r: RequestRecord): RequestValues {
     r.termination_reason,
     r.upstream_error,
     r.upstream_model,
+    r.served_by,
+    r.attempts,
     r.user_agent,
     r.metadata,
   ];

@@ -35,6 +35,8 @@ const REQUEST_TYPES: { [C in (typeof REQUEST_COLUMNS)[number]]: PgType } = {
   termination_reason: 'text',
   upstream_error: 'text',
   upstream_model: 'text',
+  served_by: 'text',
+  attempts: 'text',
   user_agent: 'text',
   metadata: 'text',
 };
