@@ -42,9 +42,10 @@ export function routePlan(
   };
 }
 
-/** The vault providers whose organisation keys the route's targets may use. */
+/** The vault providers whose organisation keys the route's targets may use; none for a route not served. */
 export function vaultProvidersOf(stored: StoredRoutes, routeId: string): string[] {
   const route = Object.hasOwn(stored.document.routes, routeId) ? stored.document.routes[routeId]! : undefined;
-  const byok = route?.targets.map((target) => stored.document.providers[target.provider]?.byok ?? null) ?? [];
+  if (!route?.active) return [];
+  const byok = route.targets.map((target) => stored.document.providers[target.provider]?.byok ?? null);
   return [...new Set(byok.filter((vault): vault is string => vault !== null))];
 }

@@ -24,7 +24,7 @@ import { PAGE_SIZE_CLAMP, errors } from '../schemas/common.js';
 import { Compare, CompareQuery, type PeriodFigures } from '../schemas/compare.js';
 import { Dashboard, DashboardQuery } from '../schemas/dashboard.js';
 import { bucketEdges, readableZone } from '../domain/reporting-zone.js';
-import { modelsOf as routeModels } from '../domain/route-models.js';
+import { findRoute, modelsOf as routeModels } from '../domain/route-models.js';
 import { RELATIVE_ERROR } from '../stores/telemetry/latency-sketch.js';
 import { bucketJson, cacheJson, figuresJson } from './dashboard-json.js';
 import { Top, TopQuery, type TopGroup } from '../schemas/top.js';
@@ -286,6 +286,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
         });
       }
       const result = await run({ kind: 'dashboard', scope, edges, previous: previousOf(scope) }, reply);
+      const { document } = await control.routes.current();
       return {
         time_range: range.text,
         interval: interval.text,
@@ -295,7 +296,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
         percentile_relative_error: RELATIVE_ERROR,
         buckets: result.points.map((point, index) => bucketJson(zone, edges[index]!, point)),
         totals: { current: figuresJson(result.current), previous: figuresJson(result.previous) },
-        cache: result.cache.map(cacheJson),
+        cache: result.cache.map((sums) => cacheJson(sums, findRoute(document, sums.model)?.price)),
       };
     },
   );

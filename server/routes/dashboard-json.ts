@@ -1,6 +1,6 @@
 import type { CacheSums, DashboardPoint } from '../analytics/query-types.js';
 import { isoInZone } from '../domain/reporting-zone.js';
-import { routeFacts } from '../domain/route-catalogue.js';
+import type { PriceEntry } from '../domain/routes-document.js';
 import type { CacheByModel, DashboardBucket, DashboardFigures } from '../schemas/dashboard.js';
 import { BOARD_MEASURES } from '../stores/telemetry/board-cells.js';
 
@@ -39,18 +39,18 @@ export function figuresJson(point: DashboardPoint): DashboardFigures {
   };
 }
 
-export function cacheJson(sums: CacheSums): CacheByModel {
+/** `price`: the model's route's, in the routes document's newest version (none: no saving is told). */
+export function cacheJson(sums: CacheSums, price: PriceEntry | undefined): CacheByModel {
   const cached = sums.cache_rows > 0;
   // The share is that of the requests whose prompt count is known: another has no share to give.
   const known = sums.prompt_rows > 0;
   const prompt = sums.prompt_tokens + sums.known_read + sums.known_write;
-  const price = routeFacts(sums.model)?.price;
   return {
     model: sums.model,
     prompt_tokens: known ? prompt : null,
     cache_read_tokens: cached ? sums.cache_read : null,
     cache_write_tokens: cached ? sums.cache_write : null,
     hit_share: cached && known && prompt > 0 ? sums.known_read / prompt : null,
-    saved_micro: cached && price ? Math.round(sums.cache_read * (price.input - price.cacheRead)) : null,
+    saved_micro: cached && price ? Math.round(sums.cache_read * (price.input - price.cache_read)) : null,
   };
 }

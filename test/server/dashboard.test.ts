@@ -365,7 +365,8 @@ describe('GET /analytics/dashboard', () => {
 
   it('gives no share for a model whose requests all lack a prompt count, and still what the cache saved', () => {
     const sums = { prompt_tokens: 0, prompt_rows: 0, cache_read: 100, cache_write: 5, cache_rows: 3 };
-    expect(cacheJson({ model: 'openai/gpt-4o-mini', ...sums, known_read: 0, known_write: 0 })).toEqual({
+    const price = { input: 42, output: 168, cache_write: 42, cache_read: 21 };
+    expect(cacheJson({ model: 'openai/gpt-4o-mini', ...sums, known_read: 0, known_write: 0 }, price)).toEqual({
       model: 'openai/gpt-4o-mini',
       prompt_tokens: null,
       cache_read_tokens: 100,
