@@ -52,10 +52,17 @@ export class Breakers {
     return { kind: 'probe' };
   }
 
-  /** Whether `target` takes traffic now and has not asked for less: without taking a probe's turn. */
+  /**
+   * Whether `target` takes traffic now (closed, or its cooldown over and no probe out) and has not
+   * asked for less: without taking a probe's turn. Such a target keeps its place in the order, so
+   * that the probe is sent at all.
+   */
   healthy(target: string): boolean {
     const breaker = this.breakers.get(target);
-    return !breaker || (breaker.openUntil === 0 && this.now() >= breaker.limitedUntil);
+    if (!breaker) return true;
+    const now = this.now();
+    const takes = breaker.openUntil === 0 || (now >= breaker.openUntil && !breaker.probing);
+    return takes && now >= breaker.limitedUntil;
   }
 
   /** The target asked for no requests for `forMs` (`Retry-After`): other targets go before it till then. */
