@@ -30,6 +30,7 @@ const POSTGRES_SUITES = [
   'reporting-zone-route',
   'request-by-id',
   'routes-admin',
+  'routes-apply-live',
   'security-headers',
   'spend',
   'throttling',
