@@ -198,7 +198,9 @@ describe('the CSV of request rows', () => {
     // Every path of a full row is a column, and nothing else is.
     const paths = (value: object, prefix = ''): string[] =>
       Object.entries(value).flatMap(([k, v]) =>
-        prefix + k === 'metadata' || v === null || typeof v !== 'object' ? [prefix + k] : paths(v, `${prefix}${k}.`),
+        prefix + k === 'metadata' || v === null || typeof v !== 'object' || Array.isArray(v)
+          ? [prefix + k]
+          : paths(v, `${prefix}${k}.`),
       );
     expect([...header!].sort()).toEqual([...paths(awkward), 'timestamp_local'].sort());
     // Beside the contract's UTC time, the same instant in the organisation's reporting zone.
@@ -213,12 +215,17 @@ describe('the CSV of request rows', () => {
     expect(cell(first, 'user_agent')).toBe('curl/8.5.0, "quoted"');
     // The metadata column is JSON text; its formula-like start is JSON's brace, so no guard is needed.
     expect(JSON.parse(cell(first, 'metadata')!)).toEqual(awkward.metadata);
+    // Beyond the contract: the provider that served, and the attempts as a JSON array (their number varies).
+    expect(cell(first, 'upstream.provider')).toBe('openai');
+    expect(JSON.parse(cell(first, 'upstream.attempts')!)).toEqual(awkward.upstream!.attempts);
     // Unknowns are empty cells, not zeros.
     expect(second).toHaveLength(header!.length);
     expect(cell(second, 'metrics.ttft_ms')).toBe('');
     expect(cell(second, 'metrics.prompt_tokens')).toBe('');
     expect(cell(second, 'key.id')).toBe('');
     expect(cell(second, 'upstream.model')).toBe('');
+    expect(cell(second, 'upstream.provider')).toBe('');
+    expect(cell(second, 'upstream.attempts')).toBe('');
     expect(cell(second, 'project.name')).toBe('');
     expect(cell(second, 'metrics.tokens_generated')).toBe('0');
   });

@@ -32,7 +32,11 @@ export function requestRow(index: number, overrides: Partial<RequestRow> = {}): 
     },
     financials: { cost_pkr: 0.074, is_byok: 0 },
     status_detail: { termination_reason: 'success', upstream_error: null },
-    upstream: { model: 'gpt-4o-mini-2024-07-18' },
+    upstream: {
+      model: 'gpt-4o-mini-2024-07-18',
+      provider: 'openai',
+      attempts: [{ target: 'openai/gpt-4o-mini-2024-07-18', status: 200, error: null, ms: 808.1, decision: 'served' }],
+    },
     user_agent: 'OpenAI/Python 1.57.0',
     metadata: { customer: 'acme-retail', feature: 'checkout-assist' },
     ...overrides,

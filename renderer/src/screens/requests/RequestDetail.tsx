@@ -4,6 +4,7 @@ import { CopyButton } from '../../components/CopyButton.js';
 import { Time } from '../../components/Time.js';
 import { formatCount, formatDecimal, utcTitle } from '../../lib/format.js';
 import { formatPkr } from '../../lib/money.js';
+import { RequestAttempts } from './RequestAttempts.js';
 import { RequestCost, RequestTokens } from './RequestBreakdown.js';
 import { reasonLabel, type RequestRow } from './request-row.js';
 import { RequestTimeline } from './RequestTimeline.js';
@@ -18,6 +19,9 @@ import './request-picture.css';
 export function RequestDetail({ row, onClose }: { row: RequestRow; onClose: () => void }) {
   const m = row.metrics;
   const upstreamModel = row.upstream?.model ?? null;
+  // Absent from a control plane that answers only the contract's fields: unknown, as null.
+  const provider = row.upstream?.provider ?? null;
+  const attemptsKnown = (row.upstream?.attempts ?? null) !== null;
   return (
     <aside
       className="panel requests-detail"
@@ -35,6 +39,7 @@ export function RequestDetail({ row, onClose }: { row: RequestRow; onClose: () =
       </header>
 
       <RequestTimeline row={row} />
+      <RequestAttempts row={row} />
       <RequestTokens row={row} />
       <RequestCost row={row} />
 
@@ -139,6 +144,15 @@ export function RequestDetail({ row, onClose }: { row: RequestRow; onClose: () =
         </Item>
         <Item label="Upstream model" field="upstream.model">
           {upstreamModel === null ? <Unknown why="not recorded on older rows" /> : <Breakable text={upstreamModel} />}
+        </Item>
+        <Item label="Served by" field="served_by">
+          {upstreamModel !== null && provider !== null ? (
+            <code>
+              <Breakable text={`${provider}/${upstreamModel}`} />
+            </code>
+          ) : (
+            <Unknown why={attemptsKnown ? 'no target served it' : 'not recorded'} />
+          )}
         </Item>
         <Item label="User agent" field="user_agent">
           {row.user_agent ? (

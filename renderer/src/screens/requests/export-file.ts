@@ -5,13 +5,14 @@ import type { RequestRow } from './request-row.js';
 /**
  * How exported rows are written. CSV has one column per field of the row, nested fields
  * flattened (`metrics.total_ms`), metadata as JSON text in one column since its keys vary
- * from row to row, and beside the timestamp (UTC, as the contract gives it) the same instant in
- * the organisation's reporting zone; JSON is an array of rows exactly as the server gave them.
+ * from row to row (and the attempts, a JSON array, since their number does), and beside the
+ * timestamp (UTC, as the contract gives it) the same instant in the organisation's reporting
+ * zone; JSON is an array of rows exactly as the server gave them.
  */
 
 export type ExportFormat = 'csv' | 'json';
 
-/** Every field of a request-log row, in the order of the contract's table. */
+/** Every field of a request-log row, in the order of the contract's table, then the fields beyond it. */
 export const CSV_COLUMNS = [
   'req_id',
   'timestamp',
@@ -38,6 +39,8 @@ export const CSV_COLUMNS = [
   'status_detail.termination_reason',
   'status_detail.upstream_error',
   'upstream.model',
+  'upstream.provider',
+  'upstream.attempts',
   'user_agent',
   'metadata',
 ] as const;
