@@ -1,13 +1,14 @@
 /**
  * What each route of the model catalogue is commercially: what it resolves to upstream,
- * whose key can serve it, what it costs and whether it has a prompt cache. The gateway
- * prices requests and resolves upstream models from here; the demo traffic adds how its
- * requests behave on each route (server/demo/catalogue.ts).
+ * whose key can serve it, what it costs and whether it has a prompt cache. Version 1 of the
+ * routes document, which a new control store starts at, is built from these facts
+ * (routes-document.ts); from then on the gateway prices requests and resolves upstream models
+ * from the document's newest version. The demo traffic adds how its requests behave on each
+ * route (server/demo/catalogue.ts).
  *
- * Every route seeded into the control store's `models` table has its facts here
- * (test/server/route-catalogue.test.ts). Prices are PKR per million tokens (list prices
- * in USD at about 280 PKR), which is also micro-PKR per token, so a cost is a plain dot
- * product.
+ * Every route of a new store's document has its facts here (test/server/route-catalogue.test.ts).
+ * Prices are PKR per million tokens (list prices in USD at about 280 PKR), which is also
+ * micro-PKR per token, so a cost is a plain dot product.
  */
 
 /** Micro-PKR per token (PKR per million tokens). */

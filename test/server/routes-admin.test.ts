@@ -1,7 +1,6 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -19,7 +18,6 @@ let upstream: SimulatedUpstream;
 let gateway: FastifyInstance;
 let gatewayUrl: string;
 const scratch = mkdtempSync(join(tmpdir(), 'gc-routes-admin-'));
-const root = resolve(import.meta.dirname, '../..');
 
 beforeAll(async () => {
   server = await startServer();
@@ -54,21 +52,6 @@ async function admin(...args: string[]): Promise<Outcome> {
   } finally {
     spy.mockRestore();
   }
-}
-
-/** `server/cli.ts admin …` in a process of its own, as `npm run admin` runs it. */
-function cli(...args: string[]): Promise<Outcome> {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_')));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', 'admin', ...args], {
-    cwd: root,
-    env,
-    stdio: 'pipe',
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
-  return new Promise((done) => child.once('close', (code) => done({ code: code ?? -1, out, err })));
 }
 
 let files = 0;
@@ -245,17 +228,6 @@ describe('routes apply', () => {
     expect(await history()).toBe(before);
     const prices = (await owner.client.get('/models/prices')).body.prices;
     expect(prices.find((p: { model: string }) => p.model === 'openai/gpt-4.1').input).toBe(555);
-  });
-
-  it('applied by a process of its own, is what the server reads from its next request', async () => {
-    const { version, document } = await exported();
-    document.routes['openai/o3-mini'].active = false;
-    const outcome = await cli('routes', 'apply', '--file', file(document), ...storeFlags(server));
-    expect(outcome).toMatchObject({
-      code: 0,
-      out: expect.stringMatching(new RegExp(`^applied version ${version + 1}`)),
-    });
-    expect(await models()).toContainEqual({ id: 'openai/o3-mini', provider: 'openai', active: false });
   });
 });
 
