@@ -15,6 +15,7 @@ const POSTGRES_SUITES = [
   'dashboard',
   'gateway',
   'gateway-attack-rows',
+  'gateway-routes',
   'health',
   'isolation',
   'join-policy',

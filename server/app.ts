@@ -25,6 +25,7 @@ import { PgRequestLog } from './stores/telemetry/postgres/request-log.js';
 import { TelemetryStore } from './stores/telemetry/store.js';
 import { settleOutstandingSpend, sqliteOutbox } from './ingest/spend-outbox.js';
 import { Admissions } from './admission/admissions.js';
+import { GatewayHealth } from './gateway/gateway-health.js';
 
 export interface ServerSecrets {
   /** AES-256-GCM key sealing vault entries. */
@@ -43,6 +44,8 @@ declare module 'fastify' {
     throttle: SignInThrottle;
     /** Decides every gateway's requests and writes their rows: the one in this process and those elsewhere. */
     admissions: Admissions;
+    /** The gateways' breakers, this process's and those others report, for GET /routes. */
+    gatewayHealth: GatewayHealth;
   }
 }
 
@@ -135,6 +138,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     await settleLeftSpend(app, () => store.read((db) => settleOutstandingSpend(control, sqliteOutbox(db))));
     app.decorate('analytics', new AnalyticsPool(location.path, analyticsLimits));
   }
+  app.decorate('gatewayHealth', new GatewayHealth(config.now));
   app.decorate(
     'admissions',
     new Admissions({

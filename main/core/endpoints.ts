@@ -3,6 +3,7 @@ import * as analytics from '#server/schemas/analytics.js';
 import * as auth from '#server/schemas/auth.js';
 import * as compare from '#server/schemas/compare.js';
 import * as dashboard from '#server/schemas/dashboard.js';
+import * as gatewayRoutes from '#server/schemas/gateway-routes.js';
 import * as health from '#server/schemas/health.js';
 import * as activity from '#server/schemas/activity.js';
 import { MessageBody } from '#server/schemas/common.js';
@@ -169,6 +170,8 @@ export const endpoints = {
   }),
   /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
   health: endpoint({ method: 'GET', path: '/analytics/health', query: health.HealthQuery, response: health.Health }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  routes: endpoint({ method: 'GET', path: '/routes', response: gatewayRoutes.RoutesView }),
   /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
   reconcile: endpoint({
     method: 'GET',

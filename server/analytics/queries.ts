@@ -15,6 +15,7 @@ import type {
 import { cacheByModel, dashboardBuckets, groupTrends } from './dashboard.js';
 import { keyImpact } from './key-impact.js';
 import { providerHealth } from './health.js';
+import { routeTargets } from './route-targets.js';
 import { reconcileDay, reconcileSpend } from './reconcile-telemetry.js';
 import { countableFromRollups, modelsClause, rollupSource } from './rollup-sql.js';
 import {
@@ -168,6 +169,8 @@ export class AnalyticsQueries {
       case 'health':
         // One read transaction: the window's cells and the last successes are the same moment's.
         return sql.snapshot(() => providerHealth(sql, query));
+      case 'route_targets':
+        return routeTargets(sql, query);
       case 'burn':
         // One read transaction: every day sees the same rows.
         return sql.snapshot(() => this.burn(query));

@@ -1,5 +1,6 @@
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import type { HealthQuery, ProviderHealthFigures } from './health.js';
+import type { RouteTargetsQuery, TargetFigures } from './route-targets.js';
 import type {
   ReconcileDayQuery,
   ReconcileDayResult,
@@ -65,7 +66,9 @@ export type AnalyticsQuery =
   /** The keys' lifetime cost and the spend outbox, for a reconciliation. */
   | ({ kind: 'reconcile_spend' } & ReconcileSpendQuery)
   /** Each provider's and model's health over whole five-minute cells (health.ts). */
-  | ({ kind: 'health' } & HealthQuery);
+  | ({ kind: 'health' } & HealthQuery)
+  /** Each route target's attempts, success rate and p95 over a short window (route-targets.ts). */
+  | ({ kind: 'route_targets' } & RouteTargetsQuery);
 
 /** The figures of what depends on one key: see key-impact.ts. */
 export interface KeyImpactQuery {
@@ -211,4 +214,6 @@ export type AnalyticsResult<Q extends AnalyticsQuery> = Q extends { kind: 'summa
                       ? ReconcileSpendResult
                       : Q extends { kind: 'health' }
                         ? ProviderHealthFigures[]
-                        : ThrottlingResult;
+                        : Q extends { kind: 'route_targets' }
+                          ? TargetFigures[]
+                          : ThrottlingResult;

@@ -1,6 +1,7 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyBaseLogger } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import { Pool } from 'undici';
 import { badRequest, controlPlaneUnreachable, modelNotFound } from '../admission/refusals.js';
 import { storedAttempts } from '../domain/attempts.js';
@@ -8,6 +9,7 @@ import {
   DecisionBatch,
   GatewayStatus,
   KeyModels,
+  MAX_BREAKERS,
   RowsWritten,
   type AdmissionRequest,
   type Decision,
@@ -17,6 +19,7 @@ import { whyAdmissionRefused } from '../schemas/gateway-internal-checks.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { fitAdmission } from './admission-request.js';
 import type { Authority } from './authority.js';
+import type { LocalBreakers } from './gateway-health.js';
 import { ROW_TEXT_LIMITS, fitRow } from './request-facts.js';
 
 export interface RemoteOptions {
@@ -29,6 +32,8 @@ export interface RemoteOptions {
   flushMs?: number;
   /** An internal call not answered by then has failed (5 s). */
   callTimeoutMs?: number;
+  /** The gateway's breakers, reported with each batch of rows (the console's Routes screen). */
+  breakers?: LocalBreakers;
 }
 
 /** Admission calls at once; requests arriving meanwhile wait and go together in the next. */
@@ -83,6 +88,8 @@ export class RemoteAuthority implements Authority {
   private rows: RequestRecord[] = [];
   private sending: Promise<void> | null = null;
   private readonly timer: NodeJS.Timeout;
+  /** This gateway process, as the control plane tells its breakers' reports apart. */
+  private readonly instance = `gw-${randomUUID()}`;
 
   constructor(private readonly options: RemoteOptions) {
     this.pool = new Pool(options.controlPlane.origin, {
@@ -194,7 +201,9 @@ export class RemoteAuthority implements Authority {
       const gone = new Set(done);
       this.rows = this.rows.filter((row) => !gone.has(row));
     };
-    this.sending = this.call('POST', '/requests', { rows }, checks.written)
+    const breakers = this.options.breakers?.view().slice(0, MAX_BREAKERS);
+    const body = breakers ? { rows, gateway: this.instance, breakers } : { rows };
+    this.sending = this.call('POST', '/requests', body, checks.written)
       .then(
         (answer) => {
           this.reachable();

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { createLogger } from '../log.js';
 import { DEFAULT_BODY_TIMEOUT_MS, DEFAULT_GATEWAY_TIMEOUT_MS } from './gateway.js';
+import { Breakers } from './breakers.js';
 import { ControlPlaneAnswer, RemoteAuthority } from './remote-authority.js';
 import { listenGateway } from './start.js';
 import { upstreamsFromEnv } from './upstreams.js';
@@ -90,7 +91,9 @@ export async function runGateway(args: string[]): Promise<number> {
   }
   const config = standaloneConfig(args, process.env);
   const logger = createLogger(config.logLevel, pino.destination({ dest: 1, sync: false })) as FastifyBaseLogger;
-  const authority = new RemoteAuthority({ controlPlane: config.controlPlane, token: config.token, logger });
+  // One set of breakers: the gateway's, which its authority reports to the control plane.
+  const breakers = new Breakers();
+  const authority = new RemoteAuthority({ controlPlane: config.controlPlane, token: config.token, logger, breakers });
   try {
     await authority.check();
   } catch (error) {
@@ -99,6 +102,7 @@ export async function runGateway(args: string[]): Promise<number> {
   }
   const running = await listenGateway({
     authority,
+    breakers,
     upstreams: upstreamsFromEnv(process.env),
     simulate: config.simulate,
     host: config.host,

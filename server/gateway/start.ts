@@ -1,6 +1,8 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { App } from '../app.js';
+import { randomUUID } from 'node:crypto';
 import { localAuthority, type Authority } from './authority.js';
+import { Breakers } from './breakers.js';
 import { buildGateway } from './gateway.js';
 import { DEMO_OUTAGE, startSimulatedUpstream, type Outage, type SimulatedUpstream } from './simulated-upstream.js';
 import type { Upstreams } from './upstreams.js';
@@ -11,6 +13,8 @@ export interface RunningGateway {
   address: string;
   /** The demo's own upstream, when the gateway runs on one. */
   simulated: SimulatedUpstream | null;
+  /** Its targets' breakers. */
+  breakers: Breakers;
   close(): Promise<void>;
 }
 
@@ -28,6 +32,8 @@ export interface GatewaySetup {
   bodyTimeoutMs?: number;
   /** The simulated upstream's hourly outage (the demo's). */
   outage?: Outage;
+  /** The targets' breakers, when someone else reads them too (a remote authority reporting them). */
+  breakers?: Breakers;
 }
 
 /** A gateway listening on `setup.host`:`setup.port`, wherever its authority is. */
@@ -39,7 +45,9 @@ export async function listenGateway(setup: GatewaySetup): Promise<RunningGateway
     simulated = await startSimulatedUpstream({ seed: 1, outage: setup.outage });
     upstreams = { byProvider: {}, fallback: { baseUrl: simulated.url, apiKey: null } };
   }
+  const breakers = setup.breakers ?? new Breakers();
   const gateway = buildGateway({
+    breakers,
     authority: setup.authority,
     upstreams,
     logger: setup.logger,
@@ -62,6 +70,7 @@ export async function listenGateway(setup: GatewaySetup): Promise<RunningGateway
     gateway,
     address: `http://${host}:${boundPort}/v1`,
     simulated,
+    breakers,
     close: async () => {
       await gateway.close();
       await simulated?.close();
@@ -75,9 +84,9 @@ export async function listenGateway(setup: GatewaySetup): Promise<RunningGateway
  * upstream configured gets a simulated one, so that it works offline: the console's embedded
  * server always does.
  */
-export function startGateway(app: App, port: number): Promise<RunningGateway> {
+export async function startGateway(app: App, port: number): Promise<RunningGateway> {
   const { config } = app;
-  return listenGateway({
+  const running = await listenGateway({
     authority: localAuthority(app.admissions),
     upstreams: config.upstreams,
     simulate: config.demo || config.simulatedUpstream,
@@ -90,4 +99,13 @@ export function startGateway(app: App, port: number): Promise<RunningGateway> {
     // The demo's story includes a provider's outage; a trial run on `--simulated-upstream` does not.
     outage: config.demo && config.demoTraffic ? DEMO_OUTAGE : undefined,
   });
+  // The Routes screen reads this gateway's breakers live, until it closes.
+  const detach = app.gatewayHealth.attach(`local-${randomUUID()}`, running.breakers);
+  return {
+    ...running,
+    close: async () => {
+      detach();
+      await running.close();
+    },
+  };
 }

@@ -4,6 +4,7 @@ import { activityRoutes } from './activity.js';
 import { analyticsRoutes } from './analytics.js';
 import { authRoutes } from './auth.js';
 import { googleRoutes } from './auth-google.js';
+import { gatewayRoutesRoutes } from './gateway-routes.js';
 import { healthRoutes } from './health.js';
 import { keyRoutes } from './keys.js';
 import { keySafetyRoutes } from './key-safety.js';
@@ -27,6 +28,7 @@ export async function apiRoutes(api: FastifyInstance): Promise<void> {
     await secured.register(modelRoutes);
     await secured.register(analyticsRoutes);
     await secured.register(healthRoutes);
+    await secured.register(gatewayRoutesRoutes);
     await secured.register(spendRoutes);
     await secured.register(reconcileRoutes);
   });

@@ -114,6 +114,8 @@ export async function internalGatewayRoutes(fastify: FastifyInstance): Promise<v
       },
     },
     async (request) => {
+      const { gateway, breakers } = request.body;
+      if (gateway !== undefined && breakers !== undefined) app.gatewayHealth.report(gateway, breakers);
       // A batch's rows share a few keys: each is looked up once.
       const keys = new Map<string, KeyOwner | undefined>();
       const rows: RequestRecord[] = [];

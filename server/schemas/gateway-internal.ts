@@ -183,8 +183,25 @@ export type GatewayRow = Static<typeof GatewayRow>;
  * Each row is checked on its own (against `GatewayRow`): the good rows of a batch are stored and
  * those refused named, so that one bad row never costs the others theirs.
  */
+/** A target's breaker as a gateway sees it (server/gateway/breakers.ts's `BreakerView`). */
+export const BreakerWire = Type.Object({
+  target: Type.String({ minLength: 1, maxLength: 320 }),
+  state: Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('half_open')]),
+  failures: Type.Integer({ minimum: 0 }),
+  open_until: Nullable(Type.Integer({ minimum: 0 })),
+});
+export type BreakerWire = Static<typeof BreakerWire>;
+/** The most breakers a batch reports: those not closed, of one gateway. */
+export const MAX_BREAKERS = 1000;
+
 export const RowBatch = Type.Object({
   rows: Type.Array(Type.Unknown({ description: 'a GatewayRow' }), { minItems: 1, maxItems: 5000 }),
+  /**
+   * Beyond the rows: the sending gateway's id (one per process) and its breakers not closed, for
+   * the console's Routes screen. Taken only together; absent from gateways older than them.
+   */
+  gateway: Type.Optional(Id),
+  breakers: Type.Optional(Type.Array(BreakerWire, { maxItems: MAX_BREAKERS })),
 });
 /** A row of the batch not stored, by its index, and why. */
 export const RowRefused = Type.Object({ index: Count, reason: Type.String({ maxLength: 1024 }) });

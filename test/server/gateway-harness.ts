@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { FailoverSettings } from '../../server/domain/routes-document.js';
 import { localAuthority } from '../../server/gateway/authority.js';
+import { Breakers } from '../../server/gateway/breakers.js';
 import { buildGateway } from '../../server/gateway/gateway.js';
 import type { Upstreams } from '../../server/gateway/upstreams.js';
 import type { TestClient, TestServer } from './harness.js';
@@ -13,14 +14,17 @@ export interface TestGateway {
 
 /**
  * The gateway on a free loopback port beside a test server, asking its admissions directly (its
- * rows are written every `gatewayFlushMs` of the server's config).
+ * rows are written every `gatewayFlushMs` of the server's config); its breakers are the server's
+ * to read (GET /routes), as the gateway's in the server's own process.
  */
 export async function startGateway(
   server: TestServer,
   upstreams: Upstreams,
   options: { timeoutMs?: number; bodyTimeoutMs?: number } = {},
 ): Promise<TestGateway> {
+  const breakers = new Breakers();
   const gateway = buildGateway({
+    breakers,
     authority: localAuthority(server.app.admissions),
     upstreams,
     logger: server.app.log,
@@ -28,6 +32,8 @@ export async function startGateway(
     timeoutMs: options.timeoutMs,
     bodyTimeoutMs: options.bodyTimeoutMs,
   });
+  const detach = server.app.gatewayHealth.attach(`test-${Math.random()}`, breakers);
+  gateway.addHook('onClose', async () => detach());
   await gateway.listen({ host: '127.0.0.1', port: 0 });
   const address = gateway.server.address();
   if (!address || typeof address === 'string') throw new Error('the gateway has no port');

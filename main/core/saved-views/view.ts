@@ -31,6 +31,7 @@ export const ViewScreen = Type.Union([
   Type.Literal('reconcile'),
   Type.Literal('alerts'),
   Type.Literal('organisation'),
+  Type.Literal('routes'),
 ]);
 export type ViewScreen = Static<typeof ViewScreen>;
 

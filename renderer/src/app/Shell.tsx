@@ -7,12 +7,16 @@ import { SCREENS, useRoute } from '../state/route.js';
 import { useSession } from '../state/session.js';
 import { ThemeSwitch } from '../theme/ThemeSwitch.js';
 import { CommandLayer } from '../commands/CommandLayer.js';
-import { ariaShortcut, screenShortcut, shortcutLabel, SIGN_OUT_SHORTCUT } from '../commands/shortcut.js';
+import { ariaShortcut, screenShortcut, shortcutLabel, SIGN_OUT_SHORTCUT, type Shortcut } from '../commands/shortcut.js';
 import { PaletteButton, SavedViewsNav } from './SavedViewsNav.js';
 import { DemoHistoryNote } from './DemoHistoryNote.js';
 import { LoadBoundary } from './LoadBoundary.js';
 import { preloadScreens, screens } from './screens.js';
 import { whenIdle } from '../console-idle.js';
+
+const shortcutTitle = (title: string, shortcut: Shortcut | undefined) =>
+  shortcut ? `${title} (${shortcutLabel(shortcut)})` : title;
+const keyshortcuts = (shortcut: Shortcut | undefined) => (shortcut ? ariaShortcut(shortcut) : undefined);
 
 /** Screens that show the request log's figures; the others hold nothing the demo's history adds. */
 const FILLED_BY_HISTORY: ReadonlySet<string> = new Set(['analytics', 'requests', 'health', 'spend']);
@@ -55,8 +59,8 @@ export function Shell() {
             <li key={name}>
               <a
                 href={`#/${name}`}
-                title={`${screens[name].title} (${shortcutLabel(screenShortcut(index))})`}
-                aria-keyshortcuts={ariaShortcut(screenShortcut(index))}
+                title={shortcutTitle(screens[name].title, screenShortcut(index))}
+                aria-keyshortcuts={keyshortcuts(screenShortcut(index))}
                 aria-current={name === screen ? 'page' : undefined}
                 onClick={(event) => {
                   event.preventDefault();

@@ -36,6 +36,7 @@ export const screens: Record<Screen, ScreenEntry> = {
   spend: lazyScreen('Spend', () => import('../screens/spend/SpendScreen.js'), 'SpendScreen'),
   requests: lazyScreen('Request log', () => import('../screens/requests/RequestLogScreen.js'), 'RequestLogScreen'),
   health: lazyScreen('Health', () => import('../screens/health/HealthScreen.js'), 'HealthScreen'),
+  routes: lazyScreen('Routes', () => import('../screens/routes/RoutesScreen.js'), 'RoutesScreen'),
   activity: lazyScreen('Activity', () => import('../screens/activity/ActivityScreen.js'), 'ActivityScreen'),
   reconcile: lazyScreen('Reconcile', () => import('../screens/reconcile/ReconcileScreen.js'), 'ReconcileScreen'),
   alerts: lazyScreen('Alerts', () => import('../screens/alerts/AlertsScreen.js'), 'AlertsScreen'),

@@ -30,11 +30,9 @@ export const action = (code: string): Shortcut => ({ code, alt: true, shift: tru
  * navigation's order; not in a field on a Mac, where Option+digit types a character ([ ] | { }
  * on some layouts). Ten screens at most: an eleventh would need another scheme.
  */
-export const screenShortcut = (index: number): Shortcut => ({
-  code: `Digit${(index + 1) % 10}`,
-  alt: true,
-  inFields: !isMac(),
-});
+/** Alt+1 … Alt+9, then Alt+0 for the tenth screen; the screens after it have none. */
+export const screenShortcut = (index: number): Shortcut | undefined =>
+  index < 10 ? { code: `Digit${(index + 1) % 10}`, alt: true, inFields: !isMac() } : undefined;
 
 export const PALETTE_SHORTCUT: Shortcut = { code: 'KeyK', mod: true, inFields: true };
 export const SAVE_VIEW_SHORTCUT = action('KeyS');

@@ -10,5 +10,6 @@ export const SCREENS = [
   'reconcile',
   'alerts',
   'organisation',
+  'routes',
 ] as const;
 export type Screen = (typeof SCREENS)[number];
