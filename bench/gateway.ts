@@ -106,11 +106,11 @@ async function busyPercent(ms: number): Promise<number | null> {
   return round(100 * (1 - (second.idle - first.idle) / (second.total - first.total)), 0);
 }
 
-function chatBody(model: string, prompt: string, stream: boolean): string {
+export function chatBody(model: string, prompt: string, stream: boolean): string {
   return JSON.stringify({ model, messages: [{ role: 'user', content: prompt }], ...(stream ? { stream: true } : {}) });
 }
 
-function timing(run: Run): OpenLoopTiming {
+export function timing(run: Run): OpenLoopTiming {
   const sorted = [...run.samples].sort((a, b) => a - b);
   const sum = sorted.reduce((total, value) => total + value, 0);
   return {
@@ -126,18 +126,11 @@ function timing(run: Run): OpenLoopTiming {
 }
 
 /**
- * One open-loop case for the three targets (open-loop.ts), driven from a process of its own
- * (open-loop-child.ts): what it times is then the targets, not this process's collector and heap.
+ * One open-loop case (open-loop.ts) driven from a process of its own (open-loop-child.ts): what it
+ * times is then the targets, not this process's collector and heap. Its runs by target name.
  */
-async function openLoopCase(
-  targets: Target[],
-  bodies: readonly string[],
-  seconds: number,
-  until: 'end' | 'firstByte',
-  log: Log,
-): Promise<GatewayTargets<OpenLoopTiming>> {
-  const spec: OpenLoopSpec = { targets, bodies, rps: GATEWAY_RATE_RPS, seconds, until };
-  const runs = await new Promise<Record<Target['name'], Run>>((resolve, reject) => {
+export function runOpenLoop(spec: OpenLoopSpec, log: Log): Promise<Record<string, Run>> {
+  return new Promise<Record<string, Run>>((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'bench/open-loop-child.ts'], {
       cwd: ROOT,
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -151,12 +144,23 @@ async function openLoopCase(
     });
     child.once('error', reject);
     child.once('exit', (code) => {
-      if (code === 0) resolve(JSON.parse(out) as Record<Target['name'], Run>);
+      if (code === 0) resolve(JSON.parse(out) as Record<string, Run>);
       else reject(new Error(`the open-loop client exited with ${code}:\n${err.slice(-2000)}`));
     });
     child.stdin.end(JSON.stringify(spec));
   });
-  return { direct: timing(runs.direct), proxy: timing(runs.proxy), gateway: timing(runs.gateway) };
+}
+
+/** One open-loop case for the three targets: the upstream, the bare proxy and the gateway. */
+async function openLoopCase(
+  targets: Target[],
+  bodies: readonly string[],
+  seconds: number,
+  until: 'end' | 'firstByte',
+  log: Log,
+): Promise<GatewayTargets<OpenLoopTiming>> {
+  const runs = await runOpenLoop({ targets, bodies, rps: GATEWAY_RATE_RPS, seconds, until }, log);
+  return { direct: timing(runs.direct!), proxy: timing(runs.proxy!), gateway: timing(runs.gateway!) };
 }
 
 interface CannonRun {
@@ -340,13 +344,13 @@ async function rowVisibility(
   };
 }
 
-interface CreatedKey {
+export interface CreatedKey {
   id: string;
   api_key: string;
   rate_limit_rpm: number;
 }
 
-async function createKey(
+export async function createKey(
   api: ApiClient,
   projectId: string,
   name: string,
@@ -443,7 +447,9 @@ export interface GatewayBenchOptions {
 }
 
 /** Every gateway figure but the memory and the verdicts (report.ts `gatewayFigures`). */
-export async function measureGateway(o: GatewayBenchOptions): Promise<Omit<GatewayReport, 'figures' | 'memory'>> {
+export async function measureGateway(
+  o: GatewayBenchOptions,
+): Promise<Omit<GatewayReport, 'figures' | 'memory' | 'failover'>> {
   const { api, log } = o;
   const loadBefore = loadavg()[0]!;
   // The benchmark's processes share the machine already: anything else running skews every figure.

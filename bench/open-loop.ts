@@ -2,17 +2,19 @@
 // upstream, the bare proxy and the gateway, each timed from its scheduled send. Run by
 // open-loop-child.ts in a process of its own; `call` and `agent` serve the rest of gateway.ts too.
 import { Agent, request } from 'undici';
-import type { GatewayTargets } from './report.js';
 import { sleep } from './stats.js';
 
 /** Rounds of each open-loop case: the targets' order is reversed every other round. */
 export const OPEN_LOOP_ROUNDS = 2;
 
 export interface Target {
-  name: keyof GatewayTargets<unknown>;
+  /** What its runs are keyed by: `direct`, `proxy`, `gateway`, or a failover case's route. */
+  name: string;
   /** Base address, …/v1. */
   url: string;
   authorization: string;
+  /** Its own request bodies (another route), instead of the spec's. */
+  bodies?: readonly string[];
 }
 
 export interface Call {
@@ -67,6 +69,10 @@ export interface OpenLoopSpec {
   /** Timed seconds per target, over all rounds. */
   seconds: number;
   until: 'end' | 'firstByte';
+  /** Seconds of warm-up before each timed run (default: a fifth of a round, between 0.5 and 1). */
+  warmSeconds?: number;
+  /** Rounds (default OPEN_LOOP_ROUNDS). */
+  rounds?: number;
 }
 
 /**
@@ -81,7 +87,8 @@ async function openLoop(
   seconds: number,
   into: Run = emptyRun(),
 ): Promise<Run> {
-  const { bodies, rps, until } = spec;
+  const { rps, until } = spec;
+  const bodies = target.bodies ?? spec.bodies;
   const interval = 1000 / rps;
   const total = Math.max(1, Math.round(rps * seconds));
   const pending: Promise<void>[] = [];
@@ -116,25 +123,23 @@ async function openLoop(
 }
 
 /**
- * One open-loop case for the three targets: OPEN_LOOP_ROUNDS rounds, the order reversed every
+ * One open-loop case for its targets (the upstream, the proxy and the gateway; or routes): OPEN_LOOP_ROUNDS rounds, the order reversed every
  * other round so that a drift of the machine weighs on each alike, each run after a warm-up on
  * the same connections. Samples of a target are pooled over its rounds.
  */
-export async function openLoopCase(
-  spec: OpenLoopSpec,
-  log: (line: string) => void,
-): Promise<Record<Target['name'], Run>> {
-  const roundSeconds = spec.seconds / OPEN_LOOP_ROUNDS;
-  const warmSeconds = Math.min(1, Math.max(0.5, roundSeconds / 5));
-  const runs = { direct: emptyRun(), proxy: emptyRun(), gateway: emptyRun() };
-  for (let r = 0; r < OPEN_LOOP_ROUNDS; r++) {
+export async function openLoopCase(spec: OpenLoopSpec, log: (line: string) => void): Promise<Record<string, Run>> {
+  const rounds = spec.rounds ?? OPEN_LOOP_ROUNDS;
+  const roundSeconds = spec.seconds / rounds;
+  const warmSeconds = spec.warmSeconds ?? Math.min(1, Math.max(0.5, roundSeconds / 5));
+  const runs = Object.fromEntries(spec.targets.map((target) => [target.name, emptyRun()]));
+  for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? spec.targets : [...spec.targets].reverse();
     for (const target of order) {
       const dispatcher = agent();
       try {
         await openLoop(dispatcher, target, spec, warmSeconds);
-        const run = await openLoop(dispatcher, target, spec, roundSeconds, runs[target.name]);
-        log(`  round ${r + 1}/${OPEN_LOOP_ROUNDS} ${target.name}: ${run.sent} sent so far, ${run.failed} failed`);
+        const run = await openLoop(dispatcher, target, spec, roundSeconds, runs[target.name]!);
+        log(`  round ${r + 1}/${rounds} ${target.name}: ${run.sent} sent so far, ${run.failed} failed`);
       } finally {
         await dispatcher.close();
       }

@@ -154,8 +154,79 @@ export interface GatewayReport {
   /** A request's answer read → its row in GET /analytics/requests (polled by req_id). */
   rowVisible: { samples: number; p50: number; p95: number; max: number; notSeen: number };
   revocation: RevocationResult;
+  /** Routes over two targets, a dead first target, `routes apply` (issue 52 section 5: bench/failover.ts). */
+  failover: FailoverReport;
   memory: { peakRssAnonMiB: number; samples: number };
   figures: Figure[];
+}
+
+/** A p50 and a p99, in ms. */
+export interface Tail {
+  p50: number;
+  p99: number;
+}
+
+/** The failover figures of issue 52 section 5 (bench/failover.ts), each against a reference of the same run. */
+export interface FailoverReport {
+  setup: {
+    /** The model every target asks the simulated upstream for. */
+    upstreamModel: string;
+    /** The document's failover bounds the routes ran under (the defaults). */
+    breakerFailures: number;
+    breakerCooldownMs: number;
+    retries: number;
+    /** The open-loop case of the four targets: rate, timed seconds per target, warm-up before each run. */
+    rateRps: number;
+    secondsPerTarget: number;
+    rounds: number;
+    warmSeconds: number;
+    /** The outage case: rate, seconds healthy before the kill, seconds of outage after it. */
+    outageRps: number;
+    healthySeconds: number;
+    outageSeconds: number;
+    /** The machine's 1-minute load average when the failover section began and ended. */
+    loadAverage: { before: number; after: number };
+  };
+  /**
+   * Non-streamed, open loop: the upstream itself; `bench/single` (one target); `bench/pair` (two
+   * targets, both healthy); `bench/refused` (its first target's port closed; timed after a warm-up
+   * of `warmSeconds`, which takes the outage's first second).
+   */
+  latency: Record<'direct' | 'single' | 'pair' | 'refused', OpenLoopTiming>;
+  /** Through the gateway − direct. */
+  added: Record<'single' | 'pair' | 'refused', Tail>;
+  /** `bench/mortal` at `outageRps`: its first target's upstream process killed after `healthySeconds`. */
+  outage: {
+    sent: number;
+    /** Answered other than 2xx, or not at all. */
+    failed: number;
+    /** Requests sent after the kill. */
+    afterKill: number;
+    /** Kill → send of the first request served by the second target in one attempt (the breaker open): null if none. */
+    breakerOpenMs: number | null;
+    /** Requests sent after the kill and before the breaker opened, and their attempts on the dead target. */
+    beforeOpen: { requests: number; deadAttempts: number };
+    /** Requests sent once the breaker had opened: attempts on the dead target (its probes), per request. */
+    afterOpen: { requests: number; deadAttempts: number; perRequest: number; probes: number };
+    /** The same from the rows' `upstream.attempts` (GET /analytics/requests), matched by req_id; null when unread. */
+    rows: { matched: number; deadAttempts: number; perRequest: number } | null;
+    /** Kill → the dead target's last attempt seen in the answers' headers; the probes' send times after the kill. */
+    probeAtMs: number[];
+  };
+  /** `routes apply` of a document adding a route → that route answered 200 by each gateway. */
+  apply: {
+    samples: number;
+    /** The apply process's exit → the first 200 from the gateway in the server's process. */
+    localMs: { p50: number; p95: number; max: number };
+    /** … from `npm run gateway` in a process of its own. */
+    remoteMs: { p50: number; p95: number; max: number };
+    /** … from both (the later of the two), per sample. */
+    everyMs: { p50: number; p95: number; max: number };
+    /** Samples not answered 200 by a gateway within the wait. */
+    notServed: number;
+    /** The apply process's own run (start → exit), median. */
+    commandMs: number;
+  };
 }
 
 export interface RevocationResult {
@@ -334,6 +405,7 @@ export function gatewayFigures(g: Omit<GatewayReport, 'figures'>): Figure[] {
       target: '0',
       pass: revocation.servedAfterDelete === 0 && revocation.neverRefused === 0,
     },
+    ...failoverFigures(g.failover),
     {
       figure: 'server peak anonymous RSS (gateway section)',
       value: g.memory.peakRssAnonMiB,
@@ -341,6 +413,77 @@ export function gatewayFigures(g: Omit<GatewayReport, 'figures'>): Figure[] {
       reference: `${g.memory.samples} samples while the gateway figures were taken`,
       target: '',
       pass: null,
+    },
+  ];
+}
+
+/** Figures of issue 52 section 5, each a ratio to a reference timed in the same run where it has one. */
+export function failoverFigures(f: FailoverReport): Figure[] {
+  const { added, latency, outage, apply } = f;
+  const rate = `${f.setup.rateRps} req/s open loop`;
+  const ratio = (a: number, b: number) => round(a / b, 2);
+  const pairFailed = latency.single.failed + latency.pair.failed + latency.direct.failed;
+  const failedNote = (count: number) => (count > 0 ? `; ${count} requests FAILED` : '');
+  const twoTargets = (p: 'p50' | 'p99'): Figure => ({
+    figure: `two-target route (fallback, both healthy) added latency ${p} (${rate})`,
+    value: added.pair[p],
+    unit: 'ms',
+    reference:
+      `one-target route adds ${fmt(added.single[p])} ms (${fmt(ratio(added.pair[p], added.single[p]))}×); ` +
+      `${p} direct ${fmt(latency.direct[p])}, one target ${fmt(latency.single[p])}, two ${fmt(latency.pair[p])} ms${failedNote(pairFailed)}`,
+    target: `≤ 1.1× one-target's (${fmt(1.1 * added.single[p])} ms)`,
+    pass: added.pair[p] <= 1.1 * added.single[p] && pairFailed === 0,
+  });
+  const opened = outage.breakerOpenMs;
+  return [
+    twoTargets('p50'),
+    twoTargets('p99'),
+    {
+      figure: `p99 while the first target refuses connections, after the first second (${rate})`,
+      value: latency.refused.p99,
+      unit: 'ms',
+      reference:
+        `healthy two-target route p99 ${fmt(latency.pair.p99)} ms (${fmt(ratio(latency.refused.p99, latency.pair.p99))}×); ` +
+        `p50 ${fmt(latency.refused.p50)} vs ${fmt(latency.pair.p50)} ms${failedNote(latency.refused.failed)}`,
+      target: `≤ 1.2× healthy route's (${fmt(1.2 * latency.pair.p99)} ms)`,
+      pass: latency.refused.p99 <= 1.2 * latency.pair.p99 && latency.refused.failed === 0,
+    },
+    {
+      figure: `attempts on a dead first target per request, once its breaker opened (${f.setup.outageSeconds} s outage at ${f.setup.outageRps} req/s)`,
+      value: outage.afterOpen.perRequest,
+      unit: 'attempts',
+      asIs: true,
+      reference:
+        `${outage.afterOpen.deadAttempts} attempts (${outage.afterOpen.probes} probes) over ${outage.afterOpen.requests} requests, from x-svc-attempts` +
+        (outage.rows
+          ? `; rows' upstream.attempts: ${outage.rows.deadAttempts} over ${outage.rows.matched} rows`
+          : '; rows NOT read') +
+        `; before it opened: ${outage.beforeOpen.deadAttempts} over ${outage.beforeOpen.requests} requests; ` +
+        `${outage.failed} of ${outage.sent} requests failed; LiteLLM with its defaults: about 3`,
+      target: '≤ 0.1',
+      pass: opened !== null && outage.afterOpen.perRequest <= 0.1 && outage.failed === 0,
+    },
+    {
+      figure: `target killed → its breaker open (${f.setup.outageRps} req/s)`,
+      value: opened ?? NaN,
+      unit: 'ms',
+      reference:
+        `upstream process SIGKILLed → send of the first request served by the second target in one attempt; ` +
+        `breaker_failures ${f.setup.breakerFailures}, retries ${f.setup.retries}, one request every ${fmt(1000 / f.setup.outageRps)} ms`,
+      target: '≤ 1000 ms',
+      pass: opened !== null && opened <= 1000,
+    },
+    {
+      figure: 'routes apply → every gateway on the new version, p95',
+      value: apply.everyMs.p95,
+      unit: 'ms',
+      reference:
+        `${apply.samples} samples, apply's exit → the new route answered 200 by both gateways: p50 ${fmt(apply.everyMs.p50)}, ` +
+        `max ${fmt(apply.everyMs.max)} ms; in the server's process p95 ${fmt(apply.localMs.p95)} ms, ` +
+        `npm run gateway in another process p95 ${fmt(apply.remoteMs.p95)} ms` +
+        (apply.notServed > 0 ? `; ${apply.notServed} NOT SERVED` : ''),
+      target: '≤ 1000 ms',
+      pass: apply.everyMs.p95 <= 1000 && apply.notServed === 0,
     },
   ];
 }
@@ -445,6 +588,54 @@ function gatewayLines(g: GatewayReport): string[] {
       .map((r) => `${round(r.proxyRps, 0)} / ${round(r.gatewayRps, 0)}`)
       .join(', ')}.`,
     '',
+    ...failoverLines(g.failover),
+  ];
+}
+
+/** The failover part of the gateway section: how its figures were taken, and the timings behind them. */
+export function failoverLines(f: FailoverReport): string[] {
+  const s = f.setup;
+  const o = f.outage;
+  return [
+    '### Failover (issue 52 section 5)',
+    '',
+    `Routes applied to the bench's server with \`routes apply\`, every target asking the simulated upstream for \`${s.upstreamModel}\` ` +
+      `under the document's default bounds (breaker_failures ${s.breakerFailures}, breaker_cooldown_ms ${s.breakerCooldownMs}, retries ${s.retries}): ` +
+      `\`bench/single\` (one target), \`bench/pair\` (fallback over two providers, both the same upstream), ` +
+      `\`bench/refused\` (its first provider's base_url a closed port), \`bench/mortal\` (its first provider a second ` +
+      `simulated upstream process, SIGKILLed mid-run). The upstream itself and the first three routes are timed in one open-loop case at ` +
+      `${s.rateRps} req/s (${s.secondsPerTarget} s per target over ${s.rounds} alternating rounds, each after a ${s.warmSeconds} s warm-up: ` +
+      `the refused route's first warm-up is its outage's first second). The outage case sends ${s.outageRps} req/s, ` +
+      `${s.healthySeconds} s healthy then ${s.outageSeconds} s after the kill, reading \`x-svc-attempts\` and \`x-svc-served-by\` ` +
+      `(attempts on the dead target = attempts − 1 when the second target served), then the rows' \`upstream.attempts\`. ` +
+      `The open-loop client runs in a process of its own (bench/open-loop-child.ts). ` +
+      `1-minute load average ${fmt(s.loadAverage.before)} when the failover section began, ${fmt(s.loadAverage.after)} when it ended.`,
+    '',
+    ...table(
+      ['route', 'p50', 'p99', 'mean', 'max', 'sent', 'failed', 'max send lag'],
+      (['direct', 'single', 'pair', 'refused'] as const).map((name) => {
+        const x = f.latency[name];
+        return [
+          name,
+          fmt(x.p50),
+          fmt(x.p99),
+          fmt(x.mean),
+          fmt(x.max),
+          String(x.sent),
+          String(x.failed),
+          fmt(x.maxSendLagMs),
+        ];
+      }),
+    ),
+    '',
+    `Outage: ${o.sent} requests, ${o.afterKill} after the kill, ${o.failed} failed; breaker open ${o.breakerOpenMs === null ? 'NEVER' : `${fmt(o.breakerOpenMs)} ms`} after the kill; ` +
+      `attempts on the dead target before it opened ${o.beforeOpen.deadAttempts} over ${o.beforeOpen.requests} requests, after ${o.afterOpen.deadAttempts} over ${o.afterOpen.requests} ` +
+      `(probes sent ${o.probeAtMs.map((ms) => `${fmt(ms / 1000)} s`).join(', ') || 'never'} after the kill).`,
+    '',
+    `routes apply: ${f.apply.samples} samples, the command itself ${fmt(f.apply.commandMs)} ms (median, start → exit); ` +
+      `its exit → 200: in the server's process p50 ${fmt(f.apply.localMs.p50)} / p95 ${fmt(f.apply.localMs.p95)} ms, ` +
+      `npm run gateway p50 ${fmt(f.apply.remoteMs.p50)} / p95 ${fmt(f.apply.remoteMs.p95)} ms.`,
+    '',
   ];
 }
 
@@ -478,6 +669,48 @@ export function gatewayMarkdown(report: GatewayOnlyReport): string {
       `**${report.passed} pass, ${report.failed} fail.**`,
     '',
     ...gatewayLines(report.gateway),
+  ].join('\n');
+}
+
+/**
+ * The failover figures alone (issue 52 section 5), from a `--only gateway` run: beside them the
+ * gateway's added p99 and streamed first byte p99 against the bare proxy, from the same run.
+ */
+export function failoverOnly(report: GatewayOnlyReport): {
+  meta: GatewayOnlyReport['meta'];
+  passed: number;
+  failed: number;
+  figures: Figure[];
+  failover: FailoverReport;
+} {
+  const alongside = report.gateway.figures.filter(
+    (f) =>
+      f.figure.startsWith('gateway added latency p99') ||
+      f.figure.startsWith('gateway streamed time to first byte p99'),
+  );
+  const figures = [...failoverFigures(report.gateway.failover), ...alongside];
+  const verdicts = figures.map((f) => f.pass).filter((p) => p !== null);
+  return {
+    meta: report.meta,
+    passed: verdicts.filter(Boolean).length,
+    failed: verdicts.filter((p) => !p).length,
+    figures,
+    failover: report.gateway.failover,
+  };
+}
+
+export function failoverMarkdown(report: ReturnType<typeof failoverOnly>): string {
+  const m = report.meta;
+  return [
+    `# Benchmark: failover (issue 52 section 5)`,
+    '',
+    `Run ${m.startedAt} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}, by \`npm run bench -- --only gateway\` ` +
+      `(${m.rows.toLocaleString('en')} rows seeded; the run took ${fmt(m.seconds)} s, its whole report in gateway.md). ` +
+      `Each figure against a reference timed in the same run. **${report.passed} pass, ${report.failed} fail.**`,
+    '',
+    ...table(['figure', 'value', 'reference', 'target', 'result'], figureRows(report.figures)),
+    '',
+    ...failoverLines(report.failover).slice(2),
   ].join('\n');
 }
 

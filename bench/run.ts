@@ -1,6 +1,6 @@
 // npm run bench -- [--rows 1000000] [--days 30] [--runs 7] [--warmup 1] [--out bench/results]
 //                  [--case-seconds 30] [--load-seconds 5] [--gateway-seconds 2×load-seconds]
-//                  [--only gateway|console] [--store postgres]
+//                  [--only gateway|console] [--store postgres] [--outage-seconds 60]
 // Measures the current implementation against issue 6 section 2 and DuckDB on the same rows, the
 // gateway against issue 32 section 3, and the console in Chromium against issue 25 section 4.
 // `--only gateway` seeds a small store (10,000 rows unless --rows says otherwise), loads no DuckDB
@@ -20,6 +20,7 @@ import autocannon from 'autocannon';
 import * as prettier from 'prettier';
 import { ANALYTICS_WORKERS } from '../server/app.js';
 import { benchCases, pickValues } from './cases.js';
+import { measureFailover } from './failover.js';
 import { measureGateway, startBareProxy, startRemoteGateway, startUpstream } from './gateway.js';
 import { measureConsole } from './console.js';
 import type { KeysLatencySamples } from './keys-latency-child.js';
@@ -29,6 +30,8 @@ import {
   consoleOnlyConsole,
   consoleOnlyMarkdown,
   consoleTables,
+  failoverMarkdown,
+  failoverOnly,
   gatewayConsole,
   gatewayFigures,
   gatewayMarkdown,
@@ -61,6 +64,8 @@ interface Options {
   loadSeconds: number;
   /** Timed seconds per target of each gateway case. */
   gatewaySeconds: number;
+  /** Seconds of the failover section's outage, after its first target is killed. */
+  outageSeconds: number;
   only: 'gateway' | 'console' | null;
   store: 'sqlite' | 'postgres';
 }
@@ -77,6 +82,7 @@ function options(argv: string[]): Options {
       'case-seconds': { type: 'string', default: '30' },
       'load-seconds': { type: 'string', default: '5' },
       'gateway-seconds': { type: 'string' },
+      'outage-seconds': { type: 'string', default: '60' },
       only: { type: 'string' },
       store: { type: 'string', default: 'sqlite' },
     },
@@ -112,6 +118,7 @@ function options(argv: string[]): Options {
       values['gateway-seconds'] === undefined
         ? 2 * loadSeconds
         : whole('gateway-seconds', values['gateway-seconds'], 1),
+    outageSeconds: whole('outage-seconds', values['outage-seconds'], 5),
     only,
     store,
   };
@@ -171,6 +178,7 @@ async function gatewaySection(
   dataDir: string,
   temp: string,
   seconds: number,
+  outageSeconds: number,
   cleanups: Cleanups,
 ): Promise<GatewayReport> {
   const proxy = await startBareProxy(temp, upstream.url);
@@ -189,9 +197,21 @@ async function gatewaySection(
       seconds,
       log,
     });
+    const failover = await measureFailover({
+      api: client,
+      dataDir,
+      temp,
+      upstreamUrl: upstream.url,
+      gatewayUrl,
+      remoteGatewayUrl: remote.url,
+      outageSeconds,
+      seconds,
+      log,
+    });
     sampler.stop();
     const partial = {
       ...measured,
+      failover,
       memory: { peakRssAnonMiB: round(sampler.peakAnonBytes / 2 ** 20, 1), samples: sampler.samples },
     };
     return { ...partial, figures: gatewayFigures(partial) };
@@ -222,11 +242,21 @@ async function gatewayOnly(opts: Options, temp: string, cleanups: Cleanups, star
     dataDir,
     temp,
     opts.gatewaySeconds,
+    opts.outageSeconds,
     cleanups,
   );
 
   const report: GatewayOnlyReport = { ...sectionOnly(seeded.rows, started, gateway.figures), gateway };
   await writeReport(opts.out, 'gateway', report, gatewayMarkdown(report), gatewayConsole(report));
+  // The failover figures alone as well, beside the gateway's added p99 and first byte p99 of the same run.
+  const failover = failoverOnly(report);
+  await writeReport(
+    opts.out,
+    'failover',
+    failover,
+    failoverMarkdown(failover),
+    `${failover.passed} pass, ${failover.failed} fail`,
+  );
 }
 
 /** `--store postgres`: a store served from SQLite and from PostgreSQL, compared. */
@@ -392,6 +422,7 @@ async function everything(opts: Options, temp: string, cleanups: Cleanups, start
     dataDir,
     temp,
     opts.gatewaySeconds,
+    opts.outageSeconds,
     cleanups,
   );
   // Last, once the bench's server has stopped: the console's embedded server opens the same store.

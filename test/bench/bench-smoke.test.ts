@@ -28,6 +28,8 @@ function runBench(out: string): Promise<{ code: number | null; output: string }>
         '1',
         '--gateway-seconds',
         '1',
+        '--outage-seconds',
+        '5',
         '--out',
         out,
       ],
@@ -135,6 +137,15 @@ describe('npm run bench', () => {
     expect(served?.value).toBe(0);
     const unwritten = report.gateway.figures.find((f: any) => f.figure === 'gateway answers without a request-log row');
     expect(unwritten?.value).toBe(0);
+    // The failover figures (issue 52 section 5): two targets, a refused one, a dead one, routes apply.
+    const failover = report.gateway.failover;
+    expect(failover.setup.outageSeconds).toBe(5);
+    for (const name of ['direct', 'single', 'pair', 'refused']) expect(failover.latency[name].sent).toBeGreaterThan(0);
+    expect(failover.outage.afterKill).toBeGreaterThan(0);
+    expect(failover.apply.samples).toBeGreaterThan(0);
+    expect(report.gateway.figures.map((f: any) => f.figure)).toContain(
+      'routes apply → every gateway on the new version, p95',
+    );
 
     // The console's figures (issue 25), measured in Chromium through the web shell on the same store.
     expect(report.console.figures.map((f: any) => f.figure)).toEqual([
