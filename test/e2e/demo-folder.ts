@@ -35,7 +35,12 @@ export async function seedDemoFolder(): Promise<() => void> {
   try {
     const shell = await startWebShell(folder);
     try {
-      await outputMatching(shell, /demo history in place|Embedded server: crashed/, SEEDING_TIMEOUT_MS);
+      // The shell's line for the history's end, whole or stopped short, or for a crash.
+      await outputMatching(
+        shell,
+        /demo history in place|demo history could not be written|Embedded server: crashed/,
+        SEEDING_TIMEOUT_MS,
+      );
       if (!/demo history in place/.test(shell.output.join(''))) {
         throw new Error(`the demo's history was not written:\n${shell.output.join('')}`);
       }
