@@ -9,7 +9,7 @@ import { RequestLog } from './pages/requests.js';
  */
 
 // Enough rows that the history is still being written while the test signs in and looks.
-test.use({ wholeHistory: false, shellEnv: { GC_DEMO_ROWS: '300000' } });
+test.use({ firstLaunch: true, shellEnv: { GC_DEMO_ROWS: '300000' } });
 
 test('the demo admin signs in before the history is written, and sees it land newest first', async ({
   consolePage: page,
