@@ -14,9 +14,6 @@ import { RequestLog } from './pages/requests.js';
 
 const MODEL = 'openai/gpt-4o-mini';
 
-// Neither test reads the demo's history: the console is handed over at once, its history still landing.
-test.use({ wholeHistory: false });
-
 /** A key made in the console, and `count` requests through its gateway tagged with `tag`. */
 async function sendRequests(page: Page, tag: string, count: number): Promise<void> {
   await openScreen(page, 'keys');
