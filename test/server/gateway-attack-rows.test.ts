@@ -192,8 +192,10 @@ describe('defect 1: a User-Agent longer than 4,096 characters', () => {
     const dear = { ...HELLO, max_tokens: 400 };
     for (let call = 0; call < 60 && !codes.includes(402); call++) {
       codes.push((await chat(gatewayUrl(where), key.api_key, dear, { 'user-agent': 'u'.repeat(5000) })).status);
-      // Each answer's row settles before the next call: the limit is reached by spend, not by holds.
-      await rowsOf(key.id, codes.length);
+      // Each answer's spend settles (a moment after its row shows) before the next call: the limit
+      // is reached by spend, not by holds still outstanding.
+      const settled = await rowsOf(key.id, codes.length);
+      await settledSpend(key.id, settled.reduce((sum, row) => sum + costOf(row), 0));
     }
     expect(codes).toContain(402);
     const rows = await rowsOf(key.id, codes.length);
