@@ -4,7 +4,7 @@ import type { RoutePlan } from '../schemas/gateway-internal.js';
 /**
  * An admitted request's plan: its route as `stored` has it, with each target's provider resolved
  * and, where the organisation keeps its own key for the provider's vault entry, that key opened
- * (`providerKey`). Null for a route the version does not have or has turned off.
+ * (`providerKey`) unless the route is the platform's to pay. Null for a route the version does not have or has turned off.
  */
 export function routePlan(
   stored: StoredRoutes,
@@ -36,7 +36,7 @@ export function routePlan(
         api: provider.api,
         baseUrl: provider.base_url,
         keyEnv: provider.key_env,
-        providerKey: provider.byok === null ? null : providerKey(provider.byok),
+        providerKey: route.byok && provider.byok !== null ? providerKey(provider.byok) : null,
       };
     }),
   };
@@ -45,7 +45,7 @@ export function routePlan(
 /** The vault providers whose organisation keys the route's targets may use; none for a route not served. */
 export function vaultProvidersOf(stored: StoredRoutes, routeId: string): string[] {
   const route = Object.hasOwn(stored.document.routes, routeId) ? stored.document.routes[routeId]! : undefined;
-  if (!route?.active) return [];
+  if (!route?.active || !route.byok) return [];
   const byok = route.targets.map((target) => stored.document.providers[target.provider]?.byok ?? null);
   return [...new Set(byok.filter((vault): vault is string => vault !== null))];
 }

@@ -84,6 +84,11 @@ export interface RouteEntry {
   strategy: Strategy;
   /** False: kept in the document, refused as an unknown model (404). */
   active: boolean;
+  /**
+   * Whether an organisation's own vault key (its targets' providers' `byok`) may serve the route;
+   * false: the platform's key always does, and the route is billed in full (the `svc/` routes).
+   */
+  byok: boolean;
   targets: TargetEntry[];
   /** This route's own bounds, each falling back to the document's `failover`. */
   failover: Partial<FailoverSettings>;
@@ -140,6 +145,8 @@ function catalogueRoute(facts: RouteFacts): RouteEntry {
     prompt_cache: facts.promptCache,
     strategy: 'fallback',
     active: !SEEDED_INACTIVE.has(facts.id),
+    // The service's own routes are the service's to pay, whichever provider serves them.
+    byok: ownProvider !== 'svc',
     targets,
     failover: {},
   };

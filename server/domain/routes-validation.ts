@@ -338,13 +338,23 @@ function route(
   path: string,
   providers: ReadonlyMap<string, ProviderEntry | undefined>,
 ): RouteEntry | undefined {
-  const fields = c.fields(value, path, ['kind', 'price', 'prompt_cache', 'strategy', 'active', 'targets', 'failover']);
+  const fields = c.fields(value, path, [
+    'kind',
+    'price',
+    'prompt_cache',
+    'strategy',
+    'active',
+    'byok',
+    'targets',
+    'failover',
+  ]);
   if (!fields) return undefined;
   const kind = c.oneOf(fields.kind, child(path, 'kind'), KINDS);
   const routePrice = price(c, fields.price, child(path, 'price'));
   const promptCache = c.boolean(fields.prompt_cache, child(path, 'prompt_cache'), false);
   const strategy = c.oneOf(fields.strategy, child(path, 'strategy'), STRATEGIES, 'fallback');
   const active = c.boolean(fields.active, child(path, 'active'), true);
+  const byok = c.boolean(fields.byok, child(path, 'byok'), true);
   const targetsPath = child(path, 'targets');
   let targets: TargetEntry[] | undefined;
   if (!Array.isArray(fields.targets) || fields.targets.length === 0) {
@@ -377,12 +387,13 @@ function route(
     promptCache === undefined ||
     strategy === undefined ||
     active === undefined ||
+    byok === undefined ||
     targets === undefined ||
     failover === undefined
   ) {
     return undefined;
   }
-  return { kind, price: routePrice, prompt_cache: promptCache, strategy, active, targets, failover };
+  return { kind, price: routePrice, prompt_cache: promptCache, strategy, active, byok, targets, failover };
 }
 
 /**

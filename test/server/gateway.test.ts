@@ -369,6 +369,11 @@ describe('the gateway, called with the official openai package', () => {
     const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
     const full = (usage.prompt_tokens - cached) * 42 + usage.completion_tokens * 168 + cached * 21;
     expect(row!.financials).toEqual({ cost_pkr: Math.round(full * 0.02) / 1e6, is_byok: 1 });
+    // The service's own routes are the service's to pay, on the same upstream models.
+    await ask(sdk(key.api_key), 'svc/fast');
+    expect(upstream.lastAuthorization()).toBe('Bearer sk-platform-upstream');
+    const [serviceRow] = (await rowsOf(key.id, 2, other.client)).filter((each) => each.model === 'svc/fast');
+    expect(serviceRow!.financials.is_byok).toBe(0);
     // Rotated, the new key serves from the next request; removed, the platform's own does.
     expect(
       (await other.client.post('/vault/keys', { provider: 'openai', api_key: 'sk-byok-rotated-4567' })).status,

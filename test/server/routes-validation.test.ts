@@ -72,6 +72,7 @@ describe('a valid routes document', () => {
       prompt_cache: true,
       strategy: 'loadbalance',
       active: true,
+      byok: true,
       targets: [
         { provider: 'openai', model: 'gpt-4o-2024-08-06', weight: 3 },
         { provider: 'azure', model: 'gpt-4o', weight: 1 },
@@ -79,7 +80,12 @@ describe('a valid routes document', () => {
       // A route's own bounds stay partial: the rest are the document's.
       failover: { retries: 0 },
     });
-    expect(document.routes['svc/embed']).toMatchObject({ prompt_cache: false, strategy: 'fallback', active: false });
+    expect(document.routes['svc/embed']).toMatchObject({
+      prompt_cache: false,
+      strategy: 'fallback',
+      active: false,
+      byok: true,
+    });
   });
 
   it('takes YAML as well as JSON, and the document-wide failover over the defaults', () => {
@@ -249,7 +255,7 @@ routes:
       'routes.openai/gpt-4o.targets[0].weigth: unknown field (known here: provider, model, weight)',
       'routes.openai/gpt-4o.failover.retry: unknown field (known here: timeout_ms, answer_timeout_ms, first_byte_timeout_ms, ' +
         'stream_idle_timeout_ms, retries, max_attempts, backoff_ms, retry_after_max_ms, breaker_failures, breaker_cooldown_ms)',
-      'routes.svc/embed.prices: unknown field (known here: kind, price, prompt_cache, strategy, active, targets, failover)',
+      'routes.svc/embed.prices: unknown field (known here: kind, price, prompt_cache, strategy, active, byok, targets, failover)',
     ]);
   });
 
@@ -292,6 +298,7 @@ routes:
         d.routes['openai/gpt-4o'].strategy = 'random';
         d.routes['svc/embed'].kind = 'images';
         d.routes['svc/embed'].active = 'yes';
+        d.routes['svc/embed'].byok = 0;
       }),
     ).toEqual([
       'providers.azure.api: must be openai or anthropic, not "gemini"',
@@ -300,6 +307,7 @@ routes:
       // The route's target on azure is not checked against a provider that is itself invalid.
       'routes.svc/embed.kind: must be chat or embeddings, not "images"',
       'routes.svc/embed.active: must be true or false, not "yes"',
+      'routes.svc/embed.byok: must be true or false, not 0',
     ]);
   });
 

@@ -1,5 +1,6 @@
 import { Fragment, type Key, type ReactNode } from 'react';
 import { Empty, ErrorNote, Loading } from './Feedback.js';
+import { useScrolls } from './useScrolls.js';
 
 /**
  * The shell every list table of the console shares: the error above it, "reading…" until the
@@ -57,12 +58,22 @@ export interface DataTableProps<Row, S extends string = never> {
 
 export function DataTable<Row, S extends string = never>(props: DataTableProps<Row, S>) {
   const { rows, sort } = props;
+  const [wrap, scrolls] = useScrolls<HTMLDivElement>();
   let body: ReactNode;
   if (rows === null) body = props.loading ? <Loading>{props.loading}</Loading> : null;
   else if ((props.total ?? rows.length) === 0) body = <Empty>{props.empty}</Empty>;
   else
     body = (
-      <div className="table-wrap">
+      <div
+        className="table-wrap"
+        ref={wrap}
+        {...(scrolls && {
+          tabIndex: 0,
+          role: 'region',
+          'aria-label': props.label,
+          'aria-labelledby': props.labelledBy,
+        })}
+      >
         <table
           className={props.className}
           aria-label={props.label}
