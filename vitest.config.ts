@@ -34,6 +34,7 @@ const POSTGRES_SUITES = [
   'routes-apply-live',
   'security-headers',
   'spend',
+  'target-filter',
   'throttling',
   'top',
   'vault',

@@ -4,7 +4,7 @@ import { BOARD_GRAINS, CACHE_GRAINS, type Grain } from '../stores/telemetry/roll
 import { CACHE_MEASURES } from '../stores/telemetry/rollup-sums.js';
 import type { CacheSums, DashboardPoint, GroupBy, Scope } from './query-types.js';
 import type { AnalyticsSql, Dialect } from './sql.js';
-import { segments } from './windows.js';
+import { cellGrains, segments } from './windows.js';
 
 /**
  * The dashboard's read (GET /analytics/dashboard): a window cut into buckets at given edges
@@ -71,12 +71,13 @@ function rowFilters(dialect: Dialect, scope: Scope): string {
   if (scope.projectId !== undefined) clauses.push('project_id = @projectId');
   if (scope.keyId !== undefined) clauses.push('key_id = @keyId');
   if (scope.model !== undefined) clauses.push('model = @model');
+  if (scope.servedBy !== undefined) clauses.push('served_by = @servedBy');
   return clauses.join(' AND ');
 }
 
 function scopeParams(scope: Scope): Record<string, unknown> {
   const params: Record<string, unknown> = { orgId: scope.orgId };
-  for (const name of ['projectId', 'keyId', 'model'] as const)
+  for (const name of ['projectId', 'keyId', 'model', 'servedBy'] as const)
     if (scope[name] !== undefined) params[name] = scope[name];
   return params;
 }
@@ -164,7 +165,7 @@ export async function dashboardBuckets(
 ): Promise<DashboardPoint[]> {
   const dimension = dimensionOf(scope);
   // Two dimensions at once (a project's model) have no cells: the rows answer.
-  const grains = dimension === null ? [] : BOARD_GRAINS;
+  const grains = dimension === null ? [] : cellGrains(scope, BOARD_GRAINS);
   const params = {
     ...scopeParams(scope),
     ...dimension,
@@ -215,7 +216,7 @@ export async function cacheByModel(sql: AnalyticsSql, scope: Scope): Promise<Cac
   if (scope.projectId !== undefined) cellFilters.push('project_id = @projectId');
   if (scope.keyId !== undefined) cellFilters.push('key_id = @keyId');
   if (scope.model !== undefined) cellFilters.push('model = @model');
-  const parts = segments(scope.from, scope.to + 1, CACHE_GRAINS).map((part, index) => {
+  const parts = segments(scope.from, scope.to + 1, cellGrains(scope, CACHE_GRAINS)).map((part, index) => {
     params[`from${index}`] = part.from;
     params[`to${index}`] = part.to;
     if (!part.grain) {
@@ -248,7 +249,7 @@ export async function groupTrends(
 ): Promise<Map<string | null, { trend: number[]; latency: number[] | null }>> {
   const own = dimensionOf(scope);
   const byCells = own !== null && (own.dim === DIM_CODE.org || own.dim === DIM_CODE[groupBy]);
-  const grains = byCells ? BOARD_GRAINS : [];
+  const grains = byCells ? cellGrains(scope, BOARD_GRAINS) : [];
   const params: Record<string, unknown> = { ...scopeParams(scope), dim: DIM_CODE[groupBy] };
   const value = byCells && own.dim !== DIM_CODE.org;
   if (value) params.value = own.value;

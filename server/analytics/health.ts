@@ -1,6 +1,16 @@
 import { SketchAccumulator } from '../stores/telemetry/latency-sketch.js';
 import { BOARD_GRAINS } from '../stores/telemetry/rollup-grains.js';
 import type { AnalyticsSql } from './sql.js';
+import {
+  DAY_MS,
+  HEALTH_CELL_MS,
+  type CellRow,
+  type HealthQuery,
+  type HealthReads,
+  type HistoryRow,
+  type SketchRow,
+} from './health-reads.js';
+import { fromTargetRows } from './health-rows.js';
 import { segments } from './windows.js';
 
 /**
@@ -15,25 +25,13 @@ import { segments } from './windows.js';
  * A model's figures are its own cells only; a provider's are the cells of the models the
  * catalogue gives it, summed (its sketches merged), so one model's errors never colour
  * another model, nor another provider.
+ *
+ * Narrowed to a target (`servedBy`), the same figures come from that target's rows instead
+ * (health-rows.ts), since no cell carries `served_by`.
  */
 
-export const HEALTH_CELL_MS = 300_000;
 const MODEL_DIM = 3;
 const P95 = [0.95];
-
-export interface HealthQuery {
-  orgId: string;
-  /** The first cell's start, a multiple of HEALTH_CELL_MS. */
-  from: number;
-  /** How many cells: the last one holds `to`. */
-  cells: number;
-  /** The window's end (now, or the last cell's end for a window in the past), included. */
-  to: number;
-  /** Models with no traffic in the window but some since this instant are listed too. */
-  listedSince: number;
-  /** Each model's provider, from the model catalogue; a model it does not name has none. */
-  providers: Record<string, string>;
-}
 
 /** Counts over the window, or per cell in parallel arrays. */
 export interface HealthCounts<T> {
@@ -60,21 +58,6 @@ export interface ModelHealthFigures extends HealthFigures {
 export interface ProviderHealthFigures extends HealthFigures {
   provider: string | null;
   models: ModelHealthFigures[];
-}
-
-interface CellRow {
-  model: string;
-  bucket: number;
-  requests: number;
-  refused: number;
-  errors: number;
-  upstream429: number;
-}
-
-interface SketchRow {
-  model: string;
-  latency: Uint8Array | null;
-  ttft: Uint8Array | null;
 }
 
 const CELLS_SQL = `SELECT value AS model, bucket, requests, refused, server_errors + upstream_429 AS errors,
@@ -109,7 +92,6 @@ const LAST_SQL = `SELECT model, MAX(last_ok) AS "lastOk", MAX(seen) AS seen FROM
     SELECT value AS model, last_ok, bucket AS seen FROM rollup_board_5m
       WHERE org_id = @orgId AND dim = ${MODEL_DIM} AND bucket >= @day AND bucket <= @to) AS cells
   GROUP BY model`;
-const DAY_MS = 86_400_000;
 
 const COUNTS = ['requests', 'refused', 'errors', 'upstream429'] as const;
 
@@ -161,16 +143,20 @@ function takeP95(figures: HealthFigures, latency: SketchAccumulator, ttft: Sketc
 
 const later = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
 
-export async function providerHealth(sql: AnalyticsSql, query: HealthQuery): Promise<ProviderHealthFigures[]> {
+async function fromCells(sql: AnalyticsSql, query: HealthQuery): Promise<HealthReads> {
   const params = { orgId: query.orgId, from: query.from, to: query.to };
-  const cells = await sql.all<CellRow>(CELLS_SQL, params);
   const sketches = sketchSql(query.from, query.from + query.cells * HEALTH_CELL_MS);
-  const sketchesOf = byModelOf(await sql.all<SketchRow>(sketches.sql, { orgId: query.orgId, ...sketches.params }));
-  const history = await sql.all<{ model: string; lastOk: number | null; seen: number }>(LAST_SQL, {
-    ...params,
-    day: query.to - (query.to % DAY_MS),
-  });
+  return {
+    cells: await sql.all<CellRow>(CELLS_SQL, params),
+    sketches: await sql.all<SketchRow>(sketches.sql, { orgId: query.orgId, ...sketches.params }),
+    history: await sql.all<HistoryRow>(LAST_SQL, { ...params, day: query.to - (query.to % DAY_MS) }),
+  };
+}
 
+export async function providerHealth(sql: AnalyticsSql, query: HealthQuery): Promise<ProviderHealthFigures[]> {
+  const { cells, sketches, history } =
+    query.servedBy === undefined ? await fromCells(sql, query) : await fromTargetRows(sql, query, query.servedBy);
+  const sketchesOf = byModelOf(sketches);
   const byModel = byModelOf(cells);
   const lastOk = new Map<string, number | null>();
   for (const row of history) {

@@ -1,5 +1,6 @@
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
-import type { HealthQuery, ProviderHealthFigures } from './health.js';
+import type { ProviderHealthFigures } from './health.js';
+import type { HealthQuery } from './health-reads.js';
 import type { RouteTargetsQuery, TargetFigures } from './route-targets.js';
 import type {
   ReconcileDayQuery,
@@ -21,6 +22,11 @@ export interface Scope {
   projectId?: string;
   keyId?: string;
   model?: string;
+  /**
+   * Only rows whose `served_by` is this target (`provider/model`). No rollup or cell carries
+   * `served_by`, so a scope naming one is read from the rows alone (windows.ts, `cellGrains`).
+   */
+  servedBy?: string;
 }
 
 export interface RequestFilter extends Scope {

@@ -1,12 +1,13 @@
 import { GRAINS, OUTCOME_GRAINS, type Grain } from '../stores/telemetry/rollup-grains.js';
 import type { GroupBy, RequestFilter, Scope } from './query-types.js';
 import type { Dialect } from './sql.js';
-import { grainsFor, segments } from './windows.js';
+import { cellGrains, grainsFor, segments } from './windows.js';
 
 /**
  * SQL that reads a window through the rollups (see windows.ts): one sub-select per
  * segment, raw rows or rollup cells, each giving the same columns of sums and counts,
- * for an outer query to add up. Only filters the rollups are keyed by may be used here.
+ * for an outer query to add up. Only filters the rollups are keyed by may be used here, and a
+ * target (`servedBy`), which no rollup carries: its window is read from the rows alone.
  */
 
 export type RollupFilter = Scope & Pick<RequestFilter, 'statusClass' | 'terminationReason' | 'models'>;
@@ -54,6 +55,8 @@ function dimensionClauses(dialect: Dialect, filter: RollupFilter, raw: boolean):
     clauses.push(raw ? 'status >= @statusFrom AND status < @statusTo' : 'status_class = @statusClass');
   }
   if (filter.terminationReason !== undefined) clauses.push('termination_reason = @terminationReason');
+  // Rows only: rollupSource gives a scope with a target no cells.
+  if (filter.servedBy !== undefined) clauses.push('served_by = @servedBy');
   return clauses;
 }
 
@@ -166,8 +169,9 @@ export interface RollupSource {
 /** The window `[filter.from, filter.to]` (both edges included) as one UNION ALL of segments. */
 export function rollupSource(dialect: Dialect, filter: RollupFilter, select: RollupSelect = {}): RollupSource {
   const dim = soleDimension(filter, select);
-  const grains = (
-    select.counts ? OUTCOME_GRAINS : select.intervalMs === undefined ? GRAINS : grainsFor(select.intervalMs)
+  const grains = cellGrains(
+    filter,
+    select.counts ? OUTCOME_GRAINS : select.intervalMs === undefined ? GRAINS : grainsFor(select.intervalMs),
   ).filter((grain) => select.counts || dim !== null || grain.usage !== null);
   const found = segments(filter.from, filter.to + 1, grains);
   const params: Record<string, unknown> = { ...filter };

@@ -35,3 +35,12 @@ export function segments(from: number, to: number, grains: readonly Grain[] = GR
 export function grainsFor(intervalMs: number): Grain[] {
   return GRAINS.filter((grain) => intervalMs % grain.ms === 0);
 }
+
+/**
+ * The grains a scope (query-types.ts) may read cells of: `grains`, or none when it names a target. No rollup or
+ * cell carries `served_by` (a cell sums every target's rows), so such a window is read from its
+ * rows alone, which answer it exactly: one raw segment from `segments`.
+ */
+export function cellGrains<G>(scope: { servedBy?: string }, grains: readonly G[]): readonly G[] {
+  return scope.servedBy === undefined ? grains : [];
+}

@@ -1,4 +1,5 @@
 import type { Attempt } from '../schemas/request-log.js';
+import { PROVIDER_ID, UPSTREAM_MODEL } from './routes-validation.js';
 
 /**
  * A request's upstream attempts and the target that served it, as the request log keeps them
@@ -7,6 +8,16 @@ import type { Attempt } from '../schemas/request-log.js';
 
 /** `served_by`: the target that served, as the routes document names it. */
 export const servedBy = (provider: string, model: string): string => `${provider}/${model}`;
+
+/**
+ * Whether `text` can name a target as `served_by` does: a provider id, `/`, then an upstream
+ * model id, which may hold `/` of its own (`openrouter/openai/gpt-4o-mini`). The analytics'
+ * `target` filter refuses anything else rather than match no row in silence.
+ */
+export function isTarget(text: string): boolean {
+  const slash = text.indexOf('/');
+  return slash > 0 && PROVIDER_ID.test(text.slice(0, slash)) && UPSTREAM_MODEL.test(text.slice(slash + 1));
+}
 
 /**
  * The provider of a `served_by`: its text up to the first `/` (a provider id holds none; a model

@@ -53,7 +53,7 @@ export const ROUTE_ID = /^[A-Za-z0-9][\w.:@+/-]{0,255}$/;
 /** An environment variable's name. */
 const KEY_ENV = /^[A-Z_][A-Z0-9_]{0,127}$/;
 /** An upstream model id: no spaces or control characters. */
-const UPSTREAM_MODEL = /^[^\s\p{Cc}]{1,256}$/u;
+export const UPSTREAM_MODEL = /^[^\s\p{Cc}]{1,256}$/u;
 
 /** PKR per million tokens at most: a request's cost stays an exact number of micro-PKR (below 2^53). */
 export const MAX_PRICE = 1_000_000;

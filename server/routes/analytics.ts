@@ -8,6 +8,7 @@ import { badRequest, notFound } from '../http-errors.js';
 import { parseId } from '../ids.js';
 import { authOf } from '../plugins/session.js';
 import { isAnalyticsUnavailable, runAnalytics } from './analytics-run.js';
+import { targetOf } from './target-param.js';
 import {
   RequestIdParams,
   RequestLogRow,
@@ -51,6 +52,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
       project_id?: string;
       key_id?: string;
       model_alias?: string;
+      target?: string;
       include_revoked?: boolean;
     },
   ) {
@@ -58,6 +60,8 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     const range = parseTimeRange(query.time_range);
     const now = config.now();
     const scope: Scope = { orgId, from: now - range.ms, to: now };
+    // Its form first: a malformed target is refused before any lookup.
+    const servedBy = targetOf(query.target);
     if (query.project_id !== undefined) {
       const projectId = parseId(query.project_id);
       if (!projectId || !(await control.organizations.project(orgId, projectId))) {
@@ -75,6 +79,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
       if (scope.projectId === key.project_id) delete scope.projectId;
     }
     if (query.model_alias !== undefined) scope.model = query.model_alias;
+    if (servedBy !== undefined) scope.servedBy = servedBy;
     return { scope, range };
   }
 

@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { HEALTH_CELL_MS, type HealthFigures } from '../analytics/health.js';
+import type { HealthFigures } from '../analytics/health.js';
+import { HEALTH_CELL_MS } from '../analytics/health-reads.js';
 import { DEGRADED_ERROR_RATE, DOWN_ERROR_RATE, errorRate, healthStatus } from '../domain/health-status.js';
 import { modelsOf } from '../domain/route-models.js';
 import { badRequest } from '../http-errors.js';
@@ -9,10 +10,12 @@ import { errors, isoTime, isoTimeOrNull } from '../schemas/common.js';
 import { Health, HEALTH_WINDOWS, HealthQuery, type HealthWindow } from '../schemas/health.js';
 import { RELATIVE_ERROR } from '../stores/telemetry/latency-sketch.js';
 import { runAnalytics } from './analytics-run.js';
+import { targetOf } from './target-param.js';
 
 /**
  * Beyond the contract: provider and model health (schemas/health.ts). Any member of the
  * organisation may read it, as the analytics; the model catalogue gives each model's provider.
+ * With `target`, only the requests that route target served count (analytics/health-rows.ts).
  */
 
 const CELLS: Record<HealthWindow, number> = { '1h': 12, '24h': 288 };
@@ -69,6 +72,7 @@ export async function healthRoutes(fastify: FastifyInstance): Promise<void> {
       if (!(HEALTH_WINDOWS as readonly string[]).includes(window)) {
         throw badRequest(`window must be one of ${HEALTH_WINDOWS.join(', ')}`, { field: 'window' });
       }
+      const servedBy = targetOf(request.query.target);
       const cells = CELLS[window as HealthWindow];
       const { orgId } = authOf(request);
       const now = config.now();
@@ -79,7 +83,7 @@ export async function healthRoutes(fastify: FastifyInstance): Promise<void> {
       const listedSince = end - LISTED_FOR_MS;
       const found = await runAnalytics(
         app,
-        { kind: 'health', orgId, from, cells, to: end, listedSince, providers },
+        { kind: 'health', orgId, from, cells, to: end, listedSince, providers, ...(servedBy ? { servedBy } : {}) },
         reply,
       );
       return {

@@ -1,11 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Paging, Timestamp } from './common.js';
+import { Nullable, Paging, TargetFilter, Timestamp } from './common.js';
 import { RequestOutcomeFields } from './request-log.js';
 
 const Window = {
   time_range: Type.Optional(Type.String({ description: '<int><unit>, unit s, m, h or d; default 24h, at most 400d' })),
   project_id: Type.Optional(Type.String()),
   key_id: Type.Optional(Type.String()),
+  target: TargetFilter,
 };
 
 export const SummaryQuery = Type.Object({ ...Window, model_alias: Type.Optional(Type.String()) });

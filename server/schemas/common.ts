@@ -44,6 +44,18 @@ export function errors(...statuses: (400 | 401 | 403 | 404 | 409 | 415 | 422 | 4
   );
 }
 
+/**
+ * Beyond the contract: the analytics' and health's `target` filter, a route target as the request
+ * log's `served_by` names it. Checked by the routes (server/routes/target-param.ts), so that a
+ * malformed one is a 400 in the contract's `{"error"}` shape, not a schema's 422.
+ */
+export const TargetFilter = Type.Optional(
+  Type.String({
+    description:
+      'Beyond the contract: only requests served by this route target, `provider/model` (a provider id, `/`, an upstream model id of at most 256 characters), as `x-svc-served-by` names it; requests no target served, and imported rows that do not say, never count. Read from the rows, not the rollups.',
+  }),
+);
+
 export const Paging = {
   limit: Type.Optional(Type.Integer({ minimum: 1, default: 50, description: 'Clamped to 200' })),
   // Bounded so that an absurd offset (1e20) is a 422, not a value SQLite cannot bind as an integer.

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable } from './common.js';
+import { Nullable, TargetFilter } from './common.js';
 
 /**
  * `GET /analytics/compare`, beyond the contract: the summary's figures (and the cost, for any
@@ -13,6 +13,7 @@ export const CompareQuery = Type.Object({
   project_id: Type.Optional(Type.String()),
   key_id: Type.Optional(Type.String()),
   model_alias: Type.Optional(Type.String()),
+  target: TargetFilter,
 });
 export type CompareQuery = Static<typeof CompareQuery>;
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable } from './common.js';
+import { Nullable, TargetFilter } from './common.js';
 
 /**
  * `GET /analytics/dashboard`, beyond the contract: the dashboard's time series over one window
@@ -20,6 +20,7 @@ export const DashboardQuery = Type.Object({
   project_id: Type.Optional(Type.String()),
   key_id: Type.Optional(Type.String()),
   model_alias: Type.Optional(Type.String()),
+  target: TargetFilter,
 });
 export type DashboardQuery = Static<typeof DashboardQuery>;
 

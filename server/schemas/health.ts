@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Timestamp } from './common.js';
+import { Nullable, TargetFilter, Timestamp } from './common.js';
 
 /**
  * `GET /analytics/health`, beyond the contract: each provider's and each model's health over
@@ -28,6 +28,7 @@ export const HealthQuery = Type.Object({
         'The window ends here (excluded), in whole five-minute cells, the last one holding the instant before; default now, and a later instant reads as now',
     }),
   ),
+  target: TargetFilter,
 });
 export type HealthQuery = Static<typeof HealthQuery>;
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable } from './common.js';
+import { Nullable, TargetFilter } from './common.js';
 
 /**
  * `GET /analytics/top`, beyond the contract: the window's requests, spend, 5xx answers and mean
@@ -12,6 +12,7 @@ export const TopQuery = Type.Object({
   project_id: Type.Optional(Type.String()),
   key_id: Type.Optional(Type.String()),
   model_alias: Type.Optional(Type.String()),
+  target: TargetFilter,
   group_by: Type.Union([Type.Literal('key'), Type.Literal('model'), Type.Literal('project')]),
   sort: Type.Optional(Type.Union([Type.Literal('cost'), Type.Literal('requests')], { description: 'cost (default)' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 })),

@@ -141,6 +141,25 @@ function queries(): { name: string; query: AnalyticsQuery }[] {
     listedSince: START,
     providers: { 'openai/gpt-4o': 'openai', 'svc/fast': 'svc' },
   });
+  // Narrowed to a target (variedRecord's rows that succeeded): read from the rows on both stores.
+  const targeted: Scope = { ...RAGGED, servedBy: 'prov/model-2026' };
+  add({ kind: 'summary', scope: targeted });
+  add({ kind: 'compare', scope: targeted, previous });
+  add({ kind: 'dashboard', scope: targeted, edges: edgesOf(targeted, 6 * HOUR + 300_000), previous });
+  for (const groupBy of [null, 'model'] as const)
+    add({ kind: 'timeseries', scope: targeted, metric: 'latency', intervalMs: HOUR, groupBy });
+  add({ kind: 'top', scope: targeted, groupBy: 'key', previous, trendEdges: edgesOf(targeted, 12 * HOUR) });
+  add({ kind: 'requests', filter: { ...targeted, statusClass: 2 }, limit: 50, offset: 0 });
+  add({
+    kind: 'health',
+    orgId: ORG,
+    from: START + DAY,
+    cells: 288,
+    to: START + 2 * DAY - 1,
+    listedSince: START,
+    providers: { 'openai/gpt-4o': 'openai', 'svc/fast': 'svc' },
+    servedBy: 'prov/model-2026',
+  });
   return list;
 }
 

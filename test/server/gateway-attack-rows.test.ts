@@ -195,7 +195,10 @@ describe('defect 1: a User-Agent longer than 4,096 characters', () => {
       // Each answer's spend settles (a moment after its row shows) before the next call: the limit
       // is reached by spend, not by holds still outstanding.
       const settled = await rowsOf(key.id, codes.length);
-      await settledSpend(key.id, settled.reduce((sum, row) => sum + costOf(row), 0));
+      await settledSpend(
+        key.id,
+        settled.reduce((sum, row) => sum + costOf(row), 0),
+      );
     }
     expect(codes).toContain(402);
     const rows = await rowsOf(key.id, codes.length);

@@ -448,7 +448,9 @@ describe('the chart', () => {
     serve({});
     openAnalytics({ group: 'model' });
     render(<AnalyticsScreen />);
-    expect(await screen.findByText('No requests in this window.')).toBeTruthy();
+    // The chart's own words (the top panel, empty too, may say the same beside it).
+    const chart = screen.getByRole('region', { name: 'Over time' });
+    expect(await within(chart).findByText('No requests in this window.')).toBeTruthy();
     expect(screen.queryByTestId('series-legend')).toBeNull();
   });
 

@@ -4,6 +4,7 @@ import { resetOrganisationStores } from '../../../renderer/src/state/organisatio
 import { useRoute, type RouteParams } from '../../../renderer/src/state/route.js';
 import { useSession } from '../../../renderer/src/state/session.js';
 import { bridge } from '../fake-bridge.js';
+import { serveRoutes } from '../routes-document.js';
 
 /** A signed-in console on the analytics screen, with a small directory behind the fake bridge. */
 
@@ -49,7 +50,7 @@ export const SUMMARY: Summary = {
   total_token_usage: 98765,
 };
 
-/** Serves the directory, and the given summary and timeseries handlers. */
+/** Serves the directory and the routes document's targets, and the given summary and timeseries handlers. */
 export function serve(options: {
   summary?: (args: CallArgs<'api.summary'>) => Summary | Promise<Summary>;
   timeseries?: (args: CallArgs<'api.timeseries'>) => Timeseries | Promise<Timeseries>;
@@ -71,6 +72,7 @@ export function serve(options: {
       { id: 'anthropic/claude-haiku', provider: 'anthropic', active: true },
     ],
   }));
+  serveRoutes();
   bridge.on('api.summary', options.summary ?? ((args) => ({ ...SUMMARY, time_range: args.query.time_range ?? '24h' })));
   bridge.on(
     'api.timeseries',

@@ -83,6 +83,16 @@ describe('a health figure opens the request log', () => {
     const params = windowLogParams({ model: 'm' }, CELL - 11 * FIVE_MINUTES, last);
     expect(filterQuery(params)).toMatchObject({ from: params.from, to: params.to, model: 'm' });
   });
+
+  it('narrowed to a target, the log asks for the rows that target served', () => {
+    const params = cellLogParams({ model: 'm', target: 'openai/gpt-4o' }, CELL, FIVE_MINUTES, {
+      errors: 0,
+      upstream429: 0,
+    });
+    expect(params.target).toBe('openai/gpt-4o');
+    expect(filterQuery(params)).toMatchObject({ model: 'm', target: 'openai/gpt-4o' });
+    expect(isFiltered({ target: 'openai/gpt-4o' })).toBe(true);
+  });
 });
 
 describe('a reconcile line opens the request log', () => {

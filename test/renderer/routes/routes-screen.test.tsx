@@ -158,6 +158,15 @@ describe('Routes screen', () => {
     expect(bridge.callsOf('api.routes').length).toBeGreaterThanOrEqual(3);
   });
 
+  it("a target's name opens Health narrowed to the requests it served", async () => {
+    bridge.on('api.routes', () => Promise.resolve(answer()));
+    render(<RoutesScreen />);
+    await act(() => vi.advanceTimersByTimeAsync(0));
+    act(() => within(target('anthropic/claude-haiku')).getByTestId('route-target-health').click());
+    expect(useRoute.getState().screen).toBe('health');
+    expect(useRoute.getState().params).toEqual({ target: 'anthropic/claude-haiku' });
+  });
+
   it('says so when the control plane has no routes endpoint', async () => {
     bridge.on('api.routes', () => Promise.reject(new BridgeError({ status: 404, message: 'Not Found' })));
     render(<RoutesScreen />);

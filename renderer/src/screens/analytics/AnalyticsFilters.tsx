@@ -1,13 +1,14 @@
 import { ClockTime } from '../../components/ClockTime.js';
 import { SaveViewButton } from '../../commands/SaveViewButton.js';
 import { DirectoryErrorNote, ScopeFilters } from '../../components/filters/ScopeFilters.js';
+import { TargetFilter } from '../../components/filters/TargetFilter.js';
 import { TimeRangeFilter } from '../../components/filters/TimeRangeFilter.js';
 import { useRoute } from '../../state/route.js';
 import { useAnalytics } from './analytics-store.js';
 import { PARAM, type AnalyticsView } from './analytics-view.js';
 
 /**
- * Time range, project, key and model: each change goes into the route's parameters. Beside
+ * Time range, project, key, model and route target: each change goes into the route's parameters. Beside
  * them, a refresh now, auto-refresh (every 15 s, off until turned on) and when the figures on
  * screen were read.
  */
@@ -29,6 +30,7 @@ export function AnalyticsFilters({
       <div className="toolbar" role="group" aria-label="Filters">
         <TimeRangeFilter view={view} onChange={(range) => setParams({ [PARAM.range]: range })} />
         <ScopeFilters scope={view} onChange={setParams} />
+        <TargetFilter value={view.target} onChange={(target) => setParams({ [PARAM.target]: target })} />
         <button type="button" onClick={onRefresh} data-testid="analytics-refresh">
           Refresh
         </button>

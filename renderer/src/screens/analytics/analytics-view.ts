@@ -15,6 +15,8 @@ export const PARAM = {
   metric: 'metric',
   interval: 'interval',
   groupBy: 'group',
+  /** A route target, `provider/model`: only the requests it served (the server reads them from the rows). */
+  target: 'target',
 } as const;
 
 /** Bucket widths offered besides the server's default ("auto"). */
@@ -25,6 +27,7 @@ export interface AnalyticsView extends RangeView, Scope {
   /** Null: the server's default for the range. */
   interval: string | null;
   groupBy: GroupBy | null;
+  target: string | null;
 }
 
 /** Whether `interval` gives a number of buckets over `rangeMs` that is worth asking for. */
@@ -47,6 +50,7 @@ export function viewFromParams(params: RouteParams): AnalyticsView {
     // Too fine an interval for the range (after the range grew) falls back to the default.
     interval: interval && intervalFits(interval, range.rangeMs) ? interval : null,
     groupBy: oneOf(GROUP_BYS, params[PARAM.groupBy]),
+    target: params[PARAM.target] || null,
   };
 }
 
@@ -60,6 +64,7 @@ export function summaryQuery(view: AnalyticsView): SummaryQuery {
     ...(view.project ? { project_id: view.project } : {}),
     ...(view.key ? { key_id: view.key } : {}),
     ...(view.model ? { model_alias: view.model } : {}),
+    ...(view.target ? { target: view.target } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { DataTable, type Column } from '../../components/DataTable.js';
 import { Field } from '../../components/Field.js';
+import { TargetFilter } from '../../components/filters/TargetFilter.js';
 import { TimeBound } from '../../components/filters/TimeBound.js';
 import { parseTimeParam } from '../../lib/local-time-input.js';
 import { Time } from '../../components/Time.js';
@@ -92,14 +93,17 @@ export function HealthScreen() {
   const window: HealthWindow = params.window === '24h' ? '24h' : '1h';
   const end = endOf(params.to);
   const to = end.ok ? end.iso : null;
+  const target = params.target || null;
+  // Narrowed to a target, a figure's log is narrowed to it too: the log's rows are the figure's.
+  const narrowed = target === null ? {} : { target };
 
   // A revisit of the same window shows its figures at once and reads them again in the background.
   useEffect(() => {
     const { answered, at } = useHealthStore.getState();
-    void load(window, to, mayStand(answered, at, JSON.stringify(healthQuery(window, to))));
-  }, [window, to, load]);
+    void load(window, to, target, mayStand(answered, at, JSON.stringify(healthQuery(window, to, target))));
+  }, [window, to, target, load]);
   // A window in the past does not move: only the one ending now is read again.
-  usePolling(() => load(window, null, true), {
+  usePolling(() => load(window, null, target, true), {
     every: REFRESH_MS,
     active: visible && !notOffered && to === null,
     since: () => useHealthStore.getState().askedAt,
@@ -195,6 +199,7 @@ export function HealthScreen() {
           testId="health-to"
           error={end.ok ? null : `${end.error}; the window ends now meanwhile`}
         />
+        <TargetFilter value={target} onChange={(value) => setParams({ target: value })} />
         {params.to && (
           <button type="button" onClick={() => setParams({ to: null })} data-testid="health-now">
             Back to now
@@ -216,8 +221,12 @@ export function HealthScreen() {
         rowKey={(line) => (line.kind === 'provider' ? `p:${line.provider.provider}` : `m:${line.model.model}`)}
         loading="Reading the health of each model…"
         error={error}
-        onRetry={() => void load(window, to)}
-        empty="No model had traffic in the 7 days up to the window’s end."
+        onRetry={() => void load(window, to, target)}
+        empty={
+          target === null
+            ? 'No model had traffic in the 7 days up to the window’s end.'
+            : `${target} served no request in the 7 days up to the window’s end.`
+        }
         row={(line: Line) =>
           line.kind === 'provider' ? (
             <tr
@@ -230,7 +239,7 @@ export function HealthScreen() {
                 {line.provider.provider === null
                   ? providerName(line.provider)
                   : windowLink(
-                      { provider: line.provider.provider },
+                      { provider: line.provider.provider, ...narrowed },
                       line.provider.provider,
                       `the models of ${line.provider.provider}`,
                     )}
@@ -238,7 +247,7 @@ export function HealthScreen() {
               {figureCells(
                 line.provider,
                 providerName(line.provider),
-                line.provider.provider === null ? null : { provider: line.provider.provider },
+                line.provider.provider === null ? null : { provider: line.provider.provider, ...narrowed },
               )}
             </tr>
           ) : (
@@ -248,8 +257,10 @@ export function HealthScreen() {
               data-testid="health-model"
               data-model={line.model.model}
             >
-              <th scope="row">{windowLink({ model: line.model.model }, line.model.model, line.model.model)}</th>
-              {figureCells(line.model, line.model.model, { model: line.model.model })}
+              <th scope="row">
+                {windowLink({ model: line.model.model, ...narrowed }, line.model.model, line.model.model)}
+              </th>
+              {figureCells(line.model, line.model.model, { model: line.model.model, ...narrowed })}
             </tr>
           )
         }

@@ -14,8 +14,11 @@ export interface CellCounts {
   upstream429: number;
 }
 
-/** Whose requests: one model, or the models the catalogue gives one provider. */
-export type HealthSubject = { model: string } | { provider: string };
+/**
+ * Whose requests: one model, or the models the catalogue gives one provider, and of those only
+ * the ones a route target served when the screen is narrowed to it (the log filters by it too).
+ */
+export type HealthSubject = ({ model: string } | { provider: string }) & { target?: string };
 
 export function errorStatus({ errors, upstream429 }: CellCounts): string | null {
   if (errors === 0) return null;

@@ -16,9 +16,9 @@ export type HealthStatus = HealthFigures['status'];
 export type HealthWindow = '1h' | '24h';
 export type HealthQuery = NonNullable<CallArgs<'api.health'>['query']>;
 
-/** What `load` asks for the window ending now (`to` null) or at `to`. */
-export function healthQuery(window: HealthWindow, to: string | null): HealthQuery {
-  return to === null ? { window } : { window, to };
+/** What `load` asks for the window ending now (`to` null) or at `to`, of every target or one (`provider/model`). */
+export function healthQuery(window: HealthWindow, to: string | null, target: string | null = null): HealthQuery {
+  return { window, ...(to === null ? {} : { to }), ...(target === null ? {} : { target }) };
 }
 
 interface HealthState {
@@ -32,10 +32,10 @@ interface HealthState {
   /** When the figures on screen were asked for (Date.now()), for polling. */
   askedAt: number | null;
   /**
-   * Reads the window ending now, or at `to` (an ISO instant) for one in the past; `quietly` (a
-   * background refresh) leaves the screen as it is meanwhile.
+   * Reads the window ending now, or at `to` (an ISO instant) for one in the past, of the requests
+   * `target` served (null: all of them); `quietly` (a background refresh) leaves the screen as it is meanwhile.
    */
-  load(window: HealthWindow, to: string | null, quietly?: boolean): Promise<void>;
+  load(window: HealthWindow, to: string | null, target: string | null, quietly?: boolean): Promise<void>;
 }
 
 const reads = latest();
@@ -48,11 +48,11 @@ export const useHealthStore = organisationStore<HealthState>()((set) => ({
   answered: null,
   at: null,
   askedAt: null,
-  async load(window, to, quietly = false) {
+  async load(window, to, target, quietly = false) {
     const current = reads.ask();
     set(quietly ? { askedAt: Date.now() } : { loading: true, askedAt: Date.now() });
     try {
-      const query = healthQuery(window, to);
+      const query = healthQuery(window, to, target);
       const health = await api('api.health', { query });
       if (current())
         set({

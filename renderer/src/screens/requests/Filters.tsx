@@ -1,6 +1,7 @@
 import { ChoiceSelect } from '../../components/filters/ChoiceSelect.js';
 import { CommitInput } from '../../components/filters/CommitInput.js';
 import { DirectoryErrorNote, ScopeFilters } from '../../components/filters/ScopeFilters.js';
+import { TargetFilter } from '../../components/filters/TargetFilter.js';
 import { TimeRangeFilter } from '../../components/filters/TimeRangeFilter.js';
 import { scopeFromParams } from '../../lib/filter-scope.js';
 import { unknownLabel } from '../../lib/id-label.js';
@@ -41,6 +42,7 @@ export function Filters() {
         />
         <ProviderFilter value={params.provider ?? null} onChange={(provider) => setFilter({ provider })} />
         <ScopeFilters scope={scopeFromParams(params)} onChange={setFilter} />
+        <TargetFilter value={params.target ?? null} onChange={(target) => setFilter({ target })} />
         <ChoiceSelect
           label="Status"
           value={params.status ?? null}

@@ -24,6 +24,7 @@ export const FILTER_PARAMS = [
   'key',
   'provider',
   'model',
+  'target',
   'status',
   'reason',
   'min_cost',
@@ -62,6 +63,7 @@ export function filterQuery(params: RouteParams): FilterQuery {
   if (params.key) query.key_id = params.key;
   if (params.provider) query.provider = params.provider;
   if (params.model) query.model = params.model;
+  if (params.target) query.target = params.target;
   if (params.status) query.status_category = params.status;
   if (params.reason) query.termination_reason = params.reason;
   if (params.min_cost) {

@@ -5,6 +5,7 @@ import { useDocumentVisible, usePolling } from '../../components/usePolling.js';
 import { dataState } from '../../lib/data-state.js';
 import { formatCount, formatDecimal, formatMs } from '../../lib/format.js';
 import { formatPkrFigure } from '../../lib/money.js';
+import { useRoute } from '../../state/route.js';
 import { useRoutesStore, type RouteTargetView, type RouteView, type TargetState } from './routes-store.js';
 import './routes.css';
 
@@ -76,6 +77,7 @@ const percent = (rate: number | null) => (rate === null ? UNKNOWN : formatDecima
 export function RoutesScreen() {
   const { routes, loading, error, notOffered, load } = useRoutesStore();
   const visible = useDocumentVisible();
+  const go = useRoute((s) => s.go);
 
   useEffect(() => {
     // A revisit shows what was read at once and reads it again in the background.
@@ -101,7 +103,8 @@ export function RoutesScreen() {
         The gateway&apos;s routes as the routes document&apos;s newest version has them. Routes change only through the
         operator&apos;s command <code>npm run admin -- routes apply</code>; this screen only shows them. A target&apos;s
         state is its breaker&apos;s on the gateways, else what its last attempts in your organisation&apos;s requests
-        say; success rate, p95 and attempts are over the last 15 minutes.
+        say; success rate, p95 and attempts are over the last 15 minutes. Select a target to see the health of the
+        requests it served.
       </p>
       {routes && (
         <p data-testid="routes-version">
@@ -154,7 +157,15 @@ export function RoutesScreen() {
                 data-target={`${target.provider}/${target.model}`}
               >
                 <td className="route-target-name">
-                  {target.provider}/{target.model}
+                  <button
+                    type="button"
+                    className="link"
+                    onClick={() => go('health', { target: `${target.provider}/${target.model}` })}
+                    title="Open the health of the requests this target served"
+                    data-testid="route-target-health"
+                  >
+                    {target.provider}/{target.model}
+                  </button>
                 </td>
                 <td />
                 <td />
