@@ -39,12 +39,13 @@ export type SpawnServer = (launch: ServerLaunch) => ServerProcess;
 
 /**
  * Ends the server when the host's end of its stdin pipe closes: the host exited or was
- * killed. SIGTERM lets the server close its stores cleanly.
+ * killed. SIGTERM lets the server close its stores cleanly. In the main thread only: the
+ * server's worker threads inherit its `--import` flags, and a worker's stdin is no pipe.
  */
 const PARENT_WATCH =
   'data:text/javascript,' +
   encodeURIComponent(
-    "process.stdin.on('end',()=>process.kill(process.pid,'SIGTERM'));process.stdin.on('error',()=>{});process.stdin.resume();process.stdin.unref();",
+    "import{isMainThread}from'node:worker_threads';if(isMainThread){process.stdin.on('end',()=>process.kill(process.pid,'SIGTERM'));process.stdin.on('error',()=>{});process.stdin.resume();process.stdin.unref();}",
   );
 
 /**

@@ -2,7 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type * as EmbeddedModule from '../../main/core/embedded-server.js';
 import { DEMO_ACCOUNTS } from '../../server/demo/organisation.js';
 
 /**
@@ -219,6 +221,35 @@ describe('npm run build', () => {
         expect(await exited).toEqual({ code: 0, signal: null });
       } finally {
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
+    },
+    SERVER_TIMEOUT_MS + 10_000,
+  );
+
+  it(
+    "runs the compiled embedded server as the web shell does (`npm start`): the demo's history is written whole",
+    async () => {
+      const { EmbeddedServer } = (await import(
+        pathToFileURL(join(out, 'main', 'core', 'embedded-server.js')).href
+      )) as typeof EmbeddedModule;
+      const folder = mkdtempSync(join(tmpdir(), 'gc-build-embedded-'));
+      const embedded = new EmbeddedServer({
+        dataDir: folder,
+        env: { SVC_DEMO_TRAFFIC: '0', SVC_DEMO_ROWS: '2000', SVC_PASSWORD_COST: '10' },
+      });
+      try {
+        const history = new Promise<{ rows: number; of: number; failed?: string }>((resolve) =>
+          embedded.onChange(({ demoHistory }) => {
+            if (demoHistory && (demoHistory.failed !== undefined || demoHistory.rows === demoHistory.of)) {
+              resolve(demoHistory);
+            }
+          }),
+        );
+        await embedded.start();
+        expect(await history).toEqual({ rows: 2000, of: 2000 });
+      } finally {
+        await embedded.stop();
+        rmSync(folder, { recursive: true, force: true });
       }
     },
     SERVER_TIMEOUT_MS + 10_000,
