@@ -454,11 +454,13 @@ describe('search', () => {
     try {
       const applied: string[] = [];
       let value = 'acme';
-      const { rerender } = render(<SearchBox value={value} onCommit={(text) => applied.push(text)} />);
+      const { rerender } = render(
+        <SearchBox value={value} onCommit={(text) => applied.push(text)} onRepeat={() => {}} />,
+      );
       fireEvent.change(screen.getByLabelText('Search'), { target: { value: 'acme-retail' } });
       // Cleared from elsewhere before the pause ends.
       value = '';
-      rerender(<SearchBox value={value} onCommit={(text) => applied.push(text)} />);
+      rerender(<SearchBox value={value} onCommit={(text) => applied.push(text)} onRepeat={() => {}} />);
       expect(screen.getByLabelText('Search')).toHaveProperty('value', '');
       act(() => {
         vi.advanceTimersByTime(SEARCH_DEBOUNCE_MS * 2);
@@ -490,6 +492,13 @@ describe('search', () => {
     await user.clear(screen.getByLabelText('Search'));
     await user.type(screen.getByLabelText('Search'), ' req_0999 {Enter}');
     // Enter does not wait for the pause; the search is trimmed.
+    expect(lastQuery()).toEqual({ time_range: '24h', search: 'req_0999', limit: 50, offset: 0 });
+
+    // Enter again on the same text asks again: rows may have arrived since.
+    await waitFor(() => expect(screen.getByTestId('requests-screen').getAttribute('aria-busy')).toBe('false'));
+    const asked = queries().length;
+    await user.type(screen.getByLabelText('Search'), '{Enter}');
+    await waitFor(() => expect(queries()).toHaveLength(asked + 1));
     expect(lastQuery()).toEqual({ time_range: '24h', search: 'req_0999', limit: 50, offset: 0 });
   });
 });

@@ -11,6 +11,7 @@ import { betweenOf, FILTER_PARAMS, isFiltered, minCostError } from './request-qu
 import { ProviderFilter } from './ProviderFilter.js';
 import { STATUS_CLASSES, TERMINATION_REASONS } from './request-row.js';
 import { SearchBox } from './SearchBox.js';
+import { useRequests } from './requests-store.js';
 import { SaveViewButton } from '../../commands/SaveViewButton.js';
 
 const STATUS_CHOICES = STATUS_CLASSES.map((s) => ({ value: s, label: s }));
@@ -28,7 +29,11 @@ export function Filters() {
 
   return (
     <section className="requests-filters" aria-label="Filters" data-testid="request-filters">
-      <SearchBox value={params.q ?? ''} onCommit={(q) => setFilter({ q })} />
+      <SearchBox
+        value={params.q ?? ''}
+        onCommit={(q) => setFilter({ q })}
+        onRepeat={() => void useRequests.getState().reload()}
+      />
       <div className="toolbar">
         <TimeRangeFilter
           view={rangeFromParam(params.range)}

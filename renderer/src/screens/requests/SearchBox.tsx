@@ -6,9 +6,18 @@ export const SEARCH_DEBOUNCE_MS = 400;
 
 /**
  * Search by request id or metadata: applied a moment after typing stops, or at once on
- * Enter. The applied text lives in the route; the field holds what is being typed.
+ * Enter. The applied text lives in the route; the field holds what is being typed. Enter on the
+ * text already applied searches again (`onRepeat`): rows may have arrived since.
  */
-export function SearchBox({ value, onCommit }: { value: string; onCommit: (text: string) => void }) {
+export function SearchBox({
+  value,
+  onCommit,
+  onRepeat,
+}: {
+  value: string;
+  onCommit: (text: string) => void;
+  onRepeat: () => void;
+}) {
   const [draft, setDraft] = useState(value);
   const timer = useRef<number | null>(null);
   const latestCommit = useRef(onCommit);
@@ -36,7 +45,10 @@ export function SearchBox({ value, onCommit }: { value: string; onCommit: (text:
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    commit(draft);
+    if (draft === value) {
+      stop();
+      onRepeat();
+    } else commit(draft);
   };
 
   return (
