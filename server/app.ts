@@ -5,7 +5,6 @@ import { AccessLog } from './access-log.js';
 import { controlLocation, telemetryLocation, type ServerConfig } from './config.js';
 import type { Analytics } from './analytics/analytics.js';
 import { AnalyticsPool } from './analytics/pool.js';
-import { PgAnalytics } from './analytics/postgres-analytics.js';
 import { createLogger, lazyChildLogger } from './log.js';
 import { errorsPlugin } from './plugins/errors.js';
 import { isLoopbackName } from './loopback.js';
@@ -21,7 +20,7 @@ import { loadOrCreateSecret } from './security/secret-files.js';
 import { openControlStore } from './stores/control/open.js';
 import type { ControlStore } from './stores/control/store.js';
 import type { TelemetryReads } from './stores/telemetry/open.js';
-import { PgRequestLog } from './stores/telemetry/postgres/request-log.js';
+import type { PgRequestLog } from './stores/telemetry/postgres/request-log.js';
 import { TelemetryStore } from './stores/telemetry/store.js';
 import { settleOutstandingSpend, sqliteOutbox } from './ingest/spend-outbox.js';
 import { Admissions } from './admission/admissions.js';
@@ -123,6 +122,11 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     maxQueued: ANALYTICS_MAX_QUEUED,
   };
   if ('url' in location) {
+    // PostgreSQL's driver and queries are loaded only for a request log that is there.
+    const [{ PgRequestLog }, { PgAnalytics }] = await Promise.all([
+      import('./stores/telemetry/postgres/request-log.js'),
+      import('./analytics/postgres-analytics.js'),
+    ]);
     const log = await PgRequestLog.open(location.url);
     app.decorate('telemetry', log);
     app.decorate('analytics', PgAnalytics.open(location.url, analyticsLimits));

@@ -1,6 +1,5 @@
-import { runAdmin } from './admin/commands.js';
-import { runGateway } from './gateway/standalone.js';
-import { serve } from './serve.js';
+// Each mode's modules are loaded when it runs: a server's start (a console's first launch waits
+// on it) never pays for the operator's commands, nor they for the server.
 
 const USAGE = `usage:
   npm run server -- [--host 127.0.0.1] [--port 8787 | --socket PATH] [--data-dir ./data] [--telemetry-db PATH] [--demo] [--gateway-port 8788]
@@ -9,9 +8,9 @@ const USAGE = `usage:
 
 async function main(argv: string[]): Promise<number> {
   const [mode, ...rest] = argv;
-  if (mode === 'serve') return serve(rest);
-  if (mode === 'admin') return runAdmin(rest);
-  if (mode === 'gateway') return runGateway(rest);
+  if (mode === 'serve') return (await import('./serve.js')).serve(rest);
+  if (mode === 'admin') return (await import('./admin/commands.js')).runAdmin(rest);
+  if (mode === 'gateway') return (await import('./gateway/standalone.js')).runGateway(rest);
   console.error(USAGE);
   return 2;
 }
