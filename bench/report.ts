@@ -784,7 +784,7 @@ export interface ConsoleReport {
     beforeFirstPaintKB: number;
     chunks: number;
     largestChunk: { file: string; kB: number };
-    /** The build's own words when a chunk is over its limit. */
+    /** A chunk over vite's chunkSizeWarningLimit (500 kB), of which the build warns. */
     sizeWarning: boolean;
   };
   scroll: { pages: number; rowsPerPage: number; longTasks: number; longestTaskMs: number; frames: number };
