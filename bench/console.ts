@@ -1,11 +1,10 @@
-import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { DEMO_ACCOUNTS } from '../server/demo/organisation.js';
-import { buildCode } from '../scripts/build.js';
+import { buildCode, buildRenderer, codeBuildReason, rendererBuildReason } from '../scripts/build.js';
 import { ROOT, startChild, type Child } from './processes.js';
-import { consoleFigures, type ConsoleReport } from './report.js';
+import { consoleFigures, type ConsoleCounts, type ConsoleReport } from './report.js';
 import { percentile, round, summarise } from './stats.js';
 
 /**
@@ -15,11 +14,15 @@ import { percentile, round, summarise } from './stats.js';
  * "painted" is the first animation frame whose DOM shows the thing, held for a second frame.
  */
 
-const LOADS = 5;
-const FIRST_LAUNCHES = 3;
-const SIGN_INS = 3;
-const SWITCH_ROUNDS = 3;
-const SCROLL_PAGES = 5;
+/** How many of each measurement the console section takes, unless told. */
+export const CONSOLE_COUNTS: ConsoleCounts = {
+  firstLaunches: 3,
+  loads: 5,
+  signIns: 3,
+  switchRounds: 3,
+  scrollPages: 5,
+};
+
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--headless',
@@ -29,14 +32,24 @@ const CHROMIUM_ARGS = [
   '--disable-background-networking',
 ];
 
-/** The renderer as `npm run build` makes it, into dist/renderer (which the web shell serves). */
-function buildRenderer(): { sizeWarning: boolean } {
-  const output = execFileSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'warn'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return { sizeWarning: /larger than 500 kB/.test(output) };
+/** Vite's chunkSizeWarningLimit: it warns of a chunk larger than this once minified. */
+const CHUNK_WARNING_KB = 500;
+
+/**
+ * The renderer (dist/renderer, which the web shell serves) and the compiled app (dist/main,
+ * dist/server: the first launches run it), each built unless it is newer than its sources, as
+ * `npm start` does; the app compiled without tsc's type checking (the same JavaScript, in half the time).
+ */
+async function build(log: (line: string) => void): Promise<void> {
+  const dist = join(ROOT, 'dist');
+  const renderer = rendererBuildReason();
+  log(
+    `console: ${renderer ? `building the renderer (${renderer})` : 'the renderer is built from the current sources'}`,
+  );
+  if (renderer) buildRenderer(dist, 'pipe');
+  const code = codeBuildReason();
+  log(`console: ${code ? `compiling the app (${code})` : 'the app is compiled from the current sources'}`);
+  if (code) await buildCode(dist, 'pipe', { typeCheck: false });
 }
 
 function chunkSizes(): { file: string; kB: number }[] {
@@ -146,12 +159,13 @@ export async function measureConsole(options: {
   dataDir: string;
   /** Days of requests the store holds: the request log's window covers them all. */
   days: number;
+  /** CONSOLE_COUNTS unless told. */
+  counts?: ConsoleCounts;
   log: (line: string) => void;
 }): Promise<ConsoleReport> {
   const { temp, log } = options;
-  log('console: building the renderer and compiling the app, as `npm start` does');
-  const { sizeWarning } = buildRenderer();
-  await buildCode(join(ROOT, 'dist'), 'pipe');
+  const counts = options.counts ?? CONSOLE_COUNTS;
+  await build(log);
   const chunks = chunkSizes();
   const folder = consoleFolder(temp, options.dataDir);
 
@@ -177,7 +191,7 @@ export async function measureConsole(options: {
     const viewport = { width: 1440, height: 900 };
 
     // 0. First launches on new data folders, while the warm shell idles.
-    const firstLaunch = await measureFirstLaunches(browser, temp, viewport);
+    const firstLaunch = await measureFirstLaunches(browser, temp, viewport, counts.firstLaunches);
     log(
       `console: first launch, page to demo sign-in ${firstLaunch.pageToSignIn.map((ms) => round(ms, 0)).join(', ')} ms`,
     );
@@ -185,7 +199,7 @@ export async function measureConsole(options: {
     // 1. Page load to the sign-in screen, each in a fresh context: nothing cached.
     const loads: number[] = [];
     let beforeFirstPaint: { file: string; kB: number }[] = [];
-    for (let i = 0; i < LOADS; i++) {
+    for (let i = 0; i < counts.loads; i++) {
       const context = await browser.newContext({ viewport });
       const page = await context.newPage();
       await page.goto(url, { waitUntil: 'commit' });
@@ -200,12 +214,12 @@ export async function measureConsole(options: {
     const page = await context.newPage();
     await page.goto(url);
     const signIns: number[] = [];
-    for (let i = 0; i < SIGN_INS; i++) {
+    for (let i = 0; i < counts.signIns; i++) {
       await untilPainted(page, SIGN_IN_READY, await pageNow(page));
       await goHash(page, '#/analytics');
       const start = await clickInPage(page, '[data-testid="demo-sign-in"]');
       signIns.push(await untilPainted(page, DASHBOARD_READY, start));
-      if (i < SIGN_INS - 1) await page.getByTestId('sign-out').click();
+      if (i < counts.signIns - 1) await page.getByTestId('sign-out').click();
     }
     log(`console: sign-in to dashboard ${signIns.map((ms) => round(ms, 0)).join(', ')} ms`);
 
@@ -214,7 +228,7 @@ export async function measureConsole(options: {
     const names = await page
       .locator('nav.sidebar [data-testid^="nav-"]')
       .evaluateAll((links) => links.map((link) => [link.getAttribute('data-testid')!, link.textContent ?? '']));
-    for (let round = 0; round < SWITCH_ROUNDS; round++) {
+    for (let round = 0; round < counts.switchRounds; round++) {
       for (const [testId, title] of names) {
         // Let the screen left behind finish what it started: a switch is timed from quiet.
         await page.waitForTimeout(300);
@@ -234,7 +248,7 @@ export async function measureConsole(options: {
     );
 
     // 4. The request log over every row, scrolled through pages of 200 rows.
-    const scroll = await scrollRequestLog(page, options.days + 1);
+    const scroll = await scrollRequestLog(page, options.days + 1, counts.scrollPages);
     log(`console: request log scrolling, longest task ${scroll.longestTaskMs} ms (${scroll.longTasks} long tasks)`);
     const rowsInWindow = await page
       .getByTestId('page-text')
@@ -247,15 +261,15 @@ export async function measureConsole(options: {
       setup: {
         rowsInWindow,
         chromium: browser.version(),
-        loads: LOADS,
-        signIns: SIGN_INS,
-        switchRounds: SWITCH_ROUNDS,
+        loads: counts.loads,
+        signIns: counts.signIns,
+        switchRounds: counts.switchRounds,
       },
       startToSignIn: summarise(loads),
       firstLaunch: {
         pageToSignIn: summarise(firstLaunch.pageToSignIn),
         spawnToSignIn: summarise(firstLaunch.spawnToSignIn),
-        launches: FIRST_LAUNCHES,
+        launches: counts.firstLaunches,
       },
       signIns: signIns.map((ms) => round(ms, 1)),
       signInToDashboard: summarise(signIns),
@@ -271,7 +285,7 @@ export async function measureConsole(options: {
         ),
         chunks: chunks.length,
         largestChunk,
-        sizeWarning,
+        sizeWarning: chunks.some((chunk) => chunk.kB > CHUNK_WARNING_KB),
       },
       scroll,
     };
@@ -283,7 +297,7 @@ export async function measureConsole(options: {
 }
 
 /**
- * A new user's first launch, `FIRST_LAUNCHES` times: the compiled web shell, as `npm start` runs
+ * A new user's first launch, `launches` times: the compiled web shell, as `npm start` runs
  * it, on a new data folder (its embedded server seeds the demo), the page opened in a new context the moment the shell prints
  * its address, timed to the demo sign-in ready to click; the demo's history is still being written.
  */
@@ -291,10 +305,11 @@ async function measureFirstLaunches(
   browser: Browser,
   temp: string,
   viewport: { width: number; height: number },
+  launches: number,
 ): Promise<{ pageToSignIn: number[]; spawnToSignIn: number[] }> {
   const pageToSignIn: number[] = [];
   const spawnToSignIn: number[] = [];
-  for (let i = 0; i < FIRST_LAUNCHES; i++) {
+  for (let i = 0; i < launches; i++) {
     const folder = join(temp, `first-launch-${i}`);
     const spawned = Date.now();
     const shell = await startChild('dist/main/web/main.js', [], {
@@ -331,15 +346,15 @@ function scriptsBeforeFirstPaint(page: Page): Promise<{ file: string; kB: number
 
 /**
  * Opens the request log on a window holding every row, 200 a page, and scrolls each of
- * `SCROLL_PAGES` pages from top to bottom a quarter of the box per frame, then goes to the next
+ * `pages` pages from top to bottom a quarter of the box per frame, then goes to the next
  * page, while a PerformanceObserver records the main thread's long tasks (over 50 ms, Chromium's
  * threshold): rendering a page of rows and scrolling through it both count.
  */
-async function scrollRequestLog(page: Page, days: number): Promise<ConsoleReport['scroll']> {
+async function scrollRequestLog(page: Page, days: number, pages: number): Promise<ConsoleReport['scroll']> {
   await goHash(page, `#/requests?range=${days}d&size=200`);
   await untilPainted(page, screenReady('Request log'), await pageNow(page), 300_000);
   return page.evaluate(`(async () => {
-    const pages = ${SCROLL_PAGES};
+    const pages = ${pages};
     const tasks = [];
     const observer = new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) tasks.push(entry.duration);

@@ -16,23 +16,22 @@ import { chatBody, createKey, runOpenLoop, timing } from './gateway.js';
 import type { ApiClient } from './http.js';
 import { agent, ok, type Target } from './open-loop.js';
 import { ROOT, startChild, type Child } from './processes.js';
-import type { FailoverReport, Tail } from './report.js';
+import type { FailoverCounts, FailoverReport, Tail } from './report.js';
 import { percentile, round, sleep } from './stats.js';
 
 /**
  * The open-loop case of the four targets: its rate, well below what saturates a two-core machine
- * (a queue would time itself, not the routes), and timed seconds per target (at most) over ROUNDS
- * rounds, the order reversed every other one, so that a drift of a shared machine weighs on each alike.
+ * (a queue would time itself, not the routes), and timed seconds per target (at most) over
+ * `FailoverCounts.rounds` rounds, the order reversed every other one, so that a drift of a shared
+ * machine weighs on each alike.
  */
 const RATE_RPS = 200;
 const SECONDS_PER_TARGET = 6;
-const ROUNDS = 4;
 /** Warm-up before each timed run: the refused route's first one is its outage's first second. */
 const WARM_SECONDS = 1;
 const OUTAGE_RPS = 20;
 const HEALTHY_SECONDS = 2;
 const DEFAULT_OUTAGE_SECONDS = 60;
-const APPLY_SAMPLES = 8;
 const APPLY_WAIT_MS = 10_000;
 const APPLY_POLL_MS = 5;
 /** What every target asks the simulated upstream for (it serves any model). */
@@ -40,6 +39,9 @@ const UPSTREAM_MODEL = 'gpt-4o-mini-bench';
 const PRICE = { input: 10, output: 20, cache_write: 0, cache_read: 0 };
 
 type Log = (line: string) => void;
+
+/** How many of each measurement the failover section takes, unless told. */
+export const FAILOVER_COUNTS: FailoverCounts = { rounds: 4, applySamples: 8 };
 
 export interface FailoverBenchOptions {
   api: ApiClient;
@@ -54,6 +56,8 @@ export interface FailoverBenchOptions {
   outageSeconds?: number;
   /** Timed seconds per target of the open-loop case (at most SECONDS_PER_TARGET; default that). */
   seconds?: number;
+  /** FAILOVER_COUNTS unless told. */
+  counts?: FailoverCounts;
   log: Log;
 }
 
@@ -253,6 +257,7 @@ async function firstServed(
 
 export async function measureFailover(o: FailoverBenchOptions): Promise<FailoverReport> {
   const { api, log } = o;
+  const counts = o.counts ?? FAILOVER_COUNTS;
   const loadBefore = loadavg()[0]!;
   const outageSeconds = o.outageSeconds ?? DEFAULT_OUTAGE_SECONDS;
   const secondsPerTarget = Math.min(SECONDS_PER_TARGET, o.seconds ?? SECONDS_PER_TARGET);
@@ -320,7 +325,7 @@ export async function measureFailover(o: FailoverBenchOptions): Promise<Failover
         seconds: secondsPerTarget,
         until: 'end',
         warmSeconds: WARM_SECONDS,
-        rounds: ROUNDS,
+        rounds: counts.rounds,
       },
       log,
     );
@@ -354,7 +359,7 @@ export async function measureFailover(o: FailoverBenchOptions): Promise<Failover
         `${after.length} requests after it (${probes.length} probes)`,
     );
 
-    log(`failover: routes apply → both gateways serve the new route, ${APPLY_SAMPLES} samples`);
+    log(`failover: routes apply → both gateways serve the new route, ${counts.applySamples} samples`);
     const local: number[] = [];
     const remote: number[] = [];
     const every: number[] = [];
@@ -362,7 +367,7 @@ export async function measureFailover(o: FailoverBenchOptions): Promise<Failover
     let notServed = 0;
     const dispatcher = agent();
     try {
-      for (let i = 0; i < APPLY_SAMPLES; i++) {
+      for (let i = 0; i < counts.applySamples; i++) {
         const model = `bench/apply-${i + 1}`;
         Object.assign(document.routes, { [model]: route('bench-a') });
         const run = await apply(o.dataDir, o.temp, document, `apply-${i + 1}`);
@@ -394,7 +399,7 @@ export async function measureFailover(o: FailoverBenchOptions): Promise<Failover
         retries: DEFAULT_FAILOVER.retries,
         rateRps: RATE_RPS,
         secondsPerTarget,
-        rounds: ROUNDS,
+        rounds: counts.rounds,
         warmSeconds: WARM_SECONDS,
         outageRps: OUTAGE_RPS,
         healthySeconds: HEALTHY_SECONDS,
@@ -419,7 +424,7 @@ export async function measureFailover(o: FailoverBenchOptions): Promise<Failover
         probeAtMs: probes.map((call) => round(call.sentAt - outage.killedAt, 0)),
       },
       apply: {
-        samples: APPLY_SAMPLES,
+        samples: counts.applySamples,
         localMs: tail(sorted(local)),
         remoteMs: tail(sorted(remote)),
         everyMs: tail(sorted(every)),

@@ -13,7 +13,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { ApiClient } from './http.js';
 import { OPEN_LOOP_ROUNDS, agent, call, ok, type OpenLoopSpec, type Run, type Target } from './open-loop.js';
 import { ROOT, startChild, type Child } from './processes.js';
-import type { GatewayReport, GatewayTargets, OpenLoopTiming, RevocationResult } from './report.js';
+import type { GatewayCounts, GatewayReport, GatewayTargets, OpenLoopTiming, RevocationResult } from './report.js';
 import { percentile, round, sleep } from './stats.js';
 
 /** Requests per second of the open-loop cases. */
@@ -21,10 +21,16 @@ export const GATEWAY_RATE_RPS = 500;
 /** The server's SVC_RATE_LIMIT_CEILING in the benchmark: the bench keys take it, so that no request is refused as over the limit. */
 export const GATEWAY_RATE_CEILING = 100_000_000;
 const THROUGHPUT_CONNECTIONS = 64;
-const THROUGHPUT_ROUNDS = 3;
-const VISIBILITY_SAMPLES = 50;
 const VISIBILITY_TIMEOUT_MS = 10_000;
-const REVOCATION_TRIALS = 200;
+
+/** How many of each measurement the gateway section takes, unless told. */
+export const GATEWAY_COUNTS: GatewayCounts = {
+  openLoopRounds: OPEN_LOOP_ROUNDS,
+  throughputRounds: 3,
+  visibilitySamples: 50,
+  revocationTrials: 200,
+};
+
 /** The gateway's group commit: the visibility samples are spread over one period of it. */
 const FLUSH_MS = 200;
 
@@ -156,10 +162,11 @@ async function openLoopCase(
   targets: Target[],
   bodies: readonly string[],
   seconds: number,
+  rounds: number,
   until: 'end' | 'firstByte',
   log: Log,
 ): Promise<GatewayTargets<OpenLoopTiming>> {
-  const runs = await runOpenLoop({ targets, bodies, rps: GATEWAY_RATE_RPS, seconds, until }, log);
+  const runs = await runOpenLoop({ targets, bodies, rps: GATEWAY_RATE_RPS, seconds, rounds, until }, log);
   return { direct: timing(runs.direct!), proxy: timing(runs.proxy!), gateway: timing(runs.gateway!) };
 }
 
@@ -200,7 +207,7 @@ async function cannon(
 }
 
 /**
- * Throughput of the proxy and the gateway, alternating for THROUGHPUT_ROUNDS rounds (each run
+ * Throughput of the proxy and the gateway, alternating for `rounds` rounds (each run
  * after a one-second warm-up), medians compared. Then every 2xx answer of the gateway's runs,
  * warm-ups included, is looked up in telemetry.db among the rows of its key.
  */
@@ -210,10 +217,11 @@ async function throughputCase(
   keyId: string,
   body: string,
   seconds: number,
+  rounds: number,
   telemetryPath: string,
   log: Log,
 ): Promise<GatewayReport['throughput']> {
-  const runSeconds = Math.max(1, Math.round(seconds / THROUGHPUT_ROUNDS));
+  const runSeconds = Math.max(1, Math.round(seconds / rounds));
   const ids: string[] = [];
   let answered = 0;
   let withoutId = 0;
@@ -224,32 +232,30 @@ async function throughputCase(
   };
   const ignore = () => {};
   const errors = { proxy: 0, gateway: 0 };
-  const rounds: GatewayReport['throughput']['rounds'] = [];
-  for (let r = 0; r < THROUGHPUT_ROUNDS; r++) {
+  const runs: GatewayReport['throughput']['rounds'] = [];
+  for (let r = 0; r < rounds; r++) {
     await cannon(proxy, body, 1, ignore);
     const proxyRun = await cannon(proxy, body, runSeconds, ignore);
     const warm = await cannon(gateway, body, 1, onGatewayAnswer);
     const gatewayRun = await cannon(gateway, body, runSeconds, onGatewayAnswer);
     errors.proxy += proxyRun.errors;
     errors.gateway += warm.errors + gatewayRun.errors;
-    rounds.push({ proxyRps: proxyRun.rps, gatewayRps: gatewayRun.rps });
-    log(
-      `  round ${r + 1}/${THROUGHPUT_ROUNDS}: proxy ${round(proxyRun.rps, 0)} req/s, gateway ${round(gatewayRun.rps, 0)} req/s`,
-    );
+    runs.push({ proxyRps: proxyRun.rps, gatewayRps: gatewayRun.rps });
+    log(`  round ${r + 1}/${rounds}: proxy ${round(proxyRun.rps, 0)} req/s, gateway ${round(gatewayRun.rps, 0)} req/s`);
   }
   const median = (values: number[]) =>
     percentile(
       [...values].sort((a, b) => a - b),
       50,
     );
-  const proxyRps = median(rounds.map((r) => r.proxyRps));
-  const gatewayRps = median(rounds.map((r) => r.gatewayRps));
+  const proxyRps = median(runs.map((r) => r.proxyRps));
+  const gatewayRps = median(runs.map((r) => r.gatewayRps));
   log(`  checking that the gateway's ${answered} answers each have a row`);
   const rows = await rowsOfKey(telemetryPath, keyId, answered, withoutId === 0 ? ids : null);
   return {
     connections: THROUGHPUT_CONNECTIONS,
     seconds: runSeconds,
-    rounds,
+    rounds: runs,
     proxyRps,
     gatewayRps,
     ratio: round(gatewayRps / proxyRps, 3),
@@ -299,21 +305,22 @@ async function rowsOfKey(
 
 /**
  * A request's answer read → its row found by GET /analytics/requests (searched by its req_id, polled
- * every 5 ms). The samples start at points spread over one group-commit period.
+ * every 5 ms), `count` times. The samples start at points spread over one group-commit period.
  */
 async function rowVisibility(
   api: ApiClient,
   gateway: Target,
   keyId: string,
   bodies: readonly string[],
+  count: number,
   log: Log,
 ): Promise<GatewayReport['rowVisible']> {
   const dispatcher = agent();
   const samples: number[] = [];
   let notSeen = 0;
   try {
-    for (let i = 0; i < VISIBILITY_SAMPLES; i++) {
-      await sleep(((i * 37) % VISIBILITY_SAMPLES) * (FLUSH_MS / VISIBILITY_SAMPLES));
+    for (let i = 0; i < count; i++) {
+      await sleep(((i * 37) % count) * (FLUSH_MS / count));
       const answer = await call(dispatcher, gateway, bodies[i % bodies.length]!);
       if (!ok(answer.status)) throw new Error(`the gateway answered ${answer.status} to a visibility sample`);
       if (answer.requestId === null) throw new Error('the gateway answered without x-request-id: no row to look for');
@@ -378,7 +385,7 @@ export async function measureRevocation(
   api: ApiClient,
   options: { projectId: string; model: string; trials?: number; maxWaitMs?: number; where?: string },
 ): Promise<RevocationResult> {
-  const trials = options.trials ?? REVOCATION_TRIALS;
+  const trials = options.trials ?? GATEWAY_COUNTS.revocationTrials;
   const maxWaitMs = options.maxWaitMs ?? 5_000;
   const body = chatBody(options.model, 'Revocation trial: answer briefly.', false);
   const dispatcher = agent();
@@ -443,6 +450,8 @@ export interface GatewayBenchOptions {
   telemetryPath: string;
   /** Timed seconds per target of each open-loop case, and of all throughput runs of a target. */
   seconds: number;
+  /** GATEWAY_COUNTS unless told. */
+  counts?: GatewayCounts;
   log: Log;
 }
 
@@ -451,6 +460,7 @@ export async function measureGateway(
   o: GatewayBenchOptions,
 ): Promise<Omit<GatewayReport, 'figures' | 'memory' | 'failover'>> {
   const { api, log } = o;
+  const counts = o.counts ?? GATEWAY_COUNTS;
   const loadBefore = loadavg()[0]!;
   // The benchmark's processes share the machine already: anything else running skews every figure.
   const busyBefore = await busyPercent(1000);
@@ -501,14 +511,14 @@ export async function measureGateway(
   }
 
   log(`gateway: non-streamed latency, ${GATEWAY_RATE_RPS} req/s open loop, ${o.seconds} s per target`);
-  const latency = await openLoopCase(targets, plain, o.seconds, 'end', log);
+  const latency = await openLoopCase(targets, plain, o.seconds, counts.openLoopRounds, 'end', log);
   const added = (through: OpenLoopTiming) => ({
     p50: round(through.p50 - latency.direct.p50, 3),
     p99: round(through.p99 - latency.direct.p99, 3),
   });
 
   log(`gateway: streamed time to first byte, ${GATEWAY_RATE_RPS} req/s open loop, ${o.seconds} s per target`);
-  const ttfb = await openLoopCase(targets, streamed, o.seconds, 'firstByte', log);
+  const ttfb = await openLoopCase(targets, streamed, o.seconds, counts.openLoopRounds, 'firstByte', log);
 
   log(`gateway: throughput, ${THROUGHPUT_CONNECTIONS} connections, against the bare proxy`);
   const throughputTarget = (target: Target): Target => ({ ...target, authorization: bearer(throughputKey) });
@@ -518,19 +528,23 @@ export async function measureGateway(
     throughputKey.id,
     plain[0]!,
     o.seconds,
+    counts.throughputRounds,
     o.telemetryPath,
     log,
   );
 
-  log(`gateway: request end → row visible, ${VISIBILITY_SAMPLES} samples`);
+  const samples = counts.visibilitySamples;
+  log(`gateway: request end → row visible, ${samples} samples`);
+  const visibilityTarget = { ...targets[2]!, authorization: bearer(visibilityKey) };
   const rowVisible = requestIdHeader
-    ? await rowVisibility(api, { ...targets[2]!, authorization: bearer(visibilityKey) }, visibilityKey.id, plain, log)
-    : { samples: 0, p50: NaN, p95: NaN, max: NaN, notSeen: VISIBILITY_SAMPLES };
+    ? await rowVisibility(api, visibilityTarget, visibilityKey.id, plain, samples, log)
+    : { samples: 0, p50: NaN, p95: NaN, max: NaN, notSeen: samples };
 
-  log(`gateway: revocation → refusal, ${REVOCATION_TRIALS} trials, through a gateway in another process`);
+  log(`gateway: revocation → refusal, ${counts.revocationTrials} trials, through a gateway in another process`);
   const revocation = await measureRevocation(o.remoteGatewayUrl, api, {
     projectId,
     model,
+    trials: counts.revocationTrials,
     where: 'in another process (npm run gateway)',
   });
 
@@ -540,7 +554,7 @@ export async function measureGateway(
       upstream: 'server/gateway/simulated-upstream.ts, answering at once, in a process of its own',
       rateRps: GATEWAY_RATE_RPS,
       secondsPerTarget: o.seconds,
-      rounds: OPEN_LOOP_ROUNDS,
+      rounds: counts.openLoopRounds,
       requestIdHeader,
       rateLimitRpm: latencyKey.rate_limit_rpm,
       loadAverage: { before: round(loadBefore, 2), after: round(loadavg()[0]!, 2) },

@@ -28,8 +28,61 @@ export interface Figure {
   asIs?: boolean;
 }
 
+/** How many of each measurement the gateway section takes. */
+export interface GatewayCounts {
+  /** Rounds of each open-loop case (latency, first byte), the targets' order reversed every other one. */
+  openLoopRounds: number;
+  /** Alternating rounds of the throughput case, the proxy's run then the gateway's. */
+  throughputRounds: number;
+  /** Requests whose row is looked for. */
+  visibilitySamples: number;
+  /** Keys created, used, deleted and tried again. */
+  revocationTrials: number;
+}
+
+/** How many of each measurement the failover section takes. */
+export interface FailoverCounts {
+  /** Rounds of the open-loop case of the four targets. */
+  rounds: number;
+  /** Routes applied, each timed until both gateways serve the new route. */
+  applySamples: number;
+}
+
+/** How many of each measurement the console section takes. */
+export interface ConsoleCounts {
+  /** Web shells started on a new data folder. */
+  firstLaunches: number;
+  /** Page loads to the sign-in screen, each in a new browser context. */
+  loads: number;
+  /** Sign-ins to the dashboard (the first is judged). */
+  signIns: number;
+  /** Rounds over every screen of the navigation. */
+  switchRounds: number;
+  /** Pages of the request log scrolled through. */
+  scrollPages: number;
+}
+
+/**
+ * How many of each measurement the run takes, every section's: its defaults, or with `--quick` the
+ * fewest that still yield every figure (a smoke test's run, whose figures are not to be read).
+ */
+export interface Counts {
+  /** NDJSON files imported one after the other, of the first `rows` seeded rows (null: every one). */
+  import: { files: number; rows: number | null };
+  /** Rounds of every query before the cases are timed: the default warms each analytics worker. */
+  serverWarmRounds: number;
+  /** Alternating rounds of GET /keys against bare Fastify. */
+  keysThroughputRounds: number;
+  gateway: GatewayCounts;
+  failover: FailoverCounts;
+  console: ConsoleCounts;
+}
+
 export interface Report {
   meta: {
+    /** `--quick`: the fewest samples of every figure, which are then not to be read. */
+    quick: boolean;
+    counts: Counts;
     rows: number;
     days: number;
     runs: number;
@@ -503,6 +556,23 @@ function table(header: string[], rows: string[][]): string[] {
   ];
 }
 
+/** Under the title of a quick run's report (`--quick`): its figures are not to be read. */
+function quickNote(meta: { quick: boolean }): string[] {
+  return meta.quick
+    ? [
+        '> **Quick run (`--quick`)**: the fewest samples of every figure, only to show that the benchmark runs ' +
+          'and reports each. These figures are not to be read, compared or committed.',
+        '',
+      ]
+    : [];
+}
+
+/** The verdicts as the terminal shows them; a quick run's are not to be read. */
+export function tally(report: { passed: number; failed: number; meta: { quick: boolean } }): string {
+  const counted = `${report.passed} pass, ${report.failed} fail`;
+  return report.meta.quick ? `${counted} (a quick run: its figures are not to be read)` : counted;
+}
+
 export function markdown(report: Report): string {
   const m = report.meta;
   const caseRows = report.cases.map((c) => [
@@ -520,6 +590,7 @@ export function markdown(report: Report): string {
   return [
     `# Benchmark: ${m.rows.toLocaleString('en')} rows over ${m.days} days`,
     '',
+    ...quickNote(m),
     `Run ${m.startedAt} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}; ${m.runs} timed runs per query after ${m.warmup} warm-up ` +
       `(at most ${m.caseSeconds} s per query), times in ms through the real HTTP endpoints; DuckDB in memory, threads=2, ` +
       `same rows, same SQL semantics. Took ${fmt(m.seconds)} s. **${report.passed} pass, ${report.failed} fail.**`,
@@ -648,6 +719,8 @@ function figureRows(figures: Figure[]): string[][] {
 /** `npm run bench -- --only gateway`: the gateway section alone, on a small store. */
 export interface GatewayOnlyReport {
   meta: {
+    /** `--quick`: the fewest samples of every figure, which are then not to be read. */
+    quick: boolean;
     rows: number;
     startedAt: string;
     seconds: number;
@@ -665,6 +738,7 @@ export function gatewayMarkdown(report: GatewayOnlyReport): string {
   return [
     `# Benchmark: the gateway alone (${m.rows.toLocaleString('en')} rows seeded)`,
     '',
+    ...quickNote(m),
     `Run ${m.startedAt} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}. Took ${fmt(m.seconds)} s. ` +
       `**${report.passed} pass, ${report.failed} fail.**`,
     '',
@@ -704,6 +778,7 @@ export function failoverMarkdown(report: ReturnType<typeof failoverOnly>): strin
   return [
     `# Benchmark: failover (issue 52 section 5)`,
     '',
+    ...quickNote(m),
     `Run ${m.startedAt} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}, by \`npm run bench -- --only gateway\` ` +
       `(${m.rows.toLocaleString('en')} rows seeded; the run took ${fmt(m.seconds)} s, its whole report in gateway.md). ` +
       `Each figure against a reference timed in the same run. **${report.passed} pass, ${report.failed} fail.**`,
@@ -715,7 +790,7 @@ export function failoverMarkdown(report: ReturnType<typeof failoverOnly>): strin
 }
 
 export function gatewayConsole(report: GatewayOnlyReport): string {
-  return [gatewayTable(report.gateway), '', `${report.passed} pass, ${report.failed} fail`].join('\n');
+  return [gatewayTable(report.gateway), '', tally(report)].join('\n');
 }
 
 function gatewayTable(g: GatewayReport): string {
@@ -746,7 +821,7 @@ export function consoleTables(report: Report): string {
     '',
     consoleTable(report.console),
     '',
-    `${report.passed} pass, ${report.failed} fail`,
+    tally(report),
   ].join('\n');
 }
 
@@ -784,7 +859,7 @@ export interface ConsoleReport {
     beforeFirstPaintKB: number;
     chunks: number;
     largestChunk: { file: string; kB: number };
-    /** The build's own words when a chunk is over its limit. */
+    /** A chunk over vite's chunkSizeWarningLimit (500 kB), of which the build warns. */
     sizeWarning: boolean;
   };
   scroll: { pages: number; rowsPerPage: number; longTasks: number; longestTaskMs: number; frames: number };
@@ -836,10 +911,13 @@ export function consoleFigures(r: Omit<ConsoleReport, 'figures'>): Figure[] {
       figure: 'console: first sign-in click to the Analytics screen painted with data',
       value: round(r.signIns[0] ?? NaN, 1),
       unit: 'ms',
-      reference: `then ${r.signIns
-        .slice(1)
-        .map((ms) => `${round(ms, 0)} ms`)
-        .join(', ')} signing in again (screens and chunks loaded)`,
+      reference:
+        r.signIns.length > 1
+          ? `then ${r.signIns
+              .slice(1)
+              .map((ms) => `${round(ms, 0)} ms`)
+              .join(', ')} signing in again (screens and chunks loaded)`
+          : 'one sign-in',
       target: `≤ ${t.signInMs} ms`,
       pass: (r.signIns[0] ?? Infinity) <= t.signInMs,
     },
@@ -910,6 +988,7 @@ export function consoleOnlyMarkdown(report: ConsoleOnlyReport): string {
   return [
     `# Benchmark: the console alone (${m.rows.toLocaleString('en')} rows seeded)`,
     '',
+    ...quickNote(m),
     `Run ${m.startedAt} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}. Took ${fmt(m.seconds)} s. ` +
       `**${report.passed} pass, ${report.failed} fail.**`,
     '',
@@ -918,7 +997,7 @@ export function consoleOnlyMarkdown(report: ConsoleOnlyReport): string {
 }
 
 export function consoleOnlyConsole(report: ConsoleOnlyReport): string {
-  return [consoleTable(report.console), '', `${report.passed} pass, ${report.failed} fail`].join('\n');
+  return [consoleTable(report.console), '', tally(report)].join('\n');
 }
 
 export interface ControlStoreRun {

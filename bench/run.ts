@@ -1,6 +1,6 @@
 // npm run bench -- [--rows 1000000] [--days 30] [--runs 7] [--warmup 1] [--out bench/results]
 //                  [--case-seconds 30] [--load-seconds 5] [--gateway-seconds 2×load-seconds]
-//                  [--only gateway|console] [--store postgres] [--outage-seconds 60]
+//                  [--only gateway|console] [--store postgres] [--outage-seconds 60] [--quick]
 // Measures the current implementation against issue 6 section 2 and DuckDB on the same rows, the
 // gateway against issue 32 section 3, and the console in Chromium against issue 25 section 4.
 // `--only gateway` seeds a small store (10,000 rows unless --rows says otherwise), loads no DuckDB
@@ -10,6 +10,10 @@
 // `--store postgres` seeds a store (10,000 rows unless --rows says otherwise), copies it into a
 // throwaway PostgreSQL cluster (control store, then request log) and compares the two control
 // stores and the two request logs, every query case beside DuckDB (<out>/postgres.json, .md).
+// `--quick` takes the fewest and shortest samples of every figure (QUICK_COUNTS, and the defaults of
+// --runs 1 --warmup 0 --load-seconds 1 --gateway-seconds 1 --outage-seconds 5): it shows that every
+// section runs and reports, for the smoke test (test/bench/bench-smoke.test.ts); its report says
+// so, and its figures are not to be read.
 // Exits 0 whatever passes or fails (it is a measurement), 1 on errors.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,9 +24,9 @@ import autocannon from 'autocannon';
 import * as prettier from 'prettier';
 import { ANALYTICS_WORKERS } from '../server/app.js';
 import { benchCases, pickValues } from './cases.js';
-import { measureFailover } from './failover.js';
-import { measureGateway, startBareProxy, startRemoteGateway, startUpstream } from './gateway.js';
-import { measureConsole } from './console.js';
+import { FAILOVER_COUNTS, measureFailover } from './failover.js';
+import { GATEWAY_COUNTS, measureGateway, startBareProxy, startRemoteGateway, startUpstream } from './gateway.js';
+import { CONSOLE_COUNTS, measureConsole } from './console.js';
 import type { KeysLatencySamples } from './keys-latency-child.js';
 import type { ApiClient } from './http.js';
 import { ROOT, RssSampler, startChild, type Child } from './processes.js';
@@ -39,12 +43,14 @@ import {
   otherFigures,
   type CaseResult,
   type ConsoleOnlyReport,
+  type Counts,
   type GatewayOnlyReport,
   type GatewayReport,
   type PostgresOnlyReport,
   type Report,
   postgresConsole,
   postgresMarkdown,
+  tally,
 } from './report.js';
 import { copyControlStore, measureControlStores, startBenchDatabase } from './postgres-control.js';
 import { measureRequestLogs } from './postgres-request-log.js';
@@ -68,7 +74,51 @@ interface Options {
   outageSeconds: number;
   only: 'gateway' | 'console' | null;
   store: 'sqlite' | 'postgres';
+  /** `--quick`: QUICK_COUNTS instead of COUNTS. */
+  quick: boolean;
+  counts: Counts;
 }
+
+/** How many of each measurement a run takes: each section's defaults. */
+const COUNTS: Counts = {
+  import: { files: IMPORT_FILES, rows: null },
+  serverWarmRounds: ANALYTICS_WORKERS,
+  keysThroughputRounds: 3,
+  gateway: GATEWAY_COUNTS,
+  failover: FAILOVER_COUNTS,
+  console: CONSOLE_COUNTS,
+};
+
+/** `--quick`: one sample of each figure, or the few that a figure needs to mean anything at all. */
+const QUICK_COUNTS: Counts = {
+  import: { files: 2, rows: 2000 },
+  serverWarmRounds: 1,
+  keysThroughputRounds: 1,
+  gateway: { openLoopRounds: 1, throughputRounds: 1, visibilitySamples: 5, revocationTrials: 10 },
+  failover: { rounds: 1, applySamples: 1 },
+  console: { firstLaunches: 1, loads: 1, signIns: 1, switchRounds: 1, scrollPages: 2 },
+};
+
+/**
+ * The defaults of the flags that set how many samples, or how long, every section takes; `--quick`
+ * takes the fewest and shortest (`--outage-seconds` at its least), and any of them given still counts.
+ */
+type SampleFlag = 'runs' | 'warmup' | 'load-seconds' | 'gateway-seconds' | 'outage-seconds';
+const SAMPLE_FLAGS: Record<SampleFlag, string | undefined> = {
+  runs: '7',
+  warmup: '1',
+  'load-seconds': '5',
+  // Twice --load-seconds.
+  'gateway-seconds': undefined,
+  'outage-seconds': '60',
+};
+const QUICK_SAMPLE_FLAGS: Record<SampleFlag, string> = {
+  runs: '1',
+  warmup: '0',
+  'load-seconds': '1',
+  'gateway-seconds': '1',
+  'outage-seconds': '5',
+};
 
 function options(argv: string[]): Options {
   const { values } = parseArgs({
@@ -76,15 +126,16 @@ function options(argv: string[]): Options {
     options: {
       rows: { type: 'string' },
       days: { type: 'string', default: '30' },
-      runs: { type: 'string', default: '7' },
-      warmup: { type: 'string', default: '1' },
+      runs: { type: 'string' },
+      warmup: { type: 'string' },
       out: { type: 'string', default: 'bench/results' },
       'case-seconds': { type: 'string', default: '30' },
-      'load-seconds': { type: 'string', default: '5' },
+      'load-seconds': { type: 'string' },
       'gateway-seconds': { type: 'string' },
-      'outage-seconds': { type: 'string', default: '60' },
+      'outage-seconds': { type: 'string' },
       only: { type: 'string' },
       store: { type: 'string', default: 'sqlite' },
+      quick: { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -100,7 +151,10 @@ function options(argv: string[]): Options {
   const store = values.store;
   if (store !== 'sqlite' && store !== 'postgres') throw new Error('--store takes one of: sqlite, postgres');
   if (store === 'postgres' && only !== null) throw new Error('--store postgres runs its own section: leave out --only');
-  const loadSeconds = whole('load-seconds', values['load-seconds'], 1);
+  if (store === 'postgres' && values.quick) throw new Error('--quick has no fewer samples to take of --store postgres');
+  const sampleFlag = (name: SampleFlag) => values[name] ?? (values.quick ? QUICK_SAMPLE_FLAGS : SAMPLE_FLAGS)[name];
+  const loadSeconds = whole('load-seconds', sampleFlag('load-seconds')!, 1);
+  const gatewaySeconds = sampleFlag('gateway-seconds');
   const section = store === 'postgres' ? 'postgres' : (only ?? 'all');
   return {
     rows: whole(
@@ -109,23 +163,21 @@ function options(argv: string[]): Options {
       1000,
     ),
     days: whole('days', values.days, 1),
-    runs: whole('runs', values.runs, 1),
-    warmup: whole('warmup', values.warmup, 0),
+    runs: whole('runs', sampleFlag('runs')!, 1),
+    warmup: whole('warmup', sampleFlag('warmup')!, 0),
     out: resolve(values.out),
     caseSeconds: whole('case-seconds', values['case-seconds'], 1),
     loadSeconds,
-    gatewaySeconds:
-      values['gateway-seconds'] === undefined
-        ? 2 * loadSeconds
-        : whole('gateway-seconds', values['gateway-seconds'], 1),
-    outageSeconds: whole('outage-seconds', values['outage-seconds'], 5),
+    gatewaySeconds: gatewaySeconds === undefined ? 2 * loadSeconds : whole('gateway-seconds', gatewaySeconds, 1),
+    outageSeconds: whole('outage-seconds', sampleFlag('outage-seconds')!, 5),
     only,
     store,
+    quick: values.quick,
+    counts: values.quick ? QUICK_COUNTS : COUNTS,
   };
 }
 
 const execFileAsync = promisify(execFile);
-const THROUGHPUT_ROUNDS = 3;
 
 const log = (line: string) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
@@ -136,6 +188,7 @@ function logServer(server: Child, gatewayUrl: string, upstream: Child): void {
 async function main(argv: string[]): Promise<void> {
   const opts = options(argv);
   const started = Date.now();
+  if (opts.quick) log('quick run (--quick): the fewest samples of every figure; its figures are not to be read');
   const temp = mkdtempSync(join(tmpdir(), 'gc-bench-'));
   const cleanups: Cleanups = [() => rmSync(temp, { recursive: true, force: true })];
   const cleanUp = async () => {
@@ -177,8 +230,7 @@ async function gatewaySection(
   gatewayUrl: string,
   dataDir: string,
   temp: string,
-  seconds: number,
-  outageSeconds: number,
+  opts: Options,
   cleanups: Cleanups,
 ): Promise<GatewayReport> {
   const proxy = await startBareProxy(temp, upstream.url);
@@ -194,7 +246,8 @@ async function gatewaySection(
       gatewayUrl,
       remoteGatewayUrl: remote.url,
       telemetryPath: join(dataDir, 'telemetry.db'),
-      seconds,
+      seconds: opts.gatewaySeconds,
+      counts: opts.counts.gateway,
       log,
     });
     const failover = await measureFailover({
@@ -204,8 +257,9 @@ async function gatewaySection(
       upstreamUrl: upstream.url,
       gatewayUrl,
       remoteGatewayUrl: remote.url,
-      outageSeconds,
-      seconds,
+      outageSeconds: opts.outageSeconds,
+      seconds: opts.gatewaySeconds,
+      counts: opts.counts.failover,
       log,
     });
     sampler.stop();
@@ -234,29 +288,13 @@ async function gatewayOnly(opts: Options, temp: string, cleanups: Cleanups, star
   const { server, gatewayUrl } = await startServer(dataDir, temp, upstream.url, cleanups);
   logServer(server, gatewayUrl, upstream);
   const client = await signIn(server);
-  const gateway = await gatewaySection(
-    server,
-    client,
-    upstream,
-    gatewayUrl,
-    dataDir,
-    temp,
-    opts.gatewaySeconds,
-    opts.outageSeconds,
-    cleanups,
-  );
+  const gateway = await gatewaySection(server, client, upstream, gatewayUrl, dataDir, temp, opts, cleanups);
 
-  const report: GatewayOnlyReport = { ...sectionOnly(seeded.rows, started, gateway.figures), gateway };
+  const report: GatewayOnlyReport = { ...sectionOnly(seeded.rows, started, opts.quick, gateway.figures), gateway };
   await writeReport(opts.out, 'gateway', report, gatewayMarkdown(report), gatewayConsole(report));
   // The failover figures alone as well, beside the gateway's added p99 and first byte p99 of the same run.
   const failover = failoverOnly(report);
-  await writeReport(
-    opts.out,
-    'failover',
-    failover,
-    failoverMarkdown(failover),
-    `${failover.passed} pass, ${failover.failed} fail`,
-  );
+  await writeReport(opts.out, 'failover', failover, failoverMarkdown(failover), tally(failover));
 }
 
 /** `--store postgres`: a store served from SQLite and from PostgreSQL, compared. */
@@ -293,7 +331,7 @@ async function postgresOnly(opts: Options, temp: string, cleanups: Cleanups, sta
     cleanups,
   });
   const verdicts = [...control.figures, ...requestLog.figures, ...requestLog.cases];
-  const report: PostgresOnlyReport = { ...sectionOnly(seeded.rows, started, verdicts), control, requestLog };
+  const report: PostgresOnlyReport = { ...sectionOnly(seeded.rows, started, false, verdicts), control, requestLog };
   await writeReport(opts.out, 'postgres', report, postgresMarkdown(report), postgresConsole(report));
 }
 
@@ -302,8 +340,11 @@ async function consoleOnly(opts: Options, temp: string, started: number): Promis
   const dataDir = join(temp, 'data');
   log(`seeding ${opts.rows} rows over ${opts.days} days into ${dataDir}`);
   const seeded = await seedStore(dataDir, { rows: opts.rows, days: opts.days }, log);
-  const measured = await measureConsole({ temp, dataDir, days: opts.days, log });
-  const report: ConsoleOnlyReport = { ...sectionOnly(seeded.rows, started, measured.figures), console: measured };
+  const measured = await measureConsole({ temp, dataDir, days: opts.days, counts: opts.counts.console, log });
+  const report: ConsoleOnlyReport = {
+    ...sectionOnly(seeded.rows, started, opts.quick, measured.figures),
+    console: measured,
+  };
   await writeReport(opts.out, 'console', report, consoleOnlyMarkdown(report), consoleOnlyConsole(report));
 }
 
@@ -311,11 +352,13 @@ async function consoleOnly(opts: Options, temp: string, started: number): Promis
 function sectionOnly(
   rows: number,
   started: number,
+  quick: boolean,
   figures: { pass: boolean | null }[],
 ): Omit<GatewayOnlyReport, 'gateway'> {
   const verdicts = figures.map((f) => f.pass).filter((p) => p !== null);
   return {
     meta: {
+      quick,
       rows,
       startedAt: new Date(started).toISOString(),
       seconds: round((Date.now() - started) / 1000, 1),
@@ -349,9 +392,15 @@ async function everything(opts: Options, temp: string, cleanups: Cleanups, start
   log(`seeding ${opts.rows} rows over ${opts.days} days into ${dataDir}`);
   const seeded = await seedStore(dataDir, { rows: opts.rows, days: opts.days }, log);
   log(`seeded in ${seeded.seconds.toFixed(1)} s (${Math.round(seeded.rowsPerSecond)} rows/s)`);
-  const importFiles = await measureImport(dataDir, temp, seeded.rows, log);
+  const importFiles = await measureImport({
+    dataDir,
+    temp,
+    rows: Math.min(seeded.rows, opts.counts.import.rows ?? seeded.rows),
+    files: opts.counts.import.files,
+    log,
+  });
   log(
-    `imported ${IMPORT_FILES} files in ${importFiles.importSeconds.toFixed(1)} s ` +
+    `imported ${importFiles.files} files in ${importFiles.importSeconds.toFixed(1)} s ` +
       `(${Math.round(importFiles.importRowsPerSecond)} rows/s); DuckDB read_json ` +
       `${importFiles.duckdbSeconds.toFixed(1)} s (${Math.round(importFiles.duckdbRowsPerSecond)} rows/s)`,
   );
@@ -375,8 +424,10 @@ async function everything(opts: Options, temp: string, cleanups: Cleanups, start
 
   // A console's server is warm: without this the first cases timed would also pay for
   // compiling the routes' code and each analytics worker's first statements.
-  log('warming the server: every query once per analytics worker');
-  for (let round = 0; round < ANALYTICS_WORKERS; round++) {
+  log(
+    `warming the server: every query ${opts.counts.serverWarmRounds} time(s), ${ANALYTICS_WORKERS} analytics workers`,
+  );
+  for (let round = 0; round < opts.counts.serverWarmRounds; round++) {
     for (const benchCase of cases) await client.get(benchCase.path);
   }
 
@@ -399,7 +450,7 @@ async function everything(opts: Options, temp: string, cleanups: Cleanups, start
     ready: /^listening at (http:\/\/\S+)$/m,
   });
   cleanups.push(() => bare.stop());
-  const keysThroughput = await throughput(client, bare, opts.loadSeconds);
+  const keysThroughput = await throughput(client, bare, opts.loadSeconds, opts.counts.keysThroughputRounds);
   await bare.stop();
 
   log('GET /keys p99 idle and under summary load');
@@ -414,22 +465,20 @@ async function everything(opts: Options, temp: string, cleanups: Cleanups, start
     samples: sampler.samples,
   };
 
-  const gateway = await gatewaySection(
-    server,
-    client,
-    upstream,
-    gatewayUrl,
-    dataDir,
-    temp,
-    opts.gatewaySeconds,
-    opts.outageSeconds,
-    cleanups,
-  );
+  const gateway = await gatewaySection(server, client, upstream, gatewayUrl, dataDir, temp, opts, cleanups);
   // Last, once the bench's server has stopped: the console's embedded server opens the same store.
-  const consoleSection = await measureConsole({ temp, dataDir, days: opts.days, log });
+  const consoleSection = await measureConsole({
+    temp,
+    dataDir,
+    days: opts.days,
+    counts: opts.counts.console,
+    log,
+  });
 
   const partial: Omit<Report, 'figures' | 'passed' | 'failed'> = {
     meta: {
+      quick: opts.quick,
+      counts: opts.counts,
       rows: seeded.rows,
       days: opts.days,
       runs: opts.runs,
@@ -485,10 +534,15 @@ async function formatted(path: string, text: string): Promise<string> {
 /**
  * Requests per second of GET /keys, of a bare Fastify hello-world and of bare Fastify sending
  * GET /keys' own answer, 50 connections each (as issue 31 measured), each run after a short
- * warm-up. They alternate for THROUGHPUT_ROUNDS rounds and the medians are compared: on a
- * shared VM any one alone moves by a tenth from one minute to the next.
+ * warm-up. They alternate for `rounds` rounds and the medians are compared: on a shared VM any
+ * one alone moves by a tenth from one minute to the next.
  */
-async function throughput(client: ApiClient, bare: Child, seconds: number): Promise<Report['keysThroughput']> {
+async function throughput(
+  client: ApiClient,
+  bare: Child,
+  seconds: number,
+  rounds: number,
+): Promise<Report['keysThroughput']> {
   const connections = 50;
   const run = async (url: string, headers: Record<string, string>) => {
     await autocannon({ url, connections, duration: 1, headers });
@@ -497,16 +551,16 @@ async function throughput(client: ApiClient, bare: Child, seconds: number): Prom
       throw new Error(`autocannon ${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
     return result.requests.average;
   };
-  const rounds: { bareFastifyRps: number; sameBytesRps: number; keysRps: number }[] = [];
-  for (let i = 0; i < THROUGHPUT_ROUNDS; i++) {
+  const runs: { bareFastifyRps: number; sameBytesRps: number; keysRps: number }[] = [];
+  for (let i = 0; i < rounds; i++) {
     const bareFastifyRps = await run(`${bare.url}/hello`, {});
     const sameBytesRps = await run(`${bare.url}/same`, {});
     const keysRps = await run(`${client.baseUrl}/keys`, { cookie: client.cookie });
-    rounds.push({ bareFastifyRps, sameBytesRps, keysRps });
+    runs.push({ bareFastifyRps, sameBytesRps, keysRps });
   }
-  const keysRps = summarise(rounds.map((r) => r.keysRps)).p50;
-  const bareFastifyRps = summarise(rounds.map((r) => r.bareFastifyRps)).p50;
-  const sameBytesRps = summarise(rounds.map((r) => r.sameBytesRps)).p50;
+  const keysRps = summarise(runs.map((r) => r.keysRps)).p50;
+  const bareFastifyRps = summarise(runs.map((r) => r.bareFastifyRps)).p50;
+  const sameBytesRps = summarise(runs.map((r) => r.sameBytesRps)).p50;
   return {
     keysRps,
     bareFastifyRps,
@@ -515,7 +569,7 @@ async function throughput(client: ApiClient, bare: Child, seconds: number): Prom
     sameBytesRatio: round(sameBytesRps / bareFastifyRps, 3),
     seconds,
     connections,
-    rounds,
+    rounds: runs,
   };
 }
 

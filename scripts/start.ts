@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { buildCode, buildRenderer as runViteBuild } from './build.js';
+import { buildCode, buildRenderer as runViteBuild, codeBuildReason, rendererBuildReason } from './build.js';
 import type { runWebShell } from '../main/web/main.js';
 
 /**
@@ -18,43 +18,9 @@ import type { runWebShell } from '../main/web/main.js';
  */
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const RENDERER_SOURCES = [join(ROOT, 'renderer'), join(ROOT, 'vite.config.ts')];
-const RENDERER_BUILD = join(ROOT, 'dist', 'renderer', 'index.html');
 const ELECTRON_ENTRY = join(ROOT, 'main', 'electron', 'main.ts');
-const CODE_SOURCES = ['server', 'main', 'tsconfig.json', 'tsconfig.build.json'].map((path) => join(ROOT, path));
-const CODE_BUILD = [
-  join(ROOT, 'dist', 'main', 'web', 'main.js'),
-  join(ROOT, 'dist', 'main', 'electron', 'main.js'),
-  join(ROOT, 'dist', 'main', 'electron', 'preload.cjs'),
-  join(ROOT, 'dist', 'server', 'cli.js'),
-];
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
-
-/** The newest modification time under `path` (a file or a folder), 0 when it is missing. */
-function newest(path: string): number {
-  let info;
-  try {
-    info = statSync(path);
-  } catch {
-    return 0;
-  }
-  if (!info.isDirectory()) return info.mtimeMs;
-  let latest = info.mtimeMs;
-  for (const entry of readdirSync(path)) {
-    if (entry === 'node_modules' || entry.startsWith('.')) continue;
-    latest = Math.max(latest, newest(join(path, entry)));
-  }
-  return latest;
-}
-
-/** Why the renderer must be built, or null when its build is up to date. */
-function rendererBuildReason(): string | null {
-  if (!existsSync(RENDERER_BUILD)) return 'the console page has not been built yet';
-  const built = statSync(RENDERER_BUILD).mtimeMs;
-  if (Math.max(...RENDERER_SOURCES.map(newest)) > built) return 'the console page is older than its sources';
-  return null;
-}
 
 function buildRenderer(): void {
   const reason = rendererBuildReason();
@@ -66,14 +32,6 @@ function buildRenderer(): void {
     process.stderr.write('Building the console page failed; see above.\n');
     process.exit(1);
   }
-}
-
-/** Why server/ and main/ must be compiled for either shell, or null when dist/ is up to date. */
-function codeBuildReason(): string | null {
-  if (CODE_BUILD.some((file) => !existsSync(file))) return 'the app has not been compiled yet';
-  const built = Math.min(...CODE_BUILD.map((file) => statSync(file).mtimeMs));
-  if (Math.max(...CODE_SOURCES.map(newest)) > built) return 'the compiled app is older than its sources';
-  return null;
 }
 
 async function buildApp(): Promise<void> {
