@@ -14,7 +14,8 @@ import {
 } from './demo/seed.js';
 import type { ControlRecords } from './stores/control/store.js';
 import { clearStaleSocket, isNamedPipe, ownerOnlySocket } from './local-socket.js';
-import { ANNOUNCE_FLAG, EMBEDDED_ADDRESS, type EmbeddedHistory, type EmbeddedReady } from './schemas/embedded.js';
+import type { EmbeddedHistory, EmbeddedReady } from './schemas/embedded.js';
+import { ANNOUNCE_FLAG, EMBEDDED_ADDRESS } from './schemas/embedded-names.js';
 import { DEFAULT_THROTTLE } from './security/sign-in-throttle.js';
 import { startGateway, type RunningGateway } from './gateway/start.js';
 import { upstreamsFromEnv } from './gateway/upstreams.js';

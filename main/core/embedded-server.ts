@@ -3,9 +3,10 @@ import { createRequire } from 'node:module';
 import { get } from 'node:http';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { Agent } from 'undici';
-import { ANNOUNCE_FLAG, EmbeddedHistory, EmbeddedReady } from '#server/schemas/embedded.js';
+import type { TypeCheck } from '@sinclair/typebox/compiler';
+import type { Agent } from 'undici';
+import type { EmbeddedHistory, EmbeddedReady } from '#server/schemas/embedded.js';
+import { ANNOUNCE_FLAG } from '#server/schemas/embedded-names.js';
 import type { EmbeddedStatus } from './contract.js';
 import { socketPlace, type SocketPlace } from './embedded-socket.js';
 import { ConsoleError } from './errors.js';
@@ -82,8 +83,32 @@ export const DEMO_MARKER = 'console-demo.json';
 const READY_MS = 60_000;
 const SEEDING_READY_MS = 180_000;
 const POLL_MS = 100;
-const READY = TypeCompiler.Compile(EmbeddedReady);
-const HISTORY = TypeCompiler.Compile(EmbeddedHistory);
+
+/** What a start needs once its server is spawned: the checks of its messages, and a dispatcher to its socket. */
+interface Tools {
+  ready: TypeCheck<typeof EmbeddedReady>;
+  history: TypeCheck<typeof EmbeddedHistory>;
+  Agent: typeof Agent;
+}
+let tools: Promise<Tools> | null = null;
+
+/**
+ * Loaded after the first spawn, not with this module: typebox and undici take a few hundred
+ * milliseconds to load, which a first launch then spends while its server starts instead of
+ * before it (the web shell spawns the server before it loads the rest of itself).
+ */
+function loadTools(): Promise<Tools> {
+  tools ??= Promise.all([
+    import('@sinclair/typebox/compiler'),
+    import('undici'),
+    import('#server/schemas/embedded.js'),
+  ]).then(([{ TypeCompiler }, { Agent }, schemas]) => ({
+    ready: TypeCompiler.Compile(schemas.EmbeddedReady),
+    history: TypeCompiler.Compile(schemas.EmbeddedHistory),
+    Agent,
+  }));
+  return tools;
+}
 
 type Credentials = { email: string; password: string };
 
@@ -270,8 +295,14 @@ export class EmbeddedServer implements EmbeddedServerControl {
       this.crash(`could not start the embedded server: ${errorMessage(error)}`);
       throw this.crashedError();
     }
+    const loading = loadTools();
+    let loadFailed: string | null = null;
     let readySeen = () => {};
     const announced = new Promise<void>((resolve) => (readySeen = resolve));
+    loading.catch((error: unknown) => {
+      loadFailed = errorMessage(error);
+      readySeen();
+    });
     let exitSeen: (exit: ServerExit) => void = () => {};
     const run: Run = {
       child,
@@ -284,17 +315,24 @@ export class EmbeddedServer implements EmbeddedServerControl {
       dispatcher: null,
     };
     this.run = run;
-    // The boundary: a message is the server's word only once it passes the schema.
+    // The boundary: a message is the server's word only once it passes the schema. In order,
+    // each once the checks have loaded.
+    let inbox: Promise<void> = Promise.resolve();
     child.onMessage((message) => {
-      if (run.ready === null) {
-        run.ready = READY.Check(message) ? message : 'malformed';
-        readySeen();
-        return;
-      }
-      // Later, how far the demo's history is: news for the renderer's progress, nothing more.
-      if (!HISTORY.Check(message) || message.rows > message.of) return;
-      run.history = message;
-      if (this.run === run && this.state === 'running') this.setState('running');
+      inbox = inbox
+        .then(() => loading)
+        .then((checks) => {
+          if (run.ready === null) {
+            run.ready = checks.ready.Check(message) ? message : 'malformed';
+            readySeen();
+            return;
+          }
+          // Later, how far the demo's history is: news for the renderer's progress, nothing more.
+          if (!checks.history.Check(message) || message.rows > message.of) return;
+          run.history = message;
+          if (this.run === run && this.state === 'running') this.setState('running');
+        })
+        .catch(() => {});
     });
     this.log.follow(child.stdout);
     this.log.follow(child.stderr);
@@ -312,6 +350,7 @@ export class EmbeddedServer implements EmbeddedServerControl {
     // The address first, then an answer; a stop, an exit or the deadline ends the wait.
     await raceUntil([announced, run.exited], deadline);
     this.checkStillStarting(run);
+    if (loadFailed) return this.giveUp(run, `could not be heard: ${loadFailed}`);
     if (run.ready === null) return this.giveUp(run, `printed no address within ${seconds(readyMs)}`);
     if (run.ready === 'malformed') return this.giveUp(run, 'announced itself in a message the console cannot read');
     const { address, socketPath, demo } = run.ready;
@@ -324,6 +363,8 @@ export class EmbeddedServer implements EmbeddedServerControl {
     // The API's cheapest answer, 401 to a request without a session: its OpenAPI document is built
     // on first request, which a new user's sign-in would wait for.
     const probe = new URL(`${address}/auth/me`);
+    // Loaded: the announcement was checked with them.
+    const { Agent } = await loading;
     for (;;) {
       if (await answers(socketPath, probe, Math.max(1, Math.min(2_000, deadline - Date.now())))) break;
       this.checkStillStarting(run);

@@ -1,7 +1,7 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 import type { TObject } from '@sinclair/typebox';
 import type { Dispatcher } from 'undici';
-import { EMBEDDED_ADDRESS } from '#server/schemas/embedded.js';
+import { EMBEDDED_ADDRESS } from '#server/schemas/embedded-names.js';
 import { AlertStore, type StoredAlert } from './alerts/alert-store.js';
 import { AlertWatcher } from './alerts/watcher.js';
 import { ControlPlaneClient } from './client.js';

@@ -1,15 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { AlertStore } from '../core/alerts/alert-store.js';
 import { appDataDir } from '../core/app-data.js';
 import { EmbeddedServer } from '../core/embedded-server.js';
-import { ConsoleHost } from '../core/host.js';
-import { SavedViewStore } from '../core/saved-views/store.js';
-import { PreferenceStore } from '../core/preferences.js';
-import { ownerOnlyFile, ProfileStore } from '../core/profiles.js';
-import { findChromium, hasDisplay, openAppWindow, type OpenedBrowser } from './browser.js';
-import { startWebShell } from './server.js';
+import type { OpenedBrowser } from './browser.js';
 
 /**
  * The web shell: the console host in plain Node, its page served on 127.0.0.1 and opened in
@@ -58,7 +52,6 @@ export async function runWebShell(env: NodeJS.ProcessEnv = process.env): Promise
 
   const dataDir = env.GC_DATA_DIR || appDataDir(APP_NAME);
   const firstLaunch = !existsSync(join(dataDir, 'profiles.json'));
-  const profiles = new ProfileStore(dataDir, ownerOnlyFile);
   const embedded = new EmbeddedServer({
     dataDir: join(dataDir, 'embedded'),
     // GC_DEMO_TRAFFIC=0: no live requests through the embedded gateway (tests that count rows);
@@ -69,24 +62,6 @@ export async function runWebShell(env: NodeJS.ProcessEnv = process.env): Promise
       ...(env.GC_DEMO_ROWS ? { SVC_DEMO_ROWS: env.GC_DEMO_ROWS } : {}),
     },
   });
-  const host = new ConsoleHost({
-    shell: 'web',
-    version: version(),
-    profiles,
-    embedded,
-    // The page raises the web shell's notifications: the host has no way to the desktop's.
-    alerts: { store: new AlertStore(join(dataDir, 'alerts')), everyMs: alertCheckMs(env.GC_ALERT_CHECK_MS) },
-    savedViews: new SavedViewStore(join(dataDir, 'views')),
-    preferences: new PreferenceStore(join(dataDir, 'preferences')),
-    onSignedOut: (profileId) => {
-      const name = profiles.list().find((p) => p.id === profileId)?.name ?? profileId;
-      say(`Signed out of "${name}": its session could not be refreshed.`);
-    },
-  });
-  if (firstLaunch && !profiles.list().some((p) => p.kind === 'embedded')) {
-    profiles.add({ name: 'Embedded demo', kind: 'embedded' });
-  }
-
   say(`Data folder: ${dataDir}`);
   let lastState: string | null = null;
   let historyTold = false;
@@ -112,10 +87,49 @@ export async function runWebShell(env: NodeJS.ProcessEnv = process.env): Promise
       );
     } else say(`Embedded server: ${status.state}`);
   });
-  // In the background: the page shows the server starting, and a crash with its log.
+  // In the background: the page shows the server starting, and a crash with its log. Spawned
+  // before this shell loads the rest of its modules: the server's start is the longest wait
+  // of a first launch, and it runs meanwhile.
   embedded.start().catch(() => {});
 
-  const shell = await startWebShell({
+  const [
+    { AlertStore },
+    { ConsoleHost },
+    { SavedViewStore },
+    { PreferenceStore },
+    profileModule,
+    browserModule,
+    webShell,
+  ] = await Promise.all([
+    import('../core/alerts/alert-store.js'),
+    import('../core/host.js'),
+    import('../core/saved-views/store.js'),
+    import('../core/preferences.js'),
+    import('../core/profiles.js'),
+    import('./browser.js'),
+    import('./server.js'),
+  ]);
+  const { findChromium, hasDisplay, openAppWindow } = browserModule;
+  const profiles = new profileModule.ProfileStore(dataDir, profileModule.ownerOnlyFile);
+  const host = new ConsoleHost({
+    shell: 'web',
+    version: version(),
+    profiles,
+    embedded,
+    // The page raises the web shell's notifications: the host has no way to the desktop's.
+    alerts: { store: new AlertStore(join(dataDir, 'alerts')), everyMs: alertCheckMs(env.GC_ALERT_CHECK_MS) },
+    savedViews: new SavedViewStore(join(dataDir, 'views')),
+    preferences: new PreferenceStore(join(dataDir, 'preferences')),
+    onSignedOut: (profileId) => {
+      const name = profiles.list().find((p) => p.id === profileId)?.name ?? profileId;
+      say(`Signed out of "${name}": its session could not be refreshed.`);
+    },
+  });
+  if (firstLaunch && !profiles.list().some((p) => p.kind === 'embedded')) {
+    profiles.add({ name: 'Embedded demo', kind: 'embedded' });
+  }
+
+  const shell = await webShell.startWebShell({
     host,
     rendererDir,
     port: env.GC_PORT ? Number(env.GC_PORT) : 0,

@@ -1,22 +1,12 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable } from './common.js';
+import { EMBEDDED_ADDRESS } from './embedded-names.js';
 
 /**
  * What the embedded server tells the host that started it, over the process's own channel
  * (Node's IPC, or an Electron utility process's parent port) rather than its console.
  * `server/cli.ts serve --socket PATH --announce` sends it; the console's host checks it on arrival.
  */
-
-/** The flag that asks `serve` to announce itself to its parent process. */
-export const ANNOUNCE_FLAG = '--announce';
-
-/**
- * The API's base as the host names it over the socket: the URL its requests carry (so their
- * Host header is `localhost`, which the server's loopback guard accepts) and the origin its
- * cookie jar files the session under. No TCP port is behind it: the host reaches the server
- * only through the socket it was announced with.
- */
-export const EMBEDDED_ADDRESS = 'http://localhost/api';
 
 /** Sent once, after `listen`: where the API answers and what became of `--demo`. */
 export const EmbeddedReady = Type.Object({

@@ -14,7 +14,7 @@ import { ConsoleHost, type EmbeddedConnection } from '../../main/core/host.js';
 import { ownerOnlyFile, ProfileStore } from '../../main/core/profiles.js';
 import { spawnWithNode, type ServerLaunch } from '../../main/core/server-process.js';
 import { DEMO_ACCOUNTS } from '../../server/demo/organisation.js';
-import { EMBEDDED_ADDRESS } from '../../server/schemas/embedded.js';
+import { EMBEDDED_ADDRESS } from '../../server/schemas/embedded-names.js';
 
 /**
  * The embedded server's lifecycle with real processes: the real control plane for

@@ -10,7 +10,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../server/app.js';
 import { resolveConfig } from '../../server/config.js';
 import { clearStaleSocket } from '../../server/local-socket.js';
-import { EMBEDDED_ADDRESS } from '../../server/schemas/embedded.js';
+import { EMBEDDED_ADDRESS } from '../../server/schemas/embedded-names.js';
 import { configFromArgs } from '../../server/serve.js';
 import { PASSWORD, unique } from './harness.js';
 
