@@ -200,9 +200,6 @@ export async function serve(args: string[]): Promise<number> {
   // an organisation with published passwords to a folder that holds real data.
   const newDataFolder = !existsSync(join(config.dataDir, 'control.db'));
   const app = await buildApp(config);
-  // A served control plane's first analytics screen should not wait for the threads to load,
-  // nor for their first runs of its queries (for the organisations most likely to open it).
-  app.analytics.warm(await app.control.organizations.likelyNext(WARM_ORGANISATIONS));
   const seeding: EmbeddedReady['demo'] = { seeded: false, account: null };
   const demoOptions = { asOf: config.demoAsOf, rows: config.demoRows };
   // The console's first launch: the organisation before the socket opens, its history after, so
@@ -261,6 +258,7 @@ export async function serve(args: string[]): Promise<number> {
     const ready: EmbeddedReady = { kind: 'ready', address: EMBEDDED_ADDRESS, socketPath: config.socket, demo: seeding };
     if (gateway) ready.gateway = gateway.address;
     announce?.(ready);
+    await warmAnalytics(app);
     if (history && announce) {
       const started = gateway;
       writingHistory = writeHistory(app, history, announce, stopHistory.signal).then(async (done) => {
@@ -277,6 +275,7 @@ export async function serve(args: string[]): Promise<number> {
   const address = `http://${host}:${port}/api`;
   // Read by people and by bench/run.ts; the console's host hears the announcement instead.
   console.log(`Control plane listening at ${address}`);
+  await warmAnalytics(app);
   gateway = await announceGateway(app);
   traffic = await liveTraffic(app, gateway);
   return 0;
@@ -337,6 +336,16 @@ async function liveTraffic(app: App, gateway: RunningGateway | null): Promise<Li
   if (traffic)
     console.log(`Live demo traffic: a request every few seconds through the gateway (SVC_DEMO_TRAFFIC=0 stops it)`);
   return traffic;
+}
+
+/**
+ * A served control plane's first analytics screen should not wait for the threads to load,
+ * nor for their first runs of its queries (for the organisations most likely to open it).
+ * Started once the server answers, not before: on a small machine the threads' loading
+ * would slow the start that a first launch's sign-in waits for.
+ */
+async function warmAnalytics(app: App): Promise<void> {
+  app.analytics.warm(await app.control.organizations.likelyNext(WARM_ORGANISATIONS));
 }
 
 /** Starts the gateway when `--gateway-port` asks for one, once the control plane listens, and says where. */
