@@ -11,7 +11,16 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import BetterSqlite3 from 'better-sqlite3';
 import type { ApiClient } from './http.js';
-import { OPEN_LOOP_ROUNDS, agent, call, ok, type OpenLoopSpec, type Run, type Target } from './open-loop.js';
+import {
+  OPEN_LOOP_ROUNDS,
+  agent,
+  call,
+  ok,
+  targetHeaders,
+  type OpenLoopSpec,
+  type Run,
+  type Target,
+} from './open-loop.js';
 import { ROOT, startChild, type Child } from './processes.js';
 import type { GatewayCounts, GatewayReport, GatewayTargets, OpenLoopTiming, RevocationResult } from './report.js';
 import { percentile, round, sleep } from './stats.js';
@@ -183,8 +192,8 @@ async function cannon(
   seconds: number,
   onId: (id: string | null) => void,
 ): Promise<CannonRun> {
-  const url = `${target.url}/chat/completions`;
-  const headers = { 'content-type': 'application/json', authorization: target.authorization };
+  const url = `${target.url}${target.path ?? '/chat/completions'}`;
+  const headers = targetHeaders(target);
   const result = await autocannon({
     url,
     connections: THROUGHPUT_CONNECTIONS,

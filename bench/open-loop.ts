@@ -13,6 +13,10 @@ export interface Target {
   /** Base address, …/v1. */
   url: string;
   authorization: string;
+  /** The API's path after the base address: `/chat/completions` unless said. */
+  path?: string;
+  /** Headers of the API's besides the key (Anthropic's `anthropic-version`). */
+  headers?: Record<string, string>;
   /** Its own request bodies (another route), instead of the spec's. */
   bodies?: readonly string[];
 }
@@ -31,9 +35,9 @@ export function agent(): Agent {
 
 /** One chat completion, its body read to the end. */
 export async function call(dispatcher: Agent, target: Target, body: string): Promise<Call> {
-  const answer = await request(`${target.url}/chat/completions`, {
+  const answer = await request(`${target.url}${target.path ?? '/chat/completions'}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: target.authorization },
+    headers: targetHeaders(target),
     body,
     dispatcher,
   });
@@ -48,6 +52,13 @@ export async function call(dispatcher: Agent, target: Target, body: string): Pro
     requestId: typeof id === 'string' ? id : null,
   };
 }
+
+/** What every request to `target` carries. */
+export const targetHeaders = (target: Target): Record<string, string> => ({
+  'content-type': 'application/json',
+  authorization: target.authorization,
+  ...target.headers,
+});
 
 export const ok = (status: number) => status >= 200 && status < 300;
 

@@ -14,7 +14,7 @@ import { LiveTelemetry } from './live-telemetry.js';
 import { Memo } from './memo.js';
 import { routePlan, vaultProvidersOf } from './route-plan.js';
 import { MemoryQuota } from './memory-quota.js';
-import { GatewayRefusal, creditSpent, invalidKey, modelNotAllowed, modelNotFound } from './refusals.js';
+import { GatewayRefusal, creditSpent, invalidKey, modelNotAllowed, modelNotFound, wrongKind } from './refusals.js';
 
 export interface AdmissionsOptions {
   control: ControlStore;
@@ -193,6 +193,7 @@ export class Admissions {
     );
     const plan = routePlan(stored, request.model, (vault) => opened.get(vault) ?? null);
     if (plan === null) throw refuse(modelNotFound(request.model));
+    if (request.kind !== undefined && plan.kind !== request.kind) throw refuse(wrongKind(request.model, plan.kind));
     // Characters bound the prompt's tokens from above, and the dearer of the input prices covers a
     // cache write. Held at the full price unless every target would be served on the customer's key.
     const promptPrice = Math.max(plan.price.input, plan.price.cacheWrite);

@@ -51,6 +51,17 @@ export const modelNotFound = (model: string) =>
     'model_not_found',
   );
 
+/** A model asked over an API that does not serve its kind: chat over embeddings, or the reverse. */
+export const wrongKind = (model: string, kind: 'chat' | 'embeddings') =>
+  new GatewayRefusal(
+    400,
+    kind === 'embeddings'
+      ? `The model ${shown(model)} is an embeddings model: ask it through POST /v1/embeddings.`
+      : `The model ${shown(model)} is not an embeddings model: ask it through a chat API.`,
+    'invalid_request_error',
+    'model_not_supported',
+  );
+
 export const creditSpent = () =>
   new GatewayRefusal(
     402,

@@ -32,13 +32,13 @@ export const formatProblem = (problem: Problem): string =>
   problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`;
 
 /**
- * The wire formats the gateway sends each kind of route upstream in today: a target's provider
- * must speak one of them. Chat goes upstream as OpenAI's chat completions only; once a
- * translation to Anthropic's Messages API exists, `chat` gains `'anthropic'` here and the rule
- * follows.
+ * The wire formats each kind of route can be sent upstream in: a target's provider must speak
+ * one. A chat route's targets may speak OpenAI's API (chat completions, the Responses API) or
+ * Anthropic's Messages API; each request goes to the targets that speak its own API. Embeddings
+ * go upstream as OpenAI's only.
  */
 export const UPSTREAM_FORMATS: Readonly<Record<RouteKind, readonly WireApi[]>> = {
-  chat: ['openai'],
+  chat: ['openai', 'anthropic'],
   embeddings: ['openai'],
 };
 
@@ -307,7 +307,7 @@ function target(
       c.problem(
         child(path, 'provider'),
         `provider "${providerId}" speaks ${entry.api.join(' and ')}; the gateway sends ${kind} requests upstream ` +
-          `in ${UPSTREAM_FORMATS[kind].join(' or ')} format, so a ${kind} route's provider must speak it`,
+          `in ${UPSTREAM_FORMATS[kind].join(' or ')} format, so an ${kind} route's provider must speak it`,
       );
       providerId = undefined;
     }

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { request as undiciRequest, type Dispatcher } from 'undici';
 import { classifyError, classifyStatus, type FailureClass } from './failure-policy.js';
-import { SseEvents, UpstreamTooLarge, type SseEvent } from './sse-events.js';
+import { SseEvents, UpstreamTooLarge, type EventReader, type SseEvent } from './sse-events.js';
 
 /**
  * One upstream attempt, up to the point where the gateway commits to it: a non-streamed answer
@@ -20,6 +20,8 @@ export interface AttemptInput {
   headers: Record<string, string>;
   body: string;
   stream: boolean;
+  /** How the stream's events are read: the API's reader, or chat completions' (null). */
+  reader: EventReader | null;
   /** The request's own signal: its deadline, its caller gone. */
   signal: AbortSignal;
   /** Non-streamed: the whole answer; streamed: the first content. 0: only the request's deadline. */
@@ -138,7 +140,7 @@ async function attemptWithin(
     return { kind: 'answer', status: upstream.statusCode, retryAfter, text };
   }
   // Held until the first content: a stream that fails before it can still go elsewhere.
-  const events = new SseEvents();
+  const events = new SseEvents(input.reader);
   const rest = (upstream.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   const held: SseEvent[] = [];
   const failedWith = (failure: FailureClass, text: string): AttemptOutcome => {
@@ -156,7 +158,7 @@ async function attemptWithin(
         onMalformed();
         continue;
       }
-      if (event.error && !content) return failedWith('stream_error', raw.replace(/^data:\s*/, '').trim());
+      if (event.error && !content) return failedWith('stream_error', dataOf(raw));
       held.push(event);
       content ||= event.content.length > 0 || event.otherCharacters > 0;
     }
@@ -168,6 +170,14 @@ async function attemptWithin(
     }
   }
 }
+
+/** The data of an event, its `event:` line and framing left out: an error's JSON. */
+const dataOf = (raw: string): string =>
+  raw
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(5).trim())
+    .join('\n');
 
 /** Milliseconds since `since` (performance.now()), for an attempt's row entry. */
 export const elapsed = (since: number) => performance.now() - since;

@@ -3,14 +3,8 @@ import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { estimatedTokens } from './request-facts.js';
-import {
-  answerFacts,
-  mayCarryUsage,
-  UpstreamTooLarge,
-  type SseEvent,
-  type SseEvents,
-  type Usage,
-} from './sse-events.js';
+import type { ErrorWords, GatewayApi } from './apis/api.js';
+import { mayCarryUsage, UpstreamTooLarge, type SseEvent, type SseEvents, type Usage } from './sse-events.js';
 
 /**
  * What reaches the caller once the gateway has committed to an attempt (failover.ts): an answer,
@@ -26,6 +20,8 @@ export interface Measured {
   tpotMs: number | null;
   usage: Usage | null;
   generatedCharacters: number;
+  /** The Responses API's id of the answer, when it named one. */
+  responseId: string | null;
 }
 
 export const newMeasured = (): Measured => ({
@@ -36,10 +32,13 @@ export const newMeasured = (): Measured => ({
   tpotMs: null,
   usage: null,
   generatedCharacters: 0,
+  responseId: null,
 });
 
 export interface Delivery {
   reply: FastifyReply;
+  /** The caller's API: how its answer is measured and its errors worded. */
+  api: GatewayApi;
   /** Sent with every answer: rate limits, the request id, what served it. */
   headers: Record<string, string>;
   /** The provider key the answer was asked with: never handed on, even quoted. */
@@ -65,14 +64,25 @@ export function sendJson(delivery: Delivery, status: number, body: string, extra
   reply.raw.end(withoutKey(body, delivery.apiKey));
 }
 
+/** An error answer, in the caller's API's shape. */
+export function sendError(
+  delivery: Delivery,
+  status: number,
+  error: ErrorWords,
+  extra: Record<string, string> = {},
+): void {
+  sendJson(delivery, status, JSON.stringify(delivery.api.errorBody(status, error)), extra);
+}
+
 /** A non-streamed answer of the upstream's, then what it says of its usage. */
 export function deliverAnswer(delivery: Delivery, status: number, text: string, measured: Measured): void {
   measured.status = status;
   sendJson(delivery, status, text);
   // Read once the answer is on its way: the caller does not wait for our measuring.
-  const facts = answerFacts(text);
+  const facts = delivery.api.answerFacts(text);
   measured.usage = facts.usage;
   measured.generatedCharacters = facts.generatedCharacters;
+  measured.responseId = facts.responseId ?? null;
 }
 
 export interface HeldStream {
@@ -81,11 +91,6 @@ export interface HeldStream {
   rest: AsyncIterator<Buffer>;
   abort: AbortController;
   ended: boolean;
-}
-
-/** Why a stream the caller was already reading ended early: an error event in OpenAI's shape. */
-function errorEvent(message: string, code: string): string {
-  return `data: ${JSON.stringify({ error: { message, type: 'upstream_error', code } })}\n\n`;
 }
 
 /** Thrown into a stream's reading when it has sent nothing for `idleMs`. */
@@ -135,6 +140,7 @@ export async function deliverStream(
         measured.generatedCharacters += event.content.length + event.otherCharacters;
       }
       if (event.usage) measured.usage = event.usage;
+      if (event.responseId !== undefined) measured.responseId ??= event.responseId;
       if (event.finished) finished = true;
       if (event.error && !failedInStream) {
         failedInStream = true;
@@ -164,7 +170,7 @@ export async function deliverStream(
     if (!events.done && !finished && !failedInStream) {
       measured.termination = 'upstream_stream_aborted';
       measured.upstreamError = 'upstream closed the stream before [DONE]';
-      reply.raw.end(errorEvent('The upstream ended the stream before it was complete.', 'stream_cut'));
+      reply.raw.end(delivery.api.streamError('The upstream ended the stream before it was complete.', 'stream_cut'));
     } else {
       reply.raw.end();
     }
@@ -175,16 +181,16 @@ export async function deliverStream(
     measured.termination = 'upstream_stream_aborted';
     if (reason instanceof Stalled) {
       measured.upstreamError = `the upstream's stream stalled: nothing for ${options.idleMs / 1000} s`;
-      reply.raw.end(errorEvent('The upstream stopped sending; the stream was ended.', 'stream_stalled'));
+      reply.raw.end(delivery.api.streamError('The upstream stopped sending; the stream was ended.', 'stream_stalled'));
     } else if (error instanceof UpstreamTooLarge) {
       measured.upstreamError = `the upstream sent ${error.message}`;
-      reply.raw.end(errorEvent(measured.upstreamError, 'upstream_error'));
+      reply.raw.end(delivery.api.streamError(measured.upstreamError, 'upstream_error'));
     } else if (stream.abort.signal.aborted && !(reason instanceof Error && reason.message === 'attempt over')) {
       // The request's deadline or its caller: the caller of failover.ts records which.
       throw error;
     } else {
       measured.upstreamError = 'upstream closed the stream before [DONE]';
-      reply.raw.end(errorEvent('The upstream ended the stream before it was complete.', 'stream_cut'));
+      reply.raw.end(delivery.api.streamError('The upstream ended the stream before it was complete.', 'stream_cut'));
     }
   } finally {
     clearTimeout(idle);

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
@@ -8,11 +9,13 @@ import type { Attempt } from '../schemas/request-log.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { attempt, type AttemptOutcome } from './attempt.js';
 import type { Breakers } from './breakers.js';
-import { deliverAnswer, deliverStream, newMeasured, sendJson, type Delivery, type Measured } from './deliver.js';
+import type { GatewayApi } from './apis/api.js';
+import { deliverAnswer, deliverStream, newMeasured, sendError, type Delivery, type Measured } from './deliver.js';
 import { classifyStatus, policyOf, retryAfterMs, unansweredStatus, type FailureClass } from './failure-policy.js';
 import type { RowStart } from './request-facts.js';
 import { servedRow } from './served-row.js';
 import { UpstreamTooLarge } from './sse-events.js';
+import type { ResponseOrigins } from './response-origins.js';
 import { targetOrder } from './target-order.js';
 import { upstreamFailure } from './upstream-errors.js';
 import { targetUpstream, type Upstreams } from './upstreams.js';
@@ -38,6 +41,12 @@ export interface Routing {
 }
 
 export interface ServeInput {
+  /** The API the request came in on: what its targets are asked, how its answer is measured and worded. */
+  api: GatewayApi;
+  /** The caller's headers, for what the API hands on (Anthropic's version and betas). */
+  incoming: IncomingHttpHeaders;
+  /** The caller's query string, `?…` or empty, handed on (Claude Code's `?beta=true`). */
+  query: string;
   start: RowStart;
   /** performance.now() at the request's arrival. */
   arrived: number;
@@ -45,6 +54,8 @@ export interface ServeInput {
   promptCharacters: number;
   plan: RoutePlan;
   rateHeaders: Record<string, string>;
+  /** Where the Responses API's answers are recorded by the target that produced them; null for other APIs. */
+  origins: ResponseOrigins | null;
 }
 
 export const targetName = (target: Pick<TargetPlan, 'provider' | 'model'>) => `${target.provider}/${target.model}`;
@@ -61,10 +72,10 @@ const PLATFORM_KEY_OPEN_MS = 60_000;
 
 /** Serves the request over its route's targets; returns its row. */
 export async function serve(reply: FastifyReply, routing: Routing, input: ServeInput): Promise<RequestRecord> {
-  const { plan, body } = input;
+  const { plan, body, api } = input;
   const settings = plan.failover;
-  const stream = body.stream === true;
-  const wantsUsage = stream && (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+  const stream = api.streams(body);
+  const wantsUsage = api.wantsUsage(body);
   const request = new AbortController();
   const budgetMs = Math.min(routing.timeoutMs, settings.timeout_ms);
   const deadline = input.arrived + budgetMs;
@@ -133,7 +144,7 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
         skip('context_length');
         continue;
       }
-      const upstream = target.api.includes('openai') ? targetUpstream(routing.upstreams, target, routing.env) : null;
+      const upstream = target.api.includes(api.wire) ? targetUpstream(routing.upstreams, target, routing.env) : null;
       if (upstream === null) {
         skip('unsupported');
         continue;
@@ -146,15 +157,15 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
       }
       current = name;
       const began = performance.now();
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (upstream.apiKey) headers.authorization = `Bearer ${upstream.apiKey}`;
+      const headers = { 'content-type': 'application/json', ...api.upstreamHeaders(upstream.apiKey, input.incoming) };
       const outcome = await attempt(
         {
           dispatcher: routing.dispatcher,
-          url: `${upstream.baseUrl}/chat/completions`,
+          url: `${upstream.baseUrl}${api.path}${input.query}`,
           headers,
-          body: upstreamBody(body, target.model, stream),
+          body: api.upstreamBody(body, target.model, stream),
           stream,
+          reader: api.streamReader(),
           signal: request.signal,
           limitMs: stream ? settings.first_byte_timeout_ms : settings.answer_timeout_ms,
           isByok: upstream.isByok,
@@ -162,7 +173,7 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
         onMalformed,
       );
       const ms = performance.now() - began;
-      const delivery: Delivery = { reply, headers: {}, apiKey: upstream.apiKey, arrived: input.arrived };
+      const delivery: Delivery = { reply, api, headers: {}, apiKey: upstream.apiKey, arrived: input.arrived };
       if (outcome.kind !== 'failed') {
         routing.breakers.succeeded(name);
         current = null;
@@ -195,7 +206,7 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
           attempts[attempts.length - 1]!.error = classifyStatus(outcome.status, outcome.text, upstream.isByok);
           measured.status = failure.status;
           measured.upstreamError = failure.rowError;
-          sendJson(delivery, failure.status, JSON.stringify(failure.body), failure.headers);
+          sendError(delivery, failure.status, failure.body.error, failure.headers);
         }
         return finish();
       }
@@ -255,6 +266,7 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
     // Nothing served: the last failure as the caller's answer, or every target's breaker open.
     const delivery: Delivery = {
       reply,
+      api,
       headers: headersFor(null),
       apiKey: last?.apiKey ?? null,
       arrived: input.arrived,
@@ -266,23 +278,21 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
       const refusal = noUpstream(plan.targets.map((target) => target.provider).join(', '));
       measured.status = refusal.status;
       measured.upstreamError = refusal.message;
-      sendJson(delivery, refusal.status, JSON.stringify(refusal.body()));
+      sendError(delivery, refusal.status, refusal.body().error);
       return finish();
     }
     if (last === null) {
       const seconds = Math.max(1, Math.ceil((openUntil - performance.now()) / 1000));
       measured.status = 503;
       measured.upstreamError = 'every target of the route is failing (breakers open)';
-      sendJson(
+      sendError(
         delivery,
         503,
-        JSON.stringify({
-          error: {
-            message: `Every target of ${plan.route} is failing; try again in ${seconds} s.`,
-            type: 'upstream_error',
-            code: 'breaker_open',
-          },
-        }),
+        {
+          message: `Every target of ${plan.route} is failing; try again in ${seconds} s.`,
+          type: 'upstream_error',
+          code: 'breaker_open',
+        },
         { 'retry-after': String(seconds) },
       );
       return finish();
@@ -304,7 +314,13 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
         decision: 'gave_up',
       });
     }
-    endRequest(reply, request.signal, error, measured, budgetMs, headersFor(null));
+    endRequest(
+      { reply, api, headers: headersFor(null), apiKey: null, arrived: input.arrived },
+      request.signal,
+      error,
+      measured,
+      budgetMs,
+    );
     return finish();
   } finally {
     clearTimeout(guillotine);
@@ -312,12 +328,14 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
   }
 
   function finish(): RequestRecord {
+    if (served && measured.responseId !== null) input.origins?.set(measured.responseId, targetName(served.target));
     return servedRow(input, {
       measured,
       preDispatchMs,
       served: served && { model: served.target.model, isByok: served.isByok, name: targetName(served.target) },
       price: plan.price,
       promptCache: plan.promptCache,
+      billed: api.billed,
       attempts,
     });
   }
@@ -328,16 +346,6 @@ function backoff(baseMs: number, tries: number, random: () => number): number {
   return Math.round(baseMs * 2 ** tries * (0.5 + random()));
 }
 
-/** The caller's body as the target is asked it: its model, and usage always asked for when streamed. */
-function upstreamBody(body: Record<string, unknown>, model: string, stream: boolean): string {
-  return JSON.stringify({
-    ...body,
-    model,
-    // Always asked for, to measure the tokens; handed on only to a caller who asked too.
-    ...(stream ? { stream_options: { ...(body.stream_options as object | undefined), include_usage: true } } : {}),
-  });
-}
-
 /** The answer when every attempt failed: the upstream's own error where it sent one. */
 function answerFailure(delivery: Delivery, last: LastFailure, measured: Measured): void {
   const { outcome } = last;
@@ -345,21 +353,21 @@ function answerFailure(delivery: Delivery, last: LastFailure, measured: Measured
     const failure = upstreamFailure(outcome.status, outcome.retryAfter, outcome.text, [last.apiKey], last.isByok);
     measured.status = failure.status;
     measured.upstreamError = failure.rowError;
-    sendJson(delivery, failure.status, JSON.stringify(failure.body), failure.headers);
+    sendError(delivery, failure.status, failure.body.error, failure.headers);
     return;
   }
   if (outcome.failure === 'stream_error') {
     const failure = upstreamFailure(502, undefined, outcome.text, [last.apiKey], last.isByok);
     measured.status = 502;
     measured.upstreamError = `stream error event: ${failure.body.error.message}`;
-    sendJson(delivery, 502, JSON.stringify(failure.body));
+    sendError(delivery, 502, failure.body.error);
     return;
   }
   const { status, message } = unansweredStatus(outcome.failure);
   measured.status = status;
   measured.upstreamError = rowErrorOf(outcome.failure);
   const type = status === 504 ? 'timeout' : 'upstream_error';
-  sendJson(delivery, status, JSON.stringify({ error: { message, type, code: type } }));
+  sendError(delivery, status, { message, type, code: type });
 }
 
 function rowErrorOf(failure: FailureClass): string {
@@ -379,13 +387,13 @@ function rowErrorOf(failure: FailureClass): string {
 
 /** The request ended by its deadline, its caller, or an answer too large, whatever was under way. */
 function endRequest(
-  reply: FastifyReply,
+  delivery: Delivery,
   signal: AbortSignal,
   error: unknown,
   measured: Measured,
   budgetMs: number,
-  headers: Record<string, string>,
 ): void {
+  const { reply } = delivery;
   const reason = signal.aborted ? String((signal.reason as Error | undefined)?.message) : '';
   const headersSent = reply.raw.headersSent;
   if (reason === 'client disconnected') {
@@ -402,15 +410,12 @@ function endRequest(
   } else {
     throw error;
   }
+  const message = measured.upstreamError ?? 'The request ended early.';
   if (!headersSent && reason !== 'client disconnected') {
-    const status = measured.status;
-    const type = status === 504 ? 'timeout' : 'upstream_error';
-    reply.hijack();
-    reply.raw.writeHead(status, { ...headers, 'content-type': 'application/json' });
-    reply.raw.end(JSON.stringify({ error: { message: measured.upstreamError, type, code: type } }));
+    const type = measured.status === 504 ? 'timeout' : 'upstream_error';
+    sendError(delivery, measured.status, { message, type, code: type });
   } else if (headersSent && !reply.raw.writableEnded && reason !== 'client disconnected') {
-    const body = { error: { message: measured.upstreamError, type: 'upstream_error', code: 'upstream_error' } };
-    reply.raw.end(`data: ${JSON.stringify(body)}\n\n`);
+    reply.raw.end(delivery.api.streamError(message, 'upstream_error'));
   } else if (!reply.raw.writableEnded) {
     reply.raw.destroy();
   }

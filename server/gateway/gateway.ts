@@ -10,14 +10,20 @@ import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
 import { lazyChildLogger } from '../log.js';
+import type { GatewayApi } from './apis/api.js';
+import { chatApi } from './apis/chat.js';
+import { embeddingsApi } from './apis/embeddings.js';
+import { ANTHROPIC_VERSIONS, countTokensApi, messagesApi } from './apis/messages.js';
+import { responsesApi } from './apis/responses.js';
+import { ResponseOrigins } from './response-origins.js';
 import { GatewayRefusal, badRequest, invalidKey, namesItsRow } from '../admission/refusals.js';
 import { tooDeep, tooDeepError } from './body-checks.js';
 import type { KeyModels, KeyOwnerWire } from '../schemas/gateway-internal.js';
 import type { Authority } from './authority.js';
 import { Breakers } from './breakers.js';
-import { serve, type Routing } from './failover.js';
+import { serve, targetName, type Routing } from './failover.js';
 import { KeyGate, announcesBody, bearerSecret, bodyDeadline } from './front-door.js';
-import { metadataOf, promptCharacters, refusalRow, uncertainBound, type RowStart } from './request-facts.js';
+import { metadataOf, refusalRow, type RowStart } from './request-facts.js';
 import type { Upstreams } from './upstreams.js';
 
 export interface GatewayOptions {
@@ -44,21 +50,6 @@ export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 /** Generated tokens assumed for a hold when the caller sets no maximum: the most any route answers. */
 const DEFAULT_MAX_GENERATED = 16_000;
-
-interface ChatBody {
-  n?: unknown;
-  model?: unknown;
-  messages?: unknown;
-  stream?: unknown;
-  stream_options?: unknown;
-  max_tokens?: unknown;
-  max_completion_tokens?: unknown;
-}
-
-function maxGenerated(body: ChatBody): number | null {
-  const value = body.max_completion_tokens ?? body.max_tokens;
-  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : null;
-}
 
 const newRequestId = () => `req_${randomUUID().replace(/-/g, '')}`;
 
@@ -93,26 +84,45 @@ function boundCharacters(request: FastifyRequest, body: unknown): number {
   return Number.isSafeInteger(length) && length >= 0 ? length : JSON.stringify(body).length;
 }
 
-/** What is wrong with a chat request's body before anything is asked of the key, or null. */
-function malformed(body: ChatBody): string | null {
-  if (typeof body.model !== 'string' || body.model === '') return 'model is required.';
-  if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages must be a non-empty array.';
-  // Forwarded as sent, a `stream` the upstream reads as true would come back as events the
-  // gateway took for one answer: only what both read alike passes.
-  if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
-    return 'stream must be a boolean.';
-  }
-  const options = body.stream_options;
-  if (options !== undefined && options !== null && (typeof options !== 'object' || Array.isArray(options))) {
-    return 'stream_options must be an object.';
+/** Each path's API; a path under /v1/messages that is not one is answered in Anthropic's shape. */
+const APIS: Readonly<Record<string, GatewayApi>> = {
+  '/v1/chat/completions': chatApi,
+  '/v1/messages': messagesApi,
+  '/v1/messages/count_tokens': countTokensApi,
+  '/v1/responses': responsesApi,
+  '/v1/embeddings': embeddingsApi,
+};
+
+const apiOf = (request: FastifyRequest): GatewayApi =>
+  APIS[request.routeOptions.url ?? ''] ?? (request.url.startsWith('/v1/messages') ? messagesApi : chatApi);
+
+/**
+ * The caller's key: `Authorization: Bearer`, or on Anthropic's paths `x-api-key` too (what
+ * Anthropic's SDK and Claude Code send). Null when neither is there or readable.
+ */
+function callerSecret(request: FastifyRequest): string | null {
+  const bearer = bearerSecret(request.headers.authorization);
+  if (bearer !== null || apiOf(request).wire !== 'anthropic') return bearer;
+  const key = request.headers['x-api-key'];
+  return typeof key === 'string' && key !== '' && key.length <= 512 ? key : null;
+}
+
+/** What is wrong with an Anthropic request's `anthropic-version`, as Anthropic words it, or null. */
+function badVersion(request: FastifyRequest): string | null {
+  const version = request.headers['anthropic-version'];
+  if (version === undefined) return 'anthropic-version: header is required';
+  if (typeof version !== 'string' || !ANTHROPIC_VERSIONS.has(version)) {
+    return `anthropic-version: unknown version ${JSON.stringify(String(version)).slice(0, 80)}; this gateway takes ${[...ANTHROPIC_VERSIONS].join(', ')}`;
   }
   return null;
 }
 
 /**
- * The OpenAI-compatible gateway: `POST /v1/chat/completions` (streamed or not) and `GET /v1/models`,
- * on a Fastify instance of its own (its own port). Each call is decided by the control plane
- * (`options.authority`), forwarded to the route's upstream, measured, and reported as one row.
+ * The gateway, on a Fastify instance of its own (its own port): OpenAI's chat completions,
+ * Responses API and embeddings, Anthropic's Messages API (and its token counting), streamed or
+ * not, and `GET /v1/models`. Each call is decided by the control plane (`options.authority`),
+ * forwarded to its route's targets that speak its API (failover.ts), measured, and reported as
+ * one row; each refusal is worded in the API's own error shape, so each SDK raises its own error.
  */
 export function buildGateway(options: GatewayOptions): FastifyInstance {
   const { authority } = options;
@@ -176,7 +186,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
         ),
       );
     }
-    const secret = bearerSecret(request.headers.authorization);
+    const secret = callerSecret(request);
     if (secret === null) {
       closing(request, reply);
       return done(invalidKey()); // nobody to ask about, no row
@@ -201,20 +211,31 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     else admitAtTheDoor(known);
   });
 
+  /** A refusal in the request's API's shape. */
+  const refused = (request: FastifyRequest, reply: FastifyReply, refusal: GatewayRefusal) =>
+    reply
+      .code(refusal.status)
+      .headers(refusal.headers)
+      .send(apiOf(request).errorBody(refusal.status, refusal.body().error));
+
   gateway.setErrorHandler(async (error: Error & { statusCode?: number }, request, reply) => {
-    if (error instanceof GatewayRefusal) return reply.code(error.status).headers(error.headers).send(error.body());
+    if (error instanceof GatewayRefusal) return refused(request, reply, error);
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       recordUnread(request, reply, status);
       // Too large, too slow, another type: what is left of the body is not read.
       if (!request.raw.complete) reply.header('connection', 'close');
-      return reply.code(status).send(badRequest(error.message).body());
+      return refused(request, reply, new GatewayRefusal(status, error.message, 'invalid_request_error', null));
     }
     request.log.error({ err: error }, 'gateway request failed');
-    return reply.code(500).send({ error: { message: 'internal error', type: 'server_error', code: null } });
+    return refused(request, reply, new GatewayRefusal(500, 'internal error', 'server_error', null));
   });
   gateway.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(badRequest(`Unknown request URL: ${request.method} ${request.url}.`).body()),
+    refused(
+      request,
+      reply,
+      new GatewayRefusal(404, `Unknown request URL: ${request.method} ${request.url}.`, 'invalid_request_error', null),
+    ),
   );
 
   /**
@@ -222,7 +243,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
    * content type): still a call of the key's, so still its row.
    */
   const recordUnread = (request: FastifyRequest, reply: FastifyReply, status: number): void => {
-    if (request.method !== 'POST' || request.routeOptions.url !== '/v1/chat/completions') return;
+    if (request.method !== 'POST' || APIS[request.routeOptions.url ?? ''] === undefined) return;
     const caller = callers.get(request.raw);
     if (!caller) return;
     const reqId = newRequestId();
@@ -232,21 +253,25 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
   };
 
   const secretOf = (request: FastifyRequest): string => {
-    const secret = bearerSecret(request.headers.authorization);
+    const secret = callerSecret(request);
     if (secret === null) throw invalidKey(); // nobody to ask about, no row
     return secret;
   };
 
-  gateway.post('/v1/chat/completions', async (request, reply) => {
+  // Which target produced each response this process served: a request continuing one
+  // (`previous_response_id`) goes there, where its state is.
+  const origins = new ResponseOrigins();
+
+  const handle = (api: GatewayApi) => async (request: FastifyRequest, reply: FastifyReply) => {
     const arrived = performance.now();
     const ts = options.now();
-    const body = (request.body ?? {}) as ChatBody & Record<string, unknown>;
+    const body = (request.body ?? {}) as Record<string, unknown>;
     // Set by the front door for every POST it lets in.
     const caller = callers.get(request.raw);
     if (!caller) throw invalidKey();
     const { secret } = caller;
     const model = typeof body.model === 'string' ? body.model : '';
-    const stream = body.stream === true;
+    const stream = api.streams(body);
     const reqId = newRequestId();
     const startOf = (key: KeyOwnerWire) => rowStart(request, reqId, model, stream, ts, key);
     // A refusal of a known key is its row; an unknown key's has nobody to be filed under.
@@ -257,32 +282,80 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
       return refusal;
     };
 
-    const problem = malformed(body);
+    const problem = (api.wire === 'anthropic' ? badVersion(request) : null) ?? api.malformed(body);
     if (problem !== null) throw refuse(badRequest(problem), caller.key);
-    const messages = body.messages as unknown[];
-    // The hold bounds the prompt by the whole body (tools, images and all) and counts every choice.
-    const choices = typeof body.n === 'number' && Number.isInteger(body.n) && body.n > 1 ? body.n : 1;
     const decision = await authority.admit({
       reqId,
       secret,
       model,
+      kind: api.kind,
+      // The hold bounds the prompt by the whole body (tools, images and all).
       boundCharacters: boundCharacters(request, body),
-      boundUncertain: uncertainBound(messages),
-      maxGenerated: (maxGenerated(body) ?? DEFAULT_MAX_GENERATED) * choices,
+      boundUncertain: api.uncertainBound(body),
+      maxGenerated: api.maxGenerated(body, DEFAULT_MAX_GENERATED),
       timeoutMs,
     });
     if (decision.kind === 'refused') throw refuse(GatewayRefusal.fromWire(decision.refusal), decision.key);
+    let plan = decision.plan;
+    const speaking = plan.targets.filter((target) => target.api.includes(api.wire));
+    if (speaking.length === 0) {
+      throw refuse(
+        badRequest(
+          `The model ${model} is not served over this API here: none of its targets speaks ${api.wire === 'anthropic' ? "Anthropic's Messages API" : "OpenAI's API"}.`,
+        ),
+        decision.key,
+      );
+    }
+    const previous = body.previous_response_id;
+    if (api === responsesApi && typeof previous === 'string' && speaking.length > 1) {
+      // Only the target that produced a response keeps it: the continuation goes there, or nowhere.
+      const origin = origins.get(previous);
+      const there = origin === null ? [] : speaking.filter((target) => targetName(target) === origin);
+      if (there.length === 0) {
+        throw refuse(
+          badRequest(
+            `previous_response_id ${previous.slice(0, 64)} was not answered by this gateway, and the model ${model} has several targets: only the one that produced it keeps its state. Send the conversation's items in input instead.`,
+          ),
+          decision.key,
+        );
+      }
+      plan = { ...plan, targets: there };
+    }
+    const queryAt = request.url.indexOf('?');
     const row = await serve(reply, routing, {
+      api,
+      incoming: request.headers,
+      query: queryAt < 0 ? '' : request.url.slice(queryAt),
       start: startOf(decision.key),
       arrived,
       body,
-      promptCharacters: promptCharacters(messages),
-      plan: decision.plan,
+      promptCharacters: api.promptCharacters(body),
+      plan,
       rateHeaders: decision.rateHeaders,
+      origins: api === responsesApi ? origins : null,
     });
     authority.report(row);
     return reply;
-  });
+  };
+  for (const [path, api] of Object.entries(APIS)) gateway.post(path, handle(api));
+
+  // Stored responses are the provider's: this gateway keeps none to read or delete.
+  const notKept = async (request: FastifyRequest, reply: FastifyReply) => {
+    const known = await authority.keyModels(secretOf(request));
+    if (known.kind === 'refused') throw GatewayRefusal.fromWire(known.refusal);
+    return refused(
+      request,
+      reply,
+      new GatewayRefusal(
+        404,
+        'This gateway does not read or delete stored responses: continue one with previous_response_id in POST /v1/responses.',
+        'invalid_request_error',
+        'unsupported_endpoint',
+      ),
+    );
+  };
+  gateway.get('/v1/responses/:id', notKept);
+  gateway.delete('/v1/responses/:id', notKept);
 
   gateway.get('/v1/models', async (request) => {
     const known = await authority.keyModels(secretOf(request));

@@ -28,39 +28,6 @@ export function metadataOf(request: FastifyRequest): Record<string, string> {
   return metadata;
 }
 
-/** A chat request's text, for estimates where the upstream gives no usage: about four characters a token. */
-export function promptCharacters(messages: readonly unknown[]): number {
-  let characters = 0;
-  for (const message of messages) {
-    const content = (message as { content?: unknown } | null)?.content;
-    if (typeof content === 'string') characters += content.length;
-    else if (Array.isArray(content)) {
-      for (const part of content) {
-        const text = (part as { text?: unknown } | null)?.text;
-        if (typeof text === 'string') characters += text.length;
-      }
-    }
-  }
-  return characters;
-}
-
-/**
- * Whether a chat request holds parts whose tokens its characters do not bound: an image's URL
- * of 60 bytes may cost thousands of prompt tokens, and so may audio or a file. Text parts, and
- * content given as a string, are bounded by their characters.
- */
-export function uncertainBound(messages: readonly unknown[]): boolean {
-  for (const message of messages) {
-    const content = (message as { content?: unknown } | null)?.content;
-    if (!Array.isArray(content)) continue;
-    for (const part of content) {
-      const type = (part as { type?: unknown } | null)?.type;
-      if (type !== 'text' && type !== 'refusal') return true;
-    }
-  }
-  return false;
-}
-
 export const estimatedTokens = (characters: number) => Math.max(1, Math.ceil(characters / 4));
 
 /** The parts of a row known when the request arrives; the rest is measured as it is served. */

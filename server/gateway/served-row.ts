@@ -12,6 +12,8 @@ export interface ServedFacts {
   served: { name: string; model: string; isByok: boolean } | null;
   price: RoutePrice;
   promptCache: boolean;
+  /** False for a call that costs nothing (counting tokens): no tokens, no charge. */
+  billed: boolean;
   attempts: Attempt[];
 }
 
@@ -24,15 +26,20 @@ export function servedRow(
   facts: ServedFacts,
 ): RequestRecord {
   const { measured, served, price, promptCache } = facts;
-  const usage = measured.usage;
-  const answered = served !== null && measured.status < 400;
+  const usage = facts.billed ? measured.usage : null;
+  const answered = facts.billed && served !== null && measured.status < 400;
   const estimated = answered && usage === null;
   const cached = promptCache ? (usage?.cachedPrompt ?? 0) : 0;
+  const cacheWrite = promptCache ? (usage?.cacheWrite ?? 0) : 0;
   // An upstream that reports more cached tokens than prompt tokens is wrong, not owed a refund.
-  const prompt = usage ? Math.max(0, usage.prompt - cached) : answered ? estimatedTokens(input.promptCharacters) : 0;
+  const prompt = usage
+    ? Math.max(0, usage.prompt - cached - cacheWrite)
+    : answered
+      ? estimatedTokens(input.promptCharacters)
+      : 0;
   const generated = usage ? usage.completion : answered ? Math.ceil(measured.generatedCharacters / 4) : 0;
   const isByok = served?.isByok ?? false;
-  const cost = answered ? settledCostMicro(price, { prompt, generated, cacheWrite: 0, cacheRead: cached }, isByok) : 0;
+  const cost = answered ? settledCostMicro(price, { prompt, generated, cacheWrite, cacheRead: cached }, isByok) : 0;
   return gatewayRow(input.start, {
     status: measured.status,
     total_ms: performance.now() - input.arrived,
@@ -41,9 +48,9 @@ export function servedRow(
     pre_dispatch_ms: facts.preDispatchMs,
     prompt_tokens: prompt,
     tokens_generated: generated,
-    cache_creation_input_tokens: promptCache ? 0 : null,
+    cache_creation_input_tokens: promptCache ? cacheWrite : null,
     cache_read_input_tokens: promptCache ? cached : null,
-    total_tokens: prompt + generated + cached,
+    total_tokens: prompt + generated + cached + cacheWrite,
     tokens_estimated: estimated ? 1 : 0,
     cost_micro: cost,
     is_byok: isByok ? 1 : 0,

@@ -1,10 +1,14 @@
 import { StringDecoder } from 'node:string_decoder';
 
-/** Tokens as an OpenAI-compatible upstream reports them; `prompt` includes the cached part. */
+/**
+ * Tokens as the upstream reports them, in OpenAI's terms: `prompt` includes the cached part and
+ * the part written to the cache (Anthropic's `cache_creation_input_tokens`, 0 where not given).
+ */
 export interface Usage {
   prompt: number;
   completion: number;
   cachedPrompt: number;
+  cacheWrite: number;
 }
 
 interface UsageBody {
@@ -19,7 +23,7 @@ interface UsageBody {
  */
 const MAX_TOKENS = 10_000_000;
 
-const isCount = (value: unknown): value is number =>
+export const isCount = (value: unknown): value is number =>
   typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_TOKENS;
 
 /**
@@ -33,13 +37,15 @@ function usageFrom(body: UsageBody | null | undefined): Usage | null {
   if (!isCount(prompt) || prompt === 0 || !isCount(completion)) return null;
   const cached = body.prompt_tokens_details?.cached_tokens;
   // Cached tokens only lower the bill: a count that makes no sense is taken as none cached.
-  return { prompt, completion, cachedPrompt: isCount(cached) && cached <= prompt ? cached : 0 };
+  return { prompt, completion, cachedPrompt: isCount(cached) && cached <= prompt ? cached : 0, cacheWrite: 0 };
 }
 
 /** What a non-streamed answer says of itself: its usage, and the characters it generated (for an estimate). */
 export interface AnswerFacts {
   usage: Usage | null;
   generatedCharacters: number;
+  /** The Responses API's id of the response, where the answer is one. */
+  responseId?: string;
 }
 
 interface Message {
@@ -51,6 +57,16 @@ interface Message {
 interface Completion {
   usage?: UsageBody;
   choices?: unknown;
+}
+
+/**
+ * How an API other than chat completions reads its stream's events: `data` is the event's JSON,
+ * parsed; the reader fills in `event` (content, usage, finished, error) and says when the
+ * stream is done. One reader per stream: it may keep what earlier events said (Anthropic's
+ * usage comes in two parts).
+ */
+export interface EventReader {
+  read(data: unknown, event: SseEvent): { done: boolean };
 }
 
 /** Characters a choice's message generated: its text, a refusal, and its tool calls' names and arguments. */
@@ -106,6 +122,8 @@ export interface SseEvent {
   error: boolean;
   /** A choice ended (`finish_reason`): what follows is usage and `[DONE]` at most. */
   finished: boolean;
+  /** The Responses API's id of the response, in the event that first names it. */
+  responseId?: string;
 }
 
 const CONTENT_KEY = '"content"';
@@ -193,7 +211,11 @@ export class SseEvents {
   private held: string[] = [];
   private heldCharacters = 0;
 
-  constructor(private readonly maxEvent = MAX_EVENT_CHARACTERS) {}
+  /** `reader`: another API's events; chat completions' by default, read by this class itself. */
+  constructor(
+    private readonly reader: EventReader | null = null,
+    private readonly maxEvent = MAX_EVENT_CHARACTERS,
+  ) {}
 
   /**
    * The whole events `chunk` completes, as received (each with its blank line). Throws
@@ -281,6 +303,7 @@ export class SseEvents {
       return event;
     }
     if (data === '') return event;
+    if (this.reader) return this.readWith(this.reader, data, event);
     // A delta is read for its text alone, without parsing the whole chunk: most of a stream's
     // events, each a few hundred bytes of JSON, at every request. Chunks with usage, and any
     // whose `content` keys are not written as OpenAI writes them, are parsed whole.
@@ -317,6 +340,22 @@ export class SseEvents {
     } catch {
       event.malformed = true;
     }
+    return event;
+  }
+
+  private readWith(reader: EventReader, data: string, event: SseEvent): SseEvent {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(data);
+    } catch {
+      event.malformed = true;
+      return event;
+    }
+    if (parsed === null || typeof parsed !== 'object') {
+      event.malformed = true;
+      return event;
+    }
+    if (reader.read(parsed, event).done) this.done = true;
     return event;
   }
 }

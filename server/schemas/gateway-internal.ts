@@ -41,6 +41,12 @@ export const AdmissionRequest = Type.Object({
   /** The bearer secret the caller presented. */
   secret: Type.String({ minLength: 1, maxLength: 512 }),
   model: Type.String({ maxLength: 256 }),
+  /**
+   * The kind of route the request's API serves (embeddings, or chat for every other): another
+   * kind is refused as the wrong model before anything is held (absent: not checked, as older
+   * gateways send it).
+   */
+  kind: Type.Optional(Type.Union([Type.Literal('chat'), Type.Literal('embeddings')])),
   /** Characters bounding the prompt's tokens from above (the whole request body). */
   boundCharacters: Type.Integer({ minimum: 0 }),
   /** Tokens the answer may generate, over all its choices. */

@@ -105,11 +105,11 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
   it('refuses an event past its bound, however it arrives, and cuts events up to it as before', () => {
     const bound = 1000;
     const fits = delta('z'.repeat(bound - 200));
-    const events = new SseEvents(bound);
+    const events = new SseEvents(null, bound);
     expect(events.cut(Buffer.from(fits + fits))).toEqual([fits, fits]);
     const tooLong = Buffer.from(delta('z'.repeat(bound)));
-    expect(() => new SseEvents(bound).cut(tooLong)).toThrow(UpstreamTooLarge);
-    const inPieces = new SseEvents(bound);
+    expect(() => new SseEvents(null, bound).cut(tooLong)).toThrow(UpstreamTooLarge);
+    const inPieces = new SseEvents(null, bound);
     expect(() => {
       for (let at = 0; at < tooLong.length; at += 10) inPieces.cut(tooLong.subarray(at, at + 10));
     }).toThrow(UpstreamTooLarge);

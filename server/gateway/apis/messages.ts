@@ -1,0 +1,225 @@
+import { isCount, type AnswerFacts, type EventReader, type SseEvent, type Usage } from '../sse-events.js';
+import {
+  badStream,
+  holdsUnbounded,
+  positiveInteger,
+  sseData,
+  textCharacters,
+  type ErrorWords,
+  type GatewayApi,
+} from './api.js';
+
+/**
+ * Anthropic's Messages API, `POST /v1/messages`, passed through to targets that speak it:
+ * `anthropic-version`, `anthropic-beta` and every field of the body untouched but the model.
+ */
+
+/** The versions Anthropic's API takes; another is refused as Anthropic refuses it. */
+export const ANTHROPIC_VERSIONS: ReadonlySet<string> = new Set(['2023-06-01', '2023-01-01']);
+
+/** Blocks whose tokens their characters bound. */
+const BOUNDED = new Set(['text', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking']);
+
+/** Anthropic's error types by status (its API's "Errors" page). */
+export function anthropicErrorType(status: number): string {
+  switch (status) {
+    case 400:
+    case 422:
+      return 'invalid_request_error';
+    case 401:
+      return 'authentication_error';
+    case 402:
+      return 'billing_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 413:
+      return 'request_too_large';
+    case 429:
+      return 'rate_limit_error';
+    case 504:
+      return 'timeout_error';
+    case 529:
+      return 'overloaded_error';
+    default:
+      return status >= 400 && status < 500 ? 'invalid_request_error' : 'api_error';
+  }
+}
+
+const ANTHROPIC_TYPES = new Set([
+  'invalid_request_error',
+  'authentication_error',
+  'billing_error',
+  'permission_error',
+  'not_found_error',
+  'request_too_large',
+  'rate_limit_error',
+  'timeout_error',
+  'api_error',
+  'overloaded_error',
+]);
+
+/** `{"type": "error", "error": {"type", "message"}}`: an upstream's own Anthropic type kept, else the status's. */
+export function anthropicErrorBody(status: number, error: ErrorWords) {
+  const type = ANTHROPIC_TYPES.has(error.type) ? error.type : anthropicErrorType(status);
+  return { type: 'error', error: { type, message: error.message } };
+}
+
+interface AnthropicUsage {
+  input_tokens?: unknown;
+  output_tokens?: unknown;
+  cache_creation_input_tokens?: unknown;
+  cache_read_input_tokens?: unknown;
+}
+
+const countOr = (value: unknown, otherwise: number) => (isCount(value) ? value : otherwise);
+
+/**
+ * Anthropic's usage in OpenAI's terms: its `input_tokens` leave out what was read from and
+ * written to the cache, which the prompt includes here. Null when it counted no prompt.
+ */
+export function anthropicUsage(usage: AnthropicUsage, previous: Usage | null = null): Usage | null {
+  const read = countOr(usage.cache_read_input_tokens, previous?.cachedPrompt ?? 0);
+  const write = countOr(usage.cache_creation_input_tokens, previous?.cacheWrite ?? 0);
+  const input = isCount(usage.input_tokens) ? usage.input_tokens : previous ? previous.prompt - read - write : null;
+  const output = countOr(usage.output_tokens, previous?.completion ?? 0);
+  if (input === null || input + read + write === 0) return null;
+  return { prompt: input + read + write, completion: output, cachedPrompt: read, cacheWrite: write };
+}
+
+interface Block {
+  type?: unknown;
+  text?: unknown;
+  thinking?: unknown;
+  input?: unknown;
+  name?: unknown;
+}
+
+/** Characters a block generated: text, thinking, a tool call's name and input. */
+function blockCharacters(block: Block): number {
+  let characters = 0;
+  if (typeof block.text === 'string') characters += block.text.length;
+  if (typeof block.thinking === 'string') characters += block.thinking.length;
+  if (typeof block.name === 'string') characters += block.name.length;
+  if (block.type === 'tool_use' && block.input !== undefined) characters += JSON.stringify(block.input).length;
+  return characters;
+}
+
+function messageFacts(text: string): AnswerFacts {
+  let answer: { content?: unknown; usage?: AnthropicUsage };
+  try {
+    answer = JSON.parse(text) as typeof answer;
+  } catch {
+    return { usage: null, generatedCharacters: text.length };
+  }
+  if (!answer || typeof answer !== 'object') return { usage: null, generatedCharacters: text.length };
+  let generatedCharacters = 0;
+  if (Array.isArray(answer.content)) {
+    for (const block of answer.content)
+      if (block && typeof block === 'object') generatedCharacters += blockCharacters(block as Block);
+  }
+  return { usage: answer.usage ? anthropicUsage(answer.usage) : null, generatedCharacters };
+}
+
+interface StreamEvent {
+  type?: unknown;
+  message?: { usage?: AnthropicUsage };
+  content_block?: Block;
+  delta?: { type?: unknown; text?: unknown; partial_json?: unknown; thinking?: unknown; stop_reason?: unknown };
+  usage?: AnthropicUsage;
+}
+
+/** One stream's events: usage from `message_start`, completed by each `message_delta`. */
+class MessageEvents implements EventReader {
+  private usage: Usage | null = null;
+
+  read(data: unknown, event: SseEvent) {
+    const frame = data as StreamEvent;
+    switch (frame.type) {
+      case 'message_start':
+        this.usage = frame.message?.usage ? anthropicUsage(frame.message.usage) : null;
+        return { done: false };
+      case 'content_block_start':
+        if (frame.content_block) event.otherCharacters += blockCharacters(frame.content_block);
+        return { done: false };
+      case 'content_block_delta': {
+        const delta = frame.delta ?? {};
+        if (typeof delta.text === 'string') event.content += delta.text;
+        if (typeof delta.thinking === 'string') event.otherCharacters += delta.thinking.length;
+        if (typeof delta.partial_json === 'string') event.otherCharacters += delta.partial_json.length;
+        return { done: false };
+      }
+      case 'message_delta':
+        if (frame.usage) this.usage = anthropicUsage(frame.usage, this.usage);
+        event.usage = this.usage;
+        if (typeof frame.delta?.stop_reason === 'string') event.finished = true;
+        return { done: false };
+      case 'message_stop':
+        event.finished = true;
+        return { done: true };
+      case 'error':
+        event.error = true;
+        return { done: false };
+      default:
+        return { done: false };
+    }
+  }
+}
+
+export const messagesApi: GatewayApi = {
+  name: 'messages',
+  wire: 'anthropic',
+  kind: 'chat',
+  path: '/messages',
+  billed: true,
+  malformed(body) {
+    if (typeof body.model !== 'string' || body.model === '') return 'model: Field required';
+    if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: must be a non-empty array';
+    if (positiveInteger(body.max_tokens) === null) return 'max_tokens: Field required (a positive integer)';
+    return badStream(body.stream);
+  },
+  streams: (body) => body.stream === true,
+  promptCharacters: (body) => textCharacters(body.system) + textCharacters(body.messages) + textCharacters(body.tools),
+  uncertainBound: (body) => holdsUnbounded(body.messages, BOUNDED) || holdsUnbounded(body.system, BOUNDED),
+  maxGenerated: (body, unset) => positiveInteger(body.max_tokens) ?? unset,
+  upstreamBody: (body, model) => JSON.stringify({ ...body, model }),
+  upstreamHeaders(apiKey, incoming) {
+    const headers: Record<string, string> = {
+      'anthropic-version': String(incoming['anthropic-version'] ?? '2023-06-01'),
+    };
+    const beta = incoming['anthropic-beta'];
+    if (beta !== undefined) headers['anthropic-beta'] = Array.isArray(beta) ? beta.join(',') : beta;
+    if (apiKey) headers['x-api-key'] = apiKey;
+    return headers;
+  },
+  answerFacts: messageFacts,
+  streamReader: () => new MessageEvents(),
+  wantsUsage: () => true,
+  errorBody: anthropicErrorBody,
+  streamError: (message, code) =>
+    sseData('error', {
+      type: 'error',
+      error: { type: code === 'stream_stalled' ? 'timeout_error' : 'api_error', message },
+    }),
+};
+
+/**
+ * `POST /v1/messages/count_tokens`: passed through like a message, never streamed, free (Anthropic
+ * charges nothing for it), its row counting no tokens.
+ */
+export const countTokensApi: GatewayApi = {
+  ...messagesApi,
+  name: 'count_tokens',
+  path: '/messages/count_tokens',
+  billed: false,
+  malformed(body) {
+    if (typeof body.model !== 'string' || body.model === '') return 'model: Field required';
+    if (!Array.isArray(body.messages) || body.messages.length === 0) return 'messages: must be a non-empty array';
+    return null;
+  },
+  streams: () => false,
+  maxGenerated: () => 1,
+  answerFacts: () => ({ usage: null, generatedCharacters: 0 }),
+  streamReader: () => null,
+};
