@@ -31,8 +31,9 @@ export const isCount = (value: unknown): value is number =>
  * missing, negative, fractional or absurd, or no prompt token at all (every prompt has one).
  * Null means the row is estimated from the text instead: a count of 0 or less would bill nothing.
  */
-function usageFrom(body: UsageBody | null | undefined): Usage | null {
-  if (!body || typeof body !== 'object') return null;
+export function usageFrom(value: unknown): Usage | null {
+  if (!value || typeof value !== 'object') return null;
+  const body = value as UsageBody;
   const { prompt_tokens: prompt, completion_tokens: completion } = body;
   if (!isCount(prompt) || prompt === 0 || !isCount(completion)) return null;
   const cached = body.prompt_tokens_details?.cached_tokens;
