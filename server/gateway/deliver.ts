@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { estimatedTokens } from './request-facts.js';
-import type { ErrorWords, GatewayApi } from './apis/api.js';
+import type { ErrorWords, GatewayApi, StreamTranslator, Translation } from './apis/api.js';
 import { mayCarryUsage, UpstreamTooLarge, type SseEvent, type SseEvents, type Usage } from './sse-events.js';
 
 /**
@@ -37,8 +37,15 @@ export const newMeasured = (): Measured => ({
 
 export interface Delivery {
   reply: FastifyReply;
-  /** The caller's API: how its answer is measured and its errors worded. */
+  /** The caller's API: how its errors are worded. */
   api: GatewayApi;
+  /** The API the target was asked in, which its answer is measured by: the caller's unless translated. */
+  measure: GatewayApi;
+  /** How the target's answer is brought back to the caller's API; null when it speaks it. */
+  translation: Translation | null;
+  /** The caller's body, which a translation reads (its model, its stop sequences). */
+  body: Record<string, unknown>;
+  promptCharacters: number;
   /** Sent with every answer: rate limits, the request id, what served it. */
   headers: Record<string, string>;
   /** The provider key the answer was asked with: never handed on, even quoted. */
@@ -77,9 +84,18 @@ export function sendError(
 /** A non-streamed answer of the upstream's, then what it says of its usage. */
 export function deliverAnswer(delivery: Delivery, status: number, text: string, measured: Measured): void {
   measured.status = status;
-  sendJson(delivery, status, text);
+  const answer = delivery.translation ? delivery.translation.answer(text, delivery.body) : text;
+  if (answer === null) {
+    measured.status = 502;
+    measured.upstreamError = `the upstream's answer could not be read as ${delivery.measure.name} (${text.length} characters)`;
+    sendError(delivery, 502, {
+      message: 'The upstream sent an answer that could not be read.',
+      type: 'upstream_error',
+      code: 'upstream_error',
+    });
+  } else sendJson(delivery, status, answer);
   // Read once the answer is on its way: the caller does not wait for our measuring.
-  const facts = delivery.api.answerFacts(text);
+  const facts = delivery.measure.answerFacts(text);
   measured.usage = facts.usage;
   measured.generatedCharacters = facts.generatedCharacters;
   measured.responseId = facts.responseId ?? null;
@@ -120,13 +136,14 @@ export async function deliverStream(
   let firstTokenAt: number | null = null;
   let finished = false;
   let failedInStream = false;
+  const translator = delivery.translation?.stream(delivery.body, delivery.promptCharacters) ?? null;
   const pass = async (batch: SseEvent[]) => {
     // Only an event that may carry usage alone is kept back from a caller who did not ask for it
-    // (its SDK would yield an empty chunk); the rest is handed on as sent.
+    // (its SDK would yield an empty chunk); the rest is handed on as sent, or translated.
     let passed = '';
     for (const event of batch) {
-      if (!options.wantsUsage && event.usageOnly) continue;
-      passed += event.raw;
+      if (translator) passed += translated(translator, event.raw);
+      else if (options.wantsUsage || !event.usageOnly) passed += event.raw;
     }
     // A caller reading slower than the upstream writes: wait for them, and so stop reading the
     // upstream (its socket fills, and it waits too), rather than hold what they have not read.
@@ -172,7 +189,8 @@ export async function deliverStream(
       measured.upstreamError = 'upstream closed the stream before [DONE]';
       reply.raw.end(delivery.api.streamError('The upstream ended the stream before it was complete.', 'stream_cut'));
     } else {
-      reply.raw.end();
+      // A translation whose upstream finished without saying it was done closes the caller's stream itself.
+      reply.raw.end(translator && !events.done ? translator.end() : undefined);
     }
   } catch (error) {
     measureTiming(delivery, measured, firstTokenAt);
@@ -195,6 +213,22 @@ export async function deliverStream(
   } finally {
     clearTimeout(idle);
     stream.abort.abort(new Error('attempt over'));
+  }
+}
+
+/** A chat completions event in the caller's API, by its translator. */
+function translated(translator: StreamTranslator, raw: string): string {
+  const data = raw
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(5).trim())
+    .join('\n');
+  if (data === '') return '';
+  if (data === '[DONE]') return translator.push('[DONE]');
+  try {
+    return translator.push(JSON.parse(data));
+  } catch {
+    return '';
   }
 }
 

@@ -9,7 +9,7 @@ import type { Attempt } from '../schemas/request-log.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { attempt, type AttemptOutcome } from './attempt.js';
 import type { Breakers } from './breakers.js';
-import type { GatewayApi } from './apis/api.js';
+import type { GatewayApi, Translation } from './apis/api.js';
 import { deliverAnswer, deliverStream, newMeasured, sendError, type Delivery, type Measured } from './deliver.js';
 import { classifyStatus, policyOf, retryAfterMs, unansweredStatus, type FailureClass } from './failure-policy.js';
 import type { RowStart } from './request-facts.js';
@@ -117,6 +117,8 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
     const order = targetOrder(plan, routing.breakers, routing.random);
     const excludedModels = new Set<string>();
     let last: LastFailure | null = null;
+    /** Why the request could not be said in a target's API, when that is why a target was skipped. */
+    let untranslatable: string | null = null;
     let index = 0;
     let triesHere = 0;
     let openUntil = Infinity;
@@ -144,11 +146,24 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
         skip('context_length');
         continue;
       }
-      const upstream = target.api.includes(api.wire) ? targetUpstream(routing.upstreams, target, routing.env) : null;
-      if (upstream === null) {
+      // Asked in the caller's API where the target speaks it, else in one it can be translated to.
+      const translation = target.api.includes(api.wire) ? null : translationFor(api, target);
+      const upstream = translation !== undefined ? targetUpstream(routing.upstreams, target, routing.env) : null;
+      if (upstream === null || translation === undefined) {
         skip('unsupported');
         continue;
       }
+      const asked = translation?.upstream ?? api;
+      let upstreamBody: string;
+      if (translation) {
+        const translated = translation.body(body, target.model);
+        if (!translated.ok) {
+          untranslatable = translated.message;
+          skip('untranslatable');
+          continue;
+        }
+        upstreamBody = translated.text;
+      } else upstreamBody = api.upstreamBody(body, target.model, stream);
       const passage = routing.breakers.take(name);
       if (passage.kind === 'open') {
         openUntil = Math.min(openUntil, passage.untilMs);
@@ -157,15 +172,15 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
       }
       current = name;
       const began = performance.now();
-      const headers = { 'content-type': 'application/json', ...api.upstreamHeaders(upstream.apiKey, input.incoming) };
+      const headers = { 'content-type': 'application/json', ...asked.upstreamHeaders(upstream.apiKey, input.incoming) };
       const outcome = await attempt(
         {
           dispatcher: routing.dispatcher,
-          url: `${upstream.baseUrl}${api.path}${input.query}`,
+          url: `${upstream.baseUrl}${asked.path}${translation ? '' : input.query}`,
           headers,
-          body: api.upstreamBody(body, target.model, stream),
+          body: upstreamBody,
           stream,
-          reader: api.streamReader(),
+          reader: asked.streamReader(),
           signal: request.signal,
           limitMs: stream ? settings.first_byte_timeout_ms : settings.answer_timeout_ms,
           isByok: upstream.isByok,
@@ -173,7 +188,17 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
         onMalformed,
       );
       const ms = performance.now() - began;
-      const delivery: Delivery = { reply, api, headers: {}, apiKey: upstream.apiKey, arrived: input.arrived };
+      const delivery: Delivery = {
+        reply,
+        api,
+        measure: asked,
+        translation,
+        body,
+        promptCharacters: input.promptCharacters,
+        headers: {},
+        apiKey: upstream.apiKey,
+        arrived: input.arrived,
+      };
       if (outcome.kind !== 'failed') {
         routing.breakers.succeeded(name);
         current = null;
@@ -190,7 +215,8 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
           await deliverStream(
             delivery,
             outcome,
-            { wantsUsage, idleMs: settings.stream_idle_timeout_ms, onMalformed },
+            // A translator reads the usage chunk itself, and sends what the caller's API says of it.
+            { wantsUsage: wantsUsage || translation !== null, idleMs: settings.stream_idle_timeout_ms, onMalformed },
             measured,
           );
         } else if (outcome.status >= 200 && outcome.status <= 299) {
@@ -265,14 +291,19 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
     }
     // Nothing served: the last failure as the caller's answer, or every target's breaker open.
     const delivery: Delivery = {
-      reply,
-      api,
+      ...unanswered(reply, api, input),
       headers: headersFor(null),
       apiKey: last?.apiKey ?? null,
-      arrived: input.arrived,
     };
     // The gateway retried already: an SDK that retries too would multiply the attempts.
     if (made() > 1) delivery.headers['x-should-retry'] = 'false';
+    if (last === null && untranslatable !== null) {
+      // Nothing lost in silence: the caller hears what its targets' API cannot say.
+      measured.status = 400;
+      measured.upstreamError = untranslatable;
+      sendError(delivery, 400, { message: untranslatable, type: 'invalid_request_error', code: 'untranslatable' });
+      return finish();
+    }
     if (last === null && openUntil === Infinity) {
       // No target this gateway can reach at all: the operator's configuration, not an outage.
       const refusal = noUpstream(plan.targets.map((target) => target.provider).join(', '));
@@ -315,7 +346,7 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
       });
     }
     endRequest(
-      { reply, api, headers: headersFor(null), apiKey: null, arrived: input.arrived },
+      { ...unanswered(reply, api, input), headers: headersFor(null) },
       request.signal,
       error,
       measured,
@@ -344,6 +375,32 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
 /** Milliseconds before retry number `tries` + 1 on one target: doubling, with full jitter around it. */
 function backoff(baseMs: number, tries: number, random: () => number): number {
   return Math.round(baseMs * 2 ** tries * (0.5 + random()));
+}
+
+/**
+ * How `api` is asked of `target`, which does not speak it: a translation to a format the target
+ * speaks, or undefined when there is none.
+ */
+function translationFor(api: GatewayApi, target: TargetPlan): Translation | undefined {
+  for (const wire of target.api) {
+    const translation = api.translations?.[wire];
+    if (translation) return translation;
+  }
+  return undefined;
+}
+
+/** A delivery of the gateway's own words: an error, no target's answer. */
+function unanswered(reply: FastifyReply, api: GatewayApi, input: ServeInput): Omit<Delivery, 'headers'> {
+  return {
+    reply,
+    api,
+    measure: api,
+    translation: null,
+    body: input.body,
+    promptCharacters: input.promptCharacters,
+    apiKey: null,
+    arrived: input.arrived,
+  };
 }
 
 /** The answer when every attempt failed: the upstream's own error where it sent one. */

@@ -297,7 +297,10 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     });
     if (decision.kind === 'refused') throw refuse(GatewayRefusal.fromWire(decision.refusal), decision.key);
     let plan = decision.plan;
-    const speaking = plan.targets.filter((target) => target.api.includes(api.wire));
+    // Those that speak the API, or one it is translated to.
+    const speaking = plan.targets.filter((target) =>
+      target.api.some((wire) => wire === api.wire || api.translations?.[wire] !== undefined),
+    );
     if (speaking.length === 0) {
       throw refuse(
         badRequest(

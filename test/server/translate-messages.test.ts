@@ -802,7 +802,7 @@ describe('ChatStreamToMessages', () => {
     expect(frames(sent[11]!).map((frame) => frame.event)).toEqual(['message_delta', 'message_stop']);
     expect(sent[12]).toBe('');
     expect(translator.facts).toStrictEqual({
-      usage: { prompt: 1200, completion: 41, cachedPrompt: 1024 },
+      usage: { prompt: 1200, completion: 41, cachedPrompt: 1024, cacheWrite: 0 },
       generatedCharacters:
         "I'll check the weather in both cities.".length +
         2 * 'get_weather'.length +

@@ -49,6 +49,28 @@ export interface GatewayApi {
   errorBody(status: number, error: ErrorWords): unknown;
   /** The event that ends a stream the caller was reading, in its API's shape. */
   streamError(message: string, code: string): string;
+  /** How it is asked of a target that speaks only another wire format, where it can be. */
+  translations?: Partial<Record<WireApi, Translation>>;
+}
+
+/**
+ * A request of one API asked of a target in another's (`upstream`), and its answer brought back:
+ * the target is asked, measured and failed over as `upstream`; the caller reads its own API.
+ */
+export interface Translation {
+  upstream: GatewayApi;
+  /** The caller's body in the target's API, or why it cannot be said there without loss. */
+  body(body: Record<string, unknown>, model: string): { ok: true; text: string } | { ok: false; message: string };
+  /** A non-streamed answer in the caller's API; null when the target's cannot be read. */
+  answer(text: string, body: Record<string, unknown>): string | null;
+  /** A stream's translator: each event's data (parsed, or `[DONE]`) in, the caller's events out. */
+  stream(body: Record<string, unknown>, promptCharacters: number): StreamTranslator;
+}
+
+export interface StreamTranslator {
+  push(data: unknown): string;
+  /** The upstream's stream ended without saying it was done. */
+  end(): string;
 }
 
 /** An OpenAI-shaped error body: chat completions, responses and embeddings alike. */

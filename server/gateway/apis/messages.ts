@@ -1,4 +1,6 @@
 import { isCount, type AnswerFacts, type EventReader, type SseEvent, type Usage } from '../sse-events.js';
+import { anthropicErrorType } from '../translate/anthropic-errors.js';
+import { messagesOverChat } from './messages-over-chat.js';
 import {
   badStream,
   holdsUnbounded,
@@ -19,33 +21,6 @@ export const ANTHROPIC_VERSIONS: ReadonlySet<string> = new Set(['2023-06-01', '2
 
 /** Blocks whose tokens their characters bound. */
 const BOUNDED = new Set(['text', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking']);
-
-/** Anthropic's error types by status (its API's "Errors" page). */
-export function anthropicErrorType(status: number): string {
-  switch (status) {
-    case 400:
-    case 422:
-      return 'invalid_request_error';
-    case 401:
-      return 'authentication_error';
-    case 402:
-      return 'billing_error';
-    case 403:
-      return 'permission_error';
-    case 404:
-      return 'not_found_error';
-    case 413:
-      return 'request_too_large';
-    case 429:
-      return 'rate_limit_error';
-    case 504:
-      return 'timeout_error';
-    case 529:
-      return 'overloaded_error';
-    default:
-      return status >= 400 && status < 500 ? 'invalid_request_error' : 'api_error';
-  }
-}
 
 const ANTHROPIC_TYPES = new Set([
   'invalid_request_error',
@@ -197,6 +172,7 @@ export const messagesApi: GatewayApi = {
   streamReader: () => new MessageEvents(),
   wantsUsage: () => true,
   errorBody: anthropicErrorBody,
+  translations: { openai: messagesOverChat },
   streamError: (message, code) =>
     sseData('error', {
       type: 'error',
@@ -222,4 +198,6 @@ export const countTokensApi: GatewayApi = {
   maxGenerated: () => 1,
   answerFacts: () => ({ usage: null, generatedCharacters: 0 }),
   streamReader: () => null,
+  // Chat completions count no tokens without generating: only Anthropic's own targets answer it.
+  translations: {},
 };
