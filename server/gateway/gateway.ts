@@ -13,7 +13,7 @@ import { lazyChildLogger } from '../log.js';
 import type { GatewayApi } from './apis/api.js';
 import { chatApi } from './apis/chat.js';
 import { embeddingsApi } from './apis/embeddings.js';
-import { ANTHROPIC_VERSIONS, countTokensApi, messagesApi } from './apis/messages.js';
+import { badVersion, countTokensApi, messagesApi } from './apis/messages.js';
 import { responsesApi } from './apis/responses.js';
 import { ResponseOrigins } from './response-origins.js';
 import { GatewayRefusal, badRequest, invalidKey, namesItsRow } from '../admission/refusals.js';
@@ -105,16 +105,6 @@ function callerSecret(request: FastifyRequest): string | null {
   if (bearer !== null || apiOf(request).wire !== 'anthropic') return bearer;
   const key = request.headers['x-api-key'];
   return typeof key === 'string' && key !== '' && key.length <= 512 ? key : null;
-}
-
-/** What is wrong with an Anthropic request's `anthropic-version`, as Anthropic words it, or null. */
-function badVersion(request: FastifyRequest): string | null {
-  const version = request.headers['anthropic-version'];
-  if (version === undefined) return 'anthropic-version: header is required';
-  if (typeof version !== 'string' || !ANTHROPIC_VERSIONS.has(version)) {
-    return `anthropic-version: unknown version ${JSON.stringify(String(version)).slice(0, 80)}; this gateway takes ${[...ANTHROPIC_VERSIONS].join(', ')}`;
-  }
-  return null;
 }
 
 /**
@@ -282,7 +272,8 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
       return refusal;
     };
 
-    const problem = (api.wire === 'anthropic' ? badVersion(request) : null) ?? api.malformed(body);
+    const problem =
+      (api.wire === 'anthropic' ? badVersion(request.headers['anthropic-version']) : null) ?? api.malformed(body);
     if (problem !== null) throw refuse(badRequest(problem), caller.key);
     const decision = await authority.admit({
       reqId,

@@ -16,8 +16,23 @@ import {
  * `anthropic-version`, `anthropic-beta` and every field of the body untouched but the model.
  */
 
-/** The versions Anthropic's API takes; another is refused as Anthropic refuses it. */
-export const ANTHROPIC_VERSIONS: ReadonlySet<string> = new Set(['2023-06-01', '2023-01-01']);
+/**
+ * What is wrong with a request's `anthropic-version`, or null. A version is the date of one of
+ * Anthropic's API versions, the first 2023-01-01; a newer one than the gateway has heard of is
+ * passed on for its target to judge (the SDKs move to each new version as it comes), so only a
+ * missing header, one that is no date, or one before the first is refused here.
+ */
+export function badVersion(version: string | string[] | undefined): string | null {
+  if (version === undefined) return 'anthropic-version: header is required';
+  const text = Array.isArray(version) ? version.join(',') : version;
+  const date = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  const valid = date !== null && !Number.isNaN(Date.parse(`${text}T00:00:00Z`)) && text >= FIRST_VERSION;
+  return valid
+    ? null
+    : `anthropic-version: unknown version ${JSON.stringify(text.slice(0, 40))}; a version is a date, ${FIRST_VERSION} or later, such as 2023-06-01`;
+}
+
+const FIRST_VERSION = '2023-01-01';
 
 /** Blocks whose tokens their characters bound. */
 const BOUNDED = new Set(['text', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking']);
