@@ -160,7 +160,7 @@ describe("Anthropic's Messages API through the gateway, with @anthropic-ai/sdk",
     const { data: message, response } = await client.messages
       .create(
         { model: 'anthropic/claude-sonnet-4', max_tokens: 300, messages: [{ role: 'user', content: PROMPT }] },
-        { headers: { 'anthropic-beta': 'prompt-caching-2024-07-31' } },
+        { headers: { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'prompt-caching-2024-07-31' } },
       )
       .withResponse();
     expect(message.type).toBe('message');

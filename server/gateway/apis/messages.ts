@@ -50,9 +50,15 @@ const ANTHROPIC_TYPES = new Set([
   'overloaded_error',
 ]);
 
-/** `{"type": "error", "error": {"type", "message"}}`: an upstream's own Anthropic type kept, else the status's. */
+/**
+ * `{"type": "error", "error": {"type", "message"}}`: the type its status has, or where the status
+ * says no more than "invalid request" or "API error", an upstream's own more telling Anthropic
+ * type (`overloaded_error` on a 500).
+ */
 export function anthropicErrorBody(status: number, error: ErrorWords) {
-  const type = ANTHROPIC_TYPES.has(error.type) ? error.type : anthropicErrorType(status);
+  const byStatus = anthropicErrorType(status);
+  const generic = byStatus === 'invalid_request_error' || byStatus === 'api_error';
+  const type = generic && ANTHROPIC_TYPES.has(error.type) ? error.type : byStatus;
   return { type: 'error', error: { type, message: error.message } };
 }
 
