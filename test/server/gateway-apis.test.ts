@@ -416,9 +416,19 @@ describe("Anthropic's Messages API through the gateway, with @anthropic-ai/sdk",
       status: 400,
       body: shape(/embeddings model/),
     });
+    // Past the gateway's 8 MiB: Anthropic's 413.
+    const huge = JSON.stringify({
+      model: 'anthropic/claude-sonnet-4',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'x'.repeat(9 * 1024 * 1024) }],
+    });
+    expect(await post({ 'anthropic-version': '2023-06-01' }, huge)).toEqual({
+      status: 413,
+      body: { type: 'error', error: { type: 'request_too_large', message: expect.any(String) } },
+    });
     // Each call of the known key is a row; the unknown key's has nobody to be filed under.
-    const rows = await rowsOf(key.id, 5);
-    expect(rows.map((row) => row.status)).toEqual([400, 400, 400, 400, 400]);
+    const rows = await rowsOf(key.id, 6);
+    expect(rows.map((row) => row.status).sort()).toEqual([400, 400, 400, 400, 400, 413]);
   });
 });
 
