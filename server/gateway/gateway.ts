@@ -70,6 +70,7 @@ function rowStart(
   stream: boolean,
   ts: number,
   key: KeyOwnerWire,
+  api: RowStart['api'],
 ): RowStart {
   return {
     req_id: reqId,
@@ -81,6 +82,7 @@ function rowStart(
     org_id: key.org_id,
     project_id: key.project_id,
     key_id: key.id,
+    api,
   };
 }
 
@@ -185,7 +187,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
       if (known.kind === 'refused') {
         // A revoked or expired key's call is still its row; an unknown key's has nobody to be filed under.
         if (known.key !== null) {
-          const start = rowStart(request, newRequestId(), '', false, options.now(), known.key);
+          const start = rowStart(request, newRequestId(), '', false, options.now(), known.key, 'chat');
           authority.report(refusalRow(start, known.refusal.status, reply.elapsedTime));
         }
         closing(request, reply);
@@ -226,7 +228,15 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     const caller = callers.get(request.raw);
     if (!caller) return;
     const reqId = newRequestId();
-    const start = rowStart(request, reqId, '', false, Math.round(options.now() - reply.elapsedTime), caller.key);
+    const start = rowStart(
+      request,
+      reqId,
+      '',
+      false,
+      Math.round(options.now() - reply.elapsedTime),
+      caller.key,
+      'chat',
+    );
     authority.report(refusalRow(start, status, reply.elapsedTime));
     reply.header('x-request-id', reqId);
   };
@@ -248,7 +258,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     const model = typeof body.model === 'string' ? body.model : '';
     const stream = body.stream === true;
     const reqId = newRequestId();
-    const startOf = (key: KeyOwnerWire) => rowStart(request, reqId, model, stream, ts, key);
+    const startOf = (key: KeyOwnerWire) => rowStart(request, reqId, model, stream, ts, key, 'chat');
     // A refusal of a known key is its row; an unknown key's has nobody to be filed under.
     const refuse = (refusal: GatewayRefusal, key: KeyOwnerWire | null): GatewayRefusal => {
       if (key === null) return refusal;

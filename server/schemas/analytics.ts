@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Paging, TargetFilter, Timestamp } from './common.js';
-import { RequestOutcomeFields } from './request-log.js';
+import { RequestOutcomeFields, RowApi } from './request-log.js';
 
 const Window = {
   time_range: Type.Optional(Type.String({ description: '<int><unit>, unit s, m, h or d; default 24h, at most 400d' })),
@@ -89,6 +89,7 @@ export const RequestLogRow = Type.Object({
   model: Type.String(),
   status: Type.Integer(),
   stream: Type.Boolean(),
+  api: RowApi,
   key: NamedRef,
   project: NamedRef,
   ...RequestOutcomeFields,

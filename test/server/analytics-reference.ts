@@ -187,6 +187,7 @@ export function logRow(row: RequestRecord, names: Names) {
     model: row.model,
     status: row.status,
     stream: row.stream === 1,
+    api: row.api,
     key: ref(row.key_id, names.keys),
     project: ref(row.project_id, names.projects),
     metrics: {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelsOf } from '../../server/domain/route-models.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
-import type { Attempt } from '../../server/schemas/request-log.js';
+import { REQUEST_APIS, type Attempt, type RequestApi } from '../../server/schemas/request-log.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import * as ref from './analytics-reference.js';
 import { register, startServer, TestClient, type TestServer, requestLog } from './harness.js';
@@ -132,6 +132,7 @@ interface RowSpec {
   upstreamModel: string | null;
   servedBy: string | null;
   attempts: Attempt[] | null;
+  api: RequestApi | null;
   userAgent: string;
   metadata: [string, string][];
   idPart: string;
@@ -199,6 +200,7 @@ function rowArb(rangesMs: number[]): fc.Arbitrary<RowSpec> {
     upstreamModel: maybe(fc.constantFrom(...ELSEWHERE)),
     servedBy: maybe(fc.constantFrom('openai/gpt-4o-mini-2024-07-18', 'together/meta-llama/Llama-3.1-8B')),
     attempts: maybe(fc.array(attemptArb, { minLength: 1, maxLength: 4 })),
+    api: maybe(fc.constantFrom(...REQUEST_APIS)),
     userAgent: fc.constantFrom(...ELSEWHERE, 'Acme Corp client/1.0'),
     metadata: fc.uniqueArray(
       fc.tuple(
@@ -264,6 +266,7 @@ function materialise(org: Org, specs: RowSpec[]): RequestRecord[] {
       upstream_model: spec.upstreamModel,
       served_by: spec.servedBy,
       attempts: spec.attempts && JSON.stringify(spec.attempts),
+      api: spec.api,
       user_agent: spec.userAgent,
       metadata: JSON.stringify(Object.fromEntries(spec.metadata)),
     };
@@ -646,6 +649,7 @@ function record(org: Org, offset: number, extra: Partial<RequestRecord> = {}): R
     upstream_model: 'gpt-4o-mini-2024-07-18',
     served_by: null,
     attempts: null,
+    api: 'chat',
     user_agent: 'analytics-test/1.0',
     metadata: '{}',
     ...extra,
@@ -959,6 +963,7 @@ describe('figures of a hand-checked example', () => {
         upstream_model: null,
         served_by: null,
         attempts: null,
+        api: null,
         is_byok: 1,
         cost_micro: 12,
         metadata: JSON.stringify({ customer: 'Acme' }),
@@ -971,6 +976,7 @@ describe('figures of a hand-checked example', () => {
         key: { id: org.revoked, name: null },
         project: { id: org.p1, name: 'Default' },
         stream: false,
+        api: null,
         upstream: null,
         financials: { cost_pkr: 0.000012, is_byok: 1 },
         metadata: { customer: 'Acme' },
