@@ -288,6 +288,8 @@ interface CommonFilter {
   project: 'p1' | 'p2' | undefined;
   key: 'keyA' | 'keyB' | undefined;
   model: string | undefined;
+  /** Beyond the contract: the gateway's API the rows came in on. */
+  api: RequestApi | undefined;
 }
 
 /** Mostly omitted, so that combined filters still leave rows to compare. */
@@ -299,6 +301,7 @@ const commonArb: fc.Arbitrary<CommonFilter> = fc.record({
   project: sometimes(fc.constantFrom('p1' as const, 'p2' as const)),
   key: sometimes(fc.constantFrom('keyA' as const, 'keyB' as const)),
   model: sometimes(fc.constantFrom(...MODELS, 'openai/unknown-model')),
+  api: sometimes(fc.constantFrom(...REQUEST_APIS)),
 });
 
 function windowOf(org: Org, f: CommonFilter): ref.Window {
@@ -309,6 +312,7 @@ function windowOf(org: Org, f: CommonFilter): ref.Window {
     ...(f.project ? { projectId: org[f.project] } : {}),
     ...(f.key ? { keyId: org[f.key] } : {}),
     ...(f.model ? { model: f.model } : {}),
+    ...(f.api ? { api: f.api } : {}),
   };
 }
 
@@ -331,6 +335,7 @@ function commonParams(org: Org, f: CommonFilter, modelParam: 'model_alias' | 'mo
     project_id: f.project && org[f.project],
     key_id: f.key && org[f.key],
     [modelParam]: f.model,
+    api: f.api,
   };
 }
 
@@ -874,16 +879,18 @@ describe('timeseries whose buckets hold many rows', () => {
         project_id: projectId,
         key_id: keyId,
         model: MODELS[Math.floor(i / 2) % 2]!,
+        api: (['chat', 'messages', null] as const)[i % 3]!,
         total_ms: 100 + i,
         total_tokens: 10 * i,
       });
     });
     await load(records);
     const filters: CommonFilter[] = [
-      { time_range: '24h', project: undefined, key: undefined, model: undefined },
-      { time_range: '24h', project: 'p1', key: undefined, model: undefined },
-      { time_range: '24h', project: undefined, key: undefined, model: MODELS[1] },
-      { time_range: '2d', project: 'p2', key: 'keyB', model: undefined },
+      { time_range: '24h', project: undefined, key: undefined, model: undefined, api: undefined },
+      { time_range: '24h', project: 'p1', key: undefined, model: undefined, api: undefined },
+      { time_range: '24h', project: undefined, key: undefined, model: MODELS[1], api: undefined },
+      { time_range: '2d', project: 'p2', key: 'keyB', model: undefined, api: undefined },
+      { time_range: '24h', project: 'p1', key: undefined, model: undefined, api: 'messages' },
     ];
     for (const filter of filters) {
       for (const interval of ['5m', '1h', '1d']) {
