@@ -9,6 +9,7 @@ const POSTGRES_SUITES = [
   'admin',
   'analytics',
   'analytics-availability',
+  'api-filter',
   'auth',
   'compare',
   'cross-cutting',

@@ -2,7 +2,7 @@ import { BOARD_MEASURES } from '../stores/telemetry/board-cells.js';
 import { SketchAccumulator } from '../stores/telemetry/latency-sketch.js';
 import { BOARD_GRAINS, CACHE_GRAINS, type Grain } from '../stores/telemetry/rollup-grains.js';
 import { CACHE_MEASURES } from '../stores/telemetry/rollup-sums.js';
-import type { CacheSums, DashboardPoint, GroupBy, Scope } from './query-types.js';
+import type { CacheSums, CellGroupBy, DashboardPoint, GroupBy, Scope } from './query-types.js';
 import type { AnalyticsSql, Dialect } from './sql.js';
 import { cellGrains, segments } from './windows.js';
 
@@ -21,7 +21,7 @@ import { cellGrains, segments } from './windows.js';
 
 const PERCENTILES = [0.5, 0.95, 0.99];
 
-const DIM_CODE: Record<GroupBy | 'org', number> = { org: 0, project: 1, key: 2, model: 3 };
+const DIM_CODE: Record<CellGroupBy | 'org', number> = { org: 0, project: 1, key: 2, model: 3 };
 
 /** The one dimension the scope names (the cells are by one at a time); null when it names two. */
 function dimensionOf(scope: Scope): { dim: number; value: string } | null {
@@ -72,12 +72,13 @@ function rowFilters(dialect: Dialect, scope: Scope): string {
   if (scope.keyId !== undefined) clauses.push('key_id = @keyId');
   if (scope.model !== undefined) clauses.push('model = @model');
   if (scope.servedBy !== undefined) clauses.push('served_by = @servedBy');
+  if (scope.api !== undefined) clauses.push('api = @api');
   return clauses.join(' AND ');
 }
 
 function scopeParams(scope: Scope): Record<string, unknown> {
   const params: Record<string, unknown> = { orgId: scope.orgId };
-  for (const name of ['projectId', 'keyId', 'model', 'servedBy'] as const)
+  for (const name of ['projectId', 'keyId', 'model', 'servedBy', 'api'] as const)
     if (scope[name] !== undefined) params[name] = scope[name];
   return params;
 }
@@ -234,12 +235,12 @@ export async function cacheByModel(sql: AnalyticsSql, scope: Scope): Promise<Cac
   );
 }
 
-const GROUP_COLUMN: Record<GroupBy, string> = { project: 'project_id', key: 'key_id', model: 'model' };
+const GROUP_COLUMN: Record<GroupBy, string> = { project: 'project_id', key: 'key_id', model: 'model', api: 'api' };
 
 /**
  * Each group's requests per bucket and its latency percentiles over the window, for the top
  * table's trend lines and p95: from the cells by the group's dimension when the scope names no
- * other, else from the rows.
+ * other, else from the rows (always by API, which no cell carries).
  */
 export async function groupTrends(
   sql: AnalyticsSql,
@@ -248,9 +249,10 @@ export async function groupTrends(
   edges: readonly number[],
 ): Promise<Map<string | null, { trend: number[]; latency: number[] | null }>> {
   const own = dimensionOf(scope);
-  const byCells = own !== null && (own.dim === DIM_CODE.org || own.dim === DIM_CODE[groupBy]);
+  const dim = groupBy === 'api' ? null : DIM_CODE[groupBy];
+  const byCells = dim !== null && own !== null && (own.dim === DIM_CODE.org || own.dim === dim);
   const grains = byCells ? cellGrains(scope, BOARD_GRAINS) : [];
-  const params: Record<string, unknown> = { ...scopeParams(scope), dim: DIM_CODE[groupBy] };
+  const params: Record<string, unknown> = { ...scopeParams(scope), ...(dim === null ? {} : { dim }) };
   const value = byCells && own.dim !== DIM_CODE.org;
   if (value) params.value = own.value;
   Object.assign(params, segmentParams(bucketSegments(scope, edges, grains), grains));

@@ -1,6 +1,8 @@
+import type { RequestApi } from '../schemas/request-log.js';
+
 /**
  * What provider and model health (health.ts) is made of, read from the dashboard's cells
- * (health.ts) or, narrowed to a target, from that target's rows (health-rows.ts).
+ * (health.ts) or, narrowed to a target or an API, from those rows (health-rows.ts).
  */
 
 export const HEALTH_CELL_MS = 300_000;
@@ -20,6 +22,8 @@ export interface HealthQuery {
   providers: Record<string, string>;
   /** Only the rows this target (`provider/model`) served: read from the rows (health-rows.ts). */
   servedBy?: string;
+  /** Only the rows that came in on this API of the gateway's: read from the rows too. */
+  api?: RequestApi;
 }
 
 /** One model's counts in one five-minute cell. */
@@ -49,7 +53,7 @@ export interface HistoryRow {
   seen: number;
 }
 
-/** What the figures are made of, from the cells or (health-rows.ts) from one target's rows. */
+/** What the figures are made of, from the cells or (health-rows.ts) from one target's or one API's rows. */
 export interface HealthReads {
   cells: CellRow[];
   sketches: SketchRow[];

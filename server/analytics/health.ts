@@ -10,7 +10,7 @@ import {
   type HistoryRow,
   type SketchRow,
 } from './health-reads.js';
-import { fromTargetRows } from './health-rows.js';
+import { fromNarrowedRows } from './health-rows.js';
 import { segments } from './windows.js';
 
 /**
@@ -26,8 +26,8 @@ import { segments } from './windows.js';
  * catalogue gives it, summed (its sketches merged), so one model's errors never colour
  * another model, nor another provider.
  *
- * Narrowed to a target (`servedBy`), the same figures come from that target's rows instead
- * (health-rows.ts), since no cell carries `served_by`.
+ * Narrowed to a target (`servedBy`) or an API (`api`), the same figures come from those rows
+ * instead (health-rows.ts), since no cell carries `served_by` or `api`.
  */
 
 const MODEL_DIM = 3;
@@ -154,8 +154,10 @@ async function fromCells(sql: AnalyticsSql, query: HealthQuery): Promise<HealthR
 }
 
 export async function providerHealth(sql: AnalyticsSql, query: HealthQuery): Promise<ProviderHealthFigures[]> {
-  const { cells, sketches, history } =
-    query.servedBy === undefined ? await fromCells(sql, query) : await fromTargetRows(sql, query, query.servedBy);
+  const narrowed = query.servedBy !== undefined || query.api !== undefined;
+  const { cells, sketches, history } = narrowed
+    ? await fromNarrowedRows(sql, query, { servedBy: query.servedBy, api: query.api })
+    : await fromCells(sql, query);
   const sketchesOf = byModelOf(sketches);
   const byModel = byModelOf(cells);
   const lastOk = new Map<string, number | null>();

@@ -85,6 +85,7 @@ function where(filter: RequestFilter, dialect: Dialect): string {
   if (filter.keyId !== undefined) clauses.push('key_id = @keyId');
   if (filter.model !== undefined) clauses.push('model = @model');
   if (filter.servedBy !== undefined) clauses.push('served_by = @servedBy');
+  if (filter.api !== undefined) clauses.push('api = @api');
   if (filter.models !== undefined) clauses.push(modelsClause(dialect));
   if (filter.statusClass !== undefined) clauses.push('status >= @statusFrom AND status < @statusTo');
   if (filter.terminationReason !== undefined) clauses.push('termination_reason = @terminationReason');

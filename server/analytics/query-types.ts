@@ -1,3 +1,4 @@
+import type { RequestApi } from '../schemas/request-log.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import type { ProviderHealthFigures } from './health.js';
 import type { HealthQuery } from './health-reads.js';
@@ -27,6 +28,11 @@ export interface Scope {
    * `served_by`, so a scope naming one is read from the rows alone (windows.ts, `cellGrains`).
    */
   servedBy?: string;
+  /**
+   * Only rows that came in on this API of the gateway's (`api`); rows whose API is unknown (null)
+   * never match. No rollup or cell carries `api` either: read from the rows alone, as `servedBy`.
+   */
+  api?: RequestApi;
 }
 
 export interface RequestFilter extends Scope {
@@ -42,7 +48,10 @@ export interface RequestFilter extends Scope {
 }
 
 export type Metric = 'volume' | 'latency' | 'ttft' | 'tok_s' | 'token_usage';
-export type GroupBy = 'project' | 'key' | 'model';
+/** A grouping the rollups' cells are kept by. */
+export type CellGroupBy = 'project' | 'key' | 'model';
+/** A grouping of the rows: by a rollup's dimension, or by `api`, which no cell carries (read from the rows). */
+export type GroupBy = CellGroupBy | 'api';
 
 export type AnalyticsQuery =
   | { kind: 'summary'; scope: Scope }

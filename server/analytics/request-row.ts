@@ -21,6 +21,7 @@ export function toRequestLogRow(row: RequestRecord, names: Names): RequestLogRow
     model: row.model,
     status: row.status,
     stream: row.stream === 1,
+    api: row.api,
     key: ref(row.key_id, names.keys),
     project: ref(row.project_id, names.projects),
     metrics: {

@@ -1,5 +1,5 @@
 import { GRAINS, OUTCOME_GRAINS, type Grain } from '../stores/telemetry/rollup-grains.js';
-import type { GroupBy, RequestFilter, Scope } from './query-types.js';
+import type { CellGroupBy, GroupBy, RequestFilter, Scope } from './query-types.js';
 import type { Dialect } from './sql.js';
 import { cellGrains, grainsFor, segments } from './windows.js';
 
@@ -7,7 +7,8 @@ import { cellGrains, grainsFor, segments } from './windows.js';
  * SQL that reads a window through the rollups (see windows.ts): one sub-select per
  * segment, raw rows or rollup cells, each giving the same columns of sums and counts,
  * for an outer query to add up. Only filters the rollups are keyed by may be used here, and a
- * target (`servedBy`), which no rollup carries: its window is read from the rows alone.
+ * target (`servedBy`) or an API (`api`, a filter or the grouping), which no rollup carries: such a
+ * window is read from the rows alone.
  */
 
 export type RollupFilter = Scope & Pick<RequestFilter, 'statusClass' | 'terminationReason' | 'models'>;
@@ -20,13 +21,15 @@ export interface RollupSelect {
   groupBy?: GroupBy | null;
 }
 
-const GROUP_COLUMN: Record<GroupBy, string> = { project: 'project_id', key: 'key_id', model: 'model' };
+const GROUP_COLUMN: Record<GroupBy, string> = { project: 'project_id', key: 'key_id', model: 'model', api: 'api' };
 
 /** A group's columns in the order of the rollup key after the bucket (a key belongs to one project); null: no such prefix. */
 const CELL_ORDER: Record<GroupBy, string[] | null> = {
   project: ['project_id'],
   key: ['project_id', 'key_id'],
   model: null,
+  // No cell carries it: rollupSource gives a read grouped by it no cells.
+  api: null,
 };
 
 // A row's generation time: after the first token when that is known, else after dispatch.
@@ -55,14 +58,15 @@ function dimensionClauses(dialect: Dialect, filter: RollupFilter, raw: boolean):
     clauses.push(raw ? 'status >= @statusFrom AND status < @statusTo' : 'status_class = @statusClass');
   }
   if (filter.terminationReason !== undefined) clauses.push('termination_reason = @terminationReason');
-  // Rows only: rollupSource gives a scope with a target no cells.
+  // Rows only: rollupSource gives a scope with a target or an API no cells.
   if (filter.servedBy !== undefined) clauses.push('served_by = @servedBy');
+  if (filter.api !== undefined) clauses.push('api = @api');
   return clauses;
 }
 
 /** Codes of rollup_dim_<grain>'s `dim` (migrations/004_dimension_rollups.sql). */
-const DIM_CODE: Record<GroupBy | 'org', number> = { org: 0, project: 1, key: 2, model: 3 };
-const DIM_FILTER: Record<GroupBy, 'projectId' | 'keyId' | 'model'> = {
+const DIM_CODE: Record<CellGroupBy | 'org', number> = { org: 0, project: 1, key: 2, model: 3 };
+const DIM_FILTER: Record<CellGroupBy, 'projectId' | 'keyId' | 'model'> = {
   project: 'projectId',
   key: 'keyId',
   model: 'model',
@@ -70,25 +74,26 @@ const DIM_FILTER: Record<GroupBy, 'projectId' | 'keyId' | 'model'> = {
 
 /**
  * The one dimension a usage read names, by filter or group ('org': none), when the cells
- * of rollup_dim_<grain> can answer it; null when it names more.
+ * of rollup_dim_<grain> can answer it; null when it names more, or groups by API (no cell has it).
  */
-function soleDimension(filter: RollupFilter, select: RollupSelect): GroupBy | 'org' | null {
+function soleDimension(filter: RollupFilter, select: RollupSelect): CellGroupBy | 'org' | null {
   if (
     select.counts ||
     filter.statusClass !== undefined ||
     filter.terminationReason !== undefined ||
-    filter.models !== undefined
+    filter.models !== undefined ||
+    select.groupBy === 'api'
   ) {
     return null;
   }
-  const named = new Set<GroupBy>();
-  for (const dim of Object.keys(DIM_FILTER) as GroupBy[]) if (filter[DIM_FILTER[dim]] !== undefined) named.add(dim);
+  const named = new Set<CellGroupBy>();
+  for (const dim of Object.keys(DIM_FILTER) as CellGroupBy[]) if (filter[DIM_FILTER[dim]] !== undefined) named.add(dim);
   if (select.groupBy) named.add(select.groupBy);
   if (named.size > 1) return null;
   return [...named][0] ?? 'org';
 }
 
-function oneDimensionClauses(filter: RollupFilter, dim: GroupBy | 'org'): string[] {
+function oneDimensionClauses(filter: RollupFilter, dim: CellGroupBy | 'org'): string[] {
   const clauses = [`dim = ${DIM_CODE[dim]}`];
   if (dim !== 'org' && filter[DIM_FILTER[dim]] !== undefined) clauses.push(`value = @${DIM_FILTER[dim]}`);
   return clauses;
@@ -101,7 +106,7 @@ function oneDimensionClauses(filter: RollupFilter, dim: GroupBy | 'org'): string
  * summed without a group. (Full cells summed by key are one per project and key, and keys
  * unknown in two projects would share a point.)
  */
-function onePerPoint(grain: Grain | null, select: RollupSelect, dim: GroupBy | 'org' | null): boolean {
+function onePerPoint(grain: Grain | null, select: RollupSelect, dim: CellGroupBy | 'org' | null): boolean {
   if (!grain || select.counts || grain.ms !== select.intervalMs) return false;
   return dim !== null || !select.groupBy;
 }
@@ -112,7 +117,7 @@ function subSelect(
   index: number,
   filter: RollupFilter,
   select: RollupSelect,
-  dim: GroupBy | 'org' | null,
+  dim: CellGroupBy | 'org' | null,
 ): string {
   const time = grain ? 'bucket' : 'ts';
   const byDim = grain !== null && dim !== null;
@@ -172,6 +177,7 @@ export function rollupSource(dialect: Dialect, filter: RollupFilter, select: Rol
   const grains = cellGrains(
     filter,
     select.counts ? OUTCOME_GRAINS : select.intervalMs === undefined ? GRAINS : grainsFor(select.intervalMs),
+    select.groupBy,
   ).filter((grain) => select.counts || dim !== null || grain.usage !== null);
   const found = segments(filter.from, filter.to + 1, grains);
   const params: Record<string, unknown> = { ...filter };

@@ -37,10 +37,15 @@ export function grainsFor(intervalMs: number): Grain[] {
 }
 
 /**
- * The grains a scope (query-types.ts) may read cells of: `grains`, or none when it names a target. No rollup or
- * cell carries `served_by` (a cell sums every target's rows), so such a window is read from its
- * rows alone, which answer it exactly: one raw segment from `segments`.
+ * The grains a scope (query-types.ts) may read cells of: `grains`, or none when it names a target
+ * or an API, or is grouped by API. No rollup or cell carries `served_by` or `api` (a cell sums
+ * every target's and every API's rows), so such a window is read from its rows alone, which
+ * answer it exactly: one raw segment from `segments`.
  */
-export function cellGrains<G>(scope: { servedBy?: string }, grains: readonly G[]): readonly G[] {
-  return scope.servedBy === undefined ? grains : [];
+export function cellGrains<G>(
+  scope: { servedBy?: string; api?: string },
+  grains: readonly G[],
+  groupBy?: string | null,
+): readonly G[] {
+  return scope.servedBy === undefined && scope.api === undefined && groupBy !== 'api' ? grains : [];
 }

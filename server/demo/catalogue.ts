@@ -1,4 +1,5 @@
 import { type RouteFacts, routeFacts } from '../domain/route-catalogue.js';
+import type { RequestApi } from '../schemas/request-log.js';
 
 /**
  * How each active route of the seeded model catalogue behaves in the demo traffic: its share of
@@ -19,6 +20,8 @@ export interface RouteProfile extends RouteFacts {
   ttftMs: number;
   /** Upstream milliseconds per generated token. */
   tpotMs: number;
+  /** The gateway's API its requests come in on: `embeddings` on an embeddings route, else `chat`. */
+  api: RequestApi;
 }
 
 /** Shares of requests that read from and write to the prompt cache. */
@@ -28,7 +31,7 @@ export interface CacheShares {
 }
 
 /** A route's demo behaviour; `cache` is given exactly when the route has a prompt cache. */
-type Behaviour = Omit<RouteProfile, keyof RouteFacts | 'cache'> & { cache?: CacheShares };
+type Behaviour = Omit<RouteProfile, keyof RouteFacts | 'cache' | 'api'> & { cache?: CacheShares };
 
 function profile(id: string, behaviour: Behaviour): RouteProfile {
   const facts = routeFacts(id);
@@ -36,7 +39,8 @@ function profile(id: string, behaviour: Behaviour): RouteProfile {
   const { cache, ...rest } = behaviour;
   if (facts.promptCache !== (cache !== undefined))
     throw new Error(`demo route ${id}: cache shares must be given exactly when the route has a prompt cache`);
-  return { ...facts, ...rest, cache: cache ?? null };
+  // An embeddings route generates nothing (`generated` of median 0), and only such a route does.
+  return { ...facts, ...rest, cache: cache ?? null, api: rest.generated.median === 0 ? 'embeddings' : 'chat' };
 }
 
 const chat = { median: 900, sigma: 1.1 };

@@ -89,7 +89,8 @@ export async function startLiveTraffic(options: LiveTrafficOptions): Promise<Liv
   const secret = await liveKey(options.control, options.dataDir, options.keyHashSecret, options.now());
   if (!secret) return null;
   const random = new Random(options.seed ?? Date.now() % 2 ** 31);
-  const routes = ROUTES.filter((route) => route.generated.median > 0);
+  // Sent to chat completions, so only the chat routes (their rows' api is the gateway's: chat).
+  const routes = ROUTES.filter((route) => route.api === 'chat');
   const total = routes.reduce((sum, route) => sum + route.weight, 0);
   let timer: NodeJS.Timeout | null = null;
   let inFlight: Promise<void> | null = null;

@@ -177,6 +177,7 @@ function requestRow(
     // The demo's story does not say which target served or how: unknown.
     served_by: null,
     attempts: null,
+    api: route.api,
     user_agent: userAgent,
     metadata: requestMetadata(random, key.features, key.tagged),
   };

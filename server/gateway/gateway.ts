@@ -61,6 +61,7 @@ function rowStart(
   stream: boolean,
   ts: number,
   key: KeyOwnerWire,
+  api: RowStart['api'],
 ): RowStart {
   return {
     req_id: reqId,
@@ -72,6 +73,7 @@ function rowStart(
     org_id: key.org_id,
     project_id: key.project_id,
     key_id: key.id,
+    api,
   };
 }
 
@@ -185,7 +187,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
       if (known.kind === 'refused') {
         // A revoked or expired key's call is still its row; an unknown key's has nobody to be filed under.
         if (known.key !== null) {
-          const start = rowStart(request, newRequestId(), '', false, options.now(), known.key);
+          const start = rowStart(request, newRequestId(), '', false, options.now(), known.key, apiOf(request).name);
           authority.report(refusalRow(start, known.refusal.status, reply.elapsedTime));
         }
         closing(request, reply);
@@ -237,7 +239,15 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     const caller = callers.get(request.raw);
     if (!caller) return;
     const reqId = newRequestId();
-    const start = rowStart(request, reqId, '', false, Math.round(options.now() - reply.elapsedTime), caller.key);
+    const start = rowStart(
+      request,
+      reqId,
+      '',
+      false,
+      Math.round(options.now() - reply.elapsedTime),
+      caller.key,
+      apiOf(request).name,
+    );
     authority.report(refusalRow(start, status, reply.elapsedTime));
     reply.header('x-request-id', reqId);
   };
@@ -263,7 +273,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     const model = typeof body.model === 'string' ? body.model : '';
     const stream = api.streams(body);
     const reqId = newRequestId();
-    const startOf = (key: KeyOwnerWire) => rowStart(request, reqId, model, stream, ts, key);
+    const startOf = (key: KeyOwnerWire) => rowStart(request, reqId, model, stream, ts, key, api.name);
     // A refusal of a known key is its row; an unknown key's has nobody to be filed under.
     const refuse = (refusal: GatewayRefusal, key: KeyOwnerWire | null): GatewayRefusal => {
       if (key === null) return refusal;

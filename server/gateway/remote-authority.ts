@@ -325,6 +325,7 @@ function wireRow(row: RequestRecord & { key_id: string }): GatewayRow {
     // The row keeps them as text; the wire as items, each checked by the control plane. A row
     // has one or a few: a parse of a hundred bytes or so, against the whole row's stringify.
     attempts: storedAttempts(row.attempts),
+    api: row.api,
     user_agent: row.user_agent,
     metadata: row.metadata,
   };

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { clipped } from '../admission/text-bounds.js';
 import { attemptsText } from '../domain/attempts.js';
-import { MAX_ATTEMPTS, type Attempt } from '../schemas/request-log.js';
+import { isRequestApi, MAX_ATTEMPTS, type Attempt, type RequestApi } from '../schemas/request-log.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 
 const META_PREFIX = 'x-svc-meta-';
@@ -30,11 +30,14 @@ export function metadataOf(request: FastifyRequest): Record<string, string> {
 
 export const estimatedTokens = (characters: number) => Math.max(1, Math.ceil(characters / 4));
 
-/** The parts of a row known when the request arrives; the rest is measured as it is served. */
+/**
+ * The parts of a row known when the request arrives; the rest is measured as it is served. Its
+ * API is always known here: the path it came in on says it.
+ */
 export type RowStart = Pick<
   RequestRecord,
   'req_id' | 'ts' | 'model' | 'stream' | 'user_agent' | 'metadata' | 'org_id' | 'project_id' | 'key_id'
->;
+> & { api: RequestApi };
 
 /**
  * What is measured of a request as it is served: the rest of its row, its upstream attempts as
@@ -74,6 +77,7 @@ export function gatewayRow(start: RowStart, served: Served): RequestRecord {
     upstream_model: served.upstream_model,
     served_by: served.served_by,
     attempts: served.attempts === null ? null : attemptsText(fitAttempts(served.attempts)),
+    api: start.api,
     user_agent: start.user_agent,
     metadata: start.metadata,
   };
@@ -159,7 +163,8 @@ const msOrNull = (value: number | null): number | null =>
  * finite and whole where they count. A caller's User-Agent of 5 kB or an upstream's odd usage
  * must not cost the call its row (and its charge): a row refused is a call served for nothing.
  * Its attempts were fitted when `gatewayRow` wrote them (`fitAttempts`), as objects: read back
- * from their text here, every row would pay a parse on the request path.
+ * from their text here, every row would pay a parse on the request path. An API the log does not
+ * know (`RequestApi`) is unknown, null, rather than a row the control plane would refuse.
  */
 export function fitRow(row: RequestRecord): RequestRecord {
   const fits =
@@ -169,6 +174,7 @@ export function fitRow(row: RequestRecord): RequestRecord {
     (row.upstream_error?.length ?? 0) <= ROW_TEXT_LIMITS.upstream_error &&
     (row.upstream_model?.length ?? 0) <= ROW_TEXT_LIMITS.upstream_model &&
     (row.served_by?.length ?? 0) <= ROW_TEXT_LIMITS.served_by &&
+    (row.api === null || isRequestApi(row.api)) &&
     Number.isSafeInteger(row.ts) &&
     Number.isFinite(row.total_ms) &&
     Number.isFinite(row.pre_dispatch_ms) &&
@@ -190,6 +196,7 @@ export function fitRow(row: RequestRecord): RequestRecord {
     upstream_error: row.upstream_error === null ? null : clipped(row.upstream_error, ROW_TEXT_LIMITS.upstream_error),
     upstream_model: row.upstream_model === null ? null : clipped(row.upstream_model, ROW_TEXT_LIMITS.upstream_model),
     served_by: row.served_by === null ? null : clipped(row.served_by, ROW_TEXT_LIMITS.served_by),
+    api: row.api !== null && isRequestApi(row.api) ? row.api : null,
     total_ms: ms(row.total_ms),
     ttft_ms: msOrNull(row.ttft_ms),
     tpot_ms: msOrNull(row.tpot_ms),

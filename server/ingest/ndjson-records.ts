@@ -99,6 +99,8 @@ export function* ndjsonRecords(file: string, owners: Owners, at: { line: number 
       // `upstream.model` is the model that served: with its provider, the target that did.
       served_by: upstream?.provider ? servedBy(upstream.provider, upstream.model) : null,
       attempts: upstream?.attempts ? attemptsText(upstream.attempts) : null,
+      // Absent (a file written before rows said it, or by another program): unknown.
+      api: row.api ?? null,
       user_agent: row.user_agent,
       metadata: JSON.stringify(lowercaseKeys(row.metadata)),
     };

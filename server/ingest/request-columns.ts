@@ -64,6 +64,7 @@ const KIND: { [C in InsertColumn]: C extends StringColumn ? typeof TEXT | typeof
   upstream_model: CODED,
   served_by: CODED,
   attempts: TEXT,
+  api: CODED,
   user_agent: CODED,
   metadata: TEXT,
   rowid: NUMBER,

@@ -8,6 +8,7 @@ import { badRequest, notFound } from '../http-errors.js';
 import { parseId } from '../ids.js';
 import { authOf } from '../plugins/session.js';
 import { isAnalyticsUnavailable, runAnalytics } from './analytics-run.js';
+import { apiOf } from './api-param.js';
 import { targetOf } from './target-param.js';
 import {
   RequestIdParams,
@@ -32,7 +33,7 @@ import { Top, TopQuery, type TopGroup } from '../schemas/top.js';
 
 const tags = ['analytics'];
 const METRICS: Metric[] = ['volume', 'latency', 'ttft', 'tok_s', 'token_usage'];
-const GROUPS: GroupBy[] = ['project', 'key', 'model'];
+const GROUPS: GroupBy[] = ['project', 'key', 'model', 'api'];
 const STATUS_CATEGORIES = ['2xx', '3xx', '4xx', '5xx'];
 /** The dashboard's buckets at most: a chart of more says nothing more, and the answer stays small. */
 const MAX_DASHBOARD_BUCKETS = 2_000;
@@ -53,6 +54,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
       key_id?: string;
       model_alias?: string;
       target?: string;
+      api?: string;
       include_revoked?: boolean;
     },
   ) {
@@ -60,8 +62,9 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     const range = parseTimeRange(query.time_range);
     const now = config.now();
     const scope: Scope = { orgId, from: now - range.ms, to: now };
-    // Its form first: a malformed target is refused before any lookup.
+    // Their form first: a malformed target or an unknown API is refused before any lookup.
     const servedBy = targetOf(query.target);
+    const api = apiOf(query.api);
     if (query.project_id !== undefined) {
       const projectId = parseId(query.project_id);
       if (!projectId || !(await control.organizations.project(orgId, projectId))) {
@@ -80,6 +83,7 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     }
     if (query.model_alias !== undefined) scope.model = query.model_alias;
     if (servedBy !== undefined) scope.servedBy = servedBy;
+    if (api !== undefined) scope.api = api;
     return { scope, range };
   }
 

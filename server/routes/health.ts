@@ -10,12 +10,14 @@ import { errors, isoTime, isoTimeOrNull } from '../schemas/common.js';
 import { Health, HEALTH_WINDOWS, HealthQuery, type HealthWindow } from '../schemas/health.js';
 import { RELATIVE_ERROR } from '../stores/telemetry/latency-sketch.js';
 import { runAnalytics } from './analytics-run.js';
+import { apiOf } from './api-param.js';
 import { targetOf } from './target-param.js';
 
 /**
  * Beyond the contract: provider and model health (schemas/health.ts). Any member of the
  * organisation may read it, as the analytics; the model catalogue gives each model's provider.
- * With `target`, only the requests that route target served count (analytics/health-rows.ts).
+ * With `target`, only the requests that route target served count, with `api` only those that
+ * came in on that API of the gateway's (analytics/health-rows.ts).
  */
 
 const CELLS: Record<HealthWindow, number> = { '1h': 12, '24h': 288 };
@@ -73,6 +75,7 @@ export async function healthRoutes(fastify: FastifyInstance): Promise<void> {
         throw badRequest(`window must be one of ${HEALTH_WINDOWS.join(', ')}`, { field: 'window' });
       }
       const servedBy = targetOf(request.query.target);
+      const api = apiOf(request.query.api);
       const cells = CELLS[window as HealthWindow];
       const { orgId } = authOf(request);
       const now = config.now();
@@ -83,7 +86,17 @@ export async function healthRoutes(fastify: FastifyInstance): Promise<void> {
       const listedSince = end - LISTED_FOR_MS;
       const found = await runAnalytics(
         app,
-        { kind: 'health', orgId, from, cells, to: end, listedSince, providers, ...(servedBy ? { servedBy } : {}) },
+        {
+          kind: 'health',
+          orgId,
+          from,
+          cells,
+          to: end,
+          listedSince,
+          providers,
+          ...(servedBy ? { servedBy } : {}),
+          ...(api ? { api } : {}),
+        },
         reply,
       );
       return {

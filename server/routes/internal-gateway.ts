@@ -180,6 +180,7 @@ function storedRow(row: GatewayRow, key: KeyOwner): RequestRecord {
     upstream_model: row.upstream_model,
     served_by: row.served_by ?? null,
     attempts: row.attempts ? attemptsText(row.attempts) : null,
+    api: row.api ?? null,
     user_agent: row.user_agent,
     metadata: row.metadata,
   };

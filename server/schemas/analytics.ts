@@ -1,12 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, Paging, TargetFilter, Timestamp } from './common.js';
-import { RequestOutcomeFields } from './request-log.js';
+import { ApiFilter, Nullable, Paging, TargetFilter, Timestamp } from './common.js';
+import { RequestOutcomeFields, RowApi } from './request-log.js';
 
 const Window = {
   time_range: Type.Optional(Type.String({ description: '<int><unit>, unit s, m, h or d; default 24h, at most 400d' })),
   project_id: Type.Optional(Type.String()),
   key_id: Type.Optional(Type.String()),
   target: TargetFilter,
+  api: ApiFilter,
 };
 
 export const SummaryQuery = Type.Object({ ...Window, model_alias: Type.Optional(Type.String()) });
@@ -17,7 +18,12 @@ export const TimeseriesQuery = Type.Object({
   model_alias: Type.Optional(Type.String()),
   metric: Type.Optional(Type.String({ description: 'volume (default), latency, ttft, tok_s or token_usage' })),
   interval: Type.Optional(Type.String({ description: 'bucket width; default gives 60 to 120 buckets' })),
-  group_by: Type.Optional(Type.String({ description: 'project, key or model' })),
+  group_by: Type.Optional(
+    Type.String({
+      description:
+        'project, key or model; beyond the contract, api (the gateway API each request came in on, read from the rows; group null: unknown)',
+    }),
+  ),
 });
 export type TimeseriesQuery = Static<typeof TimeseriesQuery>;
 
@@ -89,6 +95,7 @@ export const RequestLogRow = Type.Object({
   model: Type.String(),
   status: Type.Integer(),
   stream: Type.Boolean(),
+  api: RowApi,
   key: NamedRef,
   project: NamedRef,
   ...RequestOutcomeFields,

@@ -56,6 +56,19 @@ export const TargetFilter = Type.Optional(
   }),
 );
 
+/**
+ * Beyond the contract: the request log's, analytics' and health's `api` filter, the gateway's API a
+ * request came in on, as the request log's `api` names it. Checked by the routes
+ * (server/routes/api-param.ts), as `target` is, so that an API this server does not know is a
+ * 400 in the contract's `{"error"}` shape, not a schema's 422.
+ */
+export const ApiFilter = Type.Optional(
+  Type.String({
+    description:
+      "Beyond the contract: only requests that came in on this API of the gateway's: chat (chat completions), messages (Anthropic Messages), count_tokens (its token counting), responses (OpenAI Responses) or embeddings; rows whose API is unknown (written before the gateway recorded it, imports that do not say) never count. Read from the rows, not the rollups.",
+  }),
+);
+
 export const Paging = {
   limit: Type.Optional(Type.Integer({ minimum: 1, default: 50, description: 'Clamped to 200' })),
   // Bounded so that an absurd offset (1e20) is a 422, not a value SQLite cannot bind as an integer.

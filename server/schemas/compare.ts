@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, TargetFilter } from './common.js';
+import { ApiFilter, Nullable, TargetFilter } from './common.js';
 
 /**
  * `GET /analytics/compare`, beyond the contract: the summary's figures (and the cost, for any
@@ -14,6 +14,7 @@ export const CompareQuery = Type.Object({
   key_id: Type.Optional(Type.String()),
   model_alias: Type.Optional(Type.String()),
   target: TargetFilter,
+  api: ApiFilter,
 });
 export type CompareQuery = Static<typeof CompareQuery>;
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, TargetFilter } from './common.js';
+import { ApiFilter, Nullable, TargetFilter } from './common.js';
 
 /**
  * `GET /analytics/dashboard`, beyond the contract: the dashboard's time series over one window
@@ -21,6 +21,7 @@ export const DashboardQuery = Type.Object({
   key_id: Type.Optional(Type.String()),
   model_alias: Type.Optional(Type.String()),
   target: TargetFilter,
+  api: ApiFilter,
 });
 export type DashboardQuery = Static<typeof DashboardQuery>;
 

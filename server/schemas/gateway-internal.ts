@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable } from './common.js';
-import { Attempts, TerminationReason } from './request-log.js';
+import { Attempts, RequestApi, TerminationReason } from './request-log.js';
 
 /**
  * The internal API between the control plane and gateways in other processes
@@ -179,6 +179,12 @@ export const GatewayRow = Type.Object({
   served_by: Type.Optional(Nullable(Type.String({ maxLength: 320 }))),
   /** The upstream attempts in the order made, at most 20; null (or absent, as above) when unknown. */
   attempts: Type.Optional(Nullable(Attempts)),
+  /**
+   * The gateway's API the request came in on; null when unknown. Absent from the rows of gateways
+   * older than it, which served chat completions only, but whose rows are not guessed at: absent
+   * is unknown, as null.
+   */
+  api: Type.Optional(Nullable(RequestApi)),
   user_agent: Type.String({ maxLength: 4096 }),
   /** JSON object text of at most 16 pairs of 256 characters. */
   metadata: Type.String({ maxLength: 16_384 }),

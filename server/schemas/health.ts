@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, TargetFilter, Timestamp } from './common.js';
+import { ApiFilter, Nullable, TargetFilter, Timestamp } from './common.js';
 
 /**
  * `GET /analytics/health`, beyond the contract: each provider's and each model's health over
@@ -29,6 +29,7 @@ export const HealthQuery = Type.Object({
     }),
   ),
   target: TargetFilter,
+  api: ApiFilter,
 });
 export type HealthQuery = Static<typeof HealthQuery>;
 

@@ -8,6 +8,31 @@ export const TerminationReason = Type.Union([
   Type.Literal('upstream_stream_aborted'),
 ]);
 
+/**
+ * The gateway's APIs, as a request-log row names the one its request came in on: OpenAI's chat
+ * completions (`chat`), Anthropic's Messages (`messages`) and its token counting
+ * (`/v1/messages/count_tokens`, `count_tokens`), OpenAI's Responses (`responses`) and
+ * embeddings (`embeddings`). A row that does not say (written before the gateway recorded it,
+ * imported without it) has null: unknown, never taken for chat.
+ */
+export const REQUEST_APIS = ['chat', 'messages', 'count_tokens', 'responses', 'embeddings'] as const;
+export type RequestApi = (typeof REQUEST_APIS)[number];
+export const RequestApi = Type.Union(REQUEST_APIS.map((api) => Type.Literal(api)));
+
+/** Whether `text` names one of the gateway's APIs. */
+export const isRequestApi = (text: string): text is RequestApi => (REQUEST_APIS as readonly string[]).includes(text);
+
+/**
+ * Beyond the contract: a request-log row's `api`, in the API and an import file alike. Optional
+ * here because a control plane with only the contract's fields leaves it out, and an import line
+ * may too (stored as null); this one always sends it.
+ */
+export const RowApi = Type.Optional(
+  Type.Union([...REQUEST_APIS.map((api) => Type.Literal(api)), Type.Null()], {
+    description: `Beyond the contract: the gateway's API the request came in on (${REQUEST_APIS.join(', ')}); null when unknown (rows written before the gateway recorded it, imports that do not say)`,
+  }),
+);
+
 const Count = Type.Integer({ minimum: 0 });
 const Millis = Type.Number({ minimum: 0 });
 
@@ -100,6 +125,7 @@ export const ImportedRequest = Type.Object({
   model: Type.String({ minLength: 1, maxLength: 200 }),
   status: Type.Integer({ minimum: 100, maximum: 599 }),
   stream: Type.Boolean(),
+  api: RowApi,
   key: Nullable(Reference),
   project: Nullable(Reference),
   organization_name: Type.Optional(Type.String()),

@@ -1,10 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, TargetFilter } from './common.js';
+import { ApiFilter, Nullable, TargetFilter } from './common.js';
 
 /**
  * `GET /analytics/top`, beyond the contract: the window's requests, spend, 5xx answers and mean
- * latency by key, model or project, the largest first, each beside the same window just before
- * (the previous period), and what the rest add up to. Exact: rollups plus the rows at the edges.
+ * latency by key, model, project or the gateway's API the requests came in on, the largest first,
+ * each beside the same window just before (the previous period), and what the rest add up to.
+ * Exact: rollups plus the rows at the edges; by API (or narrowed to a target or an API), the rows.
  */
 
 export const TopQuery = Type.Object({
@@ -13,7 +14,8 @@ export const TopQuery = Type.Object({
   key_id: Type.Optional(Type.String()),
   model_alias: Type.Optional(Type.String()),
   target: TargetFilter,
-  group_by: Type.Union([Type.Literal('key'), Type.Literal('model'), Type.Literal('project')]),
+  api: ApiFilter,
+  group_by: Type.Union([Type.Literal('key'), Type.Literal('model'), Type.Literal('project'), Type.Literal('api')]),
   sort: Type.Optional(Type.Union([Type.Literal('cost'), Type.Literal('requests')], { description: 'cost (default)' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 })),
 });
@@ -30,9 +32,12 @@ const Figures = {
 };
 
 export const TopGroup = Type.Object({
-  /** The key's or project's id, or the model; null for requests without a key (or project). */
+  /**
+   * The key's or project's id, the model, or the API; null for requests without a key (or project),
+   * or whose API is unknown.
+   */
   group: Nullable(Type.String()),
-  /** The key's or project's name; null when it no longer exists, or for a model. */
+  /** The key's or project's name; null when it no longer exists, or for a model or an API. */
   name: Nullable(Type.String()),
   ...Figures,
   // Optional, as are trend_interval and time_zone: a control plane of the version before gives none.

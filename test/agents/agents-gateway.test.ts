@@ -84,6 +84,7 @@ async function newKey(): Promise<{ id: string; api_key: string }> {
 }
 
 interface Row {
+  api: string | null;
   model: string;
   status: number;
   stream: boolean;
@@ -137,6 +138,7 @@ describe('coding agents through the gateway, offline', () => {
       expect(result.result.length).toBeGreaterThan(0);
       const rows = await rowsOf(key.id, 1);
       expectServed(run, rows, 'claude-sonnet-4-5', 'anthropic');
+      expect(new Set(rows.map((row) => row.api))).toEqual(new Set(['messages']));
       expect(rows[0]!.user_agent).toMatch(/^claude-cli\//);
     },
     TEST_TIMEOUT,
@@ -158,6 +160,7 @@ describe('coding agents through the gateway, offline', () => {
       expect(run.stdout.trim().length).toBeGreaterThan(0);
       const rows = await rowsOf(key.id, 1);
       expectServed(run, rows, 'gpt-5.5', 'openai');
+      expect(new Set(rows.map((row) => row.api))).toEqual(new Set(['responses']));
       expect(rows[0]!.user_agent).toMatch(/^codex_exec\//);
     },
     TEST_TIMEOUT,

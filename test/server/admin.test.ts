@@ -389,6 +389,7 @@ describe('import-requests', () => {
     ],
     ['a bad line after a blank one, counted', () => [row(1), '', '[]', row(1)], /line 3\b/],
     ['more than 20 attempts', () => [row(1), row(1, { upstream: withAttempts(21) })], /line 2\b.*attempts/],
+    ['an api the gateway does not serve', () => [row(1), row(1, { api: 'graphql' })], /line 2\b.*\/api\b/],
     [
       'an attempt with a decision the gateway does not make',
       () => [row(1), row(1, { upstream: { ...withAttempts(1), attempts: [{ ...ATTEMPTS[0], decision: 'hoped' }] } })],
@@ -456,6 +457,33 @@ describe('import-requests', () => {
       `SELECT served_by FROM requests WHERE req_id = '${again.req_id}'`,
     );
     expect(stored!.served_by).toBe('azure/gpt-4o-mini');
+  });
+
+  it('keeps the api a line gives, and an absent or null one as unknown; a row read back imports again alike', async () => {
+    const given = row(0, { api: 'responses' });
+    const absent = row(0); // files written before rows said it
+    const unknown = row(0, { api: null });
+    await ok('import-requests', '--file', file([given, absent, unknown]));
+    const read = async (reqId: string) => {
+      const answer = await client.get(`/analytics/requests/${reqId}`);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      return answer.body as { api: unknown };
+    };
+    const exported = await read(given.req_id);
+    expect(exported.api).toBe('responses');
+    expect((await read(absent.req_id)).api).toBeNull();
+    expect((await read(unknown.req_id)).api).toBeNull();
+    const again = { ...exported, req_id: `req-${randomUUID()}` };
+    await ok('import-requests', '--file', file([again]));
+    expect((await read(again.req_id)).api).toBe('responses');
+    const stored = await telemetrySql<{ req_id: string; api: string | null }>(
+      server,
+      `SELECT req_id, api FROM requests WHERE req_id IN ('${again.req_id}', '${absent.req_id}')`,
+    );
+    expect(Object.fromEntries(stored.map((r) => [r.req_id, r.api]))).toEqual({
+      [again.req_id]: 'responses',
+      [absent.req_id]: null,
+    });
   });
 
   it('a missing file is reported by name', async () => {

@@ -56,6 +56,7 @@ function row(setup: Setup, reqId: string, ts: number, extra: Partial<RequestReco
     upstream_model: 'gpt-4o-mini-2024-07-18',
     served_by: null,
     attempts: null,
+    api: 'chat',
     user_agent: 'availability-test/1.0',
     metadata: JSON.stringify({ customer: 'acme', feature: 'chat', trace_id: reqId }),
     ...extra,

@@ -160,6 +160,32 @@ function queries(): { name: string; query: AnalyticsQuery }[] {
     providers: { 'openai/gpt-4o': 'openai', 'svc/fast': 'svc' },
     servedBy: 'prov/model-2026',
   });
+  // Narrowed to an API (variedRecord's rows vary it, a twelfth unknown), and grouped by it: read
+  // from the rows on both stores, the rows of an unknown API the null group.
+  const byApi: Scope = { ...RAGGED, api: 'messages' };
+  add({ kind: 'summary', scope: byApi });
+  add({ kind: 'compare', scope: { ...byApi, keyId: 'k-a' }, previous });
+  add({ kind: 'dashboard', scope: byApi, edges: edgesOf(byApi, 6 * HOUR + 300_000), previous });
+  for (const groupBy of [null, 'model', 'api'] as const)
+    add({ kind: 'timeseries', scope: byApi, metric: 'latency', intervalMs: HOUR, groupBy });
+  for (const scope of [RAGGED, { ...RAGGED, keyId: 'k-b' }, { ...targeted, api: 'chat' as const }]) {
+    for (const metric of ['volume', 'tok_s'] as const)
+      add({ kind: 'timeseries', scope, metric, intervalMs: HOUR, groupBy: 'api' });
+    add({ kind: 'top', scope, groupBy: 'api', previous, trendEdges: edgesOf(scope, 12 * HOUR) });
+  }
+  add({ kind: 'top', scope: byApi, groupBy: 'model', previous, trendEdges: edgesOf(byApi, 12 * HOUR) });
+  add({ kind: 'requests', filter: { ...byApi, statusClass: 2 }, limit: 50, offset: 0 });
+  add({ kind: 'requests', filter: { ...WHOLE, api: 'embeddings', search: 'r1' }, limit: 50, offset: 0 });
+  add({
+    kind: 'health',
+    orgId: ORG,
+    from: START + DAY,
+    cells: 288,
+    to: START + 2 * DAY - 1,
+    listedSince: START,
+    providers: { 'openai/gpt-4o': 'openai', 'svc/fast': 'svc' },
+    api: 'chat',
+  });
   return list;
 }
 

@@ -6,9 +6,10 @@
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 
 export type Metric = 'volume' | 'latency' | 'ttft' | 'tok_s' | 'token_usage';
-export type GroupBy = 'project' | 'key' | 'model';
+/** `api` is beyond the contract: the gateway's API each row came in on (null: unknown). */
+export type GroupBy = 'project' | 'key' | 'model' | 'api';
 export const METRICS: Metric[] = ['volume', 'latency', 'ttft', 'tok_s', 'token_usage'];
-export const GROUP_BYS: GroupBy[] = ['project', 'key', 'model'];
+export const GROUP_BYS: GroupBy[] = ['project', 'key', 'model', 'api'];
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
@@ -27,6 +28,8 @@ export interface Window {
   projectId?: string;
   keyId?: string;
   model?: string;
+  /** Beyond the contract: only rows that came in on this API (a row whose API is unknown never matches). */
+  api?: string;
 }
 
 export function inWindow(row: RequestRecord, w: Window): boolean {
@@ -36,7 +39,8 @@ export function inWindow(row: RequestRecord, w: Window): boolean {
     row.ts <= w.now &&
     (w.projectId === undefined || row.project_id === w.projectId) &&
     (w.keyId === undefined || row.key_id === w.keyId) &&
-    (w.model === undefined || row.model === w.model)
+    (w.model === undefined || row.model === w.model) &&
+    (w.api === undefined || row.api === w.api)
   );
 }
 
@@ -125,7 +129,15 @@ export function timeseries(
     if (!inWindow(row, w)) continue;
     const bucket = Math.floor(row.ts / intervalMs) * intervalMs;
     const group =
-      groupBy === 'project' ? row.project_id : groupBy === 'key' ? row.key_id : groupBy === 'model' ? row.model : null;
+      groupBy === 'project'
+        ? row.project_id
+        : groupBy === 'key'
+          ? row.key_id
+          : groupBy === 'model'
+            ? row.model
+            : groupBy === 'api'
+              ? row.api
+              : null;
     const id = JSON.stringify([bucket, group]);
     const cell = cells.get(id) ?? { bucket, group, rows: [] };
     cell.rows.push(row);
@@ -187,6 +199,7 @@ export function logRow(row: RequestRecord, names: Names) {
     model: row.model,
     status: row.status,
     stream: row.stream === 1,
+    api: row.api,
     key: ref(row.key_id, names.keys),
     project: ref(row.project_id, names.projects),
     metrics: {

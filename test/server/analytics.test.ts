@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelsOf } from '../../server/domain/route-models.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
-import type { Attempt } from '../../server/schemas/request-log.js';
+import { REQUEST_APIS, type Attempt, type RequestApi } from '../../server/schemas/request-log.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import * as ref from './analytics-reference.js';
 import { register, startServer, TestClient, type TestServer, requestLog } from './harness.js';
@@ -132,6 +132,7 @@ interface RowSpec {
   upstreamModel: string | null;
   servedBy: string | null;
   attempts: Attempt[] | null;
+  api: RequestApi | null;
   userAgent: string;
   metadata: [string, string][];
   idPart: string;
@@ -199,6 +200,7 @@ function rowArb(rangesMs: number[]): fc.Arbitrary<RowSpec> {
     upstreamModel: maybe(fc.constantFrom(...ELSEWHERE)),
     servedBy: maybe(fc.constantFrom('openai/gpt-4o-mini-2024-07-18', 'together/meta-llama/Llama-3.1-8B')),
     attempts: maybe(fc.array(attemptArb, { minLength: 1, maxLength: 4 })),
+    api: maybe(fc.constantFrom(...REQUEST_APIS)),
     userAgent: fc.constantFrom(...ELSEWHERE, 'Acme Corp client/1.0'),
     metadata: fc.uniqueArray(
       fc.tuple(
@@ -264,6 +266,7 @@ function materialise(org: Org, specs: RowSpec[]): RequestRecord[] {
       upstream_model: spec.upstreamModel,
       served_by: spec.servedBy,
       attempts: spec.attempts && JSON.stringify(spec.attempts),
+      api: spec.api,
       user_agent: spec.userAgent,
       metadata: JSON.stringify(Object.fromEntries(spec.metadata)),
     };
@@ -285,6 +288,8 @@ interface CommonFilter {
   project: 'p1' | 'p2' | undefined;
   key: 'keyA' | 'keyB' | undefined;
   model: string | undefined;
+  /** Beyond the contract: the gateway's API the rows came in on. */
+  api: RequestApi | undefined;
 }
 
 /** Mostly omitted, so that combined filters still leave rows to compare. */
@@ -296,6 +301,7 @@ const commonArb: fc.Arbitrary<CommonFilter> = fc.record({
   project: sometimes(fc.constantFrom('p1' as const, 'p2' as const)),
   key: sometimes(fc.constantFrom('keyA' as const, 'keyB' as const)),
   model: sometimes(fc.constantFrom(...MODELS, 'openai/unknown-model')),
+  api: sometimes(fc.constantFrom(...REQUEST_APIS)),
 });
 
 function windowOf(org: Org, f: CommonFilter): ref.Window {
@@ -306,6 +312,7 @@ function windowOf(org: Org, f: CommonFilter): ref.Window {
     ...(f.project ? { projectId: org[f.project] } : {}),
     ...(f.key ? { keyId: org[f.key] } : {}),
     ...(f.model ? { model: f.model } : {}),
+    ...(f.api ? { api: f.api } : {}),
   };
 }
 
@@ -328,6 +335,7 @@ function commonParams(org: Org, f: CommonFilter, modelParam: 'model_alias' | 'mo
     project_id: f.project && org[f.project],
     key_id: f.key && org[f.key],
     [modelParam]: f.model,
+    api: f.api,
   };
 }
 
@@ -646,6 +654,7 @@ function record(org: Org, offset: number, extra: Partial<RequestRecord> = {}): R
     upstream_model: 'gpt-4o-mini-2024-07-18',
     served_by: null,
     attempts: null,
+    api: 'chat',
     user_agent: 'analytics-test/1.0',
     metadata: '{}',
     ...extra,
@@ -870,16 +879,18 @@ describe('timeseries whose buckets hold many rows', () => {
         project_id: projectId,
         key_id: keyId,
         model: MODELS[Math.floor(i / 2) % 2]!,
+        api: (['chat', 'messages', null] as const)[i % 3]!,
         total_ms: 100 + i,
         total_tokens: 10 * i,
       });
     });
     await load(records);
     const filters: CommonFilter[] = [
-      { time_range: '24h', project: undefined, key: undefined, model: undefined },
-      { time_range: '24h', project: 'p1', key: undefined, model: undefined },
-      { time_range: '24h', project: undefined, key: undefined, model: MODELS[1] },
-      { time_range: '2d', project: 'p2', key: 'keyB', model: undefined },
+      { time_range: '24h', project: undefined, key: undefined, model: undefined, api: undefined },
+      { time_range: '24h', project: 'p1', key: undefined, model: undefined, api: undefined },
+      { time_range: '24h', project: undefined, key: undefined, model: MODELS[1], api: undefined },
+      { time_range: '2d', project: 'p2', key: 'keyB', model: undefined, api: undefined },
+      { time_range: '24h', project: 'p1', key: undefined, model: undefined, api: 'messages' },
     ];
     for (const filter of filters) {
       for (const interval of ['5m', '1h', '1d']) {
@@ -959,6 +970,7 @@ describe('figures of a hand-checked example', () => {
         upstream_model: null,
         served_by: null,
         attempts: null,
+        api: null,
         is_byok: 1,
         cost_micro: 12,
         metadata: JSON.stringify({ customer: 'Acme' }),
@@ -971,6 +983,7 @@ describe('figures of a hand-checked example', () => {
         key: { id: org.revoked, name: null },
         project: { id: org.p1, name: 'Default' },
         stream: false,
+        api: null,
         upstream: null,
         financials: { cost_pkr: 0.000012, is_byok: 1 },
         metadata: { customer: 'Acme' },

@@ -249,6 +249,16 @@ describe('the demo traffic', () => {
     expect(legacy).toMatchObject({ no_prompt: legacy.n, no_upstream: legacy.n });
   });
 
+  it('names each row’s API: embeddings on the embeddings route, chat completions on every other', () => {
+    const apis = main.telemetry
+      .prepare(`SELECT model = 'svc/embed' AS embed, api, COUNT(*) AS n FROM requests GROUP BY 1, 2 ORDER BY 1, 2`)
+      .all();
+    expect(apis).toEqual([
+      { embed: 0, api: 'chat', n: expect.any(Number) },
+      { embed: 1, api: 'embeddings', n: expect.any(Number) },
+    ]);
+  });
+
   it('counts total tokens as prompt, completion and both cache legs, and prices them by route', () => {
     expect(
       one<{ n: number }>(

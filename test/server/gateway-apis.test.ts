@@ -128,6 +128,7 @@ const openai = (apiKey: string) => new OpenAI({ apiKey, baseURL: gateway.url, ma
 
 interface Row {
   req_id: string;
+  api: string | null;
   model: string;
   status: number;
   stream: boolean;
@@ -177,6 +178,7 @@ describe("Anthropic's Messages API through the gateway, with @anthropic-ai/sdk",
     const [row] = await rowsOf(key.id, 1);
     const usage = message.usage;
     expect(row).toMatchObject({
+      api: 'messages',
       model: 'anthropic/claude-sonnet-4',
       status: 200,
       stream: false,
@@ -283,7 +285,11 @@ describe("Anthropic's Messages API through the gateway, with @anthropic-ai/sdk",
     expect(counted.input_tokens).toBe(message.usage.input_tokens + (message.usage.cache_read_input_tokens ?? 0));
     const rows = await rowsOf(key.id, 2);
     const count = rows.find((row) => row.metrics.tokens_generated === 0 && row.financials.cost_pkr === 0);
-    expect(count).toMatchObject({ status: 200, metrics: { prompt_tokens: 0, tokens_estimated: false } });
+    expect(count).toMatchObject({
+      api: 'count_tokens',
+      status: 200,
+      metrics: { prompt_tokens: 0, tokens_estimated: false },
+    });
   });
 
   it('translates both ways for a route whose targets speak only chat completions', async () => {
@@ -319,6 +325,7 @@ describe("Anthropic's Messages API through the gateway, with @anthropic-ai/sdk",
     const rows = await rowsOf(key.id, 3);
     for (const row of rows) {
       expect(row).toMatchObject({ status: 200, upstream: { model: 'gpt-4o-mini-2024-07-18', provider: 'openai' } });
+      expect(['messages', 'chat']).toContain(row.api);
       expect(row.metrics.tokens_estimated).toBe(false);
     }
   });
@@ -429,6 +436,7 @@ describe("Anthropic's Messages API through the gateway, with @anthropic-ai/sdk",
     // Each call of the known key is a row; the unknown key's has nobody to be filed under.
     const rows = await rowsOf(key.id, 6);
     expect(rows.map((row) => row.status).sort()).toEqual([400, 400, 400, 400, 400, 413]);
+    expect(new Set(rows.map((row) => row.api))).toEqual(new Set(['messages']));
   });
 });
 
@@ -462,7 +470,7 @@ describe("OpenAI's Responses API and embeddings through the gateway, with the op
     const usage = response.usage!;
     const cached = usage.input_tokens_details.cached_tokens;
     for (const row of rows) {
-      expect(row).toMatchObject({ status: 200, upstream: { model: 'gpt-4o-mini-2024-07-18' } });
+      expect(row).toMatchObject({ api: 'responses', status: 200, upstream: { model: 'gpt-4o-mini-2024-07-18' } });
       expect(row.metrics).toMatchObject({
         prompt_tokens: usage.input_tokens - cached,
         tokens_generated: usage.output_tokens,
@@ -538,7 +546,7 @@ describe("OpenAI's Responses API and embeddings through the gateway, with the op
 
     const rows = await rowsOf(key.id, 3);
     const floatRow = rows.at(-1)!;
-    expect(floatRow).toMatchObject({ model: 'svc/embed', status: 200, stream: false });
+    expect(floatRow).toMatchObject({ api: 'embeddings', model: 'svc/embed', status: 200, stream: false });
     expect(floatRow.metrics).toMatchObject({
       prompt_tokens: floats.usage.prompt_tokens,
       tokens_generated: 0,

@@ -132,6 +132,7 @@ interface Row {
   user_agent: string;
   financials: { cost_pkr: number };
   upstream: { model: string; provider?: string | null; attempts?: unknown[] | null } | null;
+  api?: string | null;
 }
 
 const costOf = (row: Row) => Math.round(row.financials.cost_pkr * 1e6);
@@ -256,10 +257,28 @@ describe('defect 1: a User-Agent longer than 4,096 characters', () => {
     expect(upstreamOf('c')).toEqual({ model: 'gpt-4o-mini-2024-07-18', provider: null, attempts: null });
   });
 
+  it('the internal API keeps the api of a row, refusing alone one it does not know; an older gateway’s is unknown', async () => {
+    const key = await newKey();
+    const row = (id: string, api: unknown) => wireRow(key.id, id, { api });
+    // Request ids of their own: the rows above keep theirs.
+    const older = wireRow(key.id, '7'); // a gateway from before the api: no such field
+    const answer = await internal('/requests', {
+      rows: [row('5', 'messages'), row('6', 'graphql'), row('8', null), older, row('9', 'count_tokens')],
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ stored: 4, refused: [{ index: 1 }] });
+    expect((answer.body.refused as { reason: string }[])[0]!.reason).toMatch(/^\/api: /);
+    const rows = await rowsOf(key.id, 4);
+    const apiOf = (id: string) => rows.find((stored) => stored.req_id === `req_${id.repeat(32)}`)?.api;
+    expect(['5', '8', '7', '9'].map(apiOf)).toEqual(['messages', null, null, 'count_tokens']);
+  });
+
   it.each(WHERE)('a served call records its target and its one attempt, %s', async (where) => {
     const key = await newKey();
     expect((await chat(gatewayUrl(where), key.api_key)).status).toBe(200);
     const [row] = await rowsOf(key.id, 1);
+    // It came in on chat completions, and the row says so, through the internal API too.
+    expect(row!.api).toBe('chat');
     expect(row!.upstream).toEqual({
       model: 'gpt-4o-mini-2024-07-18',
       provider: 'openai',

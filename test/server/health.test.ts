@@ -7,7 +7,7 @@ import { SqliteControlStore } from '../../server/stores/control/store.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 import { registerOrg, startServer, type TestClient, type TestServer, requestLog } from './harness.js';
-import { dropAttemptColumns, requestRecord, seededRandom } from './request-rows.js';
+import { dropAddedColumns, requestRecord, seededRandom } from './request-rows.js';
 
 /**
  * GET /analytics/health through the real route on a real store: planted rows where one model
@@ -334,7 +334,7 @@ describe("migration 010's health columns", () => {
       written.exec(`ALTER TABLE ${table} DROP COLUMN upstream_429`);
       written.exec(`ALTER TABLE ${table} DROP COLUMN last_ok`);
     }
-    dropAttemptColumns(written);
+    dropAddedColumns(written);
     written.pragma('user_version = 9');
     written.close();
     const migrated = openTelemetry(path);

@@ -16,7 +16,7 @@ import {
 import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
-import { dropAttemptColumns, requestRecord, seededRandom } from './request-rows.js';
+import { dropAddedColumns, requestRecord, seededRandom } from './request-rows.js';
 
 const sketchOf = (values: number[]): Bins => {
   const bins: Bins = new Map();
@@ -107,7 +107,7 @@ describe("migrations 008 and 009's dashboard and cache cells", () => {
     const byImport = contents(written);
     for (const cells of byImport) expect(cells.length).toBeGreaterThan(0);
     for (const table of tables) written.exec(`DROP TABLE ${table}`);
-    dropAttemptColumns(written);
+    dropAddedColumns(written);
     written.pragma('user_version = 7');
     written.close();
 

@@ -30,6 +30,7 @@ function records(): RequestRecord[] {
       upstream_model: 'gpt-4o-mini-2024-07-18',
       served_by: 'openai/gpt-4o-mini-2024-07-18',
       attempts: '[{"target":"openai/gpt-4o-mini-2024-07-18","status":200,"error":null,"ms":1.5,"decision":"served"}]',
+      api: 'messages',
       metadata: '{"trace":"abc"}',
     },
     { ...requestRecord(3), project_id: 'project-1', key_id: 'key-1', ts: 0, status: 503, stream: 1 },
@@ -56,8 +57,8 @@ describe('request columns', () => {
       ]);
     });
     // A string repeated across rows travels once: organisation, project, key, model, termination
-    // reason, upstream error, upstream model, served by, user agent.
-    expect(columns.dictionaries.map((values) => values.length)).toEqual([2, 2, 2, 1, 1, 2, 2, 2, 1]);
+    // reason, upstream error, upstream model, served by, api, user agent.
+    expect(columns.dictionaries.map((values) => values.length)).toEqual([2, 2, 2, 1, 1, 2, 2, 2, 2, 1]);
   });
 
   it('start again empty after each batch is taken', () => {

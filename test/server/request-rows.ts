@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { beginImport } from '../../server/stores/telemetry/import-transaction.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
+import type { RequestApi } from '../../server/schemas/request-log.js';
 
 /**
  * A request-log row in the `import-requests` shape: a successful streamed call a minute
@@ -47,13 +48,18 @@ export function ndjsonFile(folder: string, lines: (object | string)[]): string {
   return path;
 }
 
-/** The request log's columns as its first migration made them: later ones added the rest. */
-export const COLUMNS_OF_001 = REQUEST_COLUMNS.filter((column) => column !== 'served_by' && column !== 'attempts');
+/** The columns later migrations added to the request log (011: served_by, attempts; 012: api). */
+const ADDED_COLUMNS: readonly string[] = ['served_by', 'attempts', 'api'];
 
-/** Undoes migration 011 of a SQLite store, as a test that takes a store back to an earlier version must. */
-export function dropAttemptColumns(db: Database): void {
-  db.exec('ALTER TABLE requests DROP COLUMN served_by');
-  db.exec('ALTER TABLE requests DROP COLUMN attempts');
+/** The request log's columns as its first migration made them: later ones added the rest. */
+export const COLUMNS_OF_001 = REQUEST_COLUMNS.filter((column) => !ADDED_COLUMNS.includes(column));
+
+/**
+ * Undoes migrations 011 and 012 of a SQLite store (the request log's added columns), as a test
+ * that takes a store back to an earlier version must.
+ */
+export function dropAddedColumns(db: Database): void {
+  for (const column of ADDED_COLUMNS) db.exec(`ALTER TABLE requests DROP COLUMN ${column}`);
 }
 
 /** A generator of numbers in [0, 1), the same on every run for a seed (tests' random rows, reproducible). */
@@ -92,6 +98,7 @@ export const requestRecord = (i: number): RequestRecord => ({
   upstream_model: null,
   served_by: null,
   attempts: null,
+  api: null,
   user_agent: 'agent/1.0',
   metadata: '{}',
 });
@@ -121,6 +128,17 @@ export function insertRows(db: Database, count: number, from = 1): void {
 const DAY = 86_400_000;
 /** The first day of `variedRecord`'s rows. */
 export const VARIED_START = Date.parse('2026-11-02T00:00:00Z');
+
+/** The APIs of `variedRecord`'s rows (a twelfth of them unknown), chat completions the most. */
+const VARIED_APIS: readonly RequestApi[] = [
+  'chat',
+  'chat',
+  'messages',
+  'responses',
+  'embeddings',
+  'chat',
+  'count_tokens',
+];
 
 /** Row `i`'s attempts as stored: a failure and a move to the next target for some, then the last. */
 function variedAttempts(i: number, status: number): string {
@@ -168,6 +186,7 @@ export function variedRecord(i: number, keys: readonly string[] = ['k-a', 'k-b',
     upstream_model: i % 12 === 0 ? null : 'model-2026',
     served_by: i % 12 === 0 || status !== 200 ? null : 'prov/model-2026',
     attempts: i % 12 === 0 || i % 5 === 1 ? null : variedAttempts(i, status),
+    api: i % 12 === 0 ? null : VARIED_APIS[i % VARIED_APIS.length]!,
     user_agent: 'agent/1.0',
     metadata: i % 3 === 0 ? '{}' : JSON.stringify({ run: `r${i % 4}`, 'trace-id': `t-${i}` }),
   };

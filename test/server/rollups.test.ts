@@ -92,6 +92,7 @@ describe('the rollups', () => {
     upstream_model: null,
     served_by: null,
     attempts: null,
+    api: null,
     user_agent: 'ua',
     metadata: '{}',
   });

@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { fitAdmission } from '../../server/gateway/admission-request.js';
 import { fitAttempts, fitRow, gatewayRow } from '../../server/gateway/request-facts.js';
 import { AdmissionRequest, GatewayRow } from '../../server/schemas/gateway-internal.js';
-import type { Attempt } from '../../server/schemas/request-log.js';
+import type { Attempt, RequestApi } from '../../server/schemas/request-log.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 
 const rowCheck = TypeCompiler.Compile(GatewayRow);
 const admissionCheck = TypeCompiler.Compile(AdmissionRequest);
 
-const row: RequestRecord & { key_id: string } = {
+const row: RequestRecord & { key_id: string; api: RequestApi } = {
   req_id: `req_${'0'.repeat(32)}`,
   ts: 1_780_000_000_000,
   org_id: 'org',
@@ -35,6 +35,7 @@ const row: RequestRecord & { key_id: string } = {
   upstream_model: null,
   served_by: null,
   attempts: null,
+  api: 'chat',
   user_agent: 'curl/8',
   metadata: '{}',
 };
@@ -122,6 +123,32 @@ describe('a row’s attempts', () => {
     expect(rowCheck.Check({ ...row, attempts: [{ ...attempt(1), decision: 'hoped' }] })).toBe(false);
     // A gateway older than the attempts sends neither field: its rows are taken.
     const { served_by: _served, attempts: _attempts, ...older } = row;
+    expect(rowCheck.Check(older)).toBe(true);
+  });
+});
+
+describe('a row’s api', () => {
+  it('is the one its start names, and the internal API takes each of the gateway’s', () => {
+    const { attempts: _text, served_by: _served, ...measured } = row;
+    for (const api of ['chat', 'messages', 'count_tokens', 'responses', 'embeddings'] as const) {
+      const written = gatewayRow({ ...row, api }, { ...measured, served_by: null, attempts: null });
+      expect(written.api).toBe(api);
+      expect(fitRow(written)).toBe(written);
+      expect(rowCheck.Check(written)).toBe(true);
+    }
+  });
+
+  it('is unknown (null) once fitted when it names no API of the log’s, rather than a row refused', () => {
+    const odd = { ...row, api: 'graphql' } as unknown as RequestRecord;
+    expect(rowCheck.Check(odd)).toBe(false);
+    const fitted = fitRow(odd);
+    expect(fitted.api).toBeNull();
+    expect(rowCheck.Check(fitted)).toBe(true);
+  });
+
+  it('may be null or absent on the wire: a gateway older than it sends none, and its rows are taken', () => {
+    expect(rowCheck.Check({ ...row, api: null })).toBe(true);
+    const { api: _api, ...older } = row;
     expect(rowCheck.Check(older)).toBe(true);
   });
 });

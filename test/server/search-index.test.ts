@@ -21,7 +21,7 @@ import { SearchPlanner, searchLookups } from '../../server/stores/telemetry/sear
 import { SearchWriter } from '../../server/stores/telemetry/search-writer.js';
 import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
 import * as ref from './analytics-reference.js';
-import { COLUMNS_OF_001, dropAttemptColumns } from './request-rows.js';
+import { COLUMNS_OF_001, dropAddedColumns } from './request-rows.js';
 
 // Each case writes or migrates a store of hundreds of thousands of rows: on two shared cores
 // that can take most of a minute.
@@ -90,6 +90,7 @@ function rows(count: number, firstTs: number, stepMs: number, idPrefix: string):
       upstream_model: null,
       served_by: null,
       attempts: null,
+      api: null,
       user_agent: 'Lahore-Health agent',
       metadata: JSON.stringify(metadata),
     };
@@ -409,7 +410,7 @@ describe('the signature layout migration', () => {
         .all();
     const earlier = new Set(tables(atVersion4));
     for (const table of tables(db)) if (!earlier.has(table)) db.exec(`DROP TABLE ${table as string}`);
-    dropAttemptColumns(db);
+    dropAddedColumns(db);
     db.pragma('user_version = 4');
     db.close();
 

@@ -10,7 +10,7 @@ import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemet
 import { migrate } from '../../server/stores/migrate.js';
 import { registerTelemetryFunctions } from '../../server/stores/telemetry/sql-functions.js';
 import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
-import { dropAttemptColumns, importRow, ndjsonFile, requestRecord } from './request-rows.js';
+import { dropAddedColumns, importRow, ndjsonFile, requestRecord } from './request-rows.js';
 import { register, startServer, type TestClient, type TestServer } from './harness.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-telemetry-test-'));
@@ -142,7 +142,7 @@ function storeAtVersion5(name: string, in006sWay = false): { dataDir: string; te
   old.exec('DROP TABLE spend_outbox');
   for (const grain of ['5m', 'hour', 'day']) old.exec(`DROP TABLE rollup_board_${grain}`);
   for (const grain of ['hour', 'day']) old.exec(`DROP TABLE rollup_cache_${grain}`);
-  dropAttemptColumns(old);
+  dropAddedColumns(old);
   old.pragma('user_version = 5');
   old.close();
   return { dataDir, telemetryDbPath };
@@ -178,6 +178,7 @@ describe('a telemetry store of an earlier version', () => {
         { migration: '009_cache_rollups.sql', path: telemetryDbPath },
         { migration: '010_health_rollups.sql', path: telemetryDbPath },
         { migration: '011_attempts.sql', path: telemetryDbPath },
+        { migration: '012_api.sql', path: telemetryDbPath },
       ]);
       // It waited for the lock instead of failing on it.
       expect(lines.filter((line) => line.includes('telemetry store unavailable'))).toEqual([]);
@@ -186,7 +187,7 @@ describe('a telemetry store of an earlier version', () => {
       await server.close();
     }
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(11);
+    expect(db.pragma('user_version', { simple: true })).toBe(12);
     expect(db.prepare('SELECT COUNT(*) AS n FROM rollup_dim_1m').get()).toEqual({ n: 4 });
     // The import after the upgrade added to 008's dashboard cells.
     const rows = db.prepare('SELECT COUNT(*) FROM requests').pluck().get();
@@ -224,7 +225,7 @@ describe('a telemetry store of an earlier version', () => {
     registerTelemetryFunctions(first);
     try {
       migrate(first, TELEMETRY_MIGRATIONS, () => openTelemetry(path).close());
-      expect(first.pragma('user_version', { simple: true })).toBe(11);
+      expect(first.pragma('user_version', { simple: true })).toBe(12);
       expect(first.prepare("SELECT COUNT(*) AS n FROM sqlite_schema WHERE name = 'rollup_dim_1m'").get()).toEqual({
         n: 1,
       });
@@ -281,6 +282,7 @@ describe('recording requests', () => {
         upstream_model: 'gpt-4o-mini-2024-07-18',
         served_by: 'openai/gpt-4o-mini-2024-07-18',
         attempts: '[{"target":"openai/gpt-4o-mini-2024-07-18","status":200,"error":null,"ms":897,"decision":"served"}]',
+        api: 'messages',
         user_agent: 'agent/1.0',
         metadata: '{"feature":"chat"}',
       },
@@ -310,6 +312,7 @@ describe('recording requests', () => {
         upstream_model: null,
         served_by: null,
         attempts: null,
+        api: null,
         user_agent: 'agent/2.0',
         metadata: '{}',
       },
@@ -390,6 +393,7 @@ describe('recording requests', () => {
       { kind: 'upgrading', migration: '009_cache_rollups.sql' },
       { kind: 'upgrading', migration: '010_health_rollups.sql' },
       { kind: 'upgrading', migration: '011_attempts.sql' },
+      { kind: 'upgrading', migration: '012_api.sql' },
       { kind: 'committing', rows: 1 },
     ]);
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });

@@ -1,5 +1,6 @@
 import { METRIC_LABELS } from './chart-format.js';
 import { unknownLabel } from './id-label.js';
+import { apiLabel } from './request-api.js';
 import { durationMs } from './time-range.js';
 import {
   GROUP_BYS,
@@ -57,12 +58,13 @@ const NO_GROUP: Record<GroupBy, string> = {
   project: '(no project)',
   key: '(no key)',
   model: '(no model)',
+  api: '(API unknown)',
 };
 
 /**
  * What a series is called: the project's or key's name from the directory, the model's
- * route id, "Unknown key (cccccccc…)" when the name is not known (a revoked key), and a
- * label in brackets for the rows without one.
+ * route id, the API's short name, "Unknown key (cccccccc…)" when the name is not known (a
+ * revoked key), and a label in brackets for the rows without one.
  */
 export function seriesName(
   groupBy: GroupBy | null,
@@ -73,6 +75,7 @@ export function seriesName(
   if (groupBy === null) return ungrouped;
   if (group === null) return NO_GROUP[groupBy];
   if (groupBy === 'model') return group;
+  if (groupBy === 'api') return apiLabel(group);
   return nameOf(group) ?? unknownLabel(groupBy, group);
 }
 

@@ -8,7 +8,8 @@
 export const METRICS = ['volume', 'latency', 'ttft', 'tok_s', 'token_usage'] as const;
 export type Metric = (typeof METRICS)[number];
 
-export const GROUP_BYS = ['project', 'key', 'model'] as const;
+/** `api`: the gateway's API the requests came in on (beyond the contract; the server reads it from the rows). */
+export const GROUP_BYS = ['project', 'key', 'model', 'api'] as const;
 export type GroupBy = (typeof GROUP_BYS)[number];
 
 /**

@@ -1,9 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { RouteKind, WireApi } from '../../domain/routes-document.js';
+import type { RequestApi } from '../../schemas/request-log.js';
 import type { AnswerFacts, EventReader } from '../sse-events.js';
-
-/** The APIs the gateway serves, as a request-log row names the one it came in on. */
-export type ApiName = 'chat' | 'messages' | 'count_tokens' | 'responses' | 'embeddings';
 
 /** An error as the gateway words it, before it is put in the caller's API's shape. */
 export interface ErrorWords {
@@ -18,7 +16,8 @@ export interface ErrorWords {
  * errors are worded for the caller's SDK. The attempt loop (failover.ts) is the same for all.
  */
 export interface GatewayApi {
-  name: ApiName;
+  /** As the request-log row names the API it came in on. */
+  name: RequestApi;
   /** The wire format a target's provider must speak to be asked this API. */
   wire: WireApi;
   /** The kind of route it serves. */

@@ -1,3 +1,5 @@
+import type { RequestApi } from '../../schemas/request-log.js';
+
 /** A request-log row as the telemetry store keeps it: times in epoch ms, cost in micro-PKR. */
 export interface RequestRecord {
   req_id: string;
@@ -27,6 +29,8 @@ export interface RequestRecord {
   served_by: string | null;
   /** JSON array text of the request's upstream attempts (`Attempt`, at most 20); null when unknown. */
   attempts: string | null;
+  /** The gateway's API the request came in on (`chat`, `messages`, …); null when unknown. */
+  api: RequestApi | null;
   user_agent: string;
   /** JSON object text, keys lowercased. */
   metadata: string;
@@ -58,6 +62,7 @@ export const REQUEST_COLUMNS = [
   'upstream_model',
   'served_by',
   'attempts',
+  'api',
   'user_agent',
   'metadata',
 ] as const satisfies readonly (keyof RequestRecord)[];
@@ -104,6 +109,7 @@ export function requestValues(r: RequestRecord): RequestValues {
     r.upstream_model,
     r.served_by,
     r.attempts,
+    r.api,
     r.user_agent,
     r.metadata,
   ];

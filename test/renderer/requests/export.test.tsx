@@ -218,6 +218,8 @@ describe('the CSV of request rows', () => {
     // Beyond the contract: the provider that served, and the attempts as a JSON array (their number varies).
     expect(cell(first, 'upstream.provider')).toBe('openai');
     expect(JSON.parse(cell(first, 'upstream.attempts')!)).toEqual(awkward.upstream!.attempts);
+    // And the API the request came in on.
+    expect(cell(first, 'api')).toBe('chat');
     // Unknowns are empty cells, not zeros.
     expect(second).toHaveLength(header!.length);
     expect(cell(second, 'metrics.ttft_ms')).toBe('');
@@ -226,6 +228,7 @@ describe('the CSV of request rows', () => {
     expect(cell(second, 'upstream.model')).toBe('');
     expect(cell(second, 'upstream.provider')).toBe('');
     expect(cell(second, 'upstream.attempts')).toBe('');
+    expect(cell(second, 'api')).toBe('');
     expect(cell(second, 'project.name')).toBe('');
     expect(cell(second, 'metrics.tokens_generated')).toBe('0');
   });

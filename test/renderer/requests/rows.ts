@@ -16,6 +16,7 @@ export function requestRow(index: number, overrides: Partial<RequestRow> = {}): 
     model: 'openai/gpt-4o-mini',
     status: 200,
     stream: true,
+    api: 'chat',
     key: KEY,
     project: PROJECT,
     metrics: {
@@ -49,6 +50,7 @@ export function nullRow(): RequestRow {
     req_id: 'req_nulls',
     stream: false,
     status: 502,
+    api: null,
     key: null,
     project: { id: OTHER_PROJECT.id, name: null },
     upstream: null,

@@ -161,6 +161,7 @@ describe('the detail panel', () => {
       'upstream.model',
       'status_detail.upstream_error',
       'key',
+      'api',
     ]) {
       expect(field(name), name).toMatch(/^–/);
       expect(field(name), name).not.toMatch(/\b0\b/);
@@ -215,9 +216,9 @@ describe('the detail panel', () => {
     const cells = (row: HTMLElement) => [...row.querySelectorAll('td')].map((td) => td.textContent);
     expect(cells(rows[0]!)[0]).toBe('not-a-time');
     // Four decimals down the column, whatever each cost's own; the exact cost on hover.
-    expect(cells(rows[0]!)[8]).toBe('1,250.5000');
-    expect(cells(rows[1]!)[8]).toBe('0.0001');
-    expect(rows[1]!.querySelectorAll('td')[8]!.querySelector('.money')!.getAttribute('title')).toBe(
+    expect(cells(rows[0]!)[9]).toBe('1,250.5000');
+    expect(cells(rows[1]!)[9]).toBe('0.0001');
+    expect(rows[1]!.querySelectorAll('td')[9]!.querySelector('.money')!.getAttribute('title')).toBe(
       '0.000123 PKR (123 micro-PKR)',
     );
     expect(screen.getByRole('columnheader', { name: 'Cost (PKR)' })).toBeTruthy();

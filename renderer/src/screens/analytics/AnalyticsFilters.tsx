@@ -1,5 +1,6 @@
 import { ClockTime } from '../../components/ClockTime.js';
 import { SaveViewButton } from '../../commands/SaveViewButton.js';
+import { ApiFilter } from '../../components/filters/ApiFilter.js';
 import { DirectoryErrorNote, ScopeFilters } from '../../components/filters/ScopeFilters.js';
 import { TargetFilter } from '../../components/filters/TargetFilter.js';
 import { TimeRangeFilter } from '../../components/filters/TimeRangeFilter.js';
@@ -8,7 +9,7 @@ import { useAnalytics } from './analytics-store.js';
 import { PARAM, type AnalyticsView } from './analytics-view.js';
 
 /**
- * Time range, project, key, model and route target: each change goes into the route's parameters. Beside
+ * Time range, project, key, model, route target and API: each change goes into the route's parameters. Beside
  * them, a refresh now, auto-refresh (every 15 s, off until turned on) and when the figures on
  * screen were read.
  */
@@ -31,6 +32,7 @@ export function AnalyticsFilters({
         <TimeRangeFilter view={view} onChange={(range) => setParams({ [PARAM.range]: range })} />
         <ScopeFilters scope={view} onChange={setParams} />
         <TargetFilter value={view.target} onChange={(target) => setParams({ [PARAM.target]: target })} />
+        <ApiFilter value={view.api} onChange={(api) => setParams({ [PARAM.api]: api })} />
         <button type="button" onClick={onRefresh} data-testid="analytics-refresh">
           Refresh
         </button>

@@ -14,7 +14,9 @@ import { useSeriesChart } from './series-chart-module.js';
 import { useElementWidth } from './useElementWidth.js';
 import { useUnchanged } from './useUnchanged.js';
 
-const GROUP_LABELS: Record<GroupBy, string> = { project: 'Project', key: 'Key', model: 'Model' };
+const GROUP_LABELS: Record<GroupBy, string> = { project: 'Project', key: 'Key', model: 'Model', api: 'API' };
+/** A grouping in a sentence: "by model", "by API". */
+const GROUP_NOUNS: Record<GroupBy, string> = { project: 'project', key: 'key', model: 'model', api: 'API' };
 
 /** The chart of one metric over the window, its controls, its legend and what it had to combine. */
 export function TimeseriesPanel({ view, onRetry }: { view: AnalyticsView; onRetry: () => void }) {
@@ -127,7 +129,7 @@ export function TimeseriesPanel({ view, onRetry }: { view: AnalyticsView; onRetr
         data-points={shown?.times.length ?? 0}
         aria-label={
           ready
-            ? `${METRIC_LABELS[ready.metric]} per ${ready.interval}${ready.groupBy ? ` by ${ready.groupBy}` : ''}`
+            ? `${METRIC_LABELS[ready.metric]} per ${ready.interval}${ready.groupBy ? ` by ${GROUP_NOUNS[ready.groupBy]}` : ''}`
             : 'Chart'
         }
       >
@@ -148,7 +150,7 @@ export function TimeseriesPanel({ view, onRetry }: { view: AnalyticsView; onRetr
         {ready && (
           <figcaption className="muted">
             {METRIC_LABELS[ready.metric]} per {ready.interval} bucket
-            {ready.groupBy ? `, by ${ready.groupBy}` : ''}. {axisNote(ready.intervalMs)}
+            {ready.groupBy ? `, by ${GROUP_NOUNS[ready.groupBy]}` : ''}. {axisNote(ready.intervalMs)}
             {ready.metric !== 'volume' &&
               ready.metric !== 'token_usage' &&
               ' A break in a line is a bucket without values.'}

@@ -7,6 +7,7 @@ import { Sparkline } from '../../components/Sparkline.js';
 import { useDocumentVisible, usePolling } from '../../components/usePolling.js';
 import { changeText, shareText } from '../../lib/change.js';
 import { formatCount, formatMs } from '../../lib/format.js';
+import { apiLabel } from '../../lib/request-api.js';
 import { mayStand } from '../../lib/revisit.js';
 import { useRoute } from '../../state/route.js';
 import { summaryQuery, type AnalyticsView } from './analytics-view.js';
@@ -16,7 +17,7 @@ import { useTop, type Top, type TopQuery } from './top-store.js';
 /** As often as the summary and the chart when auto-refresh is on. */
 const TOP_REFRESH_MS = 15_000;
 
-type TopGroupBy = 'key' | 'model' | 'project';
+type TopGroupBy = 'key' | 'model' | 'project' | 'api';
 type TopSort = 'cost' | 'requests';
 type Row = Top['groups'][number];
 
@@ -24,6 +25,7 @@ const GROUPS: { value: TopGroupBy; label: string }[] = [
   { value: 'key', label: 'Keys' },
   { value: 'model', label: 'Models' },
   { value: 'project', label: 'Projects' },
+  { value: 'api', label: 'APIs' },
 ];
 
 const COLUMNS: Column[] = [
@@ -39,8 +41,8 @@ const COLUMNS: Column[] = [
 ];
 
 /**
- * The keys, models or projects that carry the window's traffic and spend, largest first, each
- * beside the same window just before; a click on one narrows the whole screen to it.
+ * The keys, models, projects or gateway APIs that carry the window's traffic and spend, largest
+ * first, each beside the same window just before; a click on one narrows the whole screen to it.
  */
 export function TopPanel({ view }: { view: AnalyticsView }) {
   const params = useRoute((s) => s.params);
@@ -85,8 +87,12 @@ export function TopPanel({ view }: { view: AnalyticsView }) {
     row.group === null
       ? groupBy === 'key'
         ? 'No key'
-        : 'No project'
-      : (row.name ?? (groupBy === 'model' ? row.group : `Gone (${row.group.slice(0, 8)}…)`));
+        : groupBy === 'api'
+          ? 'API unknown'
+          : 'No project'
+      : groupBy === 'api'
+        ? apiLabel(row.group)
+        : (row.name ?? (groupBy === 'model' ? row.group : `Gone (${row.group.slice(0, 8)}…)`));
 
   return (
     <section className="panel analytics-top" aria-labelledby="top-heading" aria-busy={loading}>
@@ -122,7 +128,7 @@ export function TopPanel({ view }: { view: AnalyticsView }) {
       {unavailable && <UnavailableNote subject="Figures are" testId="top-unavailable" />}
       <DataTable
         testId="top-table"
-        label={`Top ${groupBy}s`}
+        label={`Top ${groupBy === 'api' ? 'APIs' : `${groupBy}s`}`}
         columns={COLUMNS}
         rows={top ? top.groups : unavailable ? [] : null}
         rowKey={(row) => String(row.group)}

@@ -17,6 +17,8 @@ export const PARAM = {
   groupBy: 'group',
   /** A route target, `provider/model`: only the requests it served (the server reads them from the rows). */
   target: 'target',
+  /** One of the gateway's APIs: only the requests that came in on it (read from the rows too). */
+  api: 'api',
 } as const;
 
 /** Bucket widths offered besides the server's default ("auto"). */
@@ -28,6 +30,7 @@ export interface AnalyticsView extends RangeView, Scope {
   interval: string | null;
   groupBy: GroupBy | null;
   target: string | null;
+  api: string | null;
 }
 
 /** Whether `interval` gives a number of buckets over `rangeMs` that is worth asking for. */
@@ -51,6 +54,7 @@ export function viewFromParams(params: RouteParams): AnalyticsView {
     interval: interval && intervalFits(interval, range.rangeMs) ? interval : null,
     groupBy: oneOf(GROUP_BYS, params[PARAM.groupBy]),
     target: params[PARAM.target] || null,
+    api: params[PARAM.api] || null,
   };
 }
 
@@ -65,6 +69,7 @@ export function summaryQuery(view: AnalyticsView): SummaryQuery {
     ...(view.key ? { key_id: view.key } : {}),
     ...(view.model ? { model_alias: view.model } : {}),
     ...(view.target ? { target: view.target } : {}),
+    ...(view.api ? { api: view.api } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import { ApiFilter } from '../../components/filters/ApiFilter.js';
 import { ChoiceSelect } from '../../components/filters/ChoiceSelect.js';
 import { CommitInput } from '../../components/filters/CommitInput.js';
 import { DirectoryErrorNote, ScopeFilters } from '../../components/filters/ScopeFilters.js';
@@ -26,6 +27,9 @@ export function Filters() {
   const params = useRoute((s) => s.params);
   const setParams = useRoute((s) => s.setParams);
   const setFilter = (patch: Readonly<Record<string, string | null>>) => setParams({ ...patch, page: null });
+  // A control plane whose rows do not say their API (only the contract's fields) cannot filter by it.
+  const rows = useRequests((s) => s.page?.requests);
+  const apiOffered = !rows || rows.length === 0 || rows.some((row) => 'api' in row);
 
   return (
     <section className="requests-filters" aria-label="Filters" data-testid="request-filters">
@@ -48,6 +52,7 @@ export function Filters() {
         <ProviderFilter value={params.provider ?? null} onChange={(provider) => setFilter({ provider })} />
         <ScopeFilters scope={scopeFromParams(params)} onChange={setFilter} />
         <TargetFilter value={params.target ?? null} onChange={(target) => setFilter({ target })} />
+        <ApiFilter value={params.api ?? null} onChange={(api) => setFilter({ api })} offered={apiOffered} />
         <ChoiceSelect
           label="Status"
           value={params.status ?? null}

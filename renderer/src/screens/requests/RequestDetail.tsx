@@ -4,6 +4,7 @@ import { CopyButton } from '../../components/CopyButton.js';
 import { Time } from '../../components/Time.js';
 import { formatCount, formatDecimal, utcTitle } from '../../lib/format.js';
 import { formatPkr } from '../../lib/money.js';
+import { apiLabel, apiTitle } from '../../lib/request-api.js';
 import { RequestAttempts } from './RequestAttempts.js';
 import { RequestCost, RequestTokens } from './RequestBreakdown.js';
 import { reasonLabel, type RequestRow } from './request-row.js';
@@ -60,6 +61,18 @@ export function RequestDetail({ row, onClose }: { row: RequestRow; onClose: () =
         </Item>
         <Item label="Status" field="status">
           {row.status}
+        </Item>
+        <Item label="API" field="api">
+          {/* Absent from a control plane that does not say it: unknown, as null. */}
+          {(row.api ?? null) === null ? (
+            <Unknown why="not recorded" />
+          ) : (
+            <>
+              {apiLabel(row.api)}
+              <br />
+              <span className="muted">{apiTitle(row.api)}</span>
+            </>
+          )}
         </Item>
         <Item label="Streamed" field="stream">
           {row.stream ? 'Yes' : 'No'}

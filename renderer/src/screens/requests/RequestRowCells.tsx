@@ -1,6 +1,7 @@
 import { formatCount, formatMs, UNKNOWN, utcTitle } from '../../lib/format.js';
 import { Money } from '../../components/Money.js';
 import { exactPkrTitle, pkrToMicro } from '../../lib/money.js';
+import { apiLabel, apiTitle } from '../../lib/request-api.js';
 import { reasonLabel, type RequestRow } from './request-row.js';
 import { rowCompactCost, rowCostDecimals, rowTimeText, rowTokensText } from './row-figures.js';
 
@@ -52,6 +53,10 @@ export function RequestRowCells({ row }: { row: RequestRow }) {
         </time>
       </td>
       <td title={row.model}>{row.model}</td>
+      {/* Absent from a control plane that does not say it: unknown, as null. */}
+      <td title={apiTitle(row.api)} className={(row.api ?? null) === null ? 'muted' : undefined}>
+        {apiLabel(row.api)}
+      </td>
       <td className={`number status status-${String(row.status)[0]}xx`}>{row.status}</td>
       <td>
         <NamedRef value={row.key} kind="key" />

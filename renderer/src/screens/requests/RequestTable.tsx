@@ -20,6 +20,7 @@ const PAGE_STEP = 10;
 const COLUMNS: readonly { id: string; label: string; number?: boolean }[] = [
   { id: 'time', label: 'Time' },
   { id: 'model', label: 'Model' },
+  { id: 'api', label: 'API' },
   { id: 'status', label: 'Status', number: true },
   { id: 'key', label: 'Key' },
   { id: 'project', label: 'Project' },

@@ -43,6 +43,7 @@ export const CSV_COLUMNS = [
   'upstream.attempts',
   'user_agent',
   'metadata',
+  'api',
 ] as const;
 
 export const JSON_COLUMNS_AS_TEXT = ['metadata'] as const;

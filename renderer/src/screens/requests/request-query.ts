@@ -25,6 +25,7 @@ export const FILTER_PARAMS = [
   'provider',
   'model',
   'target',
+  'api',
   'status',
   'reason',
   'min_cost',
@@ -64,6 +65,7 @@ export function filterQuery(params: RouteParams): FilterQuery {
   if (params.provider) query.provider = params.provider;
   if (params.model) query.model = params.model;
   if (params.target) query.target = params.target;
+  if (params.api) query.api = params.api;
   if (params.status) query.status_category = params.status;
   if (params.reason) query.termination_reason = params.reason;
   if (params.min_cost) {

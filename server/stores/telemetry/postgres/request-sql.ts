@@ -37,6 +37,7 @@ const REQUEST_TYPES: { [C in (typeof REQUEST_COLUMNS)[number]]: PgType } = {
   upstream_model: 'text',
   served_by: 'text',
   attempts: 'text',
+  api: 'text',
   user_agent: 'text',
   metadata: 'text',
 };
