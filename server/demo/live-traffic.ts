@@ -6,13 +6,17 @@ import { writePrivateFile } from '../security/private-files.js';
 import { hashApiKeySecret } from '../security/tokens.js';
 import type { ControlRecords } from '../stores/control/store.js';
 import { CUSTOMERS, USER_AGENTS } from './callers.js';
-import { ROUTES } from './catalogue.js';
+import { claudeCodeTurns, codexTurns, embedPassages } from './agent-calls.js';
+import { ROUTES, type RouteProfile } from './catalogue.js';
 import { DEMO_ORGANIZATION } from './organisation.js';
 import { Random } from './random.js';
 
 /**
  * A gentle stream of live requests through the demo's own gateway, over HTTP like any caller,
  * so that an offline demo moves: the request log and the charts show traffic as it happens.
+ * Most are chat completions; the rest are what coding agents and retrieval pipelines send
+ * (agent-calls.ts): Claude-Code-like conversations over the Messages API, Codex-like ones over
+ * the Responses API, and embeddings.
  * It calls with a key of its own ("Live demo traffic"), whose secret is kept in the data
  * folder (0600) so that later starts reuse it rather than pile up keys.
  */
@@ -89,23 +93,36 @@ export async function startLiveTraffic(options: LiveTrafficOptions): Promise<Liv
   const secret = await liveKey(options.control, options.dataDir, options.keyHashSecret, options.now());
   if (!secret) return null;
   const random = new Random(options.seed ?? Date.now() % 2 ** 31);
-  // Sent to chat completions, so only the chat routes (their rows' api is the gateway's: chat).
-  const routes = ROUTES.filter((route) => route.api === 'chat');
-  const total = routes.reduce((sum, route) => sum + route.weight, 0);
+  const chatRoutes = ROUTES.filter((route) => route.api === 'chat');
+  // Anthropic's routes speak its Messages API; OpenAI's the Responses API.
+  const claudeRoutes = chatRoutes.filter((route) => route.id.startsWith('anthropic/'));
+  const openAiRoutes = chatRoutes.filter((route) => route.id.startsWith('openai/'));
+  const embeddingRoutes = ROUTES.filter((route) => route.api === 'embeddings');
   let timer: NodeJS.Timeout | null = null;
   let inFlight: Promise<void> | null = null;
   let stopped = false;
   // Stopping cuts a request on its way rather than waiting for the gateway's guillotine.
   const stopping = new AbortController();
 
-  const pickRoute = () => {
-    let draw = random.next() * total;
+  const pickRoute = (routes: readonly RouteProfile[]) => {
+    let draw = random.next() * routes.reduce((sum, route) => sum + route.weight, 0);
     for (const route of routes) if ((draw -= route.weight) < 0) return route;
     return routes[0]!;
   };
 
   const send = async () => {
-    const route = pickRoute();
+    const calls = {
+      gatewayUrl: options.gatewayUrl,
+      secret,
+      random,
+      signal: stopping.signal,
+      dispatcher: options.dispatcher,
+    };
+    const kind = random.next();
+    if (kind < 0.2 && claudeRoutes.length > 0) return claudeCodeTurns(calls, pickRoute(claudeRoutes).id);
+    if (kind < 0.35 && openAiRoutes.length > 0) return codexTurns(calls, pickRoute(openAiRoutes).id);
+    if (kind < 0.42 && embeddingRoutes.length > 0) return embedPassages(calls, pickRoute(embeddingRoutes).id);
+    const route = pickRoute(chatRoutes);
     const stream = random.chance(route.streamShare);
     const response = await request(`${options.gatewayUrl}/chat/completions`, {
       method: 'POST',

@@ -80,6 +80,24 @@ describe('the demo live traffic', () => {
     expect(now[0]!.id).not.toBe(key!.id);
   });
 
+  it('sends what coding agents and retrieval pipelines send beside chat completions, each turn a row of its API', async () => {
+    const traffic = (await start())!;
+    const [key] = await liveKeys();
+    const seen = new Map<string, { status: number; user_agent: string }[]>();
+    for (let attempt = 0; attempt < 200 && seen.size < 4; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const rows = (await owner.client.get(`/analytics/requests?key_id=${key!.id}&time_range=1h&limit=200`)).body
+        .requests as { api: string; status: number; user_agent: string }[];
+      seen.clear();
+      for (const row of rows) seen.set(row.api, [...(seen.get(row.api) ?? []), row]);
+    }
+    await traffic.stop();
+    expect([...seen.keys()].sort()).toEqual(['chat', 'embeddings', 'messages', 'responses']);
+    for (const rows of seen.values()) for (const row of rows) expect(row.status).toBe(200);
+    expect(seen.get('messages')!.every((row) => row.user_agent.startsWith('claude-cli/'))).toBe(true);
+    expect(seen.get('responses')!.every((row) => row.user_agent.startsWith('codex_exec/'))).toBe(true);
+  });
+
   it('does nothing for a folder without the demo organisation', async () => {
     const other = await startServer();
     try {
