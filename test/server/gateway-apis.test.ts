@@ -55,6 +55,7 @@ function withTestRoutes(document: RoutesDocument, misbehavingUrl: string): Route
       claudeonly: provider(['anthropic'], upstream.url),
       second: provider(['openai'], upstream.url),
       cutclaude: provider(['anthropic'], `${misbehavingUrl}/abort-stream/v1`),
+      cutopenai: provider(['openai'], `${misbehavingUrl}/abort-stream/v1`),
     },
     routes: {
       ...document.routes,
@@ -67,6 +68,7 @@ function withTestRoutes(document: RoutesDocument, misbehavingUrl: string): Route
         'loadbalance',
       ),
       'test/cut-claude': route([{ provider: 'cutclaude', model: 'claude-cut-1' }]),
+      'test/cut-openai': route([{ provider: 'cutopenai', model: 'gpt-cut-1' }]),
     },
   };
 }
@@ -478,6 +480,27 @@ describe("OpenAI's Responses API and embeddings through the gateway, with the op
       });
     }
     expect(rows.find((row) => row.stream)!.metrics.ttft_ms).toBeGreaterThan(0);
+  });
+
+  it('ends a response stream cut after its first content with an error event the SDK raises, recorded as such', async () => {
+    const key = await newKey();
+    const stream = await openai(key.api_key).responses.create({
+      model: 'test/cut-openai',
+      input: PROMPT,
+      stream: true,
+    });
+    let text = '';
+    const failure = await (async () => {
+      for await (const event of stream) if (event.type === 'response.output_text.delta') text += event.delta;
+    })().catch((error: unknown) => error);
+    expect(text.length).toBeGreaterThan(0);
+    expect(failure).toBeInstanceOf(OpenAI.APIError);
+    const [row] = await rowsOf(key.id, 1);
+    expect(row).toMatchObject({
+      api: 'responses',
+      status: 200,
+      status_detail: { termination_reason: 'upstream_stream_aborted' },
+    });
   });
 
   it('continues a response at the target that produced it, and refuses an id it did not answer on a route of several', async () => {
