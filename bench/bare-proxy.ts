@@ -10,8 +10,16 @@ import { Agent, request } from 'undici';
 const upstreamBase = (process.argv[2] ?? '').replace(/\/+$/, '');
 if (!/^http:\/\/[^/]+\/v1$/.test(upstreamBase)) throw new Error('usage: bare-proxy.ts http://HOST:PORT/v1');
 
-// What a proxy hands on of the caller's headers; hop-by-hop ones stay on their own connection.
-const FORWARDED = ['content-type', 'content-length', 'authorization', 'accept'] as const;
+// What a proxy hands on of the caller's headers (Anthropic's Messages API needs its version, and may
+// name betas); hop-by-hop ones stay on their own connection.
+const FORWARDED = [
+  'content-type',
+  'content-length',
+  'authorization',
+  'accept',
+  'anthropic-version',
+  'anthropic-beta',
+] as const;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection']);
 
 // The same pool as the gateway's (server/gateway/gateway.ts), so that neither queues more.

@@ -216,11 +216,12 @@ async function cannon(
 }
 
 /**
- * Throughput of the proxy and the gateway, alternating for `rounds` rounds (each run
- * after a one-second warm-up), medians compared. Then every 2xx answer of the gateway's runs,
- * warm-ups included, is looked up in telemetry.db among the rows of its key.
+ * Throughput of the proxy and the gateway (on chat completions, or another API's path), alternating
+ * for `rounds` rounds (each run after a one-second warm-up), medians compared. Then every 2xx
+ * answer of the gateway's runs, warm-ups included, is looked up in telemetry.db among the rows of
+ * its key.
  */
-async function throughputCase(
+export async function throughputCase(
   proxy: Target,
   gateway: Target,
   keyId: string,
@@ -467,7 +468,7 @@ export interface GatewayBenchOptions {
 /** Every gateway figure but the memory and the verdicts (report.ts `gatewayFigures`). */
 export async function measureGateway(
   o: GatewayBenchOptions,
-): Promise<Omit<GatewayReport, 'figures' | 'memory' | 'failover'>> {
+): Promise<Omit<GatewayReport, 'figures' | 'memory' | 'apis' | 'failover'>> {
   const { api, log } = o;
   const counts = o.counts ?? GATEWAY_COUNTS;
   const loadBefore = loadavg()[0]!;

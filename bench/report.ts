@@ -40,6 +40,14 @@ export interface GatewayCounts {
   revocationTrials: number;
 }
 
+/** How many of each measurement the other APIs' figures take (bench/gateway-apis.ts). */
+export interface ApisCounts {
+  /** Rounds of each open-loop case (Messages and Responses, non-streamed and streamed). */
+  openLoopRounds: number;
+  /** Alternating rounds of the embeddings throughput case, the proxy's run then the gateway's. */
+  throughputRounds: number;
+}
+
 /** How many of each measurement the failover section takes. */
 export interface FailoverCounts {
   /** Rounds of the open-loop case of the four targets. */
@@ -74,6 +82,7 @@ export interface Counts {
   /** Alternating rounds of GET /keys against bare Fastify. */
   keysThroughputRounds: number;
   gateway: GatewayCounts;
+  apis: ApisCounts;
   failover: FailoverCounts;
   console: ConsoleCounts;
 }
@@ -207,6 +216,8 @@ export interface GatewayReport {
   /** A request's answer read → its row in GET /analytics/requests (polled by req_id). */
   rowVisible: { samples: number; p50: number; p95: number; max: number; notSeen: number };
   revocation: RevocationResult;
+  /** Messages (passed through and translated), Responses and embeddings (issue 53: bench/gateway-apis.ts). */
+  apis: ApisReport;
   /** Routes over two targets, a dead first target, `routes apply` (issue 52 section 5: bench/failover.ts). */
   failover: FailoverReport;
   memory: { peakRssAnonMiB: number; samples: number };
@@ -217,6 +228,47 @@ export interface GatewayReport {
 export interface Tail {
   p50: number;
   p99: number;
+}
+
+/**
+ * The gateway's other APIs (issue 53, bench/gateway-apis.ts), each against the bare proxy forwarding
+ * the same request to the same path of the upstream, in the same run as the chat figures.
+ */
+export interface ApisReport {
+  setup: {
+    /** Version 1's routes asked: Messages passed through, the `openai` one (Messages translated, Responses passed through), embeddings. */
+    routes: { passthrough: string; openai: string; embeddings: string };
+    anthropicVersion: string;
+    /** The Messages requests' max_tokens (no answer is cut). */
+    maxTokens: number;
+    rateRps: number;
+    /** Timed seconds per target and case, split over `rounds` alternating rounds (each after a warm-up). */
+    secondsPerTarget: number;
+    rounds: number;
+    /** The machine's 1-minute load average when these figures began and ended. */
+    loadAverage: { before: number; after: number };
+  };
+  /**
+   * `POST /v1/messages`, open loop at `rateRps`: the upstream's /v1/messages itself, through the
+   * proxy, through the gateway passed through, and translated (the gateway asking the upstream's
+   * /v1/chat/completions); non-streamed to the last byte, streamed to the first.
+   */
+  messages: {
+    latency: Record<'direct' | 'proxy' | 'gateway' | 'translated', OpenLoopTiming>;
+    ttfb: Record<'direct' | 'proxy' | 'gateway' | 'translated', OpenLoopTiming>;
+    /** Through − direct, non-streamed. */
+    added: Record<'proxy' | 'gateway' | 'translated', Tail>;
+    /** Through − direct, streamed first byte. */
+    firstByteAdded: Record<'proxy' | 'translated', Tail>;
+  };
+  /** `POST /v1/responses`, passed through, the same cases. */
+  responses: {
+    latency: GatewayTargets<OpenLoopTiming>;
+    ttfb: GatewayTargets<OpenLoopTiming>;
+    added: Record<'proxy' | 'gateway', Tail>;
+  };
+  /** `POST /v1/embeddings`, closed loop (autocannon), as the chat throughput case. */
+  embeddings: GatewayReport['throughput'];
 }
 
 /** The failover figures of issue 52 section 5 (bench/failover.ts), each against a reference of the same run. */
@@ -374,10 +426,13 @@ export function otherFigures(r: Omit<Report, 'figures' | 'passed' | 'failed'>): 
   ];
 }
 
-/** Allowed added latency: 1.5× the bare proxy's, or `floorMs` where the proxy's own is below that. */
-function addedAllowance(proxyAdded: number, floorMs: number): number {
-  return Math.max(1.5 * proxyAdded, floorMs);
+/** Allowed added latency: `factor` × the bare proxy's, or `floorMs` where that is below it. */
+function addedAllowance(proxyAdded: number, floorMs: number, factor = 1.5): number {
+  return Math.max(factor * proxyAdded, floorMs);
 }
+
+/** The floors of the added latency's targets (as the chat figures'): p50 0.5 ms, p99 3 ms. */
+const ADDED_FLOOR_MS: Tail = { p50: 0.5, p99: 3 };
 
 const failures = (timings: OpenLoopTiming[]) => timings.reduce((sum, t) => sum + t.failed, 0);
 
@@ -412,8 +467,8 @@ export function gatewayFigures(g: Omit<GatewayReport, 'figures'>): Figure[] {
   const { rows } = throughput;
   const errors = throughput.errors.gateway + throughput.errors.proxy;
   return [
-    added('p50', 0.5),
-    added('p99', 3),
+    added('p50', ADDED_FLOOR_MS.p50),
+    added('p99', ADDED_FLOOR_MS.p99),
     firstByte('p50'),
     firstByte('p99'),
     {
@@ -458,6 +513,7 @@ export function gatewayFigures(g: Omit<GatewayReport, 'figures'>): Figure[] {
       target: '0',
       pass: revocation.servedAfterDelete === 0 && revocation.neverRefused === 0,
     },
+    ...apisFigures(g.apis),
     ...failoverFigures(g.failover),
     {
       figure: 'server peak anonymous RSS (gateway section)',
@@ -466,6 +522,135 @@ export function gatewayFigures(g: Omit<GatewayReport, 'figures'>): Figure[] {
       reference: `${g.memory.samples} samples while the gateway figures were taken`,
       target: '',
       pass: null,
+    },
+  ];
+}
+
+/** Figures of issue 53: the gateway's other APIs, each against the bare proxy on the same path in the same run. */
+export function apisFigures(a: ApisReport): Figure[] {
+  const rate = `${a.setup.rateRps} req/s open loop`;
+  const failedNote = (timings: OpenLoopTiming[]) => {
+    const count = failures(timings);
+    return count > 0 ? `; ${count} requests FAILED` : '';
+  };
+  const { messages: m, responses: r, embeddings: e } = a;
+  const latencyOf = {
+    messages: [m.latency.direct, m.latency.proxy, m.latency.gateway],
+    translated: [m.latency.direct, m.latency.proxy, m.latency.translated],
+    responses: [r.latency.direct, r.latency.proxy, r.latency.gateway],
+  };
+  const ttfbOf = {
+    messages: [m.ttfb.direct, m.ttfb.proxy, m.ttfb.gateway],
+    translated: [m.ttfb.direct, m.ttfb.proxy, m.ttfb.translated],
+    responses: [r.ttfb.direct, r.ttfb.proxy, r.ttfb.gateway],
+  };
+  /** Added latency, passed through: ≤ 1.5× the proxy's on the same path (or its floor). */
+  const added = (name: string, path: string, own: Tail, proxy: Tail, t: OpenLoopTiming[], p: 'p50' | 'p99'): Figure => {
+    const allowed = addedAllowance(proxy[p], ADDED_FLOOR_MS[p]);
+    const note = failedNote(t);
+    return {
+      figure: `${name}: added latency ${p} (non-streamed, ${rate})`,
+      value: own[p],
+      unit: 'ms',
+      reference:
+        `bare proxy on ${path} adds ${fmt(proxy[p])} ms; ${p} direct ${fmt(t[0]![p])}, proxy ${fmt(t[1]![p])}, ` +
+        `gateway ${fmt(t[2]![p])} ms${note}`,
+      target: `≤ 1.5× proxy's or ≤ ${fmt(ADDED_FLOOR_MS[p])} ms (${fmt(allowed)} ms)`,
+      pass: own[p] <= allowed && note === '',
+    };
+  };
+  /** Streamed first byte, passed through: ≤ the proxy's + 1 ms, as chat's. */
+  const firstByte = (name: string, t: OpenLoopTiming[], p: 'p50' | 'p99'): Figure => {
+    const [direct, proxy, gateway] = t as [OpenLoopTiming, OpenLoopTiming, OpenLoopTiming];
+    const note = failedNote(t);
+    return {
+      figure: `${name}: streamed time to first byte ${p} (${rate})`,
+      value: gateway[p],
+      unit: 'ms',
+      reference: `bare proxy ${fmt(proxy[p])} ms, direct ${fmt(direct[p])} ms${note}`,
+      target: `≤ proxy's + 1 ms (${fmt(proxy[p] + 1)} ms)`,
+      pass: gateway[p] <= proxy[p] + 1 && note === '',
+    };
+  };
+  /** Translated: what it adds ≤ 2× what the proxy adds passing the same request through (or the floor). */
+  const translated = (
+    what: 'added latency' | 'streamed first byte added',
+    own: Tail,
+    proxy: Tail,
+    t: OpenLoopTiming[],
+    p: 'p50' | 'p99',
+  ): Figure => {
+    const allowed = addedAllowance(proxy[p], ADDED_FLOOR_MS[p], 2);
+    const note = failedNote(t);
+    const stage = what === 'added latency' ? `non-streamed, ${rate}` : rate;
+    return {
+      figure: `/v1/messages translated to chat completions: ${what} ${p} (${stage})`,
+      value: own[p],
+      unit: 'ms',
+      reference:
+        `bare proxy passing it through to /v1/messages adds ${fmt(proxy[p])} ms; ${p} direct ${fmt(t[0]![p])}, ` +
+        `proxy ${fmt(t[1]![p])}, translated ${fmt(t[2]![p])} ms${note}`,
+      target: `≤ 2× proxy's or ≤ ${fmt(ADDED_FLOOR_MS[p])} ms (${fmt(allowed)} ms)`,
+      pass: own[p] <= allowed && note === '',
+    };
+  };
+  const passedThrough = (
+    name: string,
+    path: string,
+    own: Tail,
+    proxy: Tail,
+    latency: OpenLoopTiming[],
+    ttfb: OpenLoopTiming[],
+  ): Figure[] => [
+    added(name, path, own, proxy, latency, 'p50'),
+    added(name, path, own, proxy, latency, 'p99'),
+    firstByte(name, ttfb, 'p50'),
+    firstByte(name, ttfb, 'p99'),
+  ];
+  const errors = e.errors.gateway + e.errors.proxy;
+  return [
+    ...passedThrough(
+      '/v1/messages passed through',
+      '/v1/messages',
+      m.added.gateway,
+      m.added.proxy,
+      latencyOf.messages,
+      ttfbOf.messages,
+    ),
+    ...passedThrough(
+      '/v1/responses passed through',
+      '/v1/responses',
+      r.added.gateway,
+      r.added.proxy,
+      latencyOf.responses,
+      ttfbOf.responses,
+    ),
+    translated('added latency', m.added.translated, m.added.proxy, latencyOf.translated, 'p50'),
+    translated('added latency', m.added.translated, m.added.proxy, latencyOf.translated, 'p99'),
+    translated(
+      'streamed first byte added',
+      m.firstByteAdded.translated,
+      m.firstByteAdded.proxy,
+      ttfbOf.translated,
+      'p50',
+    ),
+    translated(
+      'streamed first byte added',
+      m.firstByteAdded.translated,
+      m.firstByteAdded.proxy,
+      ttfbOf.translated,
+      'p99',
+    ),
+    {
+      figure: `/v1/embeddings throughput (${e.connections} connections)`,
+      value: round(e.gatewayRps, 0),
+      unit: 'req/s',
+      reference:
+        `bare proxy ${round(e.proxyRps, 0)} req/s (${fmt(e.ratio * 100)}%); medians of ${e.rounds.length} alternating runs; ` +
+        `${e.rows.found} of ${e.rows.answered} 2xx answers have a request-log row (by ${e.rows.checkedBy})` +
+        (errors > 0 ? `; errors: proxy ${e.errors.proxy}, gateway ${e.errors.gateway}` : ''),
+      target: '≥ 50% of bare proxy',
+      pass: e.ratio >= 0.5 && e.errors.gateway === 0,
     },
   ];
 }
@@ -659,7 +844,57 @@ function gatewayLines(g: GatewayReport): string[] {
       .map((r) => `${round(r.proxyRps, 0)} / ${round(r.gatewayRps, 0)}`)
       .join(', ')}.`,
     '',
+    ...apisLines(g.apis),
     ...failoverLines(g.failover),
+  ];
+}
+
+/** The other APIs' part of the gateway section (issue 53): how its figures were taken, and the timings behind them. */
+function apisLines(a: ApisReport): string[] {
+  const s = a.setup;
+  const rows = <Name extends string>(name: string, timings: Record<Name, OpenLoopTiming>) =>
+    (Object.keys(timings) as Name[]).map((target) => {
+      const x = timings[target];
+      return [
+        name,
+        target,
+        fmt(x.p50),
+        fmt(x.p99),
+        fmt(x.mean),
+        fmt(x.max),
+        String(x.sent),
+        String(x.failed),
+        fmt(x.maxSendLagMs),
+      ];
+    });
+  return [
+    '### Messages, Responses and embeddings (issue 53)',
+    '',
+    `Version 1's routes: \`${s.routes.passthrough}\` (its provider speaks \`anthropic\`: \`/v1/messages\` passed through as is), ` +
+      `\`${s.routes.openai}\` (its provider speaks only \`openai\`: \`/v1/messages\` translated to the upstream's \`/v1/chat/completions\` ` +
+      `and back, \`/v1/responses\` passed through) and \`${s.routes.embeddings}\`; each answer checked before the timing to have come the way meant ` +
+      `(a translated message's id is the chat completion's). Messages requests carry \`anthropic-version: ${s.anthropicVersion}\` ` +
+      `and max_tokens ${s.maxTokens}, the key as \`Authorization: Bearer\`. Each API is timed as chat is, in open-loop cases of its own at ` +
+      `${s.rateRps} req/s (${s.secondsPerTarget} s per target over ${s.rounds} alternating rounds, each after a warm-up) from a client process ` +
+      `of its own: direct = the upstream's own path, proxy = bench/bare-proxy.ts forwarding the same request to it, added = through − direct. ` +
+      `The translated route's reference is the proxy on the passthrough path (the same Messages request to the upstream's \`/v1/messages\`), ` +
+      `for its first byte as for its last. Embeddings' throughput is closed loop, ${a.embeddings.connections} connections, as chat's. ` +
+      `1-minute load average ${fmt(s.loadAverage.before)} when these figures began, ${fmt(s.loadAverage.after)} when they ended.`,
+    '',
+    ...table(
+      ['case', 'target', 'p50', 'p99', 'mean', 'max', 'sent', 'failed', 'max send lag'],
+      [
+        ...rows('/v1/messages non-streamed, last byte', a.messages.latency),
+        ...rows('/v1/messages streamed, first byte', a.messages.ttfb),
+        ...rows('/v1/responses non-streamed, last byte', a.responses.latency),
+        ...rows('/v1/responses streamed, first byte', a.responses.ttfb),
+      ],
+    ),
+    '',
+    `Embeddings throughput rounds (req/s, proxy / gateway): ${a.embeddings.rounds
+      .map((r) => `${round(r.proxyRps, 0)} / ${round(r.gatewayRps, 0)}`)
+      .join(', ')}; ${a.embeddings.rows.missing} of the gateway's ${a.embeddings.rows.answered} answers without a row.`,
+    '',
   ];
 }
 

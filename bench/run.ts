@@ -2,7 +2,8 @@
 //                  [--case-seconds 30] [--load-seconds 5] [--gateway-seconds 2×load-seconds]
 //                  [--only gateway|console] [--store postgres] [--outage-seconds 60] [--quick]
 // Measures the current implementation against issue 6 section 2 and DuckDB on the same rows, the
-// gateway against issue 32 section 3, and the console in Chromium against issue 25 section 4.
+// gateway against issue 32 section 3 (its other APIs against issue 53, its failover against issue
+// 52 section 5), and the console in Chromium against issue 25 section 4.
 // `--only gateway` seeds a small store (10,000 rows unless --rows says otherwise), loads no DuckDB
 // and runs the gateway section alone (<out>/gateway.json, .md); `--only console` likewise (100,000
 // rows by default) runs the console section alone (<out>/console.json, .md). The console section
@@ -25,6 +26,7 @@ import * as prettier from 'prettier';
 import { ANALYTICS_WORKERS } from '../server/app.js';
 import { benchCases, pickValues } from './cases.js';
 import { FAILOVER_COUNTS, measureFailover } from './failover.js';
+import { APIS_COUNTS, measureApis } from './gateway-apis.js';
 import { GATEWAY_COUNTS, measureGateway, startBareProxy, startRemoteGateway, startUpstream } from './gateway.js';
 import { CONSOLE_COUNTS, measureConsole } from './console.js';
 import type { KeysLatencySamples } from './keys-latency-child.js';
@@ -85,6 +87,7 @@ const COUNTS: Counts = {
   serverWarmRounds: ANALYTICS_WORKERS,
   keysThroughputRounds: 3,
   gateway: GATEWAY_COUNTS,
+  apis: APIS_COUNTS,
   failover: FAILOVER_COUNTS,
   console: CONSOLE_COUNTS,
 };
@@ -95,6 +98,7 @@ const QUICK_COUNTS: Counts = {
   serverWarmRounds: 1,
   keysThroughputRounds: 1,
   gateway: { openLoopRounds: 1, throughputRounds: 1, visibilitySamples: 5, revocationTrials: 10 },
+  apis: { openLoopRounds: 1, throughputRounds: 1 },
   failover: { rounds: 1, applySamples: 1 },
   console: { firstLaunches: 1, loads: 1, signIns: 1, switchRounds: 1, scrollPages: 2 },
 };
@@ -250,6 +254,17 @@ async function gatewaySection(
       counts: opts.counts.gateway,
       log,
     });
+    // Messages, Responses and embeddings (issue 53) in the same run, against the same bare proxy.
+    const apis = await measureApis({
+      api: client,
+      upstreamUrl: upstream.url,
+      proxyUrl: proxy.url,
+      gatewayUrl,
+      telemetryPath: join(dataDir, 'telemetry.db'),
+      seconds: opts.gatewaySeconds,
+      counts: opts.counts.apis,
+      log,
+    });
     const failover = await measureFailover({
       api: client,
       dataDir,
@@ -265,6 +280,7 @@ async function gatewaySection(
     sampler.stop();
     const partial = {
       ...measured,
+      apis,
       failover,
       memory: { peakRssAnonMiB: round(sampler.peakAnonBytes / 2 ** 20, 1), samples: sampler.samples },
     };

@@ -133,6 +133,26 @@ describe('npm run bench', () => {
     expect(gateway.throughput.rounds).toHaveLength(counts.gateway.throughputRounds);
     expect(gateway.rowVisible.samples + gateway.rowVisible.notSeen).toBe(counts.gateway.visibilitySamples);
     expect(gateway.revocation.trials).toBe(counts.gateway.revocationTrials);
+    // Messages (passed through and translated), Responses and embeddings (issue 53), beside chat.
+    const apis = report.gateway.apis;
+    expect(apis.setup.rounds).toBe(counts.apis.openLoopRounds);
+    for (const name of ['direct', 'proxy', 'gateway', 'translated'])
+      for (const timings of [apis.messages.latency, apis.messages.ttfb]) expect(timings[name].sent).toBeGreaterThan(0);
+    for (const name of ['direct', 'proxy', 'gateway'])
+      for (const timings of [apis.responses.latency, apis.responses.ttfb])
+        expect(timings[name].sent).toBeGreaterThan(0);
+    expect(apis.embeddings.rounds).toHaveLength(counts.apis.throughputRounds);
+    const apiFigures = report.gateway.figures.map((f: any) => f.figure).join('\n');
+    for (const figure of [
+      /^\/v1\/messages passed through: added latency p99/m,
+      /^\/v1\/messages passed through: streamed time to first byte p99/m,
+      /^\/v1\/responses passed through: added latency p99/m,
+      /^\/v1\/responses passed through: streamed time to first byte p99/m,
+      /^\/v1\/messages translated to chat completions: added latency p99/m,
+      /^\/v1\/messages translated to chat completions: streamed first byte added p99/m,
+      /^\/v1\/embeddings throughput/m,
+    ])
+      expect(apiFigures).toMatch(figure);
     // The failover figures (issue 52 section 5): two targets, a refused one, a dead one, routes apply.
     const failover = report.gateway.failover;
     expect(failover.setup.outageSeconds).toBe(5);
