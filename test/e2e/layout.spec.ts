@@ -7,6 +7,7 @@ import { RequestLog } from './pages/requests.js';
 import { settled } from './pages/look.js';
 import { TERMINATION_REASONS } from '../../renderer/src/screens/requests/request-row.js';
 import { formatMs } from '../../renderer/src/lib/format.js';
+import { API_LABELS } from '../../renderer/src/lib/request-api.js';
 import { formatMicroPkrFixed } from '../../renderer/src/lib/money.js';
 import {
   rowCompactCost,
@@ -40,6 +41,7 @@ const DURATION_EDGES = [9_999, 599_940, 5_994_000, 359_640_000, 8_631_360_000, 8
 const WIDEST_CANDIDATES: (string[] | null)[] = [
   Array.from({ length: 24 }, (_, i) => rowTimeText(new Date(2026, i % 12, 28, i < 12 ? 10 : 22, 58, 58).toISOString())),
   null, // model: names are cut with an ellipsis, whole in the tooltip
+  Object.values(API_LABELS),
   ['200', '504'],
   null, // key: as the model
   null, // project: as the model
@@ -82,6 +84,8 @@ test('tables and the sidebar read whole from 1280×800 to 2560×1440', async ({ 
     await openScreen(page, 'requests');
     const log = new RequestLog(page);
     await log.settled();
+    // The API column where it fits beside the rest (from 1440 wide), else in the detail alone.
+    await expect(page.getByRole('columnheader', { name: 'API' })).toBeVisible({ visible: size.width >= 1440 });
     const chosen = await page.evaluate<string[]>(widestInEachCell('[data-testid="request-row"]', WIDEST_CANDIDATES));
     expect(await findings(page, size.sidewaysAllowed), `${chosen.join(' | ')} at ${size.width}×${size.height}`).toEqual(
       [],

@@ -54,7 +54,7 @@ export function RequestRowCells({ row }: { row: RequestRow }) {
       </td>
       <td title={row.model}>{row.model}</td>
       {/* Absent from a control plane that does not say it: unknown, as null. */}
-      <td title={apiTitle(row.api)} className={(row.api ?? null) === null ? 'muted' : undefined}>
+      <td title={apiTitle(row.api)} className={(row.api ?? null) === null ? 'wide-only muted' : 'wide-only'}>
         {apiLabel(row.api)}
       </td>
       <td className={`number status status-${String(row.status)[0]}xx`}>{row.status}</td>

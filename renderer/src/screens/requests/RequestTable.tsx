@@ -17,10 +17,11 @@ import { RequestRowCells } from './RequestRowCells.js';
 export const ROW_HEIGHT = 34;
 const PAGE_STEP = 10;
 
-const COLUMNS: readonly { id: string; label: string; number?: boolean }[] = [
+/** `wideOnly`: shown where the table has room for it (requests.css), else in the detail alone. */
+const COLUMNS: readonly { id: string; label: string; number?: boolean; wideOnly?: boolean }[] = [
   { id: 'time', label: 'Time' },
   { id: 'model', label: 'Model' },
-  { id: 'api', label: 'API' },
+  { id: 'api', label: 'API', wideOnly: true },
   { id: 'status', label: 'Status', number: true },
   { id: 'key', label: 'Key' },
   { id: 'project', label: 'Project' },
@@ -156,13 +157,13 @@ export function RequestTable(props: {
       <table className="requests-table" aria-rowcount={rows.length + 1} aria-describedby="requests-keys-hint">
         <colgroup>
           {COLUMNS.map((c) => (
-            <col key={c.id} className={`col-${c.id}`} />
+            <col key={c.id} className={c.wideOnly ? `col-${c.id} wide-only` : `col-${c.id}`} />
           ))}
         </colgroup>
         <thead>
           <tr aria-rowindex={1}>
             {COLUMNS.map((c) => (
-              <th key={c.id} scope="col" className={c.number ? 'number' : undefined}>
+              <th key={c.id} scope="col" className={c.number ? 'number' : c.wideOnly ? 'wide-only' : undefined}>
                 {c.label}
               </th>
             ))}
