@@ -23,7 +23,7 @@ beforeAll(() => {
   db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT ${ROWS})
     INSERT INTO requests SELECT 'req-' || i, ${NOW} - i * 1000, '${ORG}', NULL, NULL, 'svc/auto', 200, 0,
       100, NULL, NULL, 5, 10, 20, NULL, NULL, 30, 0, 1000, 0, 'success', NULL, 'svc-model', 'test',
-      json_object('customer', 'customer-' || (i % 97), 'trace_id', 'trace-' || i), NULL, NULL
+      json_object('customer', 'customer-' || (i % 97), 'trace_id', 'trace-' || i), NULL, NULL, NULL
     FROM n`);
   db.close();
 });

@@ -425,13 +425,32 @@ describe("Anthropic's Messages API through the gateway, with @anthropic-ai/sdk",
       status: 400,
       body: shape(/embeddings model/),
     });
-    // Past the gateway's 8 MiB: Anthropic's 413.
-    const huge = JSON.stringify({
-      model: 'anthropic/claude-sonnet-4',
-      max_tokens: 10,
-      messages: [{ role: 'user', content: 'x'.repeat(9 * 1024 * 1024) }],
+    // Past the gateway's 8 MiB: Anthropic's 413, answered on the headers. The gateway closes the
+    // connection then, so the client may still be writing: the answer is read whatever the write.
+    const huge = await new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+      const sent = httpRequest(
+        `${gateway.url}/messages`,
+        {
+          method: 'POST',
+          headers: {
+            'x-api-key': key.api_key,
+            'anthropic-version': '2023-06-01',
+            'content-type': 'application/json',
+            'content-length': String(9 * 1024 * 1024),
+          },
+        },
+        (answer) => {
+          let text = '';
+          answer.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+          answer.on('end', () => resolve({ status: answer.statusCode ?? 0, body: JSON.parse(text) }));
+        },
+      );
+      sent.on('error', (error: NodeJS.ErrnoException) => {
+        if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') reject(error);
+      });
+      sent.write('{"model": "anthropic/claude-sonnet-4", "messages": [');
     });
-    expect(await post({ 'anthropic-version': '2023-06-01' }, huge)).toEqual({
+    expect(huge).toEqual({
       status: 413,
       body: { type: 'error', error: { type: 'request_too_large', message: expect.any(String) } },
     });

@@ -26,7 +26,7 @@ function storeWithRows(): string {
   const db = openTelemetry(path);
   db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 7200)
     INSERT INTO requests SELECT 'req-' || i, ${NOW} - i * 1000, '${ORG}', NULL, NULL, 'svc/auto', 200, 0,
-      100, NULL, NULL, 5, 10, 20, NULL, NULL, 30, 0, 1000, 0, 'success', NULL, 'svc-model', 'test', '{}', NULL, NULL
+      100, NULL, NULL, 5, 10, 20, NULL, NULL, 30, 0, 1000, 0, 'success', NULL, 'svc-model', 'test', '{}', NULL, NULL, NULL
     FROM n`);
   db.close();
   return path;
