@@ -13,14 +13,17 @@ export interface RunningProcess {
   stop(): Promise<void>;
 }
 
-/** Starts a TypeScript entry point of the project with tsx, and waits for a line matching `ready`. */
+/**
+ * Starts an entry point of the project (`main/web/main.ts`) as compiled into dist/ by global
+ * setup, and waits for a line matching `ready`.
+ */
 export async function startProcess(
   entry: string,
   args: string[],
   env: NodeJS.ProcessEnv,
   ready: RegExp,
 ): Promise<RunningProcess & { match: RegExpMatchArray }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, entry), ...args], {
+  const child = spawn(process.execPath, [join(ROOT, 'dist', entry.replace(/\.ts$/, '.js')), ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
