@@ -9,7 +9,7 @@ import type { Attempt } from '../schemas/request-log.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { attempt, type AttemptOutcome } from './attempt.js';
 import type { Breakers } from './breakers.js';
-import type { GatewayApi, Translation } from './apis/api.js';
+import { askedAs, type GatewayApi } from './apis/api.js';
 import { deliverAnswer, deliverStream, newMeasured, sendError, type Delivery, type Measured } from './deliver.js';
 import { classifyStatus, policyOf, retryAfterMs, unansweredStatus, type FailureClass } from './failure-policy.js';
 import type { RowStart } from './request-facts.js';
@@ -147,7 +147,7 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
         continue;
       }
       // Asked in the caller's API where the target speaks it, else in one it can be translated to.
-      const translation = target.api.includes(api.wire) ? null : translationFor(api, target);
+      const translation = askedAs(api, target.api);
       const upstream = translation !== undefined ? targetUpstream(routing.upstreams, target, routing.env) : null;
       if (upstream === null || translation === undefined) {
         skip('unsupported');
@@ -375,18 +375,6 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
 /** Milliseconds before retry number `tries` + 1 on one target: doubling, with full jitter around it. */
 function backoff(baseMs: number, tries: number, random: () => number): number {
   return Math.round(baseMs * 2 ** tries * (0.5 + random()));
-}
-
-/**
- * How `api` is asked of `target`, which does not speak it: a translation to a format the target
- * speaks, or undefined when there is none.
- */
-function translationFor(api: GatewayApi, target: TargetPlan): Translation | undefined {
-  for (const wire of target.api) {
-    const translation = api.translations?.[wire];
-    if (translation) return translation;
-  }
-  return undefined;
 }
 
 /** A delivery of the gateway's own words: an error, no target's answer. */

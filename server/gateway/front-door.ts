@@ -19,6 +19,11 @@ export function bearerSecret(authorization: string | undefined): string | null {
   return secret && secret.length <= MAX_SECRET ? secret : null;
 }
 
+/** The secret of an `x-api-key` header (Anthropic's way of sending a key), or null. */
+export function apiKeySecret(header: string | string[] | undefined): string | null {
+  return typeof header === 'string' && header !== '' && header.length <= MAX_SECRET ? header : null;
+}
+
 /** Whether a request says a body follows: a length above zero, or chunks. */
 export function announcesBody(raw: IncomingMessage): boolean {
   const length = raw.headers['content-length'];

@@ -10,7 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { Agent } from 'undici';
 import { lazyChildLogger } from '../log.js';
-import type { GatewayApi } from './apis/api.js';
+import { askedAs, type GatewayApi } from './apis/api.js';
 import { chatApi } from './apis/chat.js';
 import { embeddingsApi } from './apis/embeddings.js';
 import { badVersion, countTokensApi, messagesApi } from './apis/messages.js';
@@ -22,7 +22,7 @@ import type { KeyModels, KeyOwnerWire } from '../schemas/gateway-internal.js';
 import type { Authority } from './authority.js';
 import { Breakers } from './breakers.js';
 import { serve, targetName, type Routing } from './failover.js';
-import { KeyGate, announcesBody, bearerSecret, bodyDeadline } from './front-door.js';
+import { KeyGate, announcesBody, apiKeySecret, bearerSecret, bodyDeadline } from './front-door.js';
 import { metadataOf, refusalRow, type RowStart } from './request-facts.js';
 import type { Upstreams } from './upstreams.js';
 
@@ -105,8 +105,7 @@ const apiOf = (request: FastifyRequest): GatewayApi =>
 function callerSecret(request: FastifyRequest): string | null {
   const bearer = bearerSecret(request.headers.authorization);
   if (bearer !== null || apiOf(request).wire !== 'anthropic') return bearer;
-  const key = request.headers['x-api-key'];
-  return typeof key === 'string' && key !== '' && key.length <= 512 ? key : null;
+  return apiKeySecret(request.headers['x-api-key']);
 }
 
 /**
@@ -299,9 +298,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
     if (decision.kind === 'refused') throw refuse(GatewayRefusal.fromWire(decision.refusal), decision.key);
     let plan = decision.plan;
     // Those that speak the API, or one it is translated to.
-    const speaking = plan.targets.filter((target) =>
-      target.api.some((wire) => wire === api.wire || api.translations?.[wire] !== undefined),
-    );
+    const speaking = plan.targets.filter((target) => askedAs(api, target.api) !== undefined);
     if (speaking.length === 0) {
       throw refuse(
         badRequest(

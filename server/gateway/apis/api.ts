@@ -72,6 +72,22 @@ export interface StreamTranslator {
   end(): string;
 }
 
+/**
+ * How `api` is asked of a target that speaks `wires`: as it is (null) where it speaks the API, else
+ * translated to a format it speaks, or undefined when it cannot be asked at all.
+ */
+export function askedAs(api: GatewayApi, wires: readonly WireApi[]): Translation | null | undefined {
+  if (wires.includes(api.wire)) return null;
+  for (const wire of wires) {
+    const translation = api.translations?.[wire];
+    if (translation) return translation;
+  }
+  return undefined;
+}
+
+/** The caller's body as the target is asked it, its model the target's: every field as sent. */
+export const withModel = (body: Record<string, unknown>, model: string): string => JSON.stringify({ ...body, model });
+
 /** An OpenAI-shaped error body: chat completions, responses and embeddings alike. */
 export const openAiErrorBody = (_status: number, error: ErrorWords) => ({ error });
 

@@ -1,5 +1,5 @@
 import { isCount, type AnswerFacts } from '../sse-events.js';
-import { openAiErrorBody, openAiHeaders, sseData, type GatewayApi } from './api.js';
+import { openAiErrorBody, openAiHeaders, sseData, withModel, type GatewayApi } from './api.js';
 
 /** OpenAI's embeddings, `POST /v1/embeddings`: never streamed, nothing generated, the input billed. */
 
@@ -57,7 +57,7 @@ export const embeddingsApi: GatewayApi = {
         ),
   uncertainBound: () => false,
   maxGenerated: () => 1,
-  upstreamBody: (body, model) => JSON.stringify({ ...body, model }),
+  upstreamBody: withModel,
   upstreamHeaders: (apiKey) => openAiHeaders(apiKey),
   answerFacts: embeddingFacts,
   streamReader: () => null,

@@ -8,6 +8,7 @@ import {
   sseData,
   textCharacters,
   type ErrorWords,
+  withModel,
   type GatewayApi,
 } from './api.js';
 
@@ -179,7 +180,7 @@ export const messagesApi: GatewayApi = {
   promptCharacters: (body) => textCharacters(body.system) + textCharacters(body.messages) + textCharacters(body.tools),
   uncertainBound: (body) => holdsUnbounded(body.messages, BOUNDED) || holdsUnbounded(body.system, BOUNDED),
   maxGenerated: (body, unset) => positiveInteger(body.max_tokens) ?? unset,
-  upstreamBody: (body, model) => JSON.stringify({ ...body, model }),
+  upstreamBody: withModel,
   upstreamHeaders(apiKey, incoming) {
     const headers: Record<string, string> = {
       'anthropic-version': String(incoming['anthropic-version'] ?? '2023-06-01'),

@@ -7,6 +7,7 @@ import {
   positiveInteger,
   sseData,
   textCharacters,
+  withModel,
   type GatewayApi,
 } from './api.js';
 
@@ -141,7 +142,7 @@ export const responsesApi: GatewayApi = {
     textCharacters(body.instructions) + textCharacters(body.input) + textCharacters(body.tools),
   uncertainBound: (body) => Array.isArray(body.input) && holdsUnbounded(body.input, BOUNDED),
   maxGenerated: (body, unset) => positiveInteger(body.max_output_tokens) ?? unset,
-  upstreamBody: (body, model) => JSON.stringify({ ...body, model }),
+  upstreamBody: withModel,
   upstreamHeaders: (apiKey) => openAiHeaders(apiKey),
   answerFacts: responseFacts,
   streamReader: () => new ResponseEvents(),
