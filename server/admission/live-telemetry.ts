@@ -30,6 +30,14 @@ export interface LiveTelemetryOptions {
   flushMs: number;
 }
 
+interface Expiry {
+  orgId: string;
+  before: number;
+  limit: number;
+  resolve: (rows: number) => void;
+  reject: (error: Error) => void;
+}
+
 /**
  * The gateways' request rows, written in small batches (group commit) through the import
  * pipeline, so that rows, rollups, search terms and each key's spend are written as for any
@@ -55,6 +63,10 @@ export class LiveTelemetry {
   private writingUnsettled = false;
   /** Requests whose rows are written and whose spend waits in the outbox: still held against their keys. */
   private owed: string[] = [];
+  /** Retention's deletions waiting for the thread, and the one it is doing: one thing at a time, rows first. */
+  private expiries: Expiry[] = [];
+  private expiring: (Expiry & { id: number }) | null = null;
+  private lastSent: 'rows' | 'expiry' = 'rows';
 
   constructor(private readonly options: LiveTelemetryOptions) {
     this.timer = setInterval(() => this.flush(), options.flushMs).unref();
@@ -88,11 +100,38 @@ export class LiveTelemetry {
     return new Promise((resolve) => this.waiters.push({ ahead, resolve }));
   }
 
-  /** Hands what waits to the writing thread, unless it is still writing the last batch. */
+  /**
+   * Deletes at most `limit` of the organisation's rows older than `before` on the writing thread,
+   * between batches of rows, so that the two never wait for each other's lock; resolves with how
+   * many went.
+   */
+  expire(orgId: string, before: number, limit: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.expiries.push({ orgId, before, limit, resolve, reject });
+      this.flush();
+    });
+  }
+
+  /**
+   * Hands what waits to the writing thread, unless it is busy: rows, or a deletion when no rows
+   * wait or the last thing sent was rows (so that neither starves the other).
+   */
   flush(): void {
-    if (this.writing || this.waiting.length === 0) return;
+    if (this.writing || this.expiring) return;
+    const rowsWait = this.waiting.length > 0;
+    const expiry = this.expiries[0];
+    if (expiry && (!rowsWait || this.lastSent === 'rows')) {
+      this.expiries.shift();
+      this.expiring = { ...expiry, id: ++this.batches };
+      this.lastSent = 'expiry';
+      const { orgId, before, limit } = expiry;
+      this.send({ kind: 'expire', id: this.expiring.id, orgId, before, limit });
+      return;
+    }
+    if (!rowsWait) return;
     this.writing = { id: ++this.batches, rows: this.waiting };
     this.waiting = [];
+    this.lastSent = 'rows';
     this.send({ kind: 'rows', id: this.writing.id, rows: this.writing.rows });
   }
 
@@ -100,6 +139,7 @@ export class LiveTelemetry {
   async close(graceMs = 10_000): Promise<void> {
     clearInterval(this.timer);
     clearInterval(this.keeper);
+    for (const expiry of this.expiries.splice(0)) expiry.reject(new Error('the request log is closing'));
     if (!this.thread && this.waiting.length === 0) return;
     const deadline = Date.now() + graceMs;
     while ((this.writing || this.waiting.length > 0) && Date.now() < deadline) {
@@ -142,12 +182,20 @@ export class LiveTelemetry {
   }
 
   private heard(message: FromTelemetryThread): void {
+    if (this.expiring && 'id' in message && message.id === this.expiring.id) {
+      const expiring = this.expiring;
+      this.expiring = null;
+      if (message.kind === 'expired') expiring.resolve(message.rows);
+      else if (message.kind === 'failed') expiring.reject(new Error(message.message));
+      this.flush();
+      return;
+    }
     if (message.kind === 'unsettled') {
       this.options.log.warn({ reason: message.message }, 'gateway telemetry: spend waits');
       this.writingUnsettled = true;
       return;
     }
-    if (message.id !== this.writing?.id) return;
+    if (message.kind === 'expired' || message.id !== this.writing?.id) return;
     if (message.kind === 'failed') {
       if (!this.failing) {
         this.options.log.warn(
@@ -180,6 +228,9 @@ export class LiveTelemetry {
   /** The batch under way goes back to the front of the queue, for the next tick. */
   private retry(): void {
     this.writingUnsettled = false;
+    // A deletion the thread did not answer is asked again by the next sweep: nothing depends on it.
+    this.expiring?.reject(new Error('the writing thread failed'));
+    this.expiring = null;
     if (!this.writing) return;
     this.waiting = this.writing.rows.concat(this.waiting);
     this.writing = null;

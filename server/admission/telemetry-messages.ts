@@ -12,10 +12,15 @@ export interface TelemetryThreadData {
   busyTimeoutMs: number;
 }
 
-export type ToTelemetryThread = { kind: 'rows'; id: number; rows: RequestRecord[] } | { kind: 'close' };
+export type ToTelemetryThread =
+  | { kind: 'rows'; id: number; rows: RequestRecord[] }
+  /** Delete at most `limit` of the organisation's rows older than `before` (retention). */
+  | { kind: 'expire'; id: number; orgId: string; before: number; limit: number }
+  | { kind: 'close' };
 
 export type FromTelemetryThread =
   | { kind: 'written'; id: number }
+  | { kind: 'expired'; id: number; rows: number }
   | { kind: 'failed'; id: number; message: string }
   /** The rows are committed; their spend waits in the outbox (spend-outbox.ts). */
   | { kind: 'unsettled'; message: string };

@@ -1,7 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { recordRequests } from '../ingest/record-requests.js';
 import { openControlStore } from '../stores/control/open.js';
+import { expireRows } from '../stores/telemetry/expire-rows.js';
 import { PgRequestLog } from '../stores/telemetry/postgres/request-log.js';
+import { openTelemetry } from '../stores/telemetry/store.js';
 import { lowerThisThreadsPriority } from '../worker-threads.js';
 import type { FromTelemetryThread, TelemetryThreadData, ToTelemetryThread } from './telemetry-messages.js';
 
@@ -26,12 +28,35 @@ const control = await openControlStore(controlLocation, { accessSeconds: 1, refr
 const telemetry = 'url' in location ? await PgRequestLog.open(location.url, { connections: 1 }) : location.path;
 const post = (message: FromTelemetryThread) => parentPort!.postMessage(message);
 
+/** Retention's deletion in the SQLite store, on a connection of its own as each batch of rows has. */
+function expireInFile(path: string, orgId: string, before: number, limit: number): number {
+  const db = openTelemetry(path, { busyTimeoutMs });
+  try {
+    return expireRows(db, orgId, before, limit);
+  } finally {
+    db.close();
+  }
+}
+
 /** Handles one message; the next waits for it, so a close comes after the batch before it. */
 async function handle(message: ToTelemetryThread): Promise<void> {
   if (message.kind === 'close') {
     await control.close();
     if (typeof telemetry !== 'string') await telemetry.close();
     parentPort!.close();
+    return;
+  }
+  if (message.kind === 'expire') {
+    try {
+      const { orgId, before, limit } = message;
+      const rows =
+        typeof telemetry === 'string'
+          ? expireInFile(telemetry, orgId, before, limit)
+          : await telemetry.expire(orgId, before, limit);
+      post({ kind: 'expired', id: message.id, rows });
+    } catch (error) {
+      post({ kind: 'failed', id: message.id, message: error instanceof Error ? error.message : String(error) });
+    }
     return;
   }
   try {

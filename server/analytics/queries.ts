@@ -100,6 +100,12 @@ function where(filter: RequestFilter, dialect: Dialect): string {
 const onlyWindow = (filter: Omit<RequestFilter, 'search'>) =>
   Object.entries(filter).every(([name, value]) => value === undefined || ['orgId', 'from', 'to'].includes(name));
 
+/** A list of rows starts at the retention horizon: the rows before it are deleted or about to be. */
+function sinceHorizon(filter: RequestFilter): RequestFilter {
+  const { horizon, ...rest } = filter;
+  return horizon === undefined || horizon <= filter.from ? rest : { ...rest, from: horizon };
+}
+
 function bindings(filter: RequestFilter): Record<string, unknown> {
   const { statusClass, ...rest } = filter;
   return statusClass === undefined
@@ -130,7 +136,7 @@ export class AnalyticsQueries {
       case 'requests':
         // One read transaction: the total, the index's matches and the page see the same rows
         // even when the writer commits between their statements.
-        return sql.snapshot(() => this.requests(query.filter, query.limit, query.offset));
+        return sql.snapshot(() => this.requests(sinceHorizon(query.filter), query.limit, query.offset));
       case 'throttling':
         return this.throttling(query);
       case 'compare': {
@@ -158,10 +164,11 @@ export class AnalyticsQueries {
         return sql.snapshot(() => keyImpact(sql, query));
       case 'request':
         return sql
-          .get(`SELECT ${REQUEST_COLUMNS.join(', ')} FROM requests WHERE req_id = @reqId AND org_id = @orgId`, {
-            reqId: query.reqId,
-            orgId: query.orgId,
-          })
+          .get(
+            `SELECT ${REQUEST_COLUMNS.join(', ')} FROM requests WHERE req_id = @reqId AND org_id = @orgId AND ts >= @horizon`,
+            // A row past the retention horizon is deleted or about to be: as if it were.
+            { reqId: query.reqId, orgId: query.orgId, horizon: query.horizon ?? Number.MIN_SAFE_INTEGER },
+          )
           .then((row) => row ?? null);
       case 'reconcile_day':
         // One read transaction: the totals, the cells and the rows are the same moment's.

@@ -33,6 +33,12 @@ export interface Scope {
    * never match. No rollup or cell carries `api` either: read from the rows alone, as `servedBy`.
    */
   api?: RequestApi;
+  /**
+   * The organisation's retention horizon (epoch ms, a whole hour): rows before it are deleted
+   * or about to be. The window before it is counted from whole rollup cells alone (windows.ts,
+   * `keptSegments`), and a list of rows starts at it.
+   */
+  horizon?: number;
 }
 
 export interface RequestFilter extends Scope {
@@ -75,7 +81,7 @@ export type AnalyticsQuery =
   /** What depends on one key (key-impact.ts): its traffic, last use and callers. */
   | ({ kind: 'impact' } & KeyImpactQuery)
   /** One request by its id (the primary key), when it is the organisation's. */
-  | { kind: 'request'; orgId: string; reqId: string }
+  | { kind: 'request'; orgId: string; reqId: string; horizon?: number }
   /** One UTC day of a reconciliation: its totals and its rollup cells against its rows (reconcile-telemetry.ts). */
   | ({ kind: 'reconcile_day' } & ReconcileDayQuery)
   /** The keys' lifetime cost and the spend outbox, for a reconciliation. */

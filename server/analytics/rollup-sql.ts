@@ -1,7 +1,7 @@
 import { GRAINS, OUTCOME_GRAINS, type Grain } from '../stores/telemetry/rollup-grains.js';
 import type { CellGroupBy, GroupBy, RequestFilter, Scope } from './query-types.js';
 import type { Dialect } from './sql.js';
-import { cellGrains, grainsFor, segments } from './windows.js';
+import { cellGrains, grainsFor, keptSegments } from './windows.js';
 
 /**
  * SQL that reads a window through the rollups (see windows.ts): one sub-select per
@@ -179,7 +179,7 @@ export function rollupSource(dialect: Dialect, filter: RollupFilter, select: Rol
     select.counts ? OUTCOME_GRAINS : select.intervalMs === undefined ? GRAINS : grainsFor(select.intervalMs),
     select.groupBy,
   ).filter((grain) => select.counts || dim !== null || grain.usage !== null);
-  const found = segments(filter.from, filter.to + 1, grains);
+  const found = keptSegments(filter.from, filter.to + 1, grains, filter.horizon);
   const params: Record<string, unknown> = { ...filter };
   if (filter.statusClass !== undefined) {
     params.statusFrom = filter.statusClass * 100;
@@ -200,7 +200,7 @@ export function rollupSource(dialect: Dialect, filter: RollupFilter, select: Rol
     params[`to${index}`] = 0;
     selects.push(subSelect(dialect, null, index, filter, select, dim));
   }
-  for (const name of ['from', 'to']) delete params[name];
+  for (const name of ['from', 'to', 'horizon']) delete params[name];
   return { sql: selects.join('\nUNION ALL\n'), params, points };
 }
 

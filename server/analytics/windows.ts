@@ -31,6 +31,24 @@ export function segments(from: number, to: number, grains: readonly Grain[] = GR
   return [...segments(from, start, finer), { grain, from: start, to: end }, ...segments(end, to, finer)];
 }
 
+/**
+ * As `segments`, for an organisation whose rows are kept only from `horizon` on (its retention,
+ * domain/retention.ts): before the horizon the window is read from whole cells alone, whose
+ * rows are deleted or about to be, so that an answer does not change as they go. A window read
+ * from rows alone (`cellGrains` gave none) then starts at the horizon.
+ */
+export function keptSegments(
+  from: number,
+  to: number,
+  grains: readonly Grain[],
+  horizon: number | undefined,
+): Segment[] {
+  if (horizon === undefined || horizon <= from) return segments(from, to, grains);
+  const edge = Math.min(horizon, to);
+  const past = segments(from, edge, grains).filter((part) => part.grain !== null);
+  return [...past, ...segments(edge, to, grains)];
+}
+
 /** The grains whose cells lie wholly inside one bucket of `intervalMs`. */
 export function grainsFor(intervalMs: number): Grain[] {
   return GRAINS.filter((grain) => intervalMs % grain.ms === 0);

@@ -118,6 +118,43 @@ export class PgRequestLog implements TelemetryReads {
   }
 
   /**
+   * Deletes at most `limit` of an organisation's rows older than `before` (epoch ms, a whole
+   * hour), in one short transaction, and says how many went; rollups and spend stay, as on
+   * SQLite (expire-rows.ts). The last batch also drops the search's hourly counts before
+   * `before`: no read reaches past the horizon, and its rows are gone.
+   */
+  async expire(orgId: string, before: number, limit: number): Promise<number> {
+    const client = await this.pool.connect();
+    let failed: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const removed = await client.query({
+        name: 'expire_rows',
+        // requests_by_org (org_id, ts, req_id): the oldest rows first.
+        text: `DELETE FROM requests WHERE req_id IN (
+                 SELECT req_id FROM requests WHERE org_id = $1 AND ts < $2 ORDER BY ts LIMIT $3)`,
+        values: [orgId, before, limit],
+      });
+      const rows = removed.rowCount ?? 0;
+      if (rows < limit) {
+        await client.query({
+          name: 'expire_search_hours',
+          text: 'DELETE FROM search_hours WHERE org_id = $1 AND hour < $2',
+          values: [orgId, before],
+        });
+      }
+      await client.query('COMMIT');
+      if (rows > 0) this.forgetReads();
+      return rows;
+    } catch (error) {
+      failed = await rollBack(client);
+      throw error;
+    } finally {
+      client.release(failed);
+    }
+  }
+
+  /**
    * Starts an import: one transaction for all its rows, whose cells are staged as they come and
    * added to the rollups at its commit (`PgImport`).
    */

@@ -1,0 +1,95 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { effectiveRetentionDays, retentionHorizon } from '../domain/retention.js';
+
+/** How often the request log is swept: a horizon moves by the hour, so a few minutes late is nothing. */
+export const SWEEP_INTERVAL_MS = 10 * 60_000;
+/** Rows deleted per transaction: a few milliseconds of the writing thread, between two batches of rows. */
+export const SWEEP_BATCH_ROWS = 500;
+/** The pause between two deletions: readers and the gateways' rows go first. */
+const SWEEP_PAUSE_MS = 20;
+
+export interface RetentionSweeperOptions {
+  /** The platform's `--retention-days`; null keeps every row unless an organisation says less. */
+  platformDays: number | null;
+  /** The organisations with a retention of their own. */
+  retentions(): Promise<{ orgId: string; days: number }[]>;
+  /** Every organisation: a platform retention applies to all of them. */
+  organizations(): Promise<string[]>;
+  /** Deletes at most `limit` of the organisation's rows older than `before`; how many went. */
+  expire(orgId: string, before: number, limit: number): Promise<number>;
+  now(): number;
+  log: FastifyBaseLogger;
+  intervalMs?: number;
+  batchRows?: number;
+  pauseMs?: number;
+}
+
+/**
+ * Deletes request-log rows past each organisation's retention horizon (domain/retention.ts), in
+ * the background, in small transactions on the thread that writes the gateways' rows. One sweep
+ * at a time; a sweep that fails is tried again at the next.
+ */
+export class RetentionSweeper {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private closed = false;
+
+  constructor(private readonly options: RetentionSweeperOptions) {}
+
+  /** Sweeps now, then every interval. */
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => void this.sweep(), this.options.intervalMs ?? SWEEP_INTERVAL_MS).unref();
+    void this.sweep();
+  }
+
+  /** One sweep of every organisation with a retention (the one under way, if any); never throws. */
+  sweep(): Promise<void> {
+    this.running ??= this.sweepAll().finally(() => (this.running = null));
+    return this.running;
+  }
+
+  /** Stops sweeping, after the deletion under way. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  private async sweepAll(): Promise<void> {
+    const { options } = this;
+    try {
+      const own = new Map((await options.retentions()).map((r) => [r.orgId, r.days]));
+      const orgIds = options.platformDays === null ? [...own.keys()] : await options.organizations();
+      for (const orgId of orgIds) {
+        if (this.closed) return;
+        const horizon = retentionHorizon(
+          effectiveRetentionDays(options.platformDays, own.get(orgId) ?? null),
+          options.now(),
+        );
+        if (horizon === null) continue;
+        const rows = await this.sweepOrganisation(orgId, horizon);
+        if (rows > 0) {
+          options.log.info(
+            { orgId, rows, before: new Date(horizon).toISOString() },
+            'retention: old request rows deleted',
+          );
+        }
+      }
+    } catch (error) {
+      options.log.warn({ err: error }, 'retention: could not delete old request rows; trying again at the next sweep');
+    }
+  }
+
+  private async sweepOrganisation(orgId: string, horizon: number): Promise<number> {
+    const batch = this.options.batchRows ?? SWEEP_BATCH_ROWS;
+    let total = 0;
+    for (;;) {
+      const rows = await this.options.expire(orgId, horizon, batch);
+      total += rows;
+      if (rows < batch || this.closed) return total;
+      await new Promise((resolve) => setTimeout(resolve, this.options.pauseMs ?? SWEEP_PAUSE_MS));
+    }
+  }
+}

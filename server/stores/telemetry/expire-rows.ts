@@ -1,0 +1,19 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * Deletes at most `limit` of an organisation's rows older than `before` (epoch ms), in one short
+ * transaction, and says how many went. Rollups, dashboard cells and the spend they made stay:
+ * a window past the retention horizon is counted from them (server/analytics/windows.ts).
+ *
+ * The rows' search-index entries stay too, unreachable: every read of rows is bounded below by
+ * the horizon, and the index's entries lead to rows (by rowid) a read then checks. Deleting them
+ * would need each row's shared terms as they were written, which the index does not keep.
+ */
+export function expireRows(db: Database, orgId: string, before: number, limit: number): number {
+  // requests_by_org (org_id, ts): the oldest rows first, read from the index alone.
+  const remove = db.prepare<[string, number, number]>(
+    `DELETE FROM requests WHERE rowid IN (
+       SELECT rowid FROM requests WHERE org_id = ? AND ts < ? ORDER BY ts LIMIT ?)`,
+  );
+  return db.transaction(() => remove.run(orgId, before, limit).changes).immediate();
+}
