@@ -136,6 +136,11 @@ export class Admissions {
     return this.quota.purge(this.options.now());
   }
 
+  /** Retention: deletes at most `limit` of the organisation's rows older than `before`, between batches of rows. */
+  expire(orgId: string, before: number, limit: number): Promise<number> {
+    return this.telemetry.expire(orgId, before, limit);
+  }
+
   /** Resolves once every row queued so far is committed. */
   written(): Promise<void> {
     return this.telemetry.written();

@@ -100,6 +100,48 @@ function where(filter: RequestFilter, dialect: Dialect): string {
 const onlyWindow = (filter: Omit<RequestFilter, 'search'>) =>
   Object.entries(filter).every(([name, value]) => value === undefined || ['orgId', 'from', 'to'].includes(name));
 
+/** The organisation a query reads, when retention bounds it. */
+function orgOf(query: AnalyticsQuery): string | null {
+  switch (query.kind) {
+    case 'summary':
+    case 'timeseries':
+    case 'compare':
+    case 'top':
+    case 'dashboard':
+      return query.scope.orgId;
+    case 'requests':
+      return query.filter.orgId;
+    case 'request':
+    case 'burn':
+    case 'reconcile_day':
+      return query.orgId;
+    default:
+      return null;
+  }
+}
+
+const later = (asked: number | undefined, stored: number) => (asked === undefined ? stored : Math.max(asked, stored));
+
+/** `query` with its horizon no earlier than `stored`. */
+function boundedBy(query: AnalyticsQuery, stored: number): AnalyticsQuery {
+  switch (query.kind) {
+    case 'summary':
+    case 'timeseries':
+    case 'compare':
+    case 'top':
+    case 'dashboard':
+      return { ...query, scope: { ...query.scope, horizon: later(query.scope.horizon, stored) } };
+    case 'requests':
+      return { ...query, filter: { ...query.filter, horizon: later(query.filter.horizon, stored) } };
+    case 'request':
+    case 'burn':
+    case 'reconcile_day':
+      return { ...query, horizon: later(query.horizon, stored) };
+    default:
+      return query;
+  }
+}
+
 /** A list of rows starts at the retention horizon: the rows before it are deleted or about to be. */
 function sinceHorizon(filter: RequestFilter): RequestFilter {
   const { horizon, ...rest } = filter;
@@ -123,7 +165,21 @@ export class AnalyticsQueries {
   }
 
   async run<Q extends AnalyticsQuery>(query: Q): Promise<AnalyticsResult<Q>> {
-    return (await this.answer(query)) as AnalyticsResult<Q>;
+    return (await this.answer(await this.withDeleted(query))) as AnalyticsResult<Q>;
+  }
+
+  /**
+   * The query bounded by how far retention has deleted its organisation's rows, where that is
+   * later than the horizon it was asked with: a retention lengthened again brings no row back.
+   */
+  private async withDeleted(query: AnalyticsQuery): Promise<AnalyticsQuery> {
+    const orgId = orgOf(query);
+    if (orgId === null) return query;
+    const stored = await this.sql.get<{ horizon: number }>(
+      'SELECT horizon FROM retention_horizons WHERE org_id = @orgId',
+      { orgId },
+    );
+    return stored ? boundedBy(query, Number(stored.horizon)) : query;
   }
 
   private answer(query: AnalyticsQuery): Promise<unknown> {
@@ -414,7 +470,7 @@ export class AnalyticsQueries {
     for (const [index, day] of query.days.entries()) {
       const source = rollupSource(
         this.sql.dialect,
-        { orgId: query.orgId, from: day.from, to: day.to },
+        { orgId: query.orgId, from: day.from, to: day.to, horizon: query.horizon },
         { groupBy: 'key' },
       );
       const rows = await this.sql.all<{ keyId: string | null; cost: number }>(

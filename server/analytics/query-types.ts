@@ -72,7 +72,7 @@ export type AnalyticsQuery =
    */
   | { kind: 'top'; scope: Scope; groupBy: GroupBy; previous: { from: number; to: number }; trendEdges: number[] }
   /** Cost by key over each of `days` ([from, to], both edges included). */
-  | { kind: 'burn'; orgId: string; days: { from: number; to: number }[] }
+  | { kind: 'burn'; orgId: string; days: { from: number; to: number }[]; horizon?: number }
   /**
    * The dashboard's figures in the buckets between `edges` (ascending; edges[0] <= scope.from <
    * edges.at(-1)), over the whole window, and over `previous` (both edges included).

@@ -77,6 +77,7 @@ const blank = (value: string) => (value === '' ? null : value);
 /** The day's totals, read through rollupSource as the console's summaries and top lists read them. */
 async function dayTotals(sql: AnalyticsSql, query: ReconcileDayQuery) {
   const scope: Scope = { orgId: query.orgId, from: query.day, to: query.day + DAY_MS - 1 };
+  if (query.horizon !== undefined) scope.horizon = query.horizon;
   const read = (groupBy: 'project' | 'key' | null, within: Scope) => {
     const source = rollupSource(sql.dialect, within, { groupBy });
     return sql.all<{ id: string | null; n: number; t: number; c: number }>(
@@ -128,18 +129,36 @@ function add(into: Cells, bucket: number, parts: string[], sums: Sums) {
   }
 }
 
-/** The day's rows by five minutes, project, key and model, in one pass over the (org_id, ts) index. */
+/** The full cells by five minutes (the finest full grain), which stand for the rows retention deleted. */
+const FIVE_MINUTE_CELLS = GRAINS.find((grain) => grain.ms === FIVE_MINUTES)!.usage!;
+
+/**
+ * The day's rows by five minutes, project, key and model, in one pass over the (org_id, ts)
+ * index; before retention's horizon, the five-minute cells instead, so that every other table is
+ * checked against them there (cells against cells: the rows are gone).
+ */
 async function rowSums(sql: AnalyticsSql, query: ReconcileDayQuery): Promise<Cells> {
-  const rows = await sql.all<{ b: number; p: string; k: string; m: string; n: number; t: number; c: number }>(
+  const end = query.day + DAY_MS;
+  const kept = Math.min(Math.max(query.day, query.horizon ?? query.day), end);
+  const project = query.projectId === undefined ? '' : 'AND project_id = @projectId';
+  type Sum = { b: number; p: string; k: string; m: string; n: number; t: number; c: number };
+  const rows = await sql.all<Sum>(
     `SELECT ts - ts % ${FIVE_MINUTES} AS b, COALESCE(project_id, '') AS p, COALESCE(key_id, '') AS k, model AS m,
       COUNT(*) AS n, SUM(total_tokens) AS t, SUM(cost_micro) AS c
-    FROM requests WHERE org_id = @orgId AND ts >= @from AND ts < @to
-      ${query.projectId === undefined ? '' : 'AND project_id = @projectId'}
+    FROM requests WHERE org_id = @orgId AND ts >= @from AND ts < @to ${project}
     GROUP BY b, p, k, m ORDER BY b, p, k, m`,
-    { ...query, from: query.day, to: query.day + DAY_MS },
+    { ...query, from: kept, to: end },
   );
+  const gone =
+    kept === query.day
+      ? []
+      : await sql.all<Sum>(
+          `SELECT bucket AS b, project_id AS p, key_id AS k, model AS m, requests AS n, tokens AS t, cost_micro AS c
+          FROM ${FIVE_MINUTE_CELLS} WHERE org_id = @orgId AND bucket >= @from AND bucket < @to ${project}`,
+          { ...query, from: query.day, to: kept },
+        );
   const cells: Cells = new Map();
-  for (const row of rows) add(cells, row.b, [row.p, row.k, row.m], sumsOf(row));
+  for (const row of [...gone, ...rows]) add(cells, row.b, [row.p, row.k, row.m], sumsOf(row));
   return cells;
 }
 

@@ -30,6 +30,11 @@ export interface ReconcileDayQuery {
   projectId?: string;
   /** The day's first millisecond (UTC midnight). */
   day: number;
+  /**
+   * Retention's horizon: the rows before it may be deleted, so the cells there are checked
+   * against the five-minute cells instead of rows, and the totals read as the console reads them.
+   */
+  horizon?: number;
 }
 
 export interface ReconcileDayResult {

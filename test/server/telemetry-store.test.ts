@@ -179,6 +179,7 @@ describe('a telemetry store of an earlier version', () => {
         { migration: '010_health_rollups.sql', path: telemetryDbPath },
         { migration: '011_attempts.sql', path: telemetryDbPath },
         { migration: '012_api.sql', path: telemetryDbPath },
+        { migration: '013_retention.sql', path: telemetryDbPath },
       ]);
       // It waited for the lock instead of failing on it.
       expect(lines.filter((line) => line.includes('telemetry store unavailable'))).toEqual([]);
@@ -187,7 +188,7 @@ describe('a telemetry store of an earlier version', () => {
       await server.close();
     }
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(12);
+    expect(db.pragma('user_version', { simple: true })).toBe(13);
     expect(db.prepare('SELECT COUNT(*) AS n FROM rollup_dim_1m').get()).toEqual({ n: 4 });
     // The import after the upgrade added to 008's dashboard cells.
     const rows = db.prepare('SELECT COUNT(*) FROM requests').pluck().get();
@@ -394,6 +395,7 @@ describe('recording requests', () => {
       { kind: 'upgrading', migration: '010_health_rollups.sql' },
       { kind: 'upgrading', migration: '011_attempts.sql' },
       { kind: 'upgrading', migration: '012_api.sql' },
+      { kind: 'upgrading', migration: '013_retention.sql' },
       { kind: 'committing', rows: 1 },
     ]);
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });

@@ -19,5 +19,15 @@ export function expireRows(db: Database, orgId: string, before: number, limit: n
        SELECT rowid FROM requests WHERE org_id = ? AND ts < ? AND rowid < (SELECT MAX(rowid) FROM requests)
        ORDER BY ts LIMIT ?)`,
   );
-  return db.transaction(() => remove.run(orgId, before, limit).changes).immediate();
+  // Recorded first, in the same transaction: no row at or after the recorded horizon is ever deleted.
+  const record = db.prepare<[string, number]>(
+    `INSERT INTO retention_horizons (org_id, horizon) VALUES (?, ?)
+     ON CONFLICT (org_id) DO UPDATE SET horizon = MAX(horizon, excluded.horizon)`,
+  );
+  return db
+    .transaction(() => {
+      record.run(orgId, before);
+      return remove.run(orgId, before, limit).changes;
+    })
+    .immediate();
 }

@@ -128,6 +128,13 @@ export class PgRequestLog implements TelemetryReads {
     let failed: Error | undefined;
     try {
       await client.query('BEGIN');
+      // Recorded first, as on SQLite (migrations-postgres/006): no row at or after it is deleted.
+      await client.query({
+        name: 'record_retention_horizon',
+        text: `INSERT INTO retention_horizons (org_id, horizon) VALUES ($1, $2)
+               ON CONFLICT (org_id) DO UPDATE SET horizon = GREATEST(retention_horizons.horizon, excluded.horizon)`,
+        values: [orgId, before],
+      });
       const removed = await client.query({
         name: 'expire_rows',
         // requests_by_org (org_id, ts, req_id): the oldest rows first.
