@@ -24,6 +24,13 @@ export interface RetentionSweeperOptions {
   pauseMs?: number;
 }
 
+interface Swept {
+  rows: number;
+  batches: number;
+  ms: number;
+  longestBatchMs: number;
+}
+
 /**
  * Deletes request-log rows past each organisation's retention horizon (domain/retention.ts), in
  * the background, in small transactions on the thread that writes the gateways' rows. One sweep
@@ -69,10 +76,10 @@ export class RetentionSweeper {
           options.now(),
         );
         if (horizon === null) continue;
-        const rows = await this.sweepOrganisation(orgId, horizon);
-        if (rows > 0) {
+        const swept = await this.sweepOrganisation(orgId, horizon);
+        if (swept.rows > 0) {
           options.log.info(
-            { orgId, rows, before: new Date(horizon).toISOString() },
+            { orgId, before: new Date(horizon).toISOString(), ...swept },
             'retention: old request rows deleted',
           );
         }
@@ -82,14 +89,21 @@ export class RetentionSweeper {
     }
   }
 
-  private async sweepOrganisation(orgId: string, horizon: number): Promise<number> {
+  /** The organisation's rows before `horizon` deleted; what it took (the longest batch is how long rows waited behind one). */
+  private async sweepOrganisation(orgId: string, horizon: number): Promise<Swept> {
     const batch = this.options.batchRows ?? SWEEP_BATCH_ROWS;
-    let total = 0;
+    const started = performance.now();
+    const swept: Swept = { rows: 0, batches: 0, ms: 0, longestBatchMs: 0 };
     for (;;) {
+      const at = performance.now();
       const rows = await this.options.expire(orgId, horizon, batch);
-      total += rows;
-      if (rows < batch || this.closed) return total;
+      swept.rows += rows;
+      swept.batches += 1;
+      swept.longestBatchMs = Math.max(swept.longestBatchMs, Math.round(performance.now() - at));
+      if (rows < batch || this.closed) break;
       await new Promise((resolve) => setTimeout(resolve, this.options.pauseMs ?? SWEEP_PAUSE_MS));
     }
+    swept.ms = Math.round(performance.now() - started);
+    return swept;
   }
 }
