@@ -31,6 +31,7 @@ const POSTGRES_SUITES = [
   'password-policy',
   'reporting-zone-route',
   'request-by-id',
+  'retention-api',
   'routes-admin',
   'routes-apply-live',
   'security-headers',

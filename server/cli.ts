@@ -2,7 +2,7 @@
 // on it) never pays for the operator's commands, nor they for the server.
 
 const USAGE = `usage:
-  npm run server -- [--host 127.0.0.1] [--port 8787 | --socket PATH] [--data-dir ./data] [--telemetry-db PATH] [--demo] [--gateway-port 8788]
+  npm run server -- [--host 127.0.0.1] [--port 8787 | --socket PATH] [--data-dir ./data] [--telemetry-db PATH] [--retention-days N] [--demo] [--gateway-port 8788]
   npm run admin -- <command> [--data-dir ./data] [flags]   (npm run admin -- help)
   npm run gateway -- --control-plane URL [--host 127.0.0.1] [--port 8788]   (npm run gateway -- --help)`;
 

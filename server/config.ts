@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
+import { MAX_RETENTION_DAYS } from './domain/retention.js';
 import { isLoopbackName } from './loopback.js';
 import type { Upstreams } from './gateway/upstreams.js';
 import type { ControlLocation } from './stores/control/store.js';
@@ -85,6 +86,11 @@ export interface ServerConfig {
   gatewayTokens: string[];
   /** Origins besides the server's own that may send state-changing requests. */
   allowedOrigins: string[];
+  /**
+   * Request-log rows older than this many days are deleted in the background (`--retention-days`);
+   * null keeps every row. An organisation may set a shorter one of its own (domain/retention.ts).
+   */
+  retentionDays: number | null;
   /** Base64 32-byte secrets; generated in the data folder when absent. */
   vaultMasterKey?: string;
   keyHashSecret?: string;
@@ -139,6 +145,15 @@ function checkDatabaseUrl(url: string, flag = '--database-url'): void {
   if (!/^postgres(ql)?:\/\/./.test(url)) throw new Error(`${flag} must be a postgres:// address`);
 }
 
+/** The refusal of a retention that is not a whole number of days the horizon rule takes. */
+export function retentionDaysError(given: string): Error {
+  return new Error(`--retention-days must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, not "${given}"`);
+}
+
+function checkRetentionDays(days: number): void {
+  if (!Number.isInteger(days) || days < 1 || days > MAX_RETENTION_DAYS) throw retentionDaysError(String(days));
+}
+
 /** Where the control store is: the PostgreSQL database given, else `control.db` in the data folder. */
 export function controlLocation(config: Pick<ServerConfig, 'dataDir' | 'databaseUrl'>): ControlLocation {
   return config.databaseUrl === undefined ? { path: join(config.dataDir, 'control.db') } : { url: config.databaseUrl };
@@ -156,6 +171,7 @@ export function resolveConfig(input: ServerConfigInput): ServerConfig {
   for (const entry of input.trustedProxies ?? []) checkTrustedProxy(entry);
   for (const token of input.gatewayTokens ?? []) checkGatewayToken(token);
   if (input.passwordMinLength !== undefined) checkPasswordMinLength(input.passwordMinLength);
+  if (input.retentionDays !== undefined && input.retentionDays !== null) checkRetentionDays(input.retentionDays);
   const dataDir = resolve(input.dataDir);
   return {
     host: '127.0.0.1',
@@ -177,6 +193,7 @@ export function resolveConfig(input: ServerConfigInput): ServerConfig {
     gatewayBodyTimeoutMs: 30_000,
     gatewayTokens: [],
     allowedOrigins: [],
+    retentionDays: null,
     logLevel: 'info',
     now: Date.now,
     ...input,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp, type App } from './app.js';
-import { resolveConfig, type ServerConfigInput } from './config.js';
+import { resolveConfig, retentionDaysError, type ServerConfigInput } from './config.js';
 import { offeredDemoAccount } from './demo/organisation.js';
 import { startLiveTraffic, type LiveTraffic } from './demo/live-traffic.js';
 import {
@@ -33,6 +33,7 @@ const FLAGS = {
   'database-url': { type: 'string' },
   'telemetry-url': { type: 'string' },
   'telemetry-db': { type: 'string' },
+  'retention-days': { type: 'string' },
   demo: { type: 'boolean' },
   announce: { type: 'boolean' },
   help: { type: 'boolean' },
@@ -123,6 +124,12 @@ export function configFromArgs(args: string[], env: NodeJS.ProcessEnv): ServerCo
   if (telemetryUrl !== undefined && input.demo) {
     throw new Error('--demo seeds a new data folder, not a PostgreSQL database: use npm run admin -- seed-demo');
   }
+  const retention = values['retention-days'] ?? (env.SVC_RETENTION_DAYS || undefined);
+  if (retention !== undefined) {
+    // Digits only: Number() would take ' 30', '3e1' or '0x1e' as thirty.
+    if (!/^\d{1,9}$/.test(retention)) throw retentionDaysError(retention);
+    input.retentionDays = Number(retention);
+  }
   const optional = {
     accessTtlSeconds: number('SVC_ACCESS_TTL_SECONDS'),
     refreshTtlSeconds: number('SVC_REFRESH_TTL_SECONDS'),
@@ -180,7 +187,7 @@ async function demoAccountIn(control: ControlRecords): Promise<EmbeddedReady['de
 export async function serve(args: string[]): Promise<number> {
   if (args.includes('--help')) {
     console.log(
-      'usage: npm run server -- [--host H] [--port P | --socket PATH] [--data-dir D] [--database-url postgres://…] [--telemetry-db PATH | --telemetry-url postgres://…] [--demo] [--gateway-port G]',
+      'usage: npm run server -- [--host H] [--port P | --socket PATH] [--data-dir D] [--database-url postgres://…] [--telemetry-db PATH | --telemetry-url postgres://…] [--retention-days N] [--demo] [--gateway-port G]',
     );
     return 0;
   }

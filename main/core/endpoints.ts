@@ -81,6 +81,15 @@ export const endpoints = {
     body: organization.ReportingZoneBody,
     response: organization.ReportingZone,
   }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  retention: endpoint({ method: 'GET', path: '/organization/retention', response: organization.Retention }),
+  /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
+  setRetention: endpoint({
+    method: 'PUT',
+    path: '/organization/retention',
+    body: organization.RetentionBody,
+    response: organization.Retention,
+  }),
   models: endpoint({ method: 'GET', path: '/models', response: models.ModelList }),
   /** Beyond the contract: a control plane with only the contract's endpoints answers 404. */
   modelPrices: endpoint({ method: 'GET', path: '/models/prices', response: models.ModelPrices }),

@@ -2,10 +2,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { checkOrganizationName } from '../domain/organization-name.js';
 import { canonicalZone, readableZone, utcOffsetText } from '../domain/reporting-zone.js';
+import { effectiveRetentionDays, retentionHorizon } from '../domain/retention.js';
 import { badRequest, conflict } from '../http-errors.js';
 import { sourceIp } from '../plugins/guards.js';
 import { authOf, requireRole } from '../plugins/session.js';
-import { errors, isoTime } from '../schemas/common.js';
+import { errors, isoTime, isoTimeOrNull } from '../schemas/common.js';
 import {
   JoinPolicy,
   MemberList,
@@ -14,9 +15,15 @@ import {
   RenameBody,
   ReportingZone,
   ReportingZoneBody,
+  Retention,
+  RetentionBody,
 } from '../schemas/organization.js';
 
 const tags = ['organization'];
+
+/** The setting as the activity log's target reads it. */
+const retentionTarget = (days: number | null) =>
+  days === null ? "the platform's retention" : `${days} ${days === 1 ? 'day' : 'days'}`;
 
 export async function organizationRoutes(fastify: FastifyInstance): Promise<void> {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -119,6 +126,62 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
         });
       });
       return reportingZone(zone);
+    },
+  );
+
+  // Beyond the contract: how long the organisation's request-log rows are kept. Any member reads
+  // it; owners and admins set a retention of its own, never longer than the platform's.
+  const retention = (days: number | null) => {
+    const effective = effectiveRetentionDays(config.retentionDays, days);
+    return {
+      days,
+      platform_days: config.retentionDays,
+      effective_days: effective,
+      horizon: isoTimeOrNull(retentionHorizon(effective, config.now())),
+    };
+  };
+
+  app.get(
+    '/organization/retention',
+    { schema: { tags, response: { 200: Retention, ...errors(401) } } },
+    async (request) => retention(await control.organizations.retentionDays(authOf(request).orgId)),
+  );
+
+  app.put(
+    '/organization/retention',
+    {
+      onRequest: requireRole('owner', 'admin'),
+      schema: {
+        tags,
+        body: RetentionBody,
+        response: { 200: Retention, ...errors(400, 401, 403, 415, 422) },
+      },
+    },
+    async (request) => {
+      const auth = authOf(request);
+      const { days } = request.body;
+      const platform = config.retentionDays;
+      // A longer one would promise rows the platform deletes anyway.
+      if (days !== null && platform !== null && days > platform) {
+        throw badRequest(
+          `days must be at most the platform's ${platform} days, or null to keep rows as long as the platform does`,
+          { field: 'days' },
+        );
+      }
+      await control.write(async (tx) => {
+        const previous = await tx.organizations.retentionDays(auth.orgId);
+        await tx.organizations.setRetentionDays(auth.orgId, days);
+        await tx.activity.record({
+          orgId: auth.orgId,
+          actorId: auth.accountId,
+          action: 'org.retention_changed',
+          target: retentionTarget(days),
+          sourceIp: sourceIp(request),
+          at: config.now(),
+          change: { before: { days: previous }, after: { days } },
+        });
+      });
+      return retention(days);
     },
   );
 }

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MAX_RETENTION_DAYS } from '../domain/retention.js';
 import { Member } from './auth.js';
-import { Timestamp } from './common.js';
+import { Nullable, Timestamp } from './common.js';
 
 export const RenameBody = Type.Object({ name: Type.String() });
 export type RenameBody = Static<typeof RenameBody>;
@@ -38,3 +39,23 @@ export type ReportingZone = Static<typeof ReportingZone>;
 /** An IANA zone name ('Asia/Karachi', 'UTC'), in any case; the server stores its canonical spelling. */
 export const ReportingZoneBody = Type.Object({ time_zone: Type.String({ maxLength: 64 }) });
 export type ReportingZoneBody = Static<typeof ReportingZoneBody>;
+
+/**
+ * Beyond the contract: how long the organisation's request-log rows are kept. `days` is its own
+ * setting, `platform_days` the server's `--retention-days`, `effective_days` the shorter of the
+ * two (null for each: every row kept). `horizon` is the start of the oldest hour whose rows are
+ * all kept now: older rows are deleted, their hourly and daily totals stay.
+ */
+export const Retention = Type.Object({
+  days: Nullable(Type.Integer()),
+  platform_days: Nullable(Type.Integer()),
+  effective_days: Nullable(Type.Integer()),
+  horizon: Nullable(Timestamp),
+});
+export type Retention = Static<typeof Retention>;
+
+/** A whole number of days, at most the platform's when it has one; null keeps rows as long as the platform does. */
+export const RetentionBody = Type.Object({
+  days: Nullable(Type.Integer({ minimum: 1, maximum: MAX_RETENTION_DAYS })),
+});
+export type RetentionBody = Static<typeof RetentionBody>;

@@ -221,6 +221,11 @@ describe('npm run server', { timeout: 120_000 }, () => {
       ],
       [['admin', 'deposit', '--database-url', 'mysql://root:hunter2@db/x', '--data-dir', dataDir], /--database-url/],
       [['serve', 'postgres://root:hunter2@db/x', '--data-dir', dataDir], /unexpected argument/],
+      [
+        ['serve', '--retention-days', 'abc', '--data-dir', dataDir],
+        /--retention-days must be a whole number of days from 1 to 36500, not "abc"/,
+      ],
+      [['serve', '--retention-days', '0', '--data-dir', dataDir], /--retention-days must be a whole number of days/],
     ];
     // Started together: each is a separate tsx start-up.
     const outcomes = await Promise.all(

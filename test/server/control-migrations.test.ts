@@ -57,7 +57,7 @@ describe('migration 002, the join policy', () => {
 
     const control = SqliteControlStore.open(path, LIFETIMES);
     try {
-      expect(control.db.pragma('user_version', { simple: true })).toBe(7);
+      expect(control.db.pragma('user_version', { simple: true })).toBe(8);
       for (const orgId of ['org-a', 'org-b'])
         expect(await control.joinPolicies.of(orgId)).toEqual({ policy: 'open', domains: [] });
       expect(everyEvent(control.db)).toEqual(events);

@@ -58,7 +58,7 @@ describe('migration 004, the reporting zone', () => {
 
     const control = SqliteControlStore.open(path, LIFETIMES);
     try {
-      expect(control.db.pragma('user_version', { simple: true })).toBe(7);
+      expect(control.db.pragma('user_version', { simple: true })).toBe(8);
       expect(await control.organizations.reportingZone('org-a')).toBe('UTC');
       expect(await control.organizations.reportingZone('org-b')).toBe('UTC');
       expect(everyEvent(control.db)).toEqual(events);

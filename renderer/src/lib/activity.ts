@@ -28,6 +28,8 @@ const ACTION_LABELS: Readonly<Record<string, string>> = {
   'org.reporting_zone_changed': 'Reporting time zone changed',
   // Beyond the contract: written by POST /keys/{id}/rotate, on the old key.
   'api_key.rotated': 'API key rotated',
+  // Beyond the contract: written by PUT /organization/retention.
+  'org.retention_changed': 'Request-log retention changed',
   // In the contract's schema though the server does not write them yet.
   'member.removed': 'Member removed',
   'member.role_changed': "Member's role changed",
@@ -76,6 +78,7 @@ const TARGET_KINDS: Readonly<Record<string, string>> = {
   'member.joined': "member's email",
   'org.join_policy_changed': 'new policy',
   'org.reporting_zone_changed': 'new time zone',
+  'org.retention_changed': 'new retention',
 };
 
 /** What the target of an action is (a key prefix, a provider...), for its tooltip; null when it has none. */

@@ -17,7 +17,9 @@ export type ActivityAction =
   // Beyond the contract: PUT /organization/reporting-zone; target is the zone's IANA name.
   | 'org.reporting_zone_changed'
   // Beyond the contract: POST /keys/{id}/rotate; target is the old key's prefix.
-  | 'api_key.rotated';
+  | 'api_key.rotated'
+  // Beyond the contract: PUT /organization/retention; target is the new setting ("30 days").
+  | 'org.retention_changed';
 
 /** A value in a change: what the fields of keys and organisations hold. */
 export type ChangeValue = string | number | boolean | null;

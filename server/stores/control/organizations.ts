@@ -24,6 +24,9 @@ export class OrganizationRepository {
   private readonly rename: Statement<[string, string, string]>;
   private readonly zoneOf: Statement<[string], { reporting_zone: string }>;
   private readonly setZone: Statement<[string, string]>;
+  private readonly retentionOf: Statement<[string], { retention_days: number | null }>;
+  private readonly setRetention: Statement<[number | null, string]>;
+  private readonly everyRetention: Statement<[], { orgId: string; days: number }>;
   private readonly projectsOf: Statement<[string], ProjectRow>;
   private readonly projectInOrg: Statement<[string, string], ProjectRow>;
   private readonly projectAnywhere: Statement<[string], ProjectRow & { org_id: string }>;
@@ -41,6 +44,11 @@ export class OrganizationRepository {
     this.rename = db.prepare('UPDATE organizations SET name = ?, name_key = ? WHERE id = ?');
     this.zoneOf = db.prepare('SELECT reporting_zone FROM organizations WHERE id = ?');
     this.setZone = db.prepare('UPDATE organizations SET reporting_zone = ? WHERE id = ?');
+    this.retentionOf = db.prepare('SELECT retention_days FROM organizations WHERE id = ?');
+    this.setRetention = db.prepare('UPDATE organizations SET retention_days = ? WHERE id = ?');
+    this.everyRetention = db.prepare(
+      'SELECT id AS orgId, retention_days AS days FROM organizations WHERE retention_days IS NOT NULL ORDER BY id',
+    );
     this.projectsOf = db.prepare(
       'SELECT id, name, created_at FROM projects WHERE org_id = ? ORDER BY created_at, rowid',
     );
@@ -107,6 +115,24 @@ export class OrganizationRepository {
   /** Stores `zone` as given: the caller passes a canonical name (`canonicalZone`). */
   async setReportingZone(orgId: string, zone: string): Promise<void> {
     this.setZone.run(zone, orgId);
+  }
+
+  /**
+   * The days the organisation keeps its request-log rows, its own setting (retention.ts); null
+   * until an owner or admin sets one, and for an organisation that does not exist.
+   */
+  async retentionDays(orgId: string): Promise<number | null> {
+    return this.retentionOf.get(orgId)?.retention_days ?? null;
+  }
+
+  /** Stores `days` as given (null: as long as the platform keeps rows): the caller checks it against the platform's. */
+  async setRetentionDays(orgId: string, days: number | null): Promise<void> {
+    this.setRetention.run(days, orgId);
+  }
+
+  /** Every organisation with days of its own, by id: whose rows the background deletion cuts shorter. */
+  async retentions(): Promise<{ orgId: string; days: number }[]> {
+    return this.everyRetention.all();
   }
 
   async projects(orgId: string): Promise<ProjectRow[]> {

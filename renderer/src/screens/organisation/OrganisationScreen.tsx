@@ -9,10 +9,15 @@ import { useOrganisation } from './organisation-store.js';
 import { ProjectsTable } from './ProjectsTable.js';
 import { useReportingZone } from './reporting-zone-store.js';
 import { ReportingZonePanel } from './ReportingZonePanel.js';
+import { useRetention } from './retention-store.js';
+import { RetentionPanel } from './RetentionPanel.js';
 import './organisation.css';
 import { dataState } from '../../lib/data-state.js';
 
-/** The organisation's name, who may join it, its reporting time zone, who belongs to it, and its projects. */
+/**
+ * The organisation's name, who may join it, its reporting time zone, how long its request log is
+ * kept, who belongs to it, and its projects.
+ */
 export function OrganisationScreen() {
   const me = useSession((s) => s.me);
   const loadMembers = useOrganisation((s) => s.loadMembers);
@@ -20,14 +25,16 @@ export function OrganisationScreen() {
   const membersError = useOrganisation((s) => s.membersError);
   const loadJoinPolicy = useJoinPolicy((s) => s.load);
   const loadReportingZone = useReportingZone((s) => s.load);
+  const loadRetention = useRetention((s) => s.load);
   const loadDirectory = useDirectory((s) => s.load);
 
   useEffect(() => {
     void loadMembers();
     void loadJoinPolicy();
     void loadReportingZone();
+    void loadRetention();
     void loadDirectory();
-  }, [loadMembers, loadJoinPolicy, loadReportingZone, loadDirectory]);
+  }, [loadMembers, loadJoinPolicy, loadReportingZone, loadRetention, loadDirectory]);
 
   if (!me) return null;
   return (
@@ -35,6 +42,7 @@ export function OrganisationScreen() {
       <OrganisationName me={me} />
       <JoinPolicyPanel />
       <ReportingZonePanel me={me} />
+      <RetentionPanel me={me} />
       <MembersTable me={me} />
       <ProjectsTable />
     </div>

@@ -69,6 +69,26 @@ export class PgOrganizationRepository implements OrganizationRecords {
     await changes(this.sql, 'UPDATE organizations SET reporting_zone = $1 WHERE id = $2', [zone, orgId]);
   }
 
+  async retentionDays(orgId: string): Promise<number | null> {
+    const row = await first<{ retention_days: number | null }>(
+      this.sql,
+      'SELECT retention_days FROM organizations WHERE id = $1',
+      [orgId],
+    );
+    return row?.retention_days ?? null;
+  }
+
+  async setRetentionDays(orgId: string, days: number | null): Promise<void> {
+    await changes(this.sql, 'UPDATE organizations SET retention_days = $1 WHERE id = $2', [days, orgId]);
+  }
+
+  retentions(): Promise<{ orgId: string; days: number }[]> {
+    return rows(
+      this.sql,
+      'SELECT id AS "orgId", retention_days AS days FROM organizations WHERE retention_days IS NOT NULL ORDER BY id',
+    );
+  }
+
   projects(orgId: string): Promise<ProjectRow[]> {
     return rows(this.sql, 'SELECT id, name, created_at FROM projects WHERE org_id = $1 ORDER BY created_at, serial', [
       orgId,
