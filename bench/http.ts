@@ -28,7 +28,7 @@ export class ApiClient {
   }
 
   /** Any request with an optional JSON body: the status and the body as text, whatever the status. */
-  async send(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<Answer> {
+  async send(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', path: string, body?: unknown): Promise<Answer> {
     const answer = await request(this.baseUrl + path, {
       method,
       headers:

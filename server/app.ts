@@ -24,6 +24,7 @@ import type { PgRequestLog } from './stores/telemetry/postgres/request-log.js';
 import { TelemetryStore } from './stores/telemetry/store.js';
 import { settleOutstandingSpend, sqliteOutbox } from './ingest/spend-outbox.js';
 import { Admissions } from './admission/admissions.js';
+import { RetentionSweeper } from './retention/sweeper.js';
 import { GatewayHealth } from './gateway/gateway-health.js';
 
 export interface ServerSecrets {
@@ -45,6 +46,8 @@ declare module 'fastify' {
     admissions: Admissions;
     /** The gateways' breakers, this process's and those others report, for GET /routes. */
     gatewayHealth: GatewayHealth;
+    /** Deletes request-log rows past each organisation's retention, in the background. */
+    retention: RetentionSweeper;
   }
 }
 
@@ -173,9 +176,20 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
   };
   await purgeSessions();
   const purgeTimer = setInterval(() => void purgeSessions(), SESSION_PURGE_INTERVAL_MS).unref();
+  const sweeper: RetentionSweeper = new RetentionSweeper({
+    platformDays: config.retentionDays,
+    retentions: () => control.organizations.retentions(),
+    organizations: () => control.organizations.ids(),
+    expire: (orgId, before, limit) => app.admissions.expire(orgId, before, limit),
+    now: config.now,
+    log: app.log.child({ component: 'retention' }),
+  });
+  app.decorate('retention', sweeper);
+  sweeper.start();
   app.addHook('onClose', async (instance) => {
     accessLog.flush();
     clearInterval(purgeTimer);
+    await sweeper.close();
     // The gateways' last rows, before the stores close.
     await instance.admissions.close();
     await instance.analytics.close();

@@ -24,3 +24,13 @@ export function retentionHorizon(days: number | null, now: number): number | nul
   const edge = now - days * DAY_MS;
   return edge - (((edge % HOUR_MS) + HOUR_MS) % HOUR_MS);
 }
+
+/** An organisation's retention at `now`: the days its rows are kept (null: all) and the horizon they start at. */
+export function retentionAt(
+  platformDays: number | null,
+  orgDays: number | null,
+  now: number,
+): { days: number | null; horizon: number | null } {
+  const days = effectiveRetentionDays(platformDays, orgDays);
+  return { days, horizon: retentionHorizon(days, now) };
+}

@@ -40,6 +40,7 @@ export class RetentionSweeper {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private closed = false;
+  private again = false;
 
   constructor(private readonly options: RetentionSweeperOptions) {}
 
@@ -50,9 +51,21 @@ export class RetentionSweeper {
     void this.sweep();
   }
 
-  /** One sweep of every organisation with a retention (the one under way, if any); never throws. */
+  /**
+   * One sweep of every organisation with a retention; never throws. Asked during a sweep (a
+   * retention just shortened), another follows it, with the retentions as they are then.
+   */
   sweep(): Promise<void> {
-    this.running ??= this.sweepAll().finally(() => (this.running = null));
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        await this.sweepAll();
+      } while (this.again && !this.closed);
+    })().finally(() => (this.running = null));
     return this.running;
   }
 

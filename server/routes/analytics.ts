@@ -9,6 +9,7 @@ import { parseId } from '../ids.js';
 import { authOf } from '../plugins/session.js';
 import { isAnalyticsUnavailable, runAnalytics } from './analytics-run.js';
 import { apiOf } from './api-param.js';
+import { retentionOf } from './retention-horizon.js';
 import { targetOf } from './target-param.js';
 import {
   RequestIdParams,
@@ -62,6 +63,8 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     const range = parseTimeRange(query.time_range);
     const now = config.now();
     const scope: Scope = { orgId, from: now - range.ms, to: now };
+    const { horizon } = await retentionOf(app, orgId);
+    if (horizon !== null) scope.horizon = horizon;
     // Their form first: a malformed target or an unknown API is refused before any lookup.
     const servedBy = targetOf(query.target);
     const api = apiOf(query.api);
@@ -238,7 +241,11 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
     },
     async (request, reply) => {
       const { orgId } = authOf(request);
-      const row = await run({ kind: 'request', orgId, reqId: request.params.req_id }, reply);
+      const { horizon } = await retentionOf(app, orgId);
+      const row = await run(
+        { kind: 'request', orgId, reqId: request.params.req_id, horizon: horizon ?? undefined },
+        reply,
+      );
       if (!row) throw notFound('request not found', { field: 'req_id' });
       return toRequestLogRow(row, await namesOf(orgId));
     },

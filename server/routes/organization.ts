@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { checkOrganizationName } from '../domain/organization-name.js';
 import { canonicalZone, readableZone, utcOffsetText } from '../domain/reporting-zone.js';
-import { effectiveRetentionDays, retentionHorizon } from '../domain/retention.js';
+import { retentionAt } from '../domain/retention.js';
 import { badRequest, conflict } from '../http-errors.js';
 import { sourceIp } from '../plugins/guards.js';
 import { authOf, requireRole } from '../plugins/session.js';
@@ -132,12 +132,12 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
   // Beyond the contract: how long the organisation's request-log rows are kept. Any member reads
   // it; owners and admins set a retention of its own, never longer than the platform's.
   const retention = (days: number | null) => {
-    const effective = effectiveRetentionDays(config.retentionDays, days);
+    const effective = retentionAt(config.retentionDays, days, config.now());
     return {
       days,
       platform_days: config.retentionDays,
-      effective_days: effective,
-      horizon: isoTimeOrNull(retentionHorizon(effective, config.now())),
+      effective_days: effective.days,
+      horizon: isoTimeOrNull(effective.horizon),
     };
   };
 
@@ -181,6 +181,8 @@ export async function organizationRoutes(fastify: FastifyInstance): Promise<void
           change: { before: { days: previous }, after: { days } },
         });
       });
+      // A shorter retention starts deleting now, not at the next sweep.
+      void app.retention.sweep();
       return retention(days);
     },
   );

@@ -7,6 +7,7 @@ import { PAGE_SIZE_CLAMP, errors } from '../schemas/common.js';
 import * as schema from '../schemas/spend.js';
 import type { KeyRow } from '../stores/control/keys.js';
 import { isAnalyticsUnavailable, runAnalytics } from './analytics-run.js';
+import { retentionOf } from './retention-horizon.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -31,7 +32,8 @@ export async function spendRoutes(fastify: FastifyInstance): Promise<void> {
       // The settled figures still answer while the telemetry cannot be read; the rates are unknown.
       let burns: BurnResult | null = null;
       try {
-        burns = await runAnalytics(app, { kind: 'burn', orgId, days }, reply);
+        const { horizon } = await retentionOf(app, orgId);
+        burns = await runAnalytics(app, { kind: 'burn', orgId, days, horizon: horizon ?? undefined }, reply);
       } catch (error) {
         if (!isAnalyticsUnavailable(error)) throw error;
       }

@@ -226,7 +226,7 @@ describe('a telemetry store of an earlier version', () => {
     registerTelemetryFunctions(first);
     try {
       migrate(first, TELEMETRY_MIGRATIONS, () => openTelemetry(path).close());
-      expect(first.pragma('user_version', { simple: true })).toBe(12);
+      expect(first.pragma('user_version', { simple: true })).toBe(13);
       expect(first.prepare("SELECT COUNT(*) AS n FROM sqlite_schema WHERE name = 'rollup_dim_1m'").get()).toEqual({
         n: 1,
       });

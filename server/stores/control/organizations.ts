@@ -27,6 +27,7 @@ export class OrganizationRepository {
   private readonly retentionOf: Statement<[string], { retention_days: number | null }>;
   private readonly setRetention: Statement<[number | null, string]>;
   private readonly everyRetention: Statement<[], { orgId: string; days: number }>;
+  private readonly everyId: Statement<[], string>;
   private readonly projectsOf: Statement<[string], ProjectRow>;
   private readonly projectInOrg: Statement<[string, string], ProjectRow>;
   private readonly projectAnywhere: Statement<[string], ProjectRow & { org_id: string }>;
@@ -49,6 +50,7 @@ export class OrganizationRepository {
     this.everyRetention = db.prepare(
       'SELECT id AS orgId, retention_days AS days FROM organizations WHERE retention_days IS NOT NULL ORDER BY id',
     );
+    this.everyId = db.prepare<[], string>('SELECT id FROM organizations ORDER BY id').pluck();
     this.projectsOf = db.prepare(
       'SELECT id, name, created_at FROM projects WHERE org_id = ? ORDER BY created_at, rowid',
     );
@@ -133,6 +135,11 @@ export class OrganizationRepository {
   /** Every organisation with days of its own, by id: whose rows the background deletion cuts shorter. */
   async retentions(): Promise<{ orgId: string; days: number }[]> {
     return this.everyRetention.all();
+  }
+
+  /** Every organisation's id, in order: a platform retention cuts all their rows. */
+  async ids(): Promise<string[]> {
+    return this.everyId.all();
   }
 
   async projects(orgId: string): Promise<ProjectRow[]> {

@@ -89,6 +89,10 @@ export class PgOrganizationRepository implements OrganizationRecords {
     );
   }
 
+  async ids(): Promise<string[]> {
+    return (await rows<{ id: string }>(this.sql, 'SELECT id FROM organizations ORDER BY id')).map((row) => row.id);
+  }
+
   projects(orgId: string): Promise<ProjectRow[]> {
     return rows(this.sql, 'SELECT id, name, created_at FROM projects WHERE org_id = $1 ORDER BY created_at, serial', [
       orgId,
