@@ -733,7 +733,7 @@ export function fmt(value: number): string {
 
 const mark = (pass: boolean | null) => (pass === null ? '' : pass ? 'pass' : 'FAIL');
 
-function table(header: string[], rows: string[][]): string[] {
+export function table(header: string[], rows: string[][]): string[] {
   return [
     `| ${header.join(' | ')} |`,
     `|${header.map(() => '---').join('|')}|`,
@@ -742,7 +742,7 @@ function table(header: string[], rows: string[][]): string[] {
 }
 
 /** Under the title of a quick run's report (`--quick`): its figures are not to be read. */
-function quickNote(meta: { quick: boolean }): string[] {
+export function quickNote(meta: { quick: boolean }): string[] {
   return meta.quick
     ? [
         '> **Quick run (`--quick`)**: the fewest samples of every figure, only to show that the benchmark runs ' +
@@ -945,7 +945,7 @@ export function failoverLines(f: FailoverReport): string[] {
   ];
 }
 
-function figureRows(figures: Figure[]): string[][] {
+export function figureRows(figures: Figure[]): string[][] {
   // Counts as whole numbers: "0 requests", not "0.00 requests".
   const value = (f: Figure) => (f.unit === 'requests' || f.asIs ? String(f.value) : fmt(f.value));
   return figures.map((f) => [f.figure, `${value(f)} ${f.unit}`, f.reference, f.target, mark(f.pass)]);
@@ -1060,7 +1060,7 @@ export function consoleTables(report: Report): string {
   ].join('\n');
 }
 
-function aligned(rows: string[][]): string {
+export function aligned(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]?.length ?? 0)));
   return rows
     .map((r) =>

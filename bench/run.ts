@@ -1,6 +1,6 @@
 // npm run bench -- [--rows 1000000] [--days 30] [--runs 7] [--warmup 1] [--out bench/results]
 //                  [--case-seconds 30] [--load-seconds 5] [--gateway-seconds 2×load-seconds]
-//                  [--only gateway|console] [--store postgres] [--outage-seconds 60] [--quick]
+//                  [--only gateway|console|retention] [--store postgres] [--outage-seconds 60] [--quick]
 // Measures the current implementation against issue 6 section 2 and DuckDB on the same rows, the
 // gateway against issue 32 section 3 (its other APIs against issue 53, its failover against issue
 // 52 section 5), and the console in Chromium against issue 25 section 4.
@@ -8,6 +8,8 @@
 // and runs the gateway section alone (<out>/gateway.json, .md); `--only console` likewise (100,000
 // rows by default) runs the console section alone (<out>/console.json, .md). The console section
 // builds dist/renderer and drives Chromium (CHROMIUM_PATH, /usr/bin/chromium by default).
+// `--only retention` seeds two days of rows (660,000 unless --rows says otherwise) and deletes the
+// older day through the demo organisation's retention while the gateway runs (<out>/retention.json, .md).
 // `--store postgres` seeds a store (10,000 rows unless --rows says otherwise), copies it into a
 // throwaway PostgreSQL cluster (control store, then request log) and compares the two control
 // stores and the two request logs, every query case beside DuckDB (<out>/postgres.json, .md).
@@ -28,6 +30,7 @@ import { benchCases, pickValues } from './cases.js';
 import { FAILOVER_COUNTS, measureFailover } from './failover.js';
 import { APIS_COUNTS, measureApis } from './gateway-apis.js';
 import { GATEWAY_COUNTS, measureGateway, startBareProxy, startRemoteGateway, startUpstream } from './gateway.js';
+import { measureRetention, retentionConsole, retentionMarkdown, type RetentionOnlyReport } from './retention.js';
 import { CONSOLE_COUNTS, measureConsole } from './console.js';
 import type { KeysLatencySamples } from './keys-latency-child.js';
 import type { ApiClient } from './http.js';
@@ -74,7 +77,7 @@ interface Options {
   gatewaySeconds: number;
   /** Seconds of the failover section's outage, after its first target is killed. */
   outageSeconds: number;
-  only: 'gateway' | 'console' | null;
+  only: 'gateway' | 'console' | 'retention' | null;
   store: 'sqlite' | 'postgres';
   /** `--quick`: QUICK_COUNTS instead of COUNTS. */
   quick: boolean;
@@ -129,7 +132,7 @@ function options(argv: string[]): Options {
     args: argv,
     options: {
       rows: { type: 'string' },
-      days: { type: 'string', default: '30' },
+      days: { type: 'string' },
       runs: { type: 'string' },
       warmup: { type: 'string' },
       out: { type: 'string', default: 'bench/results' },
@@ -150,8 +153,8 @@ function options(argv: string[]): Options {
     return value;
   };
   const only = values.only ?? null;
-  if (only !== null && only !== 'gateway' && only !== 'console')
-    throw new Error('--only takes one of: gateway, console');
+  if (only !== null && only !== 'gateway' && only !== 'console' && only !== 'retention')
+    throw new Error('--only takes one of: gateway, console, retention');
   const store = values.store;
   if (store !== 'sqlite' && store !== 'postgres') throw new Error('--store takes one of: sqlite, postgres');
   if (store === 'postgres' && only !== null) throw new Error('--store postgres runs its own section: leave out --only');
@@ -163,10 +166,11 @@ function options(argv: string[]): Options {
   return {
     rows: whole(
       'rows',
-      values.rows ?? { gateway: '10000', console: '100000', postgres: '10000', all: '1000000' }[section],
+      values.rows ??
+        { gateway: '10000', console: '100000', postgres: '10000', retention: '660000', all: '1000000' }[section],
       1000,
     ),
-    days: whole('days', values.days, 1),
+    days: whole('days', values.days ?? (section === 'retention' ? '2' : '30'), 1),
     runs: whole('runs', sampleFlag('runs')!, 1),
     warmup: whole('warmup', sampleFlag('warmup')!, 0),
     out: resolve(values.out),
@@ -215,6 +219,7 @@ async function main(argv: string[]): Promise<void> {
     if (opts.store === 'postgres') await postgresOnly(opts, temp, cleanups, started);
     else if (opts.only === 'gateway') await gatewayOnly(opts, temp, cleanups, started);
     else if (opts.only === 'console') await consoleOnly(opts, temp, started);
+    else if (opts.only === 'retention') await retentionOnly(opts, temp, cleanups, started);
     else await everything(opts, temp, cleanups, started);
   } finally {
     await cleanUp();
@@ -311,6 +316,31 @@ async function gatewayOnly(opts: Options, temp: string, cleanups: Cleanups, star
   // The failover figures alone as well, beside the gateway's added p99 and first byte p99 of the same run.
   const failover = failoverOnly(report);
   await writeReport(opts.out, 'failover', failover, failoverMarkdown(failover), tally(failover));
+}
+
+/** `--only retention`: two days of rows, the older one deleted by retention while the gateway runs. */
+async function retentionOnly(opts: Options, temp: string, cleanups: Cleanups, started: number): Promise<void> {
+  const dataDir = join(temp, 'data');
+  log(`seeding ${opts.rows} rows over ${opts.days} days into ${dataDir}`);
+  const seeded = await seedStore(dataDir, { rows: opts.rows, days: opts.days }, log);
+  const upstream = await startUpstream(temp);
+  cleanups.push(() => upstream.stop());
+  const { server, gatewayUrl } = await startServer(dataDir, temp, upstream.url, cleanups);
+  logServer(server, gatewayUrl, upstream);
+  const retention = await measureRetention({
+    api: await signIn(server),
+    server,
+    gatewayUrl,
+    telemetryPath: join(dataDir, 'telemetry.db'),
+    baselineSeconds: opts.gatewaySeconds,
+    now: Date.now,
+    log,
+  });
+  const report: RetentionOnlyReport = {
+    ...sectionOnly(seeded.rows, started, opts.quick, retention.figures),
+    retention,
+  };
+  await writeReport(opts.out, 'retention', report, retentionMarkdown(report), retentionConsole(report));
 }
 
 /** `--store postgres`: a store served from SQLite and from PostgreSQL, compared. */

@@ -10,7 +10,7 @@ import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import type { AdmissionQuota } from '../stores/control/admission-quota.js';
 import type { TelemetryLocation } from '../stores/telemetry/open.js';
 import { BoundWatch } from './bound-watch.js';
-import { LiveTelemetry } from './live-telemetry.js';
+import { LiveTelemetry, type Expired } from './live-telemetry.js';
 import { Memo } from './memo.js';
 import { routePlan, vaultProvidersOf } from './route-plan.js';
 import { MemoryQuota } from './memory-quota.js';
@@ -137,7 +137,7 @@ export class Admissions {
   }
 
   /** Retention: deletes at most `limit` of the organisation's rows older than `before`, between batches of rows. */
-  expire(orgId: string, before: number, limit: number): Promise<number> {
+  expire(orgId: string, before: number, limit: number): Promise<Expired> {
     return this.telemetry.expire(orgId, before, limit);
   }
 

@@ -30,11 +30,17 @@ export interface LiveTelemetryOptions {
   flushMs: number;
 }
 
+/** A deletion's rows, and how long its transaction held the store's write lock (ms). */
+export interface Expired {
+  rows: number;
+  ms: number;
+}
+
 interface Expiry {
   orgId: string;
   before: number;
   limit: number;
-  resolve: (rows: number) => void;
+  resolve: (done: Expired) => void;
   reject: (error: Error) => void;
 }
 
@@ -105,7 +111,7 @@ export class LiveTelemetry {
    * between batches of rows, so that the two never wait for each other's lock; resolves with how
    * many went.
    */
-  expire(orgId: string, before: number, limit: number): Promise<number> {
+  expire(orgId: string, before: number, limit: number): Promise<Expired> {
     return new Promise((resolve, reject) => {
       this.expiries.push({ orgId, before, limit, resolve, reject });
       this.flush();
@@ -185,7 +191,7 @@ export class LiveTelemetry {
     if (this.expiring && 'id' in message && message.id === this.expiring.id) {
       const expiring = this.expiring;
       this.expiring = null;
-      if (message.kind === 'expired') expiring.resolve(message.rows);
+      if (message.kind === 'expired') expiring.resolve({ rows: message.rows, ms: message.ms });
       else if (message.kind === 'failed') expiring.reject(new Error(message.message));
       this.flush();
       return;
@@ -223,6 +229,8 @@ export class LiveTelemetry {
     this.owed = [];
     this.forget(rows);
     for (const reqId of owed) this.options.quota.release(reqId);
+    // A deletion waiting for this batch goes now, not at the next tick.
+    if (this.expiries.length > 0) this.flush();
   }
 
   /** The batch under way goes back to the front of the queue, for the next tick. */

@@ -20,7 +20,8 @@ export type ToTelemetryThread =
 
 export type FromTelemetryThread =
   | { kind: 'written'; id: number }
-  | { kind: 'expired'; id: number; rows: number }
+  /** `ms`: how long the deletion's transaction took, as long as a batch of rows could have waited for it. */
+  | { kind: 'expired'; id: number; rows: number; ms: number }
   | { kind: 'failed'; id: number; message: string }
   /** The rows are committed; their spend waits in the outbox (spend-outbox.ts). */
   | { kind: 'unsettled'; message: string };

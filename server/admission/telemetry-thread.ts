@@ -29,9 +29,10 @@ const telemetry = 'url' in location ? await PgRequestLog.open(location.url, { co
 const post = (message: FromTelemetryThread) => parentPort!.postMessage(message);
 
 /** Retention's deletion in the SQLite store, on a connection of its own as each batch of rows has. */
-function expireInFile(path: string, orgId: string, before: number, limit: number): number {
+function expireInFile(path: string, orgId: string, before: number, limit: number, opened: () => void): number {
   const db = openTelemetry(path, { busyTimeoutMs });
   try {
+    opened();
     return expireRows(db, orgId, before, limit);
   } finally {
     db.close();
@@ -47,13 +48,16 @@ async function handle(message: ToTelemetryThread): Promise<void> {
     return;
   }
   if (message.kind === 'expire') {
+    // On SQLite, from the store opened (the transaction's start) to its commit.
+    let transaction: number | undefined;
     try {
       const { orgId, before, limit } = message;
+      const started = performance.now();
       const rows =
         typeof telemetry === 'string'
-          ? expireInFile(telemetry, orgId, before, limit)
+          ? expireInFile(telemetry, orgId, before, limit, () => (transaction = performance.now()))
           : await telemetry.expire(orgId, before, limit);
-      post({ kind: 'expired', id: message.id, rows });
+      post({ kind: 'expired', id: message.id, rows, ms: performance.now() - (transaction ?? started) });
     } catch (error) {
       post({ kind: 'failed', id: message.id, message: error instanceof Error ? error.message : String(error) });
     }

@@ -3,10 +3,10 @@ import { effectiveRetentionDays, retentionHorizon } from '../domain/retention.js
 
 /** How often the request log is swept: a horizon moves by the hour, so a few minutes late is nothing. */
 export const SWEEP_INTERVAL_MS = 10 * 60_000;
-/** Rows deleted per transaction: a few milliseconds of the writing thread, between two batches of rows. */
-export const SWEEP_BATCH_ROWS = 500;
+/** Rows deleted per transaction: about 12 ms of the writing thread (measured at 500: 30 ms, 68 at most), between two batches of rows. */
+export const SWEEP_BATCH_ROWS = 200;
 /** The pause between two deletions: readers and the gateways' rows go first. */
-const SWEEP_PAUSE_MS = 20;
+const SWEEP_PAUSE_MS = 10;
 
 export interface RetentionSweeperOptions {
   /** The platform's `--retention-days`; null keeps every row unless an organisation says less. */
@@ -15,8 +15,8 @@ export interface RetentionSweeperOptions {
   retentions(): Promise<{ orgId: string; days: number }[]>;
   /** Every organisation: a platform retention applies to all of them. */
   organizations(): Promise<string[]>;
-  /** Deletes at most `limit` of the organisation's rows older than `before`; how many went. */
-  expire(orgId: string, before: number, limit: number): Promise<number>;
+  /** Deletes at most `limit` of the organisation's rows older than `before`: how many went, and how long its transaction took (ms). */
+  expire(orgId: string, before: number, limit: number): Promise<{ rows: number; ms: number }>;
   now(): number;
   log: FastifyBaseLogger;
   intervalMs?: number;
@@ -102,17 +102,16 @@ export class RetentionSweeper {
     }
   }
 
-  /** The organisation's rows before `horizon` deleted; what it took (the longest batch is how long rows waited behind one). */
+  /** The organisation's rows before `horizon` deleted, and what it took: the longest batch is the longest a write waited for one. */
   private async sweepOrganisation(orgId: string, horizon: number): Promise<Swept> {
     const batch = this.options.batchRows ?? SWEEP_BATCH_ROWS;
     const started = performance.now();
     const swept: Swept = { rows: 0, batches: 0, ms: 0, longestBatchMs: 0 };
     for (;;) {
-      const at = performance.now();
-      const rows = await this.options.expire(orgId, horizon, batch);
+      const { rows, ms } = await this.options.expire(orgId, horizon, batch);
       swept.rows += rows;
       swept.batches += 1;
-      swept.longestBatchMs = Math.max(swept.longestBatchMs, Math.round(performance.now() - at));
+      swept.longestBatchMs = Math.max(swept.longestBatchMs, Math.round(ms));
       if (rows < batch || this.closed) break;
       await new Promise((resolve) => setTimeout(resolve, this.options.pauseMs ?? SWEEP_PAUSE_MS));
     }
