@@ -13,6 +13,7 @@ import { useDashboard } from './dashboard/dashboard-store.js';
 import { SummaryCards } from './SummaryCards.js';
 import { TimeseriesPanel } from './TimeseriesPanel.js';
 import { TopPanel } from './TopPanel.js';
+import { RetentionNote } from '../organisation/RetentionNote.js';
 import './analytics.css';
 
 /** Auto-refresh's interval: a summary and a chart every 15 s keep the figures current at little cost. */
@@ -124,6 +125,7 @@ export function AnalyticsScreen() {
         }}
         updatedAt={updatedAt}
       />
+      <RetentionNote fromMs={Date.now() - rangeMs} rows={false} />
       <SummaryCards query={summaryQuery(view)} onRetry={() => void refreshSummary()} />
       <DashboardGrid onRetry={() => void refreshDashboard()} />
       <TimeseriesPanel view={view} onRetry={() => refreshSeries()} />

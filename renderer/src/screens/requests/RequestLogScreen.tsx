@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type FocusEvent } from 'react';
 import { ErrorNote, Loading } from '../../components/Feedback.js';
 import { useDocumentVisible, usePolling } from '../../components/usePolling.js';
-import { useRoute } from '../../state/route.js';
+import { useRoute, type RouteParams } from '../../state/route.js';
 import { ExportBar } from './ExportBar.js';
 import { Filters } from './Filters.js';
 import { FOLLOW_EVERY_MS, FollowControl, type FollowPause } from './FollowControl.js';
@@ -13,6 +13,8 @@ import { useRequestFromRoute } from './open-request.js';
 import { betweenOf, pageQuery } from './request-query.js';
 import type { RequestRow } from './request-row.js';
 import { useRequests } from './requests-store.js';
+import { RetentionNote } from '../organisation/RetentionNote.js';
+import { rangeFromParam } from '../../lib/time-range.js';
 import { RequestTable, type RequestTableHandle } from './RequestTable.js';
 import './requests.css';
 import { dataState } from '../../lib/data-state.js';
@@ -114,6 +116,7 @@ export function RequestLogScreen() {
         />
         <ExportBar />
       </div>
+      <RetentionNote fromMs={windowFrom(params, between)} rows />
       <ErrorNote error={error} onRetry={() => void reload()} testId="requests-error" />
       <ErrorNote error={openError} testId="request-open-error" />
       {loading && <Loading>Loading requests…</Loading>}
@@ -151,4 +154,10 @@ export function RequestLogScreen() {
       </div>
     </div>
   );
+}
+
+/** The first instant of the window the list reads: between two times, or the last `range`. */
+function windowFrom(params: RouteParams, between: ReturnType<typeof betweenOf>): number | null {
+  if (between === null) return Date.now() - rangeFromParam(params.range).rangeMs;
+  return 'error' in between ? null : Date.parse(between.from);
 }
