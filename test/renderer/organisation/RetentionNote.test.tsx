@@ -25,7 +25,9 @@ describe('where the request log begins, beside the request log and the analytics
     const { rerender } = render(<RetentionNote fromMs={HORIZON_MS + 3_600_000} rows />);
     await waitFor(() => expect(text()).toBe(`Requests are kept 30 days: the log starts at ${formatTime(HORIZON)}.`));
     rerender(<RetentionNote fromMs={HORIZON_MS - 86_400_000} rows />);
-    expect(text()).toBe(`Requests are kept 30 days: this list starts at ${formatTime(HORIZON)}; older ones were deleted.`);
+    expect(text()).toBe(
+      `Requests are kept 30 days: this list starts at ${formatTime(HORIZON)}; older ones were deleted.`,
+    );
     expect(screen.getByTestId('retention-note').querySelector('time')!.getAttribute('dateTime')).toBe(HORIZON);
   });
 
