@@ -79,16 +79,29 @@ export class RetentionSweeper {
 
   private async sweepAll(): Promise<void> {
     const { options } = this;
+    const failed = (error: unknown, orgId?: string) =>
+      options.log.warn(
+        { err: error, ...(orgId === undefined ? {} : { orgId }) },
+        'retention: could not delete old request rows; trying again at the next sweep',
+      );
+    let own: Map<string, number>;
+    let orgIds: string[];
     try {
-      const own = new Map((await options.retentions()).map((r) => [r.orgId, r.days]));
-      const orgIds = options.platformDays === null ? [...own.keys()] : await options.organizations();
-      for (const orgId of orgIds) {
-        if (this.closed) return;
-        const horizon = retentionHorizon(
-          effectiveRetentionDays(options.platformDays, own.get(orgId) ?? null),
-          options.now(),
-        );
-        if (horizon === null) continue;
+      own = new Map((await options.retentions()).map((r) => [r.orgId, r.days]));
+      orgIds = options.platformDays === null ? [...own.keys()] : await options.organizations();
+    } catch (error) {
+      failed(error);
+      return;
+    }
+    for (const orgId of orgIds) {
+      if (this.closed) return;
+      const horizon = retentionHorizon(
+        effectiveRetentionDays(options.platformDays, own.get(orgId) ?? null),
+        options.now(),
+      );
+      if (horizon === null) continue;
+      // One organisation's failure leaves the others' deletions to go on.
+      try {
         const swept = await this.sweepOrganisation(orgId, horizon);
         if (swept.rows > 0) {
           options.log.info(
@@ -96,9 +109,9 @@ export class RetentionSweeper {
             'retention: old request rows deleted',
           );
         }
+      } catch (error) {
+        failed(error, orgId);
       }
-    } catch (error) {
-      options.log.warn({ err: error }, 'retention: could not delete old request rows; trying again at the next sweep');
     }
   }
 

@@ -373,6 +373,54 @@ describe('reads with the horizon over a store whose old rows are deleted', () =>
       expectPage(await queries.run({ kind: 'requests', filter, limit: 50, offset: 0 }), stored, filter, 0);
     }
   });
+
+  it('bound a read asked with an earlier horizon, or none, by how far the rows were deleted (a retention lengthened again)', async () => {
+    const whole = { orgId: MAIN, ...WINDOWS.whole };
+    const earlier = HORIZON - 2 * DAY;
+    for (const asked of [earlier, undefined]) {
+      const at = (horizon: number | undefined) => (horizon === undefined ? {} : { horizon });
+      expect(await queries.run({ kind: 'summary', scope: { ...whole, ...at(asked) } })).toEqual(
+        await queries.run({ kind: 'summary', scope: { ...whole, horizon: HORIZON } }),
+      );
+      for (const search of ['lahore', 'late-']) {
+        const page = (horizon: number | undefined) =>
+          queries.run({ kind: 'requests', filter: { ...whole, search, ...at(horizon) }, limit: 50, offset: 0 });
+        expect(await page(asked), search).toEqual(await page(HORIZON));
+      }
+    }
+  });
+
+  it('reconcile the days before the horizon cell against cell, and still find a cell that is wrong there', async () => {
+    const days = (from: number, to: number) =>
+      Array.from({ length: Math.ceil((to - from) / DAY) + 1 }, (_, i) => from - (from % DAY) + i * DAY);
+    let before = 0;
+    for (const day of days(WINDOWS.whole.from, WINDOWS.whole.to)) {
+      const result = await queries.run({ kind: 'reconcile_day', orgId: MAIN, day });
+      expect(result.differenceCount, new Date(day).toISOString()).toBe(0);
+      if (day + DAY <= HORIZON) before += result.cellsChecked;
+    }
+    // Days wholly past the horizon were checked, not skipped.
+    expect(before).toBeGreaterThan(100);
+    // An hour's cell before the horizon made wrong: the five-minute cells under it disagree.
+    const cell = writer
+      .prepare('SELECT bucket, project_id, key_id, model FROM rollup_hour WHERE org_id = ? AND bucket < ? LIMIT 1')
+      .get(MAIN, HORIZON - HOUR) as { bucket: number; project_id: string; key_id: string; model: string };
+    const bump = (by: number) =>
+      writer
+        .prepare(
+          'UPDATE rollup_hour SET requests = requests + ? WHERE org_id = ? AND bucket = ? AND project_id = ? AND key_id = ? AND model = ?',
+        )
+        .run(by, MAIN, cell.bucket, cell.project_id, cell.key_id, cell.model);
+    bump(1);
+    try {
+      const result = await queries.run({ kind: 'reconcile_day', orgId: MAIN, day: cell.bucket - (cell.bucket % DAY) });
+      expect(result.differences).toEqual([
+        expect.objectContaining({ table: 'rollup_hour', bucket: cell.bucket, model: cell.model }),
+      ]);
+    } finally {
+      bump(-1);
+    }
+  });
 });
 
 /** A row of MAIN's from the horizon on, with a trace id. */
