@@ -1,8 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { resolveConfig } from '../../server/config.js';
 import { MAX_RETENTION_DAYS } from '../../server/domain/retention.js';
 import { configFromArgs } from '../../server/serve.js';
-import { PASSWORD, TestClient, register, runOperator, startServer, type TestServer } from './harness.js';
+import { recordRequests } from '../../server/ingest/record-requests.js';
+import {
+  PASSWORD,
+  TestClient,
+  register,
+  registerOrg,
+  requestLog,
+  runOperator,
+  startServer,
+  telemetrySql,
+  type TestServer,
+} from './harness.js';
+import { requestRecord } from './request-rows.js';
+
+const DAY = 86_400_000;
 
 const PATH = '/organization/retention';
 
@@ -234,5 +248,50 @@ describe('--retention-days', () => {
     expect(() => days([], { SVC_RETENTION_DAYS: 'forever' })).toThrow(/--retention-days must be a whole number/);
     // Given to the server directly, as the tests and the embedded host do.
     expect(() => resolveConfig({ dataDir: 'data', retentionDays: 1.5 })).toThrow(/not "1.5"/);
+  });
+});
+
+describe('a retention shortened through the API', () => {
+  it("deletes the organisation's older rows at once, in the server's background, and its answers stay whole", async () => {
+    const { client, orgId } = await registerOrg(keeping);
+    const other = await registerOrg(keeping);
+    // Rows 41 to 45 days old, then rows of the last ten days; another organisation's old rows beside them.
+    const row = (i: number, org: string, ageMs: number) => ({
+      ...requestRecord(i),
+      termination_reason: 'success',
+      req_id: `ret-${org}-${i}`,
+      org_id: org,
+      ts: NOW - ageMs,
+    });
+    const old = Array.from({ length: 120 }, (_, i) => row(i, orgId, (41 + (i % 4)) * DAY + i * 60_000));
+    const recent = Array.from({ length: 60 }, (_, i) => row(1000 + i, orgId, (i % 10) * DAY + i * 60_000));
+    const foreign = Array.from({ length: 30 }, (_, i) => row(2000 + i, other.orgId, 44 * DAY + i * 60_000));
+    await recordRequests(keeping.app.control, requestLog(keeping), [...foreign, ...old, ...recent]);
+    const summary = async () => (await client.get('/analytics/summary?time_range=60d')).body;
+    const listed = async () => (await client.get('/analytics/requests?time_range=60d&page_size=200')).body;
+    const before = await summary();
+    expect(before.total_requests).toBe(180);
+    expect((await listed()).total).toBe(180);
+
+    expect((await put(client, { days: 30 })).status).toBe(200);
+    const horizon = Date.parse('2026-06-01T12:00:00.000Z');
+    const olderLeft = async () =>
+      (
+        await telemetrySql<{ n: number }>(
+          keeping,
+          `SELECT COUNT(*) AS n FROM requests WHERE org_id = '${orgId}' AND ts < ${horizon}`,
+        )
+      )[0]!.n;
+    await vi.waitFor(async () => expect(Number(await olderLeft())).toBe(0), { timeout: 10_000 });
+
+    // The list starts at the horizon; the summary counts the older days from their totals, unchanged.
+    const after = await listed();
+    expect(after.total).toBe(60);
+    expect(after.requests.every((r: { timestamp: string }) => Date.parse(r.timestamp) >= horizon)).toBe(true);
+    expect(await summary()).toEqual(before);
+    expect((await client.get(`/analytics/requests/${old[0]!.req_id}`)).status).toBe(404);
+    expect((await client.get(`/analytics/requests/${recent[0]!.req_id}`)).status).toBe(200);
+    // Another organisation keeps its rows.
+    expect((await other.client.get('/analytics/requests?time_range=60d&page_size=200')).body.total).toBe(30);
   });
 });
