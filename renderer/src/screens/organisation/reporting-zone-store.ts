@@ -1,6 +1,7 @@
 import type { CallResult } from '#contract';
 import { BridgeError, errorMessage } from '../../bridge.js';
 import { api } from '../../state/api.js';
+import { refusal } from './role-refusal.js';
 import { latest, organisationStore, thisOrganisation } from '../../state/organisation-scope.js';
 import type { Me } from '../../state/session.js';
 
@@ -41,15 +42,6 @@ interface ReportingZoneState {
   /** Resolves true when the server took the zone. */
   save(timeZone: string): Promise<boolean>;
   clearSave(): void;
-}
-
-function refusal(error: unknown): string {
-  const message = errorMessage(error);
-  // The role in this session is the one read at sign-in; the operator may have changed it since.
-  if (error instanceof BridgeError && error.status === 403) {
-    return `${message}. Your role may have changed since you signed in: sign out and in again to see it.`;
-  }
-  return message;
 }
 
 const reads = latest();
