@@ -805,23 +805,25 @@ export function markdown(report: Report): string {
 }
 
 /** The gateway section of the markdown: its figures, then each target's timings. */
+/** One open-loop timing as a table's cells, after its names. */
+function timingCells(x: OpenLoopTiming): string[] {
+  return [fmt(x.p50), fmt(x.p99), fmt(x.mean), fmt(x.max), String(x.sent), String(x.failed), fmt(x.maxSendLagMs)];
+}
+
+/** The targets every open-loop case of the gateway times. */
+const THREE = ['direct', 'proxy', 'gateway'] as const;
+
+/** A case's rows, one per target of `targets`, in that order. */
+function caseRows<K extends string>(
+  name: string,
+  timings: NoInfer<Record<K, OpenLoopTiming>>,
+  targets: readonly K[],
+): string[][] {
+  return targets.map((target) => [name, target, ...timingCells(timings[target])]);
+}
+
 function gatewayLines(g: GatewayReport): string[] {
   const s = g.setup;
-  const timingRows = (name: string, t: GatewayTargets<OpenLoopTiming>) =>
-    (['direct', 'proxy', 'gateway'] as const).map((target) => {
-      const x = t[target];
-      return [
-        name,
-        target,
-        fmt(x.p50),
-        fmt(x.p99),
-        fmt(x.mean),
-        fmt(x.max),
-        String(x.sent),
-        String(x.failed),
-        fmt(x.maxSendLagMs),
-      ];
-    });
   return [
     '## Gateway',
     '',
@@ -837,7 +839,7 @@ function gatewayLines(g: GatewayReport): string[] {
     '',
     ...table(
       ['case', 'target', 'p50', 'p99', 'mean', 'max', 'sent', 'failed', 'max send lag'],
-      [...timingRows('non-streamed, last byte', g.latency), ...timingRows('streamed, first byte', g.ttfb)],
+      [...caseRows('non-streamed, last byte', g.latency, THREE), ...caseRows('streamed, first byte', g.ttfb, THREE)],
     ),
     '',
     `Throughput rounds (req/s, proxy / gateway): ${g.throughput.rounds
@@ -852,21 +854,6 @@ function gatewayLines(g: GatewayReport): string[] {
 /** The other APIs' part of the gateway section (issue 53): how its figures were taken, and the timings behind them. */
 function apisLines(a: ApisReport): string[] {
   const s = a.setup;
-  const rows = <Name extends string>(name: string, timings: Record<Name, OpenLoopTiming>) =>
-    (Object.keys(timings) as Name[]).map((target) => {
-      const x = timings[target];
-      return [
-        name,
-        target,
-        fmt(x.p50),
-        fmt(x.p99),
-        fmt(x.mean),
-        fmt(x.max),
-        String(x.sent),
-        String(x.failed),
-        fmt(x.maxSendLagMs),
-      ];
-    });
   return [
     '### Messages, Responses and embeddings (issue 53)',
     '',
@@ -884,10 +871,10 @@ function apisLines(a: ApisReport): string[] {
     ...table(
       ['case', 'target', 'p50', 'p99', 'mean', 'max', 'sent', 'failed', 'max send lag'],
       [
-        ...rows('/v1/messages non-streamed, last byte', a.messages.latency),
-        ...rows('/v1/messages streamed, first byte', a.messages.ttfb),
-        ...rows('/v1/responses non-streamed, last byte', a.responses.latency),
-        ...rows('/v1/responses streamed, first byte', a.responses.ttfb),
+        ...caseRows('/v1/messages non-streamed, last byte', a.messages.latency, [...THREE, 'translated']),
+        ...caseRows('/v1/messages streamed, first byte', a.messages.ttfb, [...THREE, 'translated']),
+        ...caseRows('/v1/responses non-streamed, last byte', a.responses.latency, THREE),
+        ...caseRows('/v1/responses streamed, first byte', a.responses.ttfb, THREE),
       ],
     ),
     '',
@@ -919,19 +906,7 @@ export function failoverLines(f: FailoverReport): string[] {
     '',
     ...table(
       ['route', 'p50', 'p99', 'mean', 'max', 'sent', 'failed', 'max send lag'],
-      (['direct', 'single', 'pair', 'refused'] as const).map((name) => {
-        const x = f.latency[name];
-        return [
-          name,
-          fmt(x.p50),
-          fmt(x.p99),
-          fmt(x.mean),
-          fmt(x.max),
-          String(x.sent),
-          String(x.failed),
-          fmt(x.maxSendLagMs),
-        ];
-      }),
+      (['direct', 'single', 'pair', 'refused'] as const).map((name) => [name, ...timingCells(f.latency[name])]),
     ),
     '',
     `Outage: ${o.sent} requests, ${o.afterKill} after the kill, ${o.failed} failed; breaker open ${o.breakerOpenMs === null ? 'NEVER' : `${fmt(o.breakerOpenMs)} ms`} after the kill; ` +
