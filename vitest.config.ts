@@ -43,6 +43,25 @@ const POSTGRES_SUITES = [
 ];
 const shared = { pool: 'forks', testTimeout: 20_000, hookTimeout: 20_000 } as const;
 
+const renderer = {
+  ...shared,
+  environment: 'jsdom' as const,
+  // A zone that is not UTC, so a test cannot pass by confusing local time with UTC.
+  env: { TZ: 'Asia/Karachi' },
+  setupFiles: ['test/renderer/setup.ts'],
+};
+
+/**
+ * The renderer's files that need modules of their own: they mock a module (vi.mock), or test a
+ * module's state from its first use (the idle tracker's count of calls, the shell's memory that
+ * the control plane has no spend endpoint).
+ */
+const RENDERER_FRESH_MODULES = [
+  'test/renderer/analytics/chart-memo.test.tsx',
+  'test/renderer/app/console-idle.test.ts',
+  'test/renderer/spend/SpendScreen.test.tsx',
+];
+
 export default defineConfig({
   test: {
     maxWorkers: 2,
@@ -71,14 +90,18 @@ export default defineConfig({
       {
         plugins: [react()],
         test: {
-          ...shared,
+          ...renderer,
           name: 'renderer',
           include: ['test/renderer/**/*.test.{ts,tsx}'],
-          environment: 'jsdom',
-          // A zone that is not UTC, so a test cannot pass by confusing local time with UTC.
-          env: { TZ: 'Asia/Karachi' },
-          setupFiles: ['test/renderer/setup.ts'],
+          exclude: RENDERER_FRESH_MODULES,
+          // One jsdom and one module graph per worker, not per file: two minutes of set-up became
+          // half a minute. Every file resets what it sets (setup.ts, the fake bridge, the stores).
+          isolate: false,
         },
+      },
+      {
+        plugins: [react()],
+        test: { ...renderer, name: 'renderer-fresh', include: RENDERER_FRESH_MODULES },
       },
     ],
   },

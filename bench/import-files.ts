@@ -103,7 +103,8 @@ interface RowName {
 
 /**
  * Writes the files, imports them into a fresh store beside `dataDir` (its control store
- * copied), loads them into DuckDB, and removes what it made.
+ * copied), loads them into DuckDB, and removes what it made but the imported store when asked
+ * to `keep` it: its data folder is then `storeDir`, for the caller to remove.
  */
 export async function measureImport(options: {
   dataDir: string;
@@ -113,8 +114,9 @@ export async function measureImport(options: {
   /** IMPORT_FILES unless told. */
   files?: number;
   log: (line: string) => void;
-}): Promise<ImportFigures> {
-  const { dataDir, temp, rows, log } = options;
+  keep?: boolean;
+}): Promise<ImportFigures & { storeDir: string | null }> {
+  const { dataDir, temp, rows, log, keep = false } = options;
   const files = options.files ?? IMPORT_FILES;
   const folder = join(temp, 'ndjson');
   const target = join(temp, 'import-target');
@@ -146,7 +148,6 @@ export async function measureImport(options: {
     const importedRows = imported.prepare('SELECT COUNT(*) FROM requests').pluck().get() as number;
     imported.close();
     if (importedRows !== rows) throw new Error(`the import stored ${importedRows} rows, not ${rows}`);
-    rmSync(target, { recursive: true, force: true });
 
     log('import: DuckDB read_json of the same files (in memory, threads=2)');
     const instance = await DuckDBInstance.create(':memory:', { threads: '2' });
@@ -179,9 +180,13 @@ export async function measureImport(options: {
       duckdbSeconds,
       duckdbRowsPerSecond,
       ratio: importRowsPerSecond / duckdbRowsPerSecond,
+      storeDir: keep ? target : null,
     };
+  } catch (error) {
+    rmSync(target, { recursive: true, force: true });
+    throw error;
   } finally {
     rmSync(folder, { recursive: true, force: true });
-    rmSync(target, { recursive: true, force: true });
+    if (!keep) rmSync(target, { recursive: true, force: true });
   }
 }

@@ -1,4 +1,5 @@
 import type { CaseKind } from './cases.js';
+import type { DiskBytes } from './disk-bytes.js';
 import type { ImportFigures } from './import-files.js';
 import { round, type Timing } from './stats.js';
 
@@ -110,7 +111,11 @@ export interface Report {
   importFiles: ImportFigures;
   duckdbLoad: { rows: number; seconds: number };
   disk: { telemetryBytes: number; bytesPerRow: number };
+  /** Where the bytes go, against DuckDB's file of the same rows (issue 54). */
+  bytes: DiskBytes;
   cases: CaseResult[];
+  /** The same cases on a store filled by `admin import-requests`; null when it did not hold every row. */
+  importedCases: CaseResult[] | null;
   /** Medians of `rounds`, each a run of bare Fastify then one of GET /keys. */
   keysThroughput: {
     keysRps: number;
@@ -415,14 +420,7 @@ export function otherFigures(r: Omit<Report, 'figures' | 'passed' | 'failed'>): 
       target: '≤ 400 MiB',
       pass: r.memory.peakRssAnonMiB <= 400,
     },
-    {
-      figure: 'bytes per row on disk',
-      value: round(r.disk.bytesPerRow, 1),
-      unit: 'B/row',
-      reference: `telemetry.db + -wal ${fmt(r.disk.telemetryBytes / 2 ** 20)} MiB`,
-      target: '',
-      pass: null,
-    },
+    bytesFigure(r.bytes, `telemetry.db + -wal ${fmt(r.disk.telemetryBytes / 2 ** 20)} MiB as seeded; `),
   ];
 }
 
@@ -726,6 +724,62 @@ export function failoverFigures(f: FailoverReport): Figure[] {
   ];
 }
 
+/** The target of issue 54: at most three times DuckDB's file of the same rows. */
+export const BYTES_TARGET_RATIO = 3;
+
+/** The markdown section: by use, then every table and index that holds at least 1 B a row. */
+/** The bytes a row takes on SQLite, against DuckDB's file of the same rows; `before` leads the reference. */
+export function bytesFigure(d: DiskBytes, before = ''): Figure {
+  return {
+    figure: 'bytes per row on disk',
+    value: round(d.sqlitePerRow, 1),
+    unit: 'B/row',
+    reference:
+      `${before}checkpointed ${fmt(d.sqliteBytes / 2 ** 20)} MiB, ${fmt(d.ratio)}× DuckDB's database file ` +
+      `of the same rows (${fmt(d.duckdbPerRow)} B/row)`,
+    target: `≤ ${BYTES_TARGET_RATIO}× DuckDB's file`,
+    pass: d.ratio <= BYTES_TARGET_RATIO,
+  };
+}
+
+export interface BytesOnlyReport extends Omit<GatewayOnlyReport, 'gateway'> {
+  bytes: DiskBytes;
+}
+
+export function bytesMarkdown(report: BytesOnlyReport): string {
+  const m = report.meta;
+  return [
+    `# Benchmark: where the bytes go (${m.rows.toLocaleString('en')} rows over 30 days)`,
+    '',
+    `Run ${m.startedAt} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}. Took ${fmt(m.seconds)} s. ` +
+      `**${report.passed} pass, ${report.failed} fail.**`,
+    '',
+    "The demo generator's rows as the server writes them (every index, rollup and search term), measured by " +
+      "SQLite's dbstat; DuckDB's database file holds the same rows, written by `CREATE TABLE AS` and checkpointed.",
+    '',
+    ...diskBytesLines(report.bytes),
+    '',
+  ].join('\n');
+}
+
+export function diskBytesLines(d: DiskBytes): string[] {
+  const mib = (bytes: number) => fmt(bytes / 2 ** 20);
+  return [
+    `SQLite ${mib(d.sqliteBytes)} MiB (${fmt(d.sqlitePerRow)} B/row) against DuckDB's database file of the same ` +
+      `rows ${mib(d.duckdbBytes)} MiB (${fmt(d.duckdbPerRow)} B/row): ${fmt(d.ratio)}×, target ≤ ${BYTES_TARGET_RATIO}×.`,
+    '',
+    ...table(
+      ['use', 'MiB', 'B/row', 'share'],
+      d.groups.map((g) => [g.group, mib(g.bytes), fmt(g.perRow), `${fmt(g.share * 100)}%`]),
+    ),
+    '',
+    ...table(
+      ['table or index', 'use', 'MiB', 'B/row'],
+      d.objects.filter((o) => o.perRow >= 1).map((o) => [o.name, o.group, mib(o.bytes), fmt(o.perRow)]),
+    ),
+  ];
+}
+
 export function fmt(value: number): string {
   if (!Number.isFinite(value)) return String(value);
   return value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
@@ -758,20 +812,26 @@ export function tally(report: { passed: number; failed: number; meta: { quick: b
   return report.meta.quick ? `${counted} (a quick run: its figures are not to be read)` : counted;
 }
 
+function casesTable(cases: readonly CaseResult[]): string[] {
+  return table(
+    ['query', 'server p50', 'server p95', 'DuckDB p50', 'DuckDB p95', 'p50 ratio', 'target', 'result'],
+    cases.map((c) => [
+      c.id,
+      fmt(c.server.p50),
+      fmt(c.server.p95),
+      fmt(c.duckdb.p50),
+      fmt(c.duckdb.p95),
+      `${fmt(c.ratio)}×`,
+      c.target,
+      mark(c.pass),
+    ]),
+  );
+}
+
 export function markdown(report: Report): string {
   const m = report.meta;
-  const caseRows = report.cases.map((c) => [
-    c.id,
-    fmt(c.server.p50),
-    fmt(c.server.p95),
-    fmt(c.duckdb.p50),
-    fmt(c.duckdb.p95),
-    `${fmt(c.ratio)}×`,
-    c.target,
-    mark(c.pass),
-  ]);
   const otherRows = figureRows(report.figures);
-  const mismatches = report.cases.filter((c) => c.check && !c.check.ok);
+  const mismatches = [...report.cases, ...(report.importedCases ?? [])].filter((c) => c.check && !c.check.ok);
   return [
     `# Benchmark: ${m.rows.toLocaleString('en')} rows over ${m.days} days`,
     '',
@@ -786,18 +846,30 @@ export function markdown(report: Report): string {
     '',
     '## Queries',
     '',
-    ...table(
-      ['query', 'server p50', 'server p95', 'DuckDB p50', 'DuckDB p95', 'p50 ratio', 'target', 'result'],
-      caseRows,
-    ),
+    ...casesTable(report.cases),
+    '',
+    '## Queries on an imported store',
+    '',
+    ...(report.importedCases === null
+      ? ['Not measured: the import did not hold every seeded row.']
+      : [
+          'The same rows written by `admin import-requests` into an empty store (not by the demo seeder), ' +
+            "served by a server of their own; DuckDB's timings are the seeded run's.",
+          '',
+          ...casesTable(report.importedCases),
+        ]),
     '',
     '## Other figures',
     '',
     ...table(['figure', 'value', 'reference', 'target', 'result'], otherRows),
     '',
     mismatches.length === 0
-      ? 'Row counts of the server and DuckDB agree on every summary and request-log query.'
+      ? 'Row counts of the server and DuckDB agree on every summary and request-log query, on both stores.'
       : `Row counts disagree on: ${mismatches.map((c) => c.id).join(', ')}.`,
+    '',
+    '## Where the bytes go',
+    '',
+    ...diskBytesLines(report.bytes),
     '',
     ...gatewayLines(report.gateway),
     ...consoleLines(report.console),
@@ -1011,7 +1083,7 @@ function gatewayTable(g: GatewayReport): string {
 export function consoleTables(report: Report): string {
   const queries = [
     ['query', 'p50', 'p95', 'DuckDB p50', 'ratio', 'target', 'result'],
-    ...report.cases.map((c) => [
+    ...[...report.cases, ...(report.importedCases ?? []).map((c) => ({ ...c, id: `imported: ${c.id}` }))].map((c) => [
       c.id,
       fmt(c.server.p50),
       fmt(c.server.p95),

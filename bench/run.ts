@@ -1,6 +1,6 @@
 // npm run bench -- [--rows 1000000] [--days 30] [--runs 7] [--warmup 1] [--out bench/results]
 //                  [--case-seconds 30] [--load-seconds 5] [--gateway-seconds 2×load-seconds]
-//                  [--only gateway|console|retention] [--store postgres] [--outage-seconds 60] [--quick]
+//                  [--only gateway|console|retention|bytes] [--store postgres] [--outage-seconds 60] [--quick]
 // Measures the current implementation against issue 6 section 2 and DuckDB on the same rows, the
 // gateway against issue 32 section 3 (its other APIs against issue 53, its failover against issue
 // 52 section 5), and the console in Chromium against issue 25 section 4.
@@ -10,6 +10,8 @@
 // builds dist/renderer and drives Chromium (CHROMIUM_PATH, /usr/bin/chromium by default).
 // `--only retention` seeds two days of rows (660,000 unless --rows says otherwise) and deletes the
 // older day through the demo organisation's retention while the gateway runs (<out>/retention.json, .md).
+// `--only bytes` seeds a store (1,000,000 rows by default) and reports where its bytes go against
+// DuckDB's database file of the same rows (<out>/bytes-<rows>.json, .md); the full run reports it too.
 // `--store postgres` seeds a store (10,000 rows unless --rows says otherwise), copies it into a
 // throwaway PostgreSQL cluster (control store, then request log) and compares the two control
 // stores and the two request logs, every query case beside DuckDB (<out>/postgres.json, .md).
@@ -56,14 +58,22 @@ import {
   postgresConsole,
   postgresMarkdown,
   tally,
+  bytesFigure,
+  bytesMarkdown,
+  type BytesOnlyReport,
 } from './report.js';
 import { copyControlStore, measureControlStores, startBenchDatabase } from './postgres-control.js';
 import { measureRequestLogs } from './postgres-request-log.js';
 import { signIn, startServer, type Cleanups } from './server.js';
 import { IMPORT_FILES, measureImport } from './import-files.js';
 import { measureCase } from './measure-case.js';
-import { loadReference, seedStore } from './stores.js';
+import { loadReference, seedStore, type Reference } from './stores.js';
+import { measureDiskBytes, type DiskBytes } from './disk-bytes.js';
 import { percentile, round, summarise, type LoopLimits } from './stats.js';
+
+/** The sections `--only` runs alone. */
+const SECTIONS = ['gateway', 'console', 'retention', 'bytes'] as const;
+const isSection = (name: string): name is (typeof SECTIONS)[number] => (SECTIONS as readonly string[]).includes(name);
 
 interface Options {
   rows: number;
@@ -77,7 +87,7 @@ interface Options {
   gatewaySeconds: number;
   /** Seconds of the failover section's outage, after its first target is killed. */
   outageSeconds: number;
-  only: 'gateway' | 'console' | 'retention' | null;
+  only: (typeof SECTIONS)[number] | null;
   store: 'sqlite' | 'postgres';
   /** `--quick`: QUICK_COUNTS instead of COUNTS. */
   quick: boolean;
@@ -97,7 +107,8 @@ const COUNTS: Counts = {
 
 /** `--quick`: one sample of each figure, or the few that a figure needs to mean anything at all. */
 const QUICK_COUNTS: Counts = {
-  import: { files: 2, rows: 2000 },
+  // Every row: the imported store's queries are checked against DuckDB's, which holds them all.
+  import: { files: 2, rows: null },
   serverWarmRounds: 1,
   keysThroughputRounds: 1,
   gateway: { openLoopRounds: 1, throughputRounds: 1, visibilitySamples: 5, revocationTrials: 10 },
@@ -153,8 +164,7 @@ function options(argv: string[]): Options {
     return value;
   };
   const only = values.only ?? null;
-  if (only !== null && only !== 'gateway' && only !== 'console' && only !== 'retention')
-    throw new Error('--only takes one of: gateway, console, retention');
+  if (only !== null && !isSection(only)) throw new Error(`--only takes one of: ${SECTIONS.join(', ')}`);
   const store = values.store;
   if (store !== 'sqlite' && store !== 'postgres') throw new Error('--store takes one of: sqlite, postgres');
   if (store === 'postgres' && only !== null) throw new Error('--store postgres runs its own section: leave out --only');
@@ -167,7 +177,14 @@ function options(argv: string[]): Options {
     rows: whole(
       'rows',
       values.rows ??
-        { gateway: '10000', console: '100000', postgres: '10000', retention: '660000', all: '1000000' }[section],
+        {
+          gateway: '10000',
+          console: '100000',
+          postgres: '10000',
+          retention: '660000',
+          bytes: '1000000',
+          all: '1000000',
+        }[section],
       1000,
     ),
     days: whole('days', values.days ?? (section === 'retention' ? '2' : '30'), 1),
@@ -220,6 +237,7 @@ async function main(argv: string[]): Promise<void> {
     else if (opts.only === 'gateway') await gatewayOnly(opts, temp, cleanups, started);
     else if (opts.only === 'console') await consoleOnly(opts, temp, started);
     else if (opts.only === 'retention') await retentionOnly(opts, temp, cleanups, started);
+    else if (opts.only === 'bytes') await bytesOnly(opts, temp, cleanups, started);
     else await everything(opts, temp, cleanups, started);
   } finally {
     await cleanUp();
@@ -382,6 +400,66 @@ async function postgresOnly(opts: Options, temp: string, cleanups: Cleanups, sta
   await writeReport(opts.out, 'postgres', report, postgresMarkdown(report), postgresConsole(report));
 }
 
+/**
+ * Every query case again on the store `admin import-requests` filled with the same rows (issue 54:
+ * a store filled by the import, not by the demo's seeder), each judged against DuckDB's timing of
+ * the seeded run: the rows are the same.
+ */
+async function importedStoreCases(
+  importedDir: string,
+  temp: string,
+  upstreamUrl: string,
+  cases: ReturnType<typeof benchCases>,
+  seededResults: readonly CaseResult[],
+  reference: Reference,
+  opts: Options,
+): Promise<CaseResult[]> {
+  log('the same queries on the imported store');
+  const own: Cleanups = [];
+  try {
+    const { server } = await startServer(importedDir, temp, upstreamUrl, own, { name: 'imported' });
+    const client = await signIn(server);
+    for (let round = 0; round < opts.counts.serverWarmRounds; round++) {
+      for (const benchCase of cases) await client.get(benchCase.path);
+    }
+    const limits: LoopLimits = { warmup: opts.warmup, runs: opts.runs, maxMs: opts.caseSeconds * 1000 };
+    const results: CaseResult[] = [];
+    for (const [i, benchCase] of cases.entries()) {
+      const duckdb = seededResults[i]!.duckdb;
+      const result = await measureCase(benchCase, client, reference, limits, results, { duckdb });
+      results.push(result);
+      log(
+        `imported ${i + 1}/${cases.length} ${benchCase.id}: p50 ${result.server.p50} ms, p95 ${result.server.p95} ms` +
+          `${result.check?.ok === false ? ' (ROW COUNT MISMATCH)' : ''}`,
+      );
+    }
+    return results;
+  } finally {
+    while (own.length > 0) await own.pop()!();
+  }
+}
+
+/** Where the bytes of the seeded store go, against DuckDB's file of its rows (before any server writes). */
+async function diskBytes(dataDir: string, rows: number, reference: Reference): Promise<DiskBytes> {
+  log("measuring where the bytes go (dbstat) and DuckDB's database file of the same rows");
+  const bytes = await measureDiskBytes(join(dataDir, 'telemetry.db'), rows, reference.connection);
+  log(`${bytes.sqlitePerRow.toFixed(0)} B/row on SQLite, ${bytes.duckdbPerRow.toFixed(0)} B/row in DuckDB's file`);
+  return bytes;
+}
+
+/** `--only bytes`: a store of the given rows, measured where its bytes go; no server. */
+async function bytesOnly(opts: Options, temp: string, cleanups: Cleanups, started: number): Promise<void> {
+  const dataDir = join(temp, 'data');
+  log(`seeding ${opts.rows} rows over ${opts.days} days into ${dataDir}`);
+  const seeded = await seedStore(dataDir, { rows: opts.rows, days: opts.days }, log);
+  log('loading the same rows into DuckDB');
+  const reference = await loadReference(join(dataDir, 'telemetry.db'));
+  cleanups.push(() => reference.close());
+  const bytes = await diskBytes(dataDir, seeded.rows, reference);
+  const report: BytesOnlyReport = { ...sectionOnly(seeded.rows, started, false, [bytesFigure(bytes)]), bytes };
+  await writeReport(opts.out, `bytes-${opts.rows}`, report, bytesMarkdown(report), tally(report));
+}
+
 /** `--only console`: a store of its own, no DuckDB, no server of the bench's: the console section alone. */
 async function consoleOnly(opts: Options, temp: string, started: number): Promise<void> {
   const dataDir = join(temp, 'data');
@@ -439,13 +517,17 @@ async function everything(opts: Options, temp: string, cleanups: Cleanups, start
   log(`seeding ${opts.rows} rows over ${opts.days} days into ${dataDir}`);
   const seeded = await seedStore(dataDir, { rows: opts.rows, days: opts.days }, log);
   log(`seeded in ${seeded.seconds.toFixed(1)} s (${Math.round(seeded.rowsPerSecond)} rows/s)`);
-  const importFiles = await measureImport({
+  const importRows = Math.min(seeded.rows, opts.counts.import.rows ?? seeded.rows);
+  const { storeDir: importedDir, ...importFiles } = await measureImport({
     dataDir,
     temp,
-    rows: Math.min(seeded.rows, opts.counts.import.rows ?? seeded.rows),
+    rows: importRows,
     files: opts.counts.import.files,
     log,
+    // The imported store's queries are timed too, when it holds every row DuckDB does.
+    keep: importRows === seeded.rows,
   });
+  if (importedDir !== null) cleanups.push(() => rmSync(importedDir, { recursive: true, force: true }));
   log(
     `imported ${importFiles.files} files in ${importFiles.importSeconds.toFixed(1)} s ` +
       `(${Math.round(importFiles.importRowsPerSecond)} rows/s); DuckDB read_json ` +
@@ -457,6 +539,7 @@ async function everything(opts: Options, temp: string, cleanups: Cleanups, start
   cleanups.push(() => reference.close());
   if (reference.rows !== seeded.rows) throw new Error(`DuckDB holds ${reference.rows} rows, not ${seeded.rows}`);
   log(`DuckDB loaded in ${reference.seconds.toFixed(1)} s`);
+  const bytes = await diskBytes(dataDir, seeded.rows, reference);
   const picks = await pickValues(reference.connection);
   const cases = benchCases(picks);
 
@@ -488,6 +571,11 @@ async function everything(opts: Options, temp: string, cleanups: Cleanups, start
         `DuckDB p50 ${result.duckdb.p50} ms${result.check?.ok === false ? ' (ROW COUNT MISMATCH)' : ''}`,
     );
   }
+
+  const importedCases =
+    importedDir === null
+      ? null
+      : await importedStoreCases(importedDir, temp, upstream.url, cases, results, reference, opts);
 
   log('GET /keys throughput against bare Fastify');
   const keysAnswer = join(temp, 'keys-answer.json');
@@ -543,7 +631,9 @@ async function everything(opts: Options, temp: string, cleanups: Cleanups, start
     importFiles,
     duckdbLoad: { rows: reference.rows, seconds: round(reference.seconds, 2) },
     disk: { telemetryBytes: seeded.telemetryBytes, bytesPerRow: round(seeded.bytesPerRow, 1) },
+    bytes,
     cases: results,
+    importedCases,
     keysThroughput,
     keysLatency,
     memory,
@@ -553,6 +643,7 @@ async function everything(opts: Options, temp: string, cleanups: Cleanups, start
   const figures = otherFigures(partial);
   const verdicts = [
     ...results.map((r) => r.pass),
+    ...(importedCases ?? []).map((r) => r.pass),
     ...figures.map((f) => f.pass),
     ...gateway.figures.map((f) => f.pass),
     ...consoleSection.figures.map((f) => f.pass),

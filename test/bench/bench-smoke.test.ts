@@ -87,6 +87,28 @@ describe('npm run bench', () => {
       if (c.check) expect(c.check.ok, `${c.id}: ${JSON.stringify(c.check)}`).toBe(true);
     }
 
+    // The same cases on the store `admin import-requests` filled with every seeded row (issue 54),
+    // counting the same rows as DuckDB.
+    expect(report.importedCases.map((c: any) => c.id)).toEqual(ids);
+    for (const c of report.importedCases) {
+      expect(c.server.runs, `imported ${c.id}`).toBeGreaterThan(0);
+      if (c.check) expect(c.check.ok, `imported ${c.id}: ${JSON.stringify(c.check)}`).toBe(true);
+    }
+    expect(markdown).toContain('## Queries on an imported store');
+
+    // Where the bytes go (issue 54): every table and index by use, against DuckDB's file of the rows.
+    const bytes = report.bytes;
+    expect(bytes.groups.map((g: any) => g.group)).toEqual(
+      expect.arrayContaining(['request rows', 'request indexes', 'search index', 'rollups']),
+    );
+    expect(bytes.objects.map((o: any) => o.name)).toEqual(
+      expect.arrayContaining(['requests', 'requests_by_org', 'search_terms', 'rollup_5m']),
+    );
+    expect(bytes.sqliteBytes).toBe(bytes.objects.reduce((sum: number, o: any) => sum + o.bytes, 0));
+    expect(bytes.duckdbBytes).toBeGreaterThan(0);
+    expect(bytes.ratio).toBeCloseTo(bytes.sqliteBytes / bytes.duckdbBytes, 6);
+    expect(markdown).toContain('## Where the bytes go');
+
     expect(report.import.rows).toBe(ROWS);
     // The seeded rows as NDJSON files, imported by the command and loaded by DuckDB (issue 31).
     expect(report.importFiles).toMatchObject({ rows: counts.import.rows ?? ROWS, files: counts.import.files });
