@@ -43,6 +43,9 @@ const POSTGRES_SUITES = [
 ];
 const shared = { pool: 'forks', testTimeout: 20_000, hookTimeout: 20_000 } as const;
 
+/** The Electron host's files: each mocks `electron` (vi.mock), so each needs modules of its own. */
+const NODE_FRESH_MODULES = ['test/main/electron-*.test.ts'];
+
 const renderer = {
   ...shared,
   environment: 'jsdom' as const,
@@ -73,9 +76,13 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           // A throwaway PostgreSQL cluster for the suites that run on both stores.
           globalSetup: ['test/postgres/global-setup.ts'],
-          exclude: ['test/e2e/**', 'test/renderer/**', 'node_modules/**'],
+          exclude: ['test/e2e/**', 'test/renderer/**', 'node_modules/**', ...NODE_FRESH_MODULES],
+          // One module graph per worker, not per file (a second of imports each): servers, stores
+          // and clients are made by each test, and nothing a file sets outlives it.
+          isolate: false,
         },
       },
+      { test: { ...shared, name: 'node-fresh', include: NODE_FRESH_MODULES } },
       {
         // The server's suites again, each server on a fresh PostgreSQL database instead of SQLite
         // (test/server/harness.ts): every rule they check must hold on both control stores.
@@ -85,6 +92,7 @@ export default defineConfig({
           include: POSTGRES_SUITES.map((name) => `test/server/${name}.test.ts`),
           env: { GC_TEST_CONTROL_STORE: 'postgres' },
           globalSetup: ['test/postgres/global-setup.ts'],
+          isolate: false,
         },
       },
       {

@@ -30,10 +30,15 @@ export interface LiveTelemetryOptions {
   flushMs: number;
 }
 
-/** A deletion's rows, and how long its transaction held the store's write lock (ms). */
+/**
+ * A deletion's rows and search terms, how long it held the writing thread (ms), and whether more
+ * is left to delete before the horizon it was given (rows, or terms of rows deleted).
+ */
 export interface Expired {
   rows: number;
+  terms: number;
   ms: number;
+  more: boolean;
 }
 
 interface Expiry {
@@ -191,8 +196,10 @@ export class LiveTelemetry {
     if (this.expiring && 'id' in message && message.id === this.expiring.id) {
       const expiring = this.expiring;
       this.expiring = null;
-      if (message.kind === 'expired') expiring.resolve({ rows: message.rows, ms: message.ms });
-      else if (message.kind === 'failed') expiring.reject(new Error(message.message));
+      if (message.kind === 'expired') {
+        const { rows, terms, ms, more } = message;
+        expiring.resolve({ rows, terms, ms, more });
+      } else if (message.kind === 'failed') expiring.reject(new Error(message.message));
       this.flush();
       return;
     }

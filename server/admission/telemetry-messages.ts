@@ -21,7 +21,7 @@ export type ToTelemetryThread =
 export type FromTelemetryThread =
   | { kind: 'written'; id: number }
   /** `ms`: how long the deletion's transaction took, as long as a batch of rows could have waited for it. */
-  | { kind: 'expired'; id: number; rows: number; ms: number }
+  | { kind: 'expired'; id: number; rows: number; terms: number; ms: number; more: boolean }
   | { kind: 'failed'; id: number; message: string }
   /** The rows are committed; their spend waits in the outbox (spend-outbox.ts). */
   | { kind: 'unsettled'; message: string };

@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { recordRequests } from '../ingest/record-requests.js';
 import { openControlStore } from '../stores/control/open.js';
 import { expireRows } from '../stores/telemetry/expire-rows.js';
+import { expireTerms } from '../stores/telemetry/expire-terms.js';
 import { PgRequestLog } from '../stores/telemetry/postgres/request-log.js';
 import { openTelemetry } from '../stores/telemetry/store.js';
 import { lowerThisThreadsPriority } from '../worker-threads.js';
@@ -28,15 +29,37 @@ const control = await openControlStore(controlLocation, { accessSeconds: 1, refr
 const telemetry = 'url' in location ? await PgRequestLog.open(location.url, { connections: 1 }) : location.path;
 const post = (message: FromTelemetryThread) => parentPort!.postMessage(message);
 
-/** Retention's deletion in the SQLite store, on a connection of its own as each batch of rows has. */
-function expireInFile(path: string, orgId: string, before: number, limit: number, opened: () => void): number {
+/**
+ * Retention's deletion in the SQLite store, on a connection of its own as each batch of rows has:
+ * a batch of rows, then a stretch of the search terms of rows deleted (each its own transaction).
+ */
+function expireInFile(
+  path: string,
+  orgId: string,
+  before: number,
+  limit: number,
+  opened: () => void,
+): { rows: number; terms: number; more: boolean } {
   const db = openTelemetry(path, { busyTimeoutMs });
   try {
     opened();
-    return expireRows(db, orgId, before, limit);
+    const rows = expireRows(db, orgId, before, limit);
+    const terms = expireTerms(db, orgId);
+    return { rows, terms: terms.terms, more: rows === limit || terms.more };
   } finally {
     db.close();
   }
+}
+
+/** On PostgreSQL a row's search entries are columns of the row: they go with it. */
+async function expireInDatabase(
+  log: PgRequestLog,
+  orgId: string,
+  before: number,
+  limit: number,
+): Promise<{ rows: number; terms: number; more: boolean }> {
+  const rows = await log.expire(orgId, before, limit);
+  return { rows, terms: 0, more: rows === limit };
 }
 
 /** Handles one message; the next waits for it, so a close comes after the batch before it. */
@@ -53,11 +76,11 @@ async function handle(message: ToTelemetryThread): Promise<void> {
     try {
       const { orgId, before, limit } = message;
       const started = performance.now();
-      const rows =
+      const done =
         typeof telemetry === 'string'
           ? expireInFile(telemetry, orgId, before, limit, () => (transaction = performance.now()))
-          : await telemetry.expire(orgId, before, limit);
-      post({ kind: 'expired', id: message.id, rows, ms: performance.now() - (transaction ?? started) });
+          : await expireInDatabase(telemetry, orgId, before, limit);
+      post({ kind: 'expired', id: message.id, ...done, ms: performance.now() - (transaction ?? started) });
     } catch (error) {
       post({ kind: 'failed', id: message.id, message: error instanceof Error ? error.message : String(error) });
     }

@@ -20,8 +20,16 @@ export interface RetentionSweeperOptions {
   retentions(): Promise<{ orgId: string; days: number }[]>;
   /** Every organisation: a platform retention applies to all of them. */
   organizations(): Promise<string[]>;
-  /** Deletes at most `limit` of the organisation's rows older than `before`: how many went, and how long its transaction took (ms). */
-  expire(orgId: string, before: number, limit: number): Promise<{ rows: number; ms: number }>;
+  /**
+   * Deletes at most `limit` of the organisation's rows older than `before`, and some of the search
+   * terms of rows deleted: how many of each went, how long it held the writer (ms), and whether
+   * more is left.
+   */
+  expire(
+    orgId: string,
+    before: number,
+    limit: number,
+  ): Promise<{ rows: number; terms: number; ms: number; more: boolean }>;
   now(): number;
   log: FastifyBaseLogger;
   intervalMs?: number;
@@ -31,6 +39,7 @@ export interface RetentionSweeperOptions {
 
 interface Swept {
   rows: number;
+  terms: number;
   batches: number;
   ms: number;
   longestBatchMs: number;
@@ -108,7 +117,7 @@ export class RetentionSweeper {
       // One organisation's failure leaves the others' deletions to go on.
       try {
         const swept = await this.sweepOrganisation(orgId, horizon);
-        if (swept.rows > 0) {
+        if (swept.rows > 0 || swept.terms > 0) {
           options.log.info(
             { orgId, before: new Date(horizon).toISOString(), ...swept },
             'retention: old request rows deleted',
@@ -124,13 +133,14 @@ export class RetentionSweeper {
   private async sweepOrganisation(orgId: string, horizon: number): Promise<Swept> {
     const batch = this.options.batchRows ?? SWEEP_BATCH_ROWS;
     const started = performance.now();
-    const swept: Swept = { rows: 0, batches: 0, ms: 0, longestBatchMs: 0 };
+    const swept: Swept = { rows: 0, terms: 0, batches: 0, ms: 0, longestBatchMs: 0 };
     for (;;) {
-      const { rows, ms } = await this.options.expire(orgId, horizon, batch);
+      const { rows, terms, ms, more } = await this.options.expire(orgId, horizon, batch);
       swept.rows += rows;
+      swept.terms += terms;
       swept.batches += 1;
       swept.longestBatchMs = Math.max(swept.longestBatchMs, Math.round(ms));
-      if (rows < batch || this.closed) break;
+      if (!more || this.closed) break;
       await new Promise((resolve) => setTimeout(resolve, this.options.pauseMs ?? SWEEP_PAUSE_MS));
     }
     swept.ms = Math.round(performance.now() - started);

@@ -74,7 +74,7 @@ describe('retention beside the gateways’ rows', () => {
       for (const row of LIVE.slice(0, 75)) live.add(row);
       await live.written();
       // Retention's deletions, as the sweeper asks them, and what was written as each went.
-      const deletions: { rows: number; added: number; written: number }[] = [];
+      const deletions: { rows: number; terms: number; added: number; written: number }[] = [];
       let deleting = true;
       // The rest of the rows, a few at a time, paced by the deletions (however slow this machine
       // is today) so that the two go on together: the 8k-th chunk waits for the k-th deletion.
@@ -89,9 +89,9 @@ describe('retention beside the gateways’ rows', () => {
       })();
       await pause(20);
       for (;;) {
-        const { rows } = await live.expire(MAIN, HORIZON, 500);
-        deletions.push({ rows, added, written: count("req_id LIKE 'live-%'") });
-        if (rows < 500) break;
+        const { rows, terms, more } = await live.expire(MAIN, HORIZON, 500);
+        deletions.push({ rows, terms, added, written: count("req_id LIKE 'live-%'") });
+        if (!more) break;
       }
       deleting = false;
       await adding;
@@ -113,6 +113,13 @@ describe('retention beside the gateways’ rows', () => {
       const left = reader.prepare('SELECT req_id FROM requests WHERE org_id = ? AND ts < ?').pluck().all(MAIN, HORIZON);
       expect(left.length <= 1 && left.every((id) => id === LAST_OLD.req_id)).toBe(true);
       expect(deletions.reduce((sum, d) => sum + d.rows, 0)).toBe(oldMain - left.length);
+      // Their search terms went with them, on the same thread: every term of an old row of
+      // MAIN's that no other row holds (the old rows were written before the newer ones).
+      const firstNewer = reader.prepare("SELECT MIN(rowid) FROM requests WHERE req_id LIKE 'newer-%'").pluck().get();
+      const orphans = reader.prepare(`SELECT COUNT(*) FROM search_terms t WHERE org_id = ? AND NOT shared AND row < ?
+        AND NOT EXISTS (SELECT 1 FROM requests WHERE rowid = t.row)`);
+      expect(orphans.pluck().get(MAIN, firstNewer)).toBe(0);
+      expect(deletions.reduce((sum, d) => sum + d.terms, 0)).toBeGreaterThan(oldMain);
       // The largest rowid is a new row's now: one more deletion takes the last old one.
       expect((await live.expire(MAIN, HORIZON, 500)).rows).toBe(left.length);
       expect(count('org_id = ? AND ts < ?', MAIN, HORIZON)).toBe(0);

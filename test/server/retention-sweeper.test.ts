@@ -107,7 +107,7 @@ function sweeperOver(
     expire: async (orgId, before, limit) => {
       const rows = expireRows(db, orgId, before, limit);
       calls.push({ orgId, before, limit, rows });
-      return { rows, ms: 0 };
+      return { rows, terms: 0, ms: 0, more: rows === limit };
     },
     now: () => NOW,
     log,
@@ -218,7 +218,7 @@ describe('the retention sweeper', () => {
         if (calls.length === 2 && failures-- > 0) throw new Error('database is locked');
         const rows = expireRows(db, orgId, before, limit);
         calls.push({ orgId, before, limit, rows });
-        return { rows, ms: 0 };
+        return { rows, terms: 0, ms: 0, more: rows === limit };
       },
     });
     await expect(sweeper.sweep()).resolves.toBeUndefined();
@@ -266,7 +266,7 @@ describe('the retention sweeper', () => {
         const rows = expireRows(db, orgId, before, limit);
         calls.push({ orgId, before, limit, rows });
         running--;
-        return { rows, ms: 0 };
+        return { rows, terms: 0, ms: 0, more: rows === limit };
       },
     });
     const first = sweeper.sweep();
@@ -295,7 +295,7 @@ describe('the retention sweeper', () => {
         }
         const rows = expireRows(db, orgId, before, limit);
         calls.push({ orgId, before, limit, rows });
-        return { rows, ms: 0 };
+        return { rows, terms: 0, ms: 0, more: rows === limit };
       },
     });
     const sweep = sweeper.sweep();
