@@ -5,7 +5,7 @@ import type { ControlLocation } from '../stores/control/store.js';
 import type { TelemetryLocation } from '../stores/telemetry/open.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { startWorker, workerUrl } from '../worker-threads.js';
-import type { FromTelemetryThread, TelemetryThreadData, ToTelemetryThread } from './telemetry-messages.js';
+import type { ExpiryStep, FromTelemetryThread, TelemetryThreadData, ToTelemetryThread } from './telemetry-messages.js';
 
 /** Rows kept while the telemetry store cannot be written; past this the oldest are dropped (and said so). */
 const MAX_WAITING = 200_000;
@@ -42,9 +42,12 @@ export interface Expired {
 }
 
 interface Expiry {
+  step: ExpiryStep;
   orgId: string;
   before: number;
   limit: number;
+  /** The rows step's result, when this is the terms step after it. */
+  rowsDone?: Expired;
   resolve: (done: Expired) => void;
   reject: (error: Error) => void;
 }
@@ -77,6 +80,8 @@ export class LiveTelemetry {
   /** Retention's deletions waiting for the thread, and the one it is doing: one thing at a time, rows first. */
   private expiries: Expiry[] = [];
   private expiring: (Expiry & { id: number }) | null = null;
+  /** Set by `close`: a deletion under way then ends with its rows step. */
+  private closing = false;
   private lastSent: 'rows' | 'expiry' = 'rows';
 
   constructor(private readonly options: LiveTelemetryOptions) {
@@ -113,12 +118,12 @@ export class LiveTelemetry {
 
   /**
    * Deletes at most `limit` of the organisation's rows older than `before` on the writing thread,
-   * between batches of rows, so that the two never wait for each other's lock; resolves with how
-   * many went.
+   * then a stretch of their search terms, each between batches of rows, so that neither waits for
+   * the other's lock; resolves with how many of each went.
    */
   expire(orgId: string, before: number, limit: number): Promise<Expired> {
     return new Promise((resolve, reject) => {
-      this.expiries.push({ orgId, before, limit, resolve, reject });
+      this.expiries.push({ step: 'rows', orgId, before, limit, resolve, reject });
       this.flush();
     });
   }
@@ -135,8 +140,8 @@ export class LiveTelemetry {
       this.expiries.shift();
       this.expiring = { ...expiry, id: ++this.batches };
       this.lastSent = 'expiry';
-      const { orgId, before, limit } = expiry;
-      this.send({ kind: 'expire', id: this.expiring.id, orgId, before, limit });
+      const { step, orgId, before, limit } = expiry;
+      this.send({ kind: 'expire', id: this.expiring.id, step, orgId, before, limit });
       return;
     }
     if (!rowsWait) return;
@@ -150,6 +155,7 @@ export class LiveTelemetry {
   async close(graceMs = 10_000): Promise<void> {
     clearInterval(this.timer);
     clearInterval(this.keeper);
+    this.closing = true;
     for (const expiry of this.expiries.splice(0)) expiry.reject(new Error('the request log is closing'));
     if (!this.thread && this.waiting.length === 0) return;
     const deadline = Date.now() + graceMs;
@@ -192,14 +198,25 @@ export class LiveTelemetry {
     return thread;
   }
 
+  /**
+   * A deletion's rows step is followed by its terms step, first in line after it but behind a
+   * batch of rows that waits (`flush`): neither holds the rows for both. The caller hears of both
+   * at once, with the longer of their transactions.
+   */
+  private stepDone(expiry: Expiry, done: Extract<FromTelemetryThread, { kind: 'expired' }>): void {
+    const { rows, terms, ms, more } = done;
+    const first = expiry.rowsDone;
+    if (first) expiry.resolve({ rows: first.rows, terms, ms: Math.max(first.ms, ms), more: first.more || more });
+    else if (this.closing) expiry.resolve({ rows, terms, ms, more });
+    else this.expiries.unshift({ ...expiry, step: 'terms', rowsDone: { rows, terms, ms, more } });
+  }
+
   private heard(message: FromTelemetryThread): void {
     if (this.expiring && 'id' in message && message.id === this.expiring.id) {
       const expiring = this.expiring;
       this.expiring = null;
-      if (message.kind === 'expired') {
-        const { rows, terms, ms, more } = message;
-        expiring.resolve({ rows, terms, ms, more });
-      } else if (message.kind === 'failed') expiring.reject(new Error(message.message));
+      if (message.kind === 'expired') this.stepDone(expiring, message);
+      else if (message.kind === 'failed') expiring.reject(new Error(message.message));
       this.flush();
       return;
     }

@@ -12,15 +12,21 @@ export interface TelemetryThreadData {
   busyTimeoutMs: number;
 }
 
+/** A deletion's two steps, each a message of its own so that a batch of rows can go between them. */
+export type ExpiryStep = 'rows' | 'terms';
+
 export type ToTelemetryThread =
   | { kind: 'rows'; id: number; rows: RequestRecord[] }
-  /** Delete at most `limit` of the organisation's rows older than `before` (retention). */
-  | { kind: 'expire'; id: number; orgId: string; before: number; limit: number }
+  /**
+   * Retention: `rows`, delete at most `limit` of the organisation's rows older than `before`;
+   * `terms`, then a stretch of the search terms of its rows deleted (SQLite's expire-terms.ts).
+   */
+  | { kind: 'expire'; id: number; step: ExpiryStep; orgId: string; before: number; limit: number }
   | { kind: 'close' };
 
 export type FromTelemetryThread =
   | { kind: 'written'; id: number }
-  /** `ms`: how long the deletion's transaction took, as long as a batch of rows could have waited for it. */
+  /** `ms`: how long the step's transaction took, as long as a batch of rows could have waited for it. */
   | { kind: 'expired'; id: number; rows: number; terms: number; ms: number; more: boolean }
   | { kind: 'failed'; id: number; message: string }
   /** The rows are committed; their spend waits in the outbox (spend-outbox.ts). */

@@ -8,6 +8,8 @@ import { openTelemetry } from '../stores/telemetry/store.js';
 import { lowerThisThreadsPriority } from '../worker-threads.js';
 import type { FromTelemetryThread, TelemetryThreadData, ToTelemetryThread } from './telemetry-messages.js';
 
+type ExpiryMessage = Extract<ToTelemetryThread, { kind: 'expire' }>;
+
 /**
  * How many nice steps this thread runs below the server (Linux): as the analytics threads
  * (ANALYTICS_NICE), enough for the event loop to win a shared core, not so many that a
@@ -29,35 +31,29 @@ const control = await openControlStore(controlLocation, { accessSeconds: 1, refr
 const telemetry = 'url' in location ? await PgRequestLog.open(location.url, { connections: 1 }) : location.path;
 const post = (message: FromTelemetryThread) => parentPort!.postMessage(message);
 
-/**
- * Retention's deletion in the SQLite store, on a connection of its own as each batch of rows has:
- * a batch of rows, then a stretch of the search terms of rows deleted (each its own transaction).
- */
+/** A step of retention's deletion (`ExpiryStep`) in the SQLite store, on a connection of its own as each batch of rows has. */
 function expireInFile(
   path: string,
-  orgId: string,
-  before: number,
-  limit: number,
+  { step, orgId, before, limit }: ExpiryMessage,
   opened: () => void,
 ): { rows: number; terms: number; more: boolean } {
   const db = openTelemetry(path, { busyTimeoutMs });
   try {
     opened();
+    if (step === 'terms') return { rows: 0, ...expireTerms(db, orgId) };
     const rows = expireRows(db, orgId, before, limit);
-    const terms = expireTerms(db, orgId);
-    return { rows, terms: terms.terms, more: rows === limit || terms.more };
+    return { rows, terms: 0, more: rows === limit };
   } finally {
     db.close();
   }
 }
 
-/** On PostgreSQL a row's search entries are columns of the row: they go with it. */
+/** On PostgreSQL a row's search entries are columns of the row: they go with it, and the terms step has nothing to do. */
 async function expireInDatabase(
   log: PgRequestLog,
-  orgId: string,
-  before: number,
-  limit: number,
+  { step, orgId, before, limit }: ExpiryMessage,
 ): Promise<{ rows: number; terms: number; more: boolean }> {
+  if (step === 'terms') return { rows: 0, terms: 0, more: false };
   const rows = await log.expire(orgId, before, limit);
   return { rows, terms: 0, more: rows === limit };
 }
@@ -74,12 +70,11 @@ async function handle(message: ToTelemetryThread): Promise<void> {
     // On SQLite, from the store opened (the transaction's start) to its commit.
     let transaction: number | undefined;
     try {
-      const { orgId, before, limit } = message;
       const started = performance.now();
       const done =
         typeof telemetry === 'string'
-          ? expireInFile(telemetry, orgId, before, limit, () => (transaction = performance.now()))
-          : await expireInDatabase(telemetry, orgId, before, limit);
+          ? expireInFile(telemetry, message, () => (transaction = performance.now()))
+          : await expireInDatabase(telemetry, message);
       post({ kind: 'expired', id: message.id, ...done, ms: performance.now() - (transaction ?? started) });
     } catch (error) {
       post({ kind: 'failed', id: message.id, message: error instanceof Error ? error.message : String(error) });
