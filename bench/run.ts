@@ -362,14 +362,20 @@ async function retentionOnly(opts: Options, temp: string, cleanups: Cleanups, st
   await writeReport(opts.out, 'retention', report, retentionMarkdown(report), retentionConsole(report));
 }
 
-/** `--store postgres`: a store served from SQLite and from PostgreSQL, compared. */
-async function postgresOnly(opts: Options, temp: string, cleanups: Cleanups, started: number): Promise<void> {
+/** A store seeded with `opts.rows` rows, and the same rows in DuckDB (closed at cleanup). */
+async function seededWithReference(opts: Options, temp: string, cleanups: Cleanups) {
   const dataDir = join(temp, 'data');
   log(`seeding ${opts.rows} rows over ${opts.days} days into ${dataDir}`);
   const seeded = await seedStore(dataDir, { rows: opts.rows, days: opts.days }, log);
   log('loading the same rows into DuckDB');
   const reference = await loadReference(join(dataDir, 'telemetry.db'));
   cleanups.push(() => reference.close());
+  return { dataDir, seeded, reference };
+}
+
+/** `--store postgres`: a store served from SQLite and from PostgreSQL, compared. */
+async function postgresOnly(opts: Options, temp: string, cleanups: Cleanups, started: number): Promise<void> {
+  const { dataDir, seeded, reference } = await seededWithReference(opts, temp, cleanups);
   const cases = benchCases(await pickValues(reference.connection));
   const database = await startBenchDatabase(cleanups);
   const pgDir = await copyControlStore(dataDir, temp, database.url, log);
@@ -449,12 +455,7 @@ async function diskBytes(dataDir: string, rows: number, reference: Reference): P
 
 /** `--only bytes`: a store of the given rows, measured where its bytes go; no server. */
 async function bytesOnly(opts: Options, temp: string, cleanups: Cleanups, started: number): Promise<void> {
-  const dataDir = join(temp, 'data');
-  log(`seeding ${opts.rows} rows over ${opts.days} days into ${dataDir}`);
-  const seeded = await seedStore(dataDir, { rows: opts.rows, days: opts.days }, log);
-  log('loading the same rows into DuckDB');
-  const reference = await loadReference(join(dataDir, 'telemetry.db'));
-  cleanups.push(() => reference.close());
+  const { dataDir, seeded, reference } = await seededWithReference(opts, temp, cleanups);
   const bytes = await diskBytes(dataDir, seeded.rows, reference);
   const report: BytesOnlyReport = { ...sectionOnly(seeded.rows, started, false, [bytesFigure(bytes)]), bytes };
   await writeReport(opts.out, `bytes-${opts.rows}`, report, bytesMarkdown(report), tally(report));
