@@ -2,6 +2,7 @@
 // index's pages; DuckDB's database file of the same rows is the reference the target is set
 // against (≤ 3× its bytes).
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -72,7 +73,7 @@ function groupOf(name: string, owner: string): BytesGroup {
  * (the columns the request log stores, no derived column) and checkpointed.
  */
 export async function duckdbFileBytes(connection: DuckDBConnection): Promise<number> {
-  const folder = mkdtempSync(join(process.env.TMPDIR ?? '/tmp', 'gc-bench-duckdb-'));
+  const folder = mkdtempSync(join(tmpdir(), 'gc-bench-duckdb-'));
   const path = join(folder, 'requests.duckdb');
   try {
     await connection.run(`ATTACH '${path}' AS on_disk`);
