@@ -279,6 +279,39 @@ describe('the retention sweeper', () => {
     expect(calls.slice(onePass).map((call) => call.rows)).toEqual(ORGS.map(() => 0));
   });
 
+  it('goes on while the store says more is left (search terms after the rows), and counts the terms', async () => {
+    const db = store();
+    // The store's terms step lags the rows by three calls, as a sweep over terms interleaved
+    // with other organisations' does (expire-terms.ts), deleting 40 terms each time.
+    const lag = new Map<string, number>();
+    const { sweeper, calls, lines } = sweeperOver(db, {
+      platformDays: 2,
+      expire: async (orgId, before, limit) => {
+        const rows = expireRows(db, orgId, before, limit);
+        calls.push({ orgId, before, limit, rows });
+        const left = rows === limit ? 3 : (lag.get(orgId) ?? 3) - 1;
+        lag.set(orgId, left);
+        return { rows, terms: 40, ms: 0, more: rows === limit || left > 0 };
+      },
+    });
+    await sweeper.sweep();
+    for (const orgId of ORGS) {
+      const own = calls.filter((call) => call.orgId === orgId);
+      const old = seededCounts(orgId, horizon(2)).old;
+      // Every row batch, then calls with no rows left until the terms are done.
+      const batches = Math.floor(old / SWEEP_BATCH_ROWS) + 1;
+      expect(own.map((call) => call.rows)).toEqual([
+        ...Array<number>(batches - 1).fill(SWEEP_BATCH_ROWS),
+        old % SWEEP_BATCH_ROWS,
+        0,
+        0,
+      ]);
+      expect(lines).toContainEqual(
+        expect.objectContaining({ orgId, rows: old, terms: 40 * (batches + 2), batches: batches + 2 }),
+      );
+    }
+  });
+
   it('stops after the deletion under way when closed', async () => {
     const db = store();
     let release: () => void = () => undefined;
