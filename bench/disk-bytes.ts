@@ -60,9 +60,12 @@ export function sqliteObjects(path: string, rows: number): StoredObject[] {
   }
 }
 
+/** The request rows' tables: the coded rows and their strings (015), or the rows of a store before it. */
+const REQUEST_TABLES = ['requests', 'request_rows', 'request_strings'];
+
 function groupOf(name: string, owner: string): BytesGroup {
-  if (name === 'requests') return 'request rows';
-  if (owner === 'requests') return 'request indexes';
+  if (REQUEST_TABLES.includes(name)) return 'request rows';
+  if (REQUEST_TABLES.includes(owner)) return 'request indexes';
   if (owner.startsWith('search_')) return 'search index';
   if (owner.startsWith('rollup_')) return 'rollups';
   return 'other';

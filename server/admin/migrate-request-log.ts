@@ -40,7 +40,7 @@ export async function migrateRequestLog(
     } catch {
       return { ok: false, error: 'telemetry.db is being written (a server or an import): stop it, then copy' };
     }
-    const rows = file.prepare('SELECT COUNT(*) FROM requests').pluck().get() as number;
+    const rows = file.prepare('SELECT COUNT(*) FROM request_rows').pluck().get() as number;
     if ((file.prepare('SELECT COUNT(*) FROM spend_outbox').pluck().get() as number) > 0) {
       return {
         ok: false,

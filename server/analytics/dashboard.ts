@@ -67,10 +67,10 @@ const CELL_MEASURES = BOARD_MEASURES.map((m, i) => `c.${m} AS m${i}`).join(', ')
 /** The scope's filters on the rows; a key's rows are read through its own index. */
 function rowFilters(dialect: Dialect, scope: Scope): string {
   // Not SQLite reading every key's rows through the organisation's index (org_id, ts).
-  const clauses = [`${scope.keyId === undefined ? 'org_id' : dialect.unindexed('org_id')} = @orgId`];
-  if (scope.projectId !== undefined) clauses.push('project_id = @projectId');
-  if (scope.keyId !== undefined) clauses.push('key_id = @keyId');
-  if (scope.model !== undefined) clauses.push('model = @model');
+  const clauses = [dialect.rowIs('org_id', 'orgId', { unindexed: scope.keyId !== undefined })];
+  if (scope.projectId !== undefined) clauses.push(dialect.rowIs('project_id', 'projectId'));
+  if (scope.keyId !== undefined) clauses.push(dialect.rowIs('key_id', 'keyId'));
+  if (scope.model !== undefined) clauses.push(dialect.rowIs('model', 'model'));
   if (scope.servedBy !== undefined) clauses.push('served_by = @servedBy');
   if (scope.api !== undefined) clauses.push('api = @api');
   return clauses.join(' AND ');

@@ -8,7 +8,7 @@ import {
   type SketchRow,
 } from './health-reads.js';
 import type { RequestApi } from '../schemas/request-log.js';
-import type { AnalyticsSql } from './sql.js';
+import type { AnalyticsSql, Dialect } from './sql.js';
 
 /**
  * Health narrowed to one target or one API (GET /analytics/health?target=provider/model, api=…):
@@ -37,9 +37,9 @@ const UPSTREAM_429 = 'status = 429 AND upstream_error IS NOT NULL';
 const rowsWhere = (condition: string) => `SUM(CASE WHEN ${condition} THEN 1 ELSE 0 END)`;
 
 /** The reads for the narrowing's rows: each text depends only on which of its parts are given. */
-function readsOf(narrowing: RowsNarrowing) {
+function readsOf(dialect: Dialect, narrowing: RowsNarrowing) {
   const rows = [
-    'org_id = @orgId',
+    dialect.rowIs('org_id', 'orgId'),
     ...(narrowing.servedBy === undefined ? [] : ['served_by = @servedBy']),
     ...(narrowing.api === undefined ? [] : ['api = @api']),
   ].join(' AND ');
@@ -57,7 +57,7 @@ function readsOf(narrowing: RowsNarrowing) {
         MAX(CASE WHEN ts < @day THEN ts - ts % ${DAY_MS} ELSE ts - ts % ${HEALTH_CELL_MS} END) AS seen
       FROM requests WHERE ${rows} AND ts >= @since AND ts < @end GROUP BY model`,
     earlierSuccess: `SELECT ts FROM requests
-      WHERE ${rows} AND model = @model AND status < 400 AND ts < @since
+      WHERE ${rows} AND ${dialect.rowIs('model', 'model')} AND status < 400 AND ts < @since
       ORDER BY ts DESC LIMIT 1`,
   };
 }
@@ -67,7 +67,7 @@ export async function fromNarrowedRows(
   query: HealthQuery,
   narrowing: RowsNarrowing,
 ): Promise<HealthReads> {
-  const reads = readsOf(narrowing);
+  const reads = readsOf(sql.dialect, narrowing);
   const window = {
     orgId: query.orgId,
     ...(narrowing.servedBy === undefined ? {} : { servedBy: narrowing.servedBy }),

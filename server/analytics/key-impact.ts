@@ -1,6 +1,6 @@
 import type { CallerCount, KeyImpactQuery, KeyImpactResult } from './query-types.js';
 import { rollupSource } from './rollup-sql.js';
-import type { AnalyticsSql } from './sql.js';
+import type { AnalyticsSql, Dialect } from './sql.js';
 
 /**
  * What depends on one key, read before it is revoked or while its callers move to a
@@ -12,15 +12,16 @@ import type { AnalyticsSql } from './sql.js';
  */
 
 // Newest first through requests_by_key (key_id, ts): the read stops after `@sample` rows.
-const SAMPLE = `SELECT user_agent, metadata FROM requests
-  WHERE key_id = @keyId AND org_id = @orgId AND ts >= @from AND ts <= @to
+const ofKey = (d: Dialect) => `${d.rowIs('key_id', 'keyId')} AND ${d.rowIs('org_id', 'orgId', { unindexed: true })}`;
+const sample = (d: Dialect) => `SELECT user_agent, metadata FROM requests
+  WHERE ${ofKey(d)} AND ts >= @from AND ts <= @to
   ORDER BY ts DESC LIMIT @sample`;
 
 export async function keyImpact(sql: AnalyticsSql, query: KeyImpactQuery): Promise<KeyImpactResult> {
-  const last = (await sql.get<{ ts: number | null }>(
-    'SELECT MAX(ts) AS ts FROM requests WHERE key_id = @keyId AND org_id = @orgId',
-    { keyId: query.keyId, orgId: query.orgId },
-  ))!;
+  const last = (await sql.get<{ ts: number | null }>(`SELECT MAX(ts) AS ts FROM requests WHERE ${ofKey(sql.dialect)}`, {
+    keyId: query.keyId,
+    orgId: query.orgId,
+  }))!;
   // "The last N" has no upper edge: a row stamped ahead of now (a remote gateway's clock
   // running fast) counts, as it does in the last use, which would otherwise say "now"
   // beside no requests at all. The key's newest row bounds the read.
@@ -35,7 +36,7 @@ export async function keyImpact(sql: AnalyticsSql, query: KeyImpactQuery): Promi
     requests.push(row!.n);
   }
   // One row past the sample tells whether the sample is the whole window.
-  const read = await sql.all<{ user_agent: string; metadata: string }>(SAMPLE, {
+  const read = await sql.all<{ user_agent: string; metadata: string }>(sample(sql.dialect), {
     orgId: query.orgId,
     keyId: query.keyId,
     from: query.now - query.callersWindowMs,

@@ -23,6 +23,8 @@ export const POSTGRES: Dialect = {
   entriesOf: (column, alias) =>
     `jsonb_each_text(CAST(replace(${column}, '\\u0000', '\\ufffd') AS jsonb)) AS ${alias} (key, value)`,
   unindexed: (column) => column,
+  rowIs: (column, param) => `${column} = @${param}`,
+  rowIn: (column, param) => `${column} IN (${POSTGRES.valuesOf(param)})`,
   seriesJson: (source) => `SELECT COUNT(*) AS points, COALESCE(json_agg(json_build_object(
       'bucket', to_char(to_timestamp(bucket / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS'),
       'group', "group", 'value', value)

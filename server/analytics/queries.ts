@@ -17,7 +17,7 @@ import { keyImpact } from './key-impact.js';
 import { providerHealth } from './health.js';
 import { routeTargets } from './route-targets.js';
 import { reconcileDay, reconcileSpend } from './reconcile-telemetry.js';
-import { countableFromRollups, modelsClause, rollupSource } from './rollup-sql.js';
+import { countableFromRollups, rollupSource } from './rollup-sql.js';
 import {
   BY_FIRST_ROW,
   BY_SHARED_TERM,
@@ -80,13 +80,13 @@ const safeSearchSql = (d: Dialect) => `(${inReqId(d)}
 const SAFE_TEXT = /^[\w .,:;@#+=!?*()[\]{}|~^$%<>&'-]*$/;
 
 function where(filter: RequestFilter, dialect: Dialect): string {
-  const clauses = ['org_id = @orgId', 'ts >= @from', 'ts <= @to'];
-  if (filter.projectId !== undefined) clauses.push('project_id = @projectId');
-  if (filter.keyId !== undefined) clauses.push('key_id = @keyId');
-  if (filter.model !== undefined) clauses.push('model = @model');
+  const clauses = [dialect.rowIs('org_id', 'orgId'), 'ts >= @from', 'ts <= @to'];
+  if (filter.projectId !== undefined) clauses.push(dialect.rowIs('project_id', 'projectId'));
+  if (filter.keyId !== undefined) clauses.push(dialect.rowIs('key_id', 'keyId'));
+  if (filter.model !== undefined) clauses.push(dialect.rowIs('model', 'model'));
   if (filter.servedBy !== undefined) clauses.push('served_by = @servedBy');
   if (filter.api !== undefined) clauses.push('api = @api');
-  if (filter.models !== undefined) clauses.push(modelsClause(dialect));
+  if (filter.models !== undefined) clauses.push(dialect.rowIn('model', 'models'));
   if (filter.statusClass !== undefined) clauses.push('status >= @statusFrom AND status < @statusTo');
   if (filter.terminationReason !== undefined) clauses.push('termination_reason = @terminationReason');
   if (filter.minCostMicro !== undefined) clauses.push('cost_micro >= @minCostMicro');
@@ -316,7 +316,7 @@ export class AnalyticsQueries {
       );
     }
     return this.sql.all<RequestRecord>(
-      `SELECT * FROM requests WHERE rowid IN (
+      `SELECT ${REQUEST_COLUMNS.join(', ')} FROM requests WHERE rowid IN (
         SELECT rowid FROM ${source} WHERE ${condition}
         ORDER BY ts DESC, req_id DESC LIMIT @limit OFFSET @offset)
       ORDER BY ts DESC, req_id DESC`,
@@ -406,7 +406,7 @@ export class AnalyticsQueries {
         (
           await this.sql.all<{ key_id: string; n: number }>(
             `SELECT key_id, COUNT(*) AS n FROM requests
-            WHERE org_id = @orgId AND key_id IN (${this.sql.dialect.valuesOf('keys')}) AND ${condition}
+            WHERE ${this.sql.dialect.rowIs('org_id', 'orgId')} AND ${this.sql.dialect.rowIn('key_id', 'keys')} AND ${condition}
             GROUP BY key_id ORDER BY key_id`,
             params,
           )

@@ -141,11 +141,12 @@ async function rowSums(sql: AnalyticsSql, query: ReconcileDayQuery): Promise<Cel
   const end = query.day + DAY_MS;
   const kept = Math.min(Math.max(query.day, query.horizon ?? query.day), end);
   const project = query.projectId === undefined ? '' : 'AND project_id = @projectId';
+  const rowProject = query.projectId === undefined ? '' : `AND ${sql.dialect.rowIs('project_id', 'projectId')}`;
   type Sum = { b: number; p: string; k: string; m: string; n: number; t: number; c: number };
   const rows = await sql.all<Sum>(
     `SELECT ts - ts % ${FIVE_MINUTES} AS b, COALESCE(project_id, '') AS p, COALESCE(key_id, '') AS k, model AS m,
       COUNT(*) AS n, SUM(total_tokens) AS t, SUM(cost_micro) AS c
-    FROM requests WHERE org_id = @orgId AND ts >= @from AND ts < @to ${project}
+    FROM requests WHERE ${sql.dialect.rowIs('org_id', 'orgId')} AND ts >= @from AND ts < @to ${rowProject}
     GROUP BY b, p, k, m ORDER BY b, p, k, m`,
     { ...query, from: kept, to: end },
   );

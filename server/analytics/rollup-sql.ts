@@ -1,4 +1,5 @@
 import { GRAINS, OUTCOME_GRAINS, type Grain } from '../stores/telemetry/rollup-grains.js';
+import type { FilterColumn } from '../stores/telemetry/request-rows.js';
 import type { CellGroupBy, GroupBy, RequestFilter, Scope } from './query-types.js';
 import type { Dialect } from './sql.js';
 import { cellGrains, grainsFor, keptSegments } from './windows.js';
@@ -45,15 +46,17 @@ const RAW_MEASURES = `1 AS requests, total_ms, CASE WHEN ttft_ms IS NULL THEN 0 
 const CELL_MEASURES = 'requests, total_ms, ttft_count, ttft_ms, speed_tokens, speed_ms, tokens, cost_micro';
 const COUNT_MEASURES = 'requests';
 
-/** A row or cell whose model is one of `@models` (a JSON array). */
-export const modelsClause = (dialect: Dialect) => `model IN (${dialect.valuesOf('models')})`;
+/** A cell whose model is one of `@models` (a JSON array). */
+const modelsClause = (dialect: Dialect) => `model IN (${dialect.valuesOf('models')})`;
 
 function dimensionClauses(dialect: Dialect, filter: RollupFilter, raw: boolean): string[] {
   const clauses: string[] = [];
-  if (filter.projectId !== undefined) clauses.push('project_id = @projectId');
-  if (filter.keyId !== undefined) clauses.push('key_id = @keyId');
-  if (filter.model !== undefined) clauses.push('model = @model');
-  if (filter.models !== undefined) clauses.push(modelsClause(dialect));
+  // Rows hold these as codes on SQLite (an index finds a code, not its text); cells as text.
+  const is = (column: FilterColumn, param: string) => (raw ? dialect.rowIs(column, param) : `${column} = @${param}`);
+  if (filter.projectId !== undefined) clauses.push(is('project_id', 'projectId'));
+  if (filter.keyId !== undefined) clauses.push(is('key_id', 'keyId'));
+  if (filter.model !== undefined) clauses.push(is('model', 'model'));
+  if (filter.models !== undefined) clauses.push(raw ? dialect.rowIn('model', 'models') : modelsClause(dialect));
   if (filter.statusClass !== undefined) {
     clauses.push(raw ? 'status >= @statusFrom AND status < @statusTo' : 'status_class = @statusClass');
   }
@@ -122,7 +125,7 @@ function subSelect(
   const time = grain ? 'bucket' : 'ts';
   const byDim = grain !== null && dim !== null;
   const where = [
-    `org_id = @orgId`,
+    grain ? 'org_id = @orgId' : dialect.rowIs('org_id', 'orgId'),
     `${time} >= @from${index}`,
     `${time} < @to${index}`,
     ...(byDim ? oneDimensionClauses(filter, dim) : dimensionClauses(dialect, filter, !grain)),

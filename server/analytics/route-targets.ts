@@ -1,5 +1,5 @@
 import type { Attempt } from '../schemas/request-log.js';
-import type { AnalyticsSql } from './sql.js';
+import type { AnalyticsSql, Dialect } from './sql.js';
 
 /**
  * Each route target's recent figures for the Routes screen (GET /routes), from the request log's
@@ -40,12 +40,16 @@ function percentile(sorted: readonly number[], p: number): number | null {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
 }
 
-const ROWS_SQL = `SELECT attempts FROM requests
-  WHERE org_id = @orgId AND ts >= @from AND ts <= @to AND attempts IS NOT NULL
+const rowsSql = (d: Dialect) => `SELECT attempts FROM requests
+  WHERE ${d.rowIs('org_id', 'orgId')} AND ts >= @from AND ts <= @to AND attempts IS NOT NULL
   ORDER BY ts DESC LIMIT ${MAX_ROWS}`;
 
 export async function routeTargets(sql: AnalyticsSql, query: RouteTargetsQuery): Promise<TargetFigures[]> {
-  const rows = await sql.all<{ attempts: string }>(ROWS_SQL, { orgId: query.orgId, from: query.from, to: query.to });
+  const rows = await sql.all<{ attempts: string }>(rowsSql(sql.dialect), {
+    orgId: query.orgId,
+    from: query.from,
+    to: query.to,
+  });
   const byTarget = new Map<string, { ms: number[]; successes: number; recent: boolean[] }>();
   // Newest row first: each target's first attempts met are its latest.
   for (const row of rows) {

@@ -162,7 +162,7 @@ export class SearchIndex {
     const edge = this.prepare(
       `SELECT COUNT(*) AS n FROM ${FROM_MATCHES} WHERE rowid IN (
         SELECT rowid FROM search_rows WHERE search_rows MATCH @metadata AND ${ROWIDS})
-      AND org_id = @orgId AND ts >= @from AND ts <= @to`,
+      AND org_code = (SELECT code FROM request_strings WHERE text = @orgId) AND ts >= @from AND ts <= @to`,
     );
     let total = 0;
     let run: { lo: number; hi: number } | null = null;
@@ -192,7 +192,7 @@ export class SearchIndex {
  * The requests table for queries that start from the index's rows: left to itself SQLite
  * prefers the (org_id, ts) index and reads the whole window, probing each row.
  */
-export const FROM_MATCHES = 'requests NOT INDEXED';
+export const FROM_MATCHES = 'requests_unindexed AS requests';
 
 /** SQL true for a row that is a matching term's first row (the row is `requests`). */
 export const BY_FIRST_ROW = 'requests.rowid IN (SELECT value FROM json_each(@firstRows))';

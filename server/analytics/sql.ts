@@ -1,3 +1,5 @@
+import type { FilterColumn } from '../stores/telemetry/request-rows.js';
+
 /**
  * How the analytics talk to a request-log store, SQLite's or PostgreSQL's. Their SQL is written
  * once, in what both run (named `@parameters`, quoted camel-case names, sub-selects with
@@ -29,6 +31,13 @@ export interface Dialect {
   entriesOf(column: string, alias: string): string;
   /** `column`, written so that no index is chosen for it. */
   unindexed(column: string): string;
+  /**
+   * A request row's `column` equal to parameter `param`, as an index can find it (SQLite keeps
+   * these columns as codes: server/stores/telemetry/request-rows.ts); `unindexed` as above.
+   */
+  rowIs(column: FilterColumn, param: string, options?: { unindexed?: boolean }): string;
+  /** A request row's `column` one of the strings of parameter `param` (a JSON array), as `rowIs`. */
+  rowIn(column: FilterColumn, param: string): string;
   /**
    * Rows (bucket, group, value) of `source` as a JSON array of {bucket, group, value}, ordered
    * by bucket and group (no group first), the bucket as UTC time without offset: one row of

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { CODED_COLUMNS } from '../stores/telemetry/request-rows.js';
 import { registerTelemetryFunctions } from '../stores/telemetry/sql-functions.js';
 import type { AnalyticsSql, Dialect, Params } from './sql.js';
 
@@ -15,6 +16,10 @@ export const SQLITE: Dialect = {
   entriesOf: (column, alias) => `json_each(${column}) AS ${alias}`,
   // `+` keeps SQLite's planner from choosing an index on the column.
   unindexed: (column) => `+${column}`,
+  rowIs: (column, param, { unindexed = false } = {}) =>
+    `${unindexed ? '+' : ''}${CODED_COLUMNS[column]} = (SELECT code FROM request_strings WHERE text = @${param})`,
+  rowIn: (column, param) =>
+    `${CODED_COLUMNS[column]} IN (SELECT code FROM request_strings WHERE text IN (SELECT value FROM json_each(@${param})))`,
   // JSON from SQLite itself: handing thousands of rows to JavaScript cost more than making it.
   // Its numbers read back as the same doubles (5.0 for 5); datetime() is a third of strftime()'s cost.
   seriesJson: (source) => `SELECT COUNT(*) AS points, COALESCE(json_group_array(json_object(

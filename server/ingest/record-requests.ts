@@ -340,7 +340,7 @@ class ImportWriter {
 
   /** `records` but those whose request id the store holds already. */
   unstored(records: Iterable<RequestRecord>): RequestRecord[] {
-    const stored = this.telemetry.prepare<[string], number>('SELECT 1 FROM requests WHERE req_id = ?').pluck();
+    const stored = this.telemetry.prepare<[string], number>('SELECT 1 FROM request_rows WHERE req_id = ?').pluck();
     return Array.from(records).filter((record) => stored.get(record.req_id) === undefined);
   }
 

@@ -29,7 +29,7 @@ const TEXT = 1;
 const CODED = 2;
 type Kind = typeof NUMBER | typeof TEXT | typeof CODED;
 
-type InsertColumn = (typeof INSERT_COLUMNS)[number];
+export type InsertColumn = (typeof INSERT_COLUMNS)[number];
 type StringColumn = {
   [C in InsertColumn]: C extends keyof RequestRecord ? (RequestRecord[C] extends number | null ? never : C) : never;
 }[InsertColumn];
@@ -84,8 +84,30 @@ export const orgIdAt = (columns: RequestColumns, row: number): string =>
   columns.dictionaries[ORG_ID]![columns.codes[ORG_ID]![row]!]!;
 export const rowidAt = (columns: RequestColumns, row: number): number => columns.numbers[ROWID]![row]!;
 
+/** A batch whose coded columns' values are other than strings: `recoded`'s answer. */
+export type RecodedColumns = Omit<RequestColumns, 'dictionaries'> & { dictionaries: readonly (readonly unknown[])[] };
+
+/**
+ * The same rows with the values of the columns that travel coded replaced by `recode`'s, a batch's
+ * few values at a time rather than a row at a time; `recode` answers undefined to keep a column's.
+ */
+export function recoded(
+  columns: RequestColumns,
+  recode: (column: InsertColumn, values: readonly (string | null)[]) => readonly unknown[] | undefined,
+): RecodedColumns {
+  const dictionaries = columns.dictionaries.map((values) => values as readonly unknown[]);
+  INSERT_COLUMNS.forEach((column, c) => {
+    if (KINDS[c] !== CODED) return;
+    dictionaries[SLOTS[c]!] = recode(column, columns.dictionaries[SLOTS[c]!]!) ?? columns.dictionaries[SLOTS[c]!]!;
+  });
+  return { ...columns, dictionaries };
+}
+
+/** Whether a column travels as an index into its batch's values (`recoded` can replace them). */
+export const travelsCoded = (column: InsertColumn): boolean => KIND[column] === CODED;
+
 /** Writes row `row`'s values, in `INSERT_COLUMNS` order, into `out`. */
-export function valuesAt(columns: RequestColumns, row: number, out: unknown[]): void {
+export function valuesAt(columns: RequestColumns | RecodedColumns, row: number, out: unknown[]): void {
   const { numbers, texts, codes, dictionaries } = columns;
   for (let c = 0; c < KINDS.length; c++) {
     const slot = SLOTS[c]!;

@@ -1,17 +1,28 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { BufferedInsert } from '../stores/telemetry/buffered-insert.js';
-import { INSERT_COLUMNS, rowidAt, valuesAt, type RequestColumns } from './request-columns.js';
+import { CODED_COLUMNS, RequestStrings, storedColumn } from '../stores/telemetry/request-rows.js';
+import { INSERT_COLUMNS, recoded, rowidAt, travelsCoded, valuesAt, type RequestColumns } from './request-columns.js';
+
+/** `request_rows`' columns in `INSERT_COLUMNS` order: the rowid is its `id`. */
+const STORED = INSERT_COLUMNS.map((column) => (column === 'rowid' ? 'id' : storedColumn(column)));
+const CODED = new Set<string>(Object.keys(CODED_COLUMNS));
+for (const column of INSERT_COLUMNS) {
+  // A column the store codes is coded a batch's values at a time: it must travel coded.
+  if (CODED.has(column) && !travelsCoded(column)) throw new Error(`${column} is stored coded but travels as text`);
+}
 
 /** Writes an import's request rows, several to a statement, and finds a repeated request id among them. */
 export class RequestInserts {
   private readonly insert: BufferedInsert;
+  private readonly strings: RequestStrings;
   private readonly countRowids: Statement<[number, number], number>;
   private readonly row = new Array<unknown>(INSERT_COLUMNS.length);
 
   constructor(db: Database) {
-    this.insert = new BufferedInsert(db, `requests (${INSERT_COLUMNS.join(', ')})`, INSERT_COLUMNS.length);
+    this.insert = new BufferedInsert(db, `request_rows (${STORED.join(', ')})`, STORED.length);
+    this.strings = new RequestStrings(db);
     this.countRowids = db
-      .prepare<[number, number], number>('SELECT COUNT(*) FROM requests WHERE rowid BETWEEN ? AND ?')
+      .prepare<[number, number], number>('SELECT COUNT(*) FROM request_rows WHERE id BETWEEN ? AND ?')
       .pluck();
   }
 
@@ -20,9 +31,12 @@ export class RequestInserts {
    * request id is already stored, or -1.
    */
   write(rows: RequestColumns): number {
+    const coded = recoded(rows, (column, values) =>
+      CODED.has(column) ? values.map((text) => this.strings.codeOf(text)) : undefined,
+    );
     try {
       for (let i = 0; i < rows.length; i++) {
-        valuesAt(rows, i, this.row);
+        valuesAt(coded, i, this.row);
         this.insert.add(this.row);
       }
       this.insert.flush();
@@ -39,7 +53,7 @@ export class RequestInserts {
 function isRepeatedRequestId(error: unknown): boolean {
   return (
     error instanceof Error &&
-    (error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY' &&
-    error.message.endsWith('requests.req_id')
+    (error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE' &&
+    error.message.endsWith('request_rows.req_id')
   );
 }

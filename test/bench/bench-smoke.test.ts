@@ -102,7 +102,7 @@ describe('npm run bench', () => {
       expect.arrayContaining(['request rows', 'request indexes', 'search index', 'rollups']),
     );
     expect(bytes.objects.map((o: any) => o.name)).toEqual(
-      expect.arrayContaining(['requests', 'requests_by_org', 'search_terms', 'rollup_5m']),
+      expect.arrayContaining(['request_rows', 'request_strings', 'requests_by_org', 'search_terms', 'rollup_5m']),
     );
     expect(bytes.sqliteBytes).toBe(bytes.objects.reduce((sum: number, o: any) => sum + o.bytes, 0));
     expect(bytes.duckdbBytes).toBeGreaterThan(0);

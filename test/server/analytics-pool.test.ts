@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ANALYTICS_NICE, AnalyticsPool, AnalyticsUnavailable } from '../../server/analytics/pool.js';
 import type { AnalyticsQuery } from '../../server/analytics/query-types.js';
+import { REQUEST_COLUMNS } from '../../server/stores/telemetry/request-record.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 
 const ORG = 'org-1';
@@ -21,9 +22,9 @@ beforeAll(() => {
   // Enough rows, a second apart, that a chart of them by the second (a point per row, from
   // the rows: no rollup is that fine) takes well over the deadlines below.
   db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT ${ROWS})
-    INSERT INTO requests SELECT 'req-' || i, ${NOW} - i * 1000, '${ORG}', NULL, NULL, 'svc/auto', 200, 0,
-      100, NULL, NULL, 5, 10, 20, NULL, NULL, 30, 0, 1000, 0, 'success', NULL, 'svc-model', 'test',
-      json_object('customer', 'customer-' || (i % 97), 'trace_id', 'trace-' || i), NULL, NULL, NULL
+    INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}) SELECT 'req-' || i, ${NOW} - i * 1000, '${ORG}', NULL, NULL, 'svc/auto', 200, 0,
+      100, NULL, NULL, 5, 10, 20, NULL, NULL, 30, 0, 1000, 0, 'success', NULL, 'svc-model', NULL, NULL, NULL, 'test',
+      json_object('customer', 'customer-' || (i % 97), 'trace_id', 'trace-' || i)
     FROM n`);
   db.close();
 });

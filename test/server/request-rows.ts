@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { beginImport } from '../../server/stores/telemetry/import-transaction.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
+import { TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
 import type { RequestApi } from '../../server/schemas/request-log.js';
 
 /**
@@ -55,10 +56,30 @@ const ADDED_COLUMNS: readonly string[] = ['served_by', 'attempts', 'api'];
 export const COLUMNS_OF_001 = REQUEST_COLUMNS.filter((column) => !ADDED_COLUMNS.includes(column));
 
 /**
- * Undoes migrations 011 and 012 of a SQLite store (the request log's added columns), as a test
- * that takes a store back to an earlier version must.
+ * Undoes migration 015 of a SQLite store (the request log's rows coded behind a view): the rows
+ * go back into a `requests` table as 014 left it, every value and rowid kept.
+ */
+export function uncodeRequests(db: Database): void {
+  const create = /CREATE TABLE requests \([\s\S]*?\n\);/.exec(
+    readFileSync(new URL('001_request_log.sql', TELEMETRY_MIGRATIONS), 'utf8'),
+  )![0];
+  const columns = [...COLUMNS_OF_001, ...ADDED_COLUMNS].join(', ');
+  db.exec(`${create.replace('CREATE TABLE requests', 'CREATE TABLE requests_before')};
+    ${ADDED_COLUMNS.map((column) => `ALTER TABLE requests_before ADD COLUMN ${column} TEXT;`).join('\n')}
+    INSERT INTO requests_before (rowid, ${columns}) SELECT rowid, ${columns} FROM requests ORDER BY rowid;
+    DROP VIEW requests; DROP VIEW requests_unindexed; DROP TABLE request_rows; DROP TABLE request_strings;
+    ALTER TABLE requests_before RENAME TO requests;
+    CREATE INDEX requests_by_key ON requests (key_id, ts);
+    CREATE INDEX requests_by_org ON requests (org_id, ts, req_id);
+    CREATE INDEX requests_by_cost ON requests (org_id, cost_micro, ts);`);
+}
+
+/**
+ * Undoes migrations 011, 012 and 015 of a SQLite store (the request log's added columns, and its
+ * coded rows), as a test that takes a store back to an earlier version must.
  */
 export function dropAddedColumns(db: Database): void {
+  uncodeRequests(db);
   for (const column of ADDED_COLUMNS) db.exec(`ALTER TABLE requests DROP COLUMN ${column}`);
 }
 

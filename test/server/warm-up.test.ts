@@ -8,6 +8,7 @@ import { AnalyticsQueries } from '../../server/analytics/queries.js';
 import { SqliteSql } from '../../server/analytics/sqlite-sql.js';
 import { warmUp, warmUpQueries } from '../../server/analytics/warm-up.js';
 import { SqliteControlStore } from '../../server/stores/control/store.js';
+import { REQUEST_COLUMNS } from '../../server/stores/telemetry/request-record.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-warm-up-'));
@@ -25,8 +26,8 @@ function storeWithRows(): string {
   const path = join(mkdtempSync(join(scratch, 'telemetry-')), 'telemetry.db');
   const db = openTelemetry(path);
   db.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 7200)
-    INSERT INTO requests SELECT 'req-' || i, ${NOW} - i * 1000, '${ORG}', NULL, NULL, 'svc/auto', 200, 0,
-      100, NULL, NULL, 5, 10, 20, NULL, NULL, 30, 0, 1000, 0, 'success', NULL, 'svc-model', 'test', '{}', NULL, NULL, NULL
+    INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}) SELECT 'req-' || i, ${NOW} - i * 1000, '${ORG}', NULL, NULL, 'svc/auto', 200, 0,
+      100, NULL, NULL, 5, 10, 20, NULL, NULL, 30, 0, 1000, 0, 'success', NULL, 'svc-model', NULL, NULL, NULL, 'test', '{}'
     FROM n`);
   db.close();
   return path;

@@ -10,13 +10,15 @@ import type { Database } from 'better-sqlite3';
  * would need each row's shared terms as they were written, which the index does not keep.
  */
 export function expireRows(db: Database, orgId: string, before: number, limit: number): number {
-  // requests_by_org (org_id, ts): the oldest rows first, read from the index alone. The row
+  // requests_by_org (org_code, ts): the oldest rows first, read from the index alone. The row
   // with the largest rowid stays whatever its time (an old row imported last): SQLite gives a
   // new row the largest rowid plus one, so deleting it would hand its rowid, and the search
   // entries that still lead there, to the next row written.
   const remove = db.prepare<[string, number, number]>(
-    `DELETE FROM requests WHERE rowid IN (
-       SELECT rowid FROM requests WHERE org_id = ? AND ts < ? AND rowid < (SELECT MAX(rowid) FROM requests)
+    `DELETE FROM request_rows WHERE id IN (
+       SELECT id FROM request_rows
+       WHERE org_code = (SELECT code FROM request_strings WHERE text = ?) AND ts < ?
+         AND id < (SELECT MAX(id) FROM request_rows)
        ORDER BY ts LIMIT ?)`,
   );
   // Recorded first, in the same transaction: no row at or after the recorded horizon is ever deleted.

@@ -28,7 +28,7 @@ export function expireTerms(db: Database, orgId: string): { terms: number; more:
   const next = db.prepare<[number, number], { id: number; org_id: string; row: number; shared: number }>(
     'SELECT id, org_id, row, shared FROM search_terms WHERE id > ? AND id < ? ORDER BY id',
   );
-  const held = db.prepare<[number], number>('SELECT 1 FROM requests WHERE rowid = ?').pluck();
+  const held = db.prepare<[number], number>('SELECT 1 FROM request_rows WHERE id = ?').pluck();
   const remove = db.prepare<[number]>('DELETE FROM search_terms WHERE id = ?');
   const record = db.prepare<[string, number]>(
     `INSERT INTO retention_terms (org_id, swept) VALUES (?, ?)

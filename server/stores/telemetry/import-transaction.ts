@@ -80,7 +80,7 @@ function backToWal(db: Database): void {
 
 /** No request rows and no search terms: nothing the reading thread would look up (`NO_ROWS`). */
 function isEmpty(db: Database): boolean {
-  const sql = 'SELECT (SELECT MAX(rowid) FROM requests) IS NULL AND (SELECT MAX(id) FROM search_terms) IS NULL';
+  const sql = 'SELECT (SELECT MAX(id) FROM request_rows) IS NULL AND (SELECT MAX(id) FROM search_terms) IS NULL';
   return db.prepare(sql).pluck().get() === 1;
 }
 

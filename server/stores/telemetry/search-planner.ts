@@ -104,7 +104,7 @@ export function searchLookups(db: Database): SearchLookups {
     .pluck();
   const max = (sql: string) => (db.prepare(sql).pluck().get() as number | null) ?? 0;
   return {
-    lastRowid: max('SELECT MAX(rowid) FROM requests'),
+    lastRowid: max('SELECT MAX(id) FROM request_rows'),
     lastTerm: max('SELECT MAX(id) FROM search_terms'),
     countShared: () => max('SELECT COUNT(*) FROM search_common'),
     allShared: () =>

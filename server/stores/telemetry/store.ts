@@ -8,6 +8,7 @@ import { ReadCache } from '../read-cache.js';
 import { BUSY_TIMEOUT_MS, openSqlite } from '../sqlite.js';
 import type { TelemetryReads } from './open.js';
 import { signEpochs } from './search-terms.js';
+import { createRequestViews } from './request-rows.js';
 import { registerTelemetryFunctions } from './sql-functions.js';
 
 export const TELEMETRY_MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -16,8 +17,9 @@ export const TELEMETRY_MIGRATIONS = new URL('./migrations/', import.meta.url);
  * Pages of a new request-log store. Imports write gigabytes, every page twice in WAL mode
  * (log, then checkpoint), a system call each: 16 KiB pages are a quarter of the calls.
  * Measured: 2M demo rows seeded in 72 s instead of 84, the benchmark's queries unchanged
- * at 1M rows. Stores made with 4 KiB pages keep them: changing needs a VACUUM, which would
- * renumber the rowids the search index is keyed by.
+ * at 1M rows. Stores made with 4 KiB pages keep them: changing needs a VACUUM, a rewrite of
+ * the whole file (and, before migration 015, one that could renumber the rowids the search
+ * index is keyed by).
  */
 const TELEMETRY_PAGE_BYTES = 16_384;
 
@@ -29,6 +31,7 @@ export function openTelemetry(
   const db = openSqlite(path, TELEMETRY_MIGRATIONS, {
     functions: registerTelemetryFunctions,
     pageSize: TELEMETRY_PAGE_BYTES,
+    steps: { 15: createRequestViews },
     ...options,
   });
   try {
@@ -143,7 +146,8 @@ export class TelemetryStore implements TelemetryReads {
       db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       this.queries = {
         lastUsed: db.prepare(`SELECT k.value AS key_id,
-            (SELECT MAX(ts) FROM requests WHERE key_id = k.value) AS last_used
+            (SELECT MAX(ts) FROM request_rows
+              WHERE key_code = (SELECT code FROM request_strings WHERE text = k.value)) AS last_used
           FROM json_each(?) k WHERE last_used IS NOT NULL`),
         lastUsedCache: new ReadCache(db, 1_000),
       };

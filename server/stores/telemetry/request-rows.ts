@@ -1,0 +1,102 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { REQUEST_COLUMNS, type RequestRecord } from './request-record.js';
+
+/**
+ * The request-log columns kept as codes into `request_strings` (015_coded_requests.sql), and the
+ * column of `request_rows` that holds each code. Their values repeat across rows (three ids of 36
+ * characters, the model, the user agent): a code takes one to three bytes in the row and in each
+ * index that carries it, where the text took up to 37.
+ */
+export const CODED_COLUMNS = {
+  org_id: 'org_code',
+  project_id: 'project_code',
+  key_id: 'key_code',
+  model: 'model_code',
+  termination_reason: 'termination_code',
+  upstream_error: 'error_code',
+  upstream_model: 'upstream_model_code',
+  served_by: 'served_by_code',
+  api: 'api_code',
+  user_agent: 'user_agent_code',
+} as const satisfies Partial<Record<keyof RequestRecord, string>>;
+
+type CodedColumn = keyof typeof CODED_COLUMNS;
+
+const isCoded = (column: string): column is CodedColumn => Object.hasOwn(CODED_COLUMNS, column);
+
+/** The `request_rows` column that holds a request-log column's value or its code. */
+export const storedColumn = (column: keyof RequestRecord): string => (isCoded(column) ? CODED_COLUMNS[column] : column);
+
+/** The codes a read filters on (`codeOf` in server/analytics/sqlite-sql.ts), and the view shows. */
+export const FILTER_CODES = ['org_id', 'project_id', 'key_id', 'model'] as const satisfies readonly CodedColumn[];
+export type FilterColumn = (typeof FILTER_CODES)[number];
+
+/**
+ * The view that reads `request_rows` as the request log's columns, `REQUEST_COLUMNS`, then the
+ * row's `rowid` and the codes reads filter on (`org_code`, …): every read of the log names
+ * `requests` and its columns as before the codes. Each string is a subquery, made only when a
+ * read names its column (a join would be made for every row, named or not: SQLite drops an unused
+ * LEFT JOIN only outside aggregates). A filter names the code, which an index holds: `org_id =
+ * @orgId` is correct but reads every row of the window, `org_code = (SELECT code … @orgId)` an
+ * index. `NOT INDEXED` makes the view for reads that start from rows the search index found
+ * (server/analytics/search-index.ts): left to itself SQLite would read the window through an index.
+ */
+function viewSql(name: string, hint: '' | 'NOT INDEXED'): string {
+  const columns = REQUEST_COLUMNS.map((column) =>
+    isCoded(column)
+      ? `(SELECT text FROM request_strings WHERE code = r.${CODED_COLUMNS[column]}) AS ${column}`
+      : `r.${column}`,
+  );
+  const codes = FILTER_CODES.map((column) => `r.${CODED_COLUMNS[column]}`);
+  return `CREATE VIEW ${name} AS SELECT ${[...columns, 'r.id AS rowid', ...codes].join(', ')}
+    FROM request_rows AS r ${hint}`;
+}
+
+/**
+ * Makes the views over `request_rows` (015's step) and a trigger that writes a row given as the
+ * log's columns into it, for rows written by hand in SQL (tests, an operator's repair): the
+ * server's writer codes its batches itself (server/ingest/request-inserts.ts).
+ */
+export function createRequestViews(db: Database): void {
+  db.exec(viewSql('requests', ''));
+  db.exec(viewSql('requests_unindexed', 'NOT INDEXED'));
+  const coded = REQUEST_COLUMNS.filter(isCoded);
+  const code = (column: CodedColumn) => `(SELECT code FROM request_strings WHERE text = NEW.${column})`;
+  db.exec(`CREATE TRIGGER requests_insert INSTEAD OF INSERT ON requests BEGIN
+    INSERT INTO request_strings (text)
+      SELECT value FROM (${coded.map((column) => `SELECT NEW.${column} AS value`).join(' UNION ALL ')})
+      WHERE value IS NOT NULL ON CONFLICT (text) DO NOTHING;
+    INSERT INTO request_rows (id, ${REQUEST_COLUMNS.map(storedColumn).join(', ')})
+      VALUES (NEW.rowid, ${REQUEST_COLUMNS.map((column) => (isCoded(column) ? code(column) : `NEW.${column}`)).join(', ')});
+  END`);
+}
+
+/**
+ * The codes of one writer's strings, remembered for its transaction only: a code made in a
+ * transaction that rolls back is gone with it, and another may later be given the same number.
+ */
+export class RequestStrings {
+  private readonly codes = new Map<string, number>();
+  private readonly add: Statement<[string]>;
+  private readonly find: Statement<[string], number>;
+
+  constructor(db: Database) {
+    this.add = db.prepare('INSERT INTO request_strings (text) VALUES (?) ON CONFLICT (text) DO NOTHING');
+    this.find = db.prepare<[string], number>('SELECT code FROM request_strings WHERE text = ?').pluck();
+  }
+
+  /** The string's code, made if the store has none yet; null for null. */
+  codeOf(text: string | null): number | null {
+    if (text === null) return null;
+    let code = this.codes.get(text);
+    if (code === undefined) {
+      code = this.find.get(text);
+      if (code === undefined) {
+        this.add.run(text);
+        code = this.find.get(text)!;
+      }
+      this.codes.set(text, code);
+    }
+    return code;
+  }
+}

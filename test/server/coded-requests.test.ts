@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3, { type Database } from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AnalyticsQueries } from '../../server/analytics/queries.js';
+import type { AnalyticsQuery } from '../../server/analytics/query-types.js';
+import { SqliteSql } from '../../server/analytics/sqlite-sql.js';
+import { RepeatedRequest, recordRequests } from '../../server/ingest/record-requests.js';
+import { SqliteControlStore } from '../../server/stores/control/store.js';
+import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
+import { openTelemetry } from '../../server/stores/telemetry/store.js';
+import { requestRecord, seededRandom, uncodeRequests } from './request-rows.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'gc-coded-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const control = SqliteControlStore.open(join(scratch, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
+
+const ORGS = [randomUUID(), randomUUID()];
+const KEYS = Array.from({ length: 6 }, () => randomUUID());
+const PROJECTS = [randomUUID(), randomUUID(), null];
+const T0 = Date.UTC(2026, 10, 1);
+
+/** Rows of two organisations whose coded columns take every kind of value, nulls included. */
+function records(count: number, seed: number): RequestRecord[] {
+  const random = seededRandom(seed);
+  const pick = <T>(values: readonly T[]) => values[Math.floor(random() * values.length)]!;
+  return Array.from({ length: count }, (_, i) => ({
+    ...requestRecord(i),
+    req_id: `req_${seed}_${i.toString(16).padStart(8, '0')}`,
+    ts: T0 + Math.floor(random() * 86_400_000),
+    org_id: pick(ORGS),
+    project_id: pick(PROJECTS),
+    key_id: pick([...KEYS, null]),
+    model: pick(['openai/gpt-4o-mini', 'anthropic/claude-sonnet-4', 'svc/auto']),
+    status: pick([200, 200, 429, 502]),
+    cost_micro: Math.floor(random() * 50_000),
+    termination_reason: pick(['success', 'client_disconnect', 'upstream_stream_aborted']),
+    upstream_error: pick([null, 'upstream 502', 'reset']),
+    upstream_model: pick([null, 'gpt-4o-mini-2024-07-18']),
+    served_by: pick([null, 'openai/gpt-4o-mini', 'azure/gpt-4o-mini']),
+    api: pick([null, 'chat', 'messages', 'responses']),
+    user_agent: pick(['openai-node/5.1', 'claude-cli/2.0', 'curl/8.5']),
+    metadata: JSON.stringify({ customer: pick(['acme', 'globex']), trace_id: `trace-${seed}-${i}` }),
+  }));
+}
+
+/** Every row as the log reads it, with its rowid. */
+const storedRows = (db: Database) =>
+  db.prepare(`SELECT rowid, ${REQUEST_COLUMNS.join(', ')} FROM requests ORDER BY rowid`).all();
+
+/** Pages of the request rows and their indexes, as SQLite's dbstat counts them. */
+const requestPages = (db: Database) =>
+  db
+    .prepare(
+      `SELECT COUNT(*) FROM dbstat WHERE name IN ('requests', 'request_rows', 'request_strings')
+        OR name LIKE 'requests_by_%' OR name LIKE 'sqlite_autoindex_request%'`,
+    )
+    .pluck()
+    .get() as number;
+
+/** Answers a user reads from the log: pages of it filtered and searched, a summary, a chart by key. */
+async function answers(path: string): Promise<unknown[]> {
+  const db = new BetterSqlite3(path, { readonly: true });
+  try {
+    const queries = new AnalyticsQueries(new SqliteSql(db));
+    const scope = { orgId: ORGS[0]!, from: T0, to: T0 + 86_400_000 };
+    const asked: AnalyticsQuery[] = [
+      { kind: 'requests', filter: scope, limit: 50, offset: 100 },
+      { kind: 'requests', filter: { ...scope, keyId: KEYS[1]!, minCostMicro: 20_000 }, limit: 20, offset: 0 },
+      { kind: 'requests', filter: { ...scope, projectId: PROJECTS[0]!, model: 'svc/auto' }, limit: 20, offset: 0 },
+      { kind: 'requests', filter: { ...scope, search: 'globex' }, limit: 20, offset: 5 },
+      { kind: 'requests', filter: { ...scope, search: `trace-1-1` }, limit: 20, offset: 0 },
+      { kind: 'summary', scope: { ...scope, keyId: KEYS[2]! } },
+      { kind: 'timeseries', scope, metric: 'volume', intervalMs: 3_600_000, groupBy: 'key' },
+      {
+        kind: 'timeseries',
+        scope: { ...scope, servedBy: 'azure/gpt-4o-mini' },
+        metric: 'volume',
+        intervalMs: 3_600_000,
+        groupBy: 'api',
+      },
+    ];
+    return await Promise.all(asked.map((query) => queries.run(query)));
+  } finally {
+    db.close();
+  }
+}
+
+describe('the request log coded behind a view', () => {
+  it('converts an existing store with every row, rowid and answer as it was, in fewer pages', async () => {
+    const path = join(scratch, 'converted.db');
+    await recordRequests(control, path, records(4_000, 1));
+    // As the writer made them: the answers of the same rows converted must be these.
+    const before = await answers(path);
+    expect(JSON.stringify(before)).toContain('"req_1_');
+    const coded = openTelemetry(path);
+    const rows = storedRows(coded);
+    const codedPages = requestPages(coded);
+    uncodeRequests(coded);
+    coded.pragma('user_version = 14');
+    const textPages = requestPages(coded);
+    expect(storedRows(coded)).toEqual(rows);
+    coded.close();
+
+    const upgraded = openTelemetry(path);
+    expect(upgraded.pragma('user_version', { simple: true })).toBe(15);
+    expect(storedRows(upgraded)).toEqual(rows);
+    // Each distinct string once, whichever column it came from.
+    const strings = upgraded.prepare('SELECT COUNT(*) FROM request_strings').pluck().get();
+    expect(strings).toBe(new Set(rows.flatMap((row) => codedValues(row as RequestRecord))).size);
+    // The store that SQLite makes for the upgraded rows and the one a writer makes agree.
+    expect(requestPages(upgraded)).toBeLessThan(textPages * 0.75);
+    expect(Math.abs(requestPages(upgraded) - codedPages)).toBeLessThan(codedPages * 0.1);
+    upgraded.close();
+    expect(await answers(path)).toEqual(before);
+
+    // Rows written after the upgrade join those before it; a repeated request id is still refused.
+    await recordRequests(control, path, records(500, 2));
+    await expect(recordRequests(control, path, records(1, 1))).rejects.toBeInstanceOf(RepeatedRequest);
+    const after = new BetterSqlite3(path, { readonly: true });
+    expect(after.prepare('SELECT COUNT(*) FROM requests').pluck().get()).toBe(4_500);
+    after.close();
+  });
+
+  it('takes a row written by hand in SQL into its codes, each string stored once', () => {
+    const db = openTelemetry(join(scratch, 'by-hand.db'));
+    const insert = db.prepare(
+      `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}) VALUES (${REQUEST_COLUMNS.map((c) => '@' + c).join(', ')})`,
+    );
+    const [first, second] = records(2, 3).map((record) => ({ ...record, org_id: ORGS[0]!, user_agent: 'same/1' }));
+    insert.run(first);
+    insert.run({ ...second, project_id: null, key_id: null });
+    const [a, b] = storedRows(db) as RequestRecord[];
+    expect(a).toMatchObject(first!);
+    expect(b).toMatchObject({ ...second, project_id: null, key_id: null });
+    const strings = db.prepare('SELECT text FROM request_strings WHERE text IN (?, ?)').pluck().all(ORGS[0], 'same/1');
+    expect(strings).toHaveLength(2);
+    expect(() => insert.run(first)).toThrow(/UNIQUE constraint failed: request_rows.req_id/);
+    db.close();
+  });
+});
+
+const codedValues = (row: RequestRecord): string[] =>
+  [
+    row.org_id,
+    row.project_id,
+    row.key_id,
+    row.model,
+    row.termination_reason,
+    row.upstream_error,
+    row.upstream_model,
+    row.served_by,
+    row.api,
+    row.user_agent,
+  ].filter((value): value is string => value !== null);
