@@ -102,7 +102,8 @@ export class SearchIndex {
     if (candidates > windowRows * TERMS_PER_ROW) return null;
     const terms = this.prepare(
       `SELECT id, row, shared FROM search_terms
-      WHERE id BETWEEN @from AND @to AND org_id = @orgId AND instr(text, @text) > 0`,
+      WHERE id BETWEEN @from AND @to AND org_code = (SELECT code FROM request_strings WHERE text = @orgId)
+        AND instr(text, @text) > 0`,
     );
     const sharedTerms: number[] = [];
     const firstRows: number[] = [];

@@ -6,6 +6,7 @@ import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { beginImport, endImport, type ImportTransaction } from '../stores/telemetry/import-transaction.js';
 import { RollupWriter } from '../stores/telemetry/rollup-writer.js';
 import { searchLookups, type SearchLookups } from '../stores/telemetry/search-planner.js';
+import { RequestStrings } from '../stores/telemetry/request-rows.js';
 import { SearchWriter } from '../stores/telemetry/search-writer.js';
 import type { CellPart } from '../stores/telemetry/postgres/request-import.js';
 import type { PgRequestLog } from '../stores/telemetry/postgres/request-log.js';
@@ -304,9 +305,10 @@ class ImportWriter {
       // keys: at ten million rows those two indexes are ~1 GB): keep them in memory, on this
       // connection only, within an eighth of the machine's memory.
       this.telemetry.pragma(`cache_size = -${importCacheKib()}`);
-      this.requests = new RequestInserts(this.telemetry);
+      const strings = new RequestStrings(this.telemetry);
+      this.requests = new RequestInserts(this.telemetry, strings);
       this.rollups = new RollupWriter(this.telemetry);
-      this.search = new SearchWriter(this.telemetry);
+      this.search = new SearchWriter(this.telemetry, strings);
       this.transaction = beginImport(this.telemetry, { withRows });
       this.started = performance.now();
     } catch (error) {

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { BufferedInsert } from '../stores/telemetry/buffered-insert.js';
-import { CODED_COLUMNS, RequestStrings, storedColumn } from '../stores/telemetry/request-rows.js';
+import { CODED_COLUMNS, storedColumn, type RequestStrings } from '../stores/telemetry/request-rows.js';
 import { INSERT_COLUMNS, recoded, rowidAt, travelsCoded, valuesAt, type RequestColumns } from './request-columns.js';
 
 /** `request_rows`' columns in `INSERT_COLUMNS` order: the rowid is its `id`. */
@@ -14,13 +14,15 @@ for (const column of INSERT_COLUMNS) {
 /** Writes an import's request rows, several to a statement, and finds a repeated request id among them. */
 export class RequestInserts {
   private readonly insert: BufferedInsert;
-  private readonly strings: RequestStrings;
   private readonly countRowids: Statement<[number, number], number>;
   private readonly row = new Array<unknown>(INSERT_COLUMNS.length);
 
-  constructor(db: Database) {
+  /** `strings`: the codes of the transaction's strings. */
+  constructor(
+    db: Database,
+    private readonly strings: RequestStrings,
+  ) {
     this.insert = new BufferedInsert(db, `request_rows (${STORED.join(', ')})`, STORED.length);
-    this.strings = new RequestStrings(db);
     this.countRowids = db
       .prepare<[number, number], number>('SELECT COUNT(*) FROM request_rows WHERE id BETWEEN ? AND ?')
       .pluck();

@@ -51,6 +51,15 @@ function records(count: number, seed: number): RequestRecord[] {
 const storedRows = (db: Database) =>
   db.prepare(`SELECT rowid, ${REQUEST_COLUMNS.join(', ')} FROM requests ORDER BY rowid`).all();
 
+/** Every search term with its organisation's id. */
+const storedTerms = (db: Database) =>
+  db
+    .prepare(
+      `SELECT t.id, s.text AS org_id, t.text, t.row, t.shared
+      FROM search_terms t JOIN request_strings s ON s.code = t.org_code ORDER BY t.id`,
+    )
+    .all();
+
 /** Pages of the request rows and their indexes, as SQLite's dbstat counts them. */
 const requestPages = (db: Database) =>
   db
@@ -60,6 +69,9 @@ const requestPages = (db: Database) =>
     )
     .pluck()
     .get() as number;
+
+const termPages = (db: Database) =>
+  db.prepare("SELECT COUNT(*) FROM dbstat WHERE name = 'search_terms'").pluck().get() as number;
 
 /** Answers a user reads from the log: pages of it filtered and searched, a summary, a chart by key. */
 async function answers(path: string): Promise<unknown[]> {
@@ -89,8 +101,8 @@ async function answers(path: string): Promise<unknown[]> {
   }
 }
 
-describe('the request log coded behind a view', () => {
-  it('converts an existing store with every row, rowid and answer as it was, in fewer pages', async () => {
+describe('the request log and its search terms coded', () => {
+  it('converts an existing store with every row, rowid, term and answer as it was, in fewer pages', async () => {
     const path = join(scratch, 'converted.db');
     await recordRequests(control, path, records(4_000, 1));
     // As the writer made them: the answers of the same rows converted must be these.
@@ -98,22 +110,28 @@ describe('the request log coded behind a view', () => {
     expect(JSON.stringify(before)).toContain('"req_1_');
     const coded = openTelemetry(path);
     const rows = storedRows(coded);
+    const terms = storedTerms(coded);
     const codedPages = requestPages(coded);
+    const codedTermPages = termPages(coded);
     uncodeRequests(coded);
     coded.pragma('user_version = 14');
     const textPages = requestPages(coded);
+    const textTermPages = termPages(coded);
     expect(storedRows(coded)).toEqual(rows);
     coded.close();
 
     const upgraded = openTelemetry(path);
-    expect(upgraded.pragma('user_version', { simple: true })).toBe(15);
+    expect(upgraded.pragma('user_version', { simple: true })).toBe(16);
     expect(storedRows(upgraded)).toEqual(rows);
+    expect(storedTerms(upgraded)).toEqual(terms);
     // Each distinct string once, whichever column it came from.
     const strings = upgraded.prepare('SELECT COUNT(*) FROM request_strings').pluck().get();
     expect(strings).toBe(new Set(rows.flatMap((row) => codedValues(row as RequestRecord))).size);
     // The store that SQLite makes for the upgraded rows and the one a writer makes agree.
     expect(requestPages(upgraded)).toBeLessThan(textPages * 0.75);
     expect(Math.abs(requestPages(upgraded) - codedPages)).toBeLessThan(codedPages * 0.1);
+    expect(termPages(upgraded)).toBeLessThan(textTermPages * 0.75);
+    expect(Math.abs(termPages(upgraded) - codedTermPages)).toBeLessThan(codedTermPages * 0.1);
     upgraded.close();
     expect(await answers(path)).toEqual(before);
 

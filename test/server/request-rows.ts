@@ -56,10 +56,18 @@ const ADDED_COLUMNS: readonly string[] = ['served_by', 'attempts', 'api'];
 export const COLUMNS_OF_001 = REQUEST_COLUMNS.filter((column) => !ADDED_COLUMNS.includes(column));
 
 /**
- * Undoes migration 015 of a SQLite store (the request log's rows coded behind a view): the rows
- * go back into a `requests` table as 014 left it, every value and rowid kept.
+ * Undoes migrations 016 and 015 of a SQLite store (the search terms' organisation codes, the
+ * request log's rows coded behind a view): the terms and rows go back into tables as 014 left
+ * them, every value and rowid kept.
  */
 export function uncodeRequests(db: Database): void {
+  db.exec(`CREATE TABLE search_terms_before (
+      id INTEGER PRIMARY KEY, org_id TEXT NOT NULL, text TEXT NOT NULL, row INTEGER NOT NULL,
+      shared INTEGER NOT NULL DEFAULT 0 CHECK (shared IN (0, 1)));
+    INSERT INTO search_terms_before SELECT t.id, s.text, t.text, t.row, t.shared
+      FROM search_terms t JOIN request_strings s ON s.code = t.org_code;
+    DROP TABLE search_terms;
+    ALTER TABLE search_terms_before RENAME TO search_terms;`);
   const create = /CREATE TABLE requests \([\s\S]*?\n\);/.exec(
     readFileSync(new URL('001_request_log.sql', TELEMETRY_MIGRATIONS), 'utf8'),
   )![0];

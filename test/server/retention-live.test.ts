@@ -116,7 +116,8 @@ describe('retention beside the gateways’ rows', () => {
       // Their search terms went with them, on the same thread: every term of an old row of
       // MAIN's that no other row holds (the old rows were written before the newer ones).
       const firstNewer = reader.prepare("SELECT MIN(rowid) FROM requests WHERE req_id LIKE 'newer-%'").pluck().get();
-      const orphans = reader.prepare(`SELECT COUNT(*) FROM search_terms t WHERE org_id = ? AND NOT shared AND row < ?
+      const orphans = reader.prepare(`SELECT COUNT(*) FROM search_terms t
+        WHERE org_code = (SELECT code FROM request_strings WHERE text = ?) AND NOT shared AND row < ?
         AND NOT EXISTS (SELECT 1 FROM requests WHERE rowid = t.row)`);
       expect(orphans.pluck().get(MAIN, firstNewer)).toBe(0);
       expect(deletions.reduce((sum, d) => sum + d.terms, 0)).toBeGreaterThan(oldMain);

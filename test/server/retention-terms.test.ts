@@ -46,7 +46,13 @@ async function storeOf(name: string, batches: RequestRecord[][]) {
   for (const batch of batches) await recordRequests(control, path, batch);
   const writer = openTelemetry(path);
   const reader = new BetterSqlite3(path, { readonly: true });
-  const terms = () => reader.prepare('SELECT id, org_id, row, shared FROM search_terms ORDER BY id').all() as Term[];
+  const terms = () =>
+    reader
+      .prepare(
+        `SELECT t.id, s.text AS org_id, t.row, t.shared
+        FROM search_terms t JOIN request_strings s ON s.code = t.org_code ORDER BY t.id`,
+      )
+      .all() as Term[];
   const rowids = () => new Set(reader.prepare('SELECT rowid FROM requests').pluck().all() as number[]);
   return { writer, reader, terms, rowids, close: () => (reader.close(), writer.close()) };
 }

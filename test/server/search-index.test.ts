@@ -10,6 +10,7 @@ import { candidateRanges, SearchIndex } from '../../server/analytics/search-inde
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
+import { RequestStrings } from '../../server/stores/telemetry/request-rows.js';
 import {
   EPOCH_TERMS,
   pieceBuckets,
@@ -250,9 +251,9 @@ describe('the search signatures', () => {
       db
         .prepare(
           `WITH RECURSIVE n(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-           INSERT INTO search_terms (org_id, text, row) SELECT ?, 'stored term ' || i, 0 FROM n`,
+           INSERT INTO search_terms (org_code, text, row) SELECT ?, 'stored term ' || i, 0 FROM n`,
         )
-        .run(from, from + count - 1, ORG);
+        .run(from, from + count - 1, new RequestStrings(db).codeOf(ORG));
     try {
       const writeRows = (count: number, between?: () => void) =>
         indexRows(
@@ -332,7 +333,12 @@ describe('the search index writer', () => {
         insert: (row, rowid) => insert.run({ ...row, rowid }),
       });
     }
-    const terms = db.prepare(`SELECT COUNT(*) FROM search_terms WHERE org_id = ? AND text = ?`).pluck();
+    const terms = db
+      .prepare(
+        `SELECT COUNT(*) FROM search_terms
+        WHERE org_code = (SELECT code FROM request_strings WHERE text = ?) AND text = ?`,
+      )
+      .pluck();
     expect(terms.get(ORG, 'lahore-health')).toBe(1);
     expect(terms.get(ORG, 'customer')).toBe(1);
     db.close();
@@ -445,7 +451,7 @@ function indexRows(
       const rowid = planner.rowid;
       return { row, rowid, entries: planner.plan(row.org_id, row.ts, searchTexts(row)) };
     });
-    const writer = new SearchWriter(db);
+    const writer = new SearchWriter(db, new RequestStrings(db));
     planned.forEach(({ row, rowid, entries }, i) => {
       options.between?.(i);
       options.insert?.(row, rowid);

@@ -182,6 +182,7 @@ describe('a telemetry store of an earlier version', () => {
         { migration: '013_retention.sql', path: telemetryDbPath },
         { migration: '014_retention_terms.sql', path: telemetryDbPath },
         { migration: '015_coded_requests.sql', path: telemetryDbPath },
+        { migration: '016_coded_search_terms.sql', path: telemetryDbPath },
       ]);
       // It waited for the lock instead of failing on it.
       expect(lines.filter((line) => line.includes('telemetry store unavailable'))).toEqual([]);
@@ -190,7 +191,7 @@ describe('a telemetry store of an earlier version', () => {
       await server.close();
     }
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(15);
+    expect(db.pragma('user_version', { simple: true })).toBe(16);
     expect(db.prepare('SELECT COUNT(*) AS n FROM rollup_dim_1m').get()).toEqual({ n: 4 });
     // The import after the upgrade added to 008's dashboard cells.
     const rows = db.prepare('SELECT COUNT(*) FROM requests').pluck().get();
@@ -228,7 +229,7 @@ describe('a telemetry store of an earlier version', () => {
     registerTelemetryFunctions(first);
     try {
       migrate(first, TELEMETRY_MIGRATIONS, () => openTelemetry(path).close());
-      expect(first.pragma('user_version', { simple: true })).toBe(15);
+      expect(first.pragma('user_version', { simple: true })).toBe(16);
       expect(first.prepare("SELECT COUNT(*) AS n FROM sqlite_schema WHERE name = 'rollup_dim_1m'").get()).toEqual({
         n: 1,
       });
@@ -400,6 +401,7 @@ describe('recording requests', () => {
       { kind: 'upgrading', migration: '013_retention.sql' },
       { kind: 'upgrading', migration: '014_retention_terms.sql' },
       { kind: 'upgrading', migration: '015_coded_requests.sql' },
+      { kind: 'upgrading', migration: '016_coded_search_terms.sql' },
       { kind: 'committing', rows: 1 },
     ]);
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });

@@ -25,8 +25,9 @@ export const SWEEP_TERM_IDS = 1_000;
 export function expireTerms(db: Database, orgId: string): { terms: number; more: boolean } {
   const swept = db.prepare<[string], number>('SELECT swept FROM retention_terms WHERE org_id = ?').pluck();
   const newest = db.prepare<[], number | null>('SELECT MAX(id) FROM search_terms').pluck();
-  const next = db.prepare<[number, number], { id: number; org_id: string; row: number; shared: number }>(
-    'SELECT id, org_id, row, shared FROM search_terms WHERE id > ? AND id < ? ORDER BY id',
+  const codeOf = db.prepare<[string], number>('SELECT code FROM request_strings WHERE text = ?').pluck();
+  const next = db.prepare<[number, number], { id: number; org_code: number; row: number; shared: number }>(
+    'SELECT id, org_code, row, shared FROM search_terms WHERE id > ? AND id < ? ORDER BY id',
   );
   const held = db.prepare<[number], number>('SELECT 1 FROM request_rows WHERE id = ?').pluck();
   const remove = db.prepare<[number]>('DELETE FROM search_terms WHERE id = ?');
@@ -41,8 +42,9 @@ export function expireTerms(db: Database, orgId: string): { terms: number; more:
       const to = Math.min(from + SWEEP_TERM_IDS + 1, last);
       let reached = from;
       let terms = 0;
+      const orgCode = codeOf.get(orgId);
       for (const term of next.all(from, to)) {
-        if (term.org_id === orgId && !term.shared) {
+        if (term.org_code === orgCode && !term.shared) {
           if (held.get(term.row) !== undefined) {
             record.run(orgId, reached);
             return { terms, more: false };

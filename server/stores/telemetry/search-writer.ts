@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { BufferedInsert } from './buffered-insert.js';
+import type { RequestStrings } from './request-rows.js';
 import type { BlockCounts, Share } from './search-planner.js';
 import { signEpochs, signFilled, type FilledEpoch } from './search-terms.js';
 
@@ -15,8 +16,12 @@ export class SearchWriter {
   private readonly upsertBlock: Statement;
   private readonly upsertTermBlock: Statement;
 
-  constructor(private readonly db: Database) {
-    this.insertTerm = new BufferedInsert(db, 'search_terms (id, org_id, text, row)', 4);
+  /** `strings`: the codes of the import's strings, shared with its rows' writer (the organisation's). */
+  constructor(
+    private readonly db: Database,
+    private readonly strings: RequestStrings,
+  ) {
+    this.insertTerm = new BufferedInsert(db, 'search_terms (id, org_code, text, row)', 4);
     this.share = db.prepare('UPDATE search_terms SET shared = 1 WHERE id = ?');
     this.insertCommon = db.prepare('INSERT OR IGNORE INTO search_common (org_id, text, term) VALUES (?, ?, ?)');
     // One row to a statement: SQLite keeps a statement journal for an INSERT of several rows
@@ -37,7 +42,9 @@ export class SearchWriter {
     firstTerm: number,
   ): number {
     let term = firstTerm;
-    for (const text of newTerms) this.insertTerm.add([term++, orgId, text, rowid]);
+    if (newTerms.length === 0) return term;
+    const orgCode = this.strings.codeOf(orgId);
+    for (const text of newTerms) this.insertTerm.add([term++, orgCode, text, rowid]);
     if (tokens !== null) this.insertRow.run(rowid, tokens);
     return term;
   }
