@@ -143,6 +143,41 @@ describe('the request log and its search terms coded', () => {
     after.close();
   });
 
+  it('keeps every row, term and answer through a VACUUM, which gives back the pages a conversion freed', async () => {
+    const path = join(scratch, 'vacuumed.db');
+    await recordRequests(control, path, records(3_000, 4));
+    const db = openTelemetry(path);
+    uncodeRequests(db);
+    db.pragma('user_version = 14');
+    db.close();
+    const converted = openTelemetry(path);
+    const rows = storedRows(converted);
+    const terms = storedTerms(converted);
+    const freed = converted.pragma('freelist_count', { simple: true }) as number;
+    expect(freed).toBeGreaterThan(0);
+    converted.close();
+    const before = await answers(path);
+
+    const vacuumed = openTelemetry(path);
+    vacuumed.exec('VACUUM');
+    expect(vacuumed.pragma('freelist_count', { simple: true })).toBe(0);
+    expect(storedRows(vacuumed)).toEqual(rows);
+    expect(storedTerms(vacuumed)).toEqual(terms);
+    vacuumed.close();
+    expect(await answers(path)).toEqual(before);
+    // Rows written after it are numbered on and found by the search as the old ones are.
+    await recordRequests(control, path, records(10, 5));
+    const reader = new BetterSqlite3(path, { readonly: true });
+    const found = await new AnalyticsQueries(new SqliteSql(reader)).run({
+      kind: 'requests',
+      filter: { orgId: records(10, 5)[3]!.org_id, from: T0, to: T0 + 86_400_000, search: 'trace-5-3' },
+      limit: 10,
+      offset: 0,
+    });
+    reader.close();
+    expect((found as { rows: RequestRecord[] }).rows.map((row) => row.req_id)).toEqual([records(10, 5)[3]!.req_id]);
+  });
+
   it('takes a row written by hand in SQL into its codes, each string stored once', () => {
     const db = openTelemetry(join(scratch, 'by-hand.db'));
     const insert = db.prepare(
