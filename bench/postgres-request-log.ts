@@ -6,6 +6,7 @@ import { runAdmin } from '../server/admin/commands.js';
 import { buildIndexes, takeEmptyRequests } from '../server/stores/telemetry/postgres/empty-store.js';
 import { PgRequestLog } from '../server/stores/telemetry/postgres/request-log.js';
 import type { BenchCase, CaseKind } from './cases.js';
+import { sqliteObjects } from './disk-bytes.js';
 import { startUpstream } from './gateway.js';
 import type { ApiClient } from './http.js';
 import { measureCase } from './measure-case.js';
@@ -57,6 +58,8 @@ export async function measureRequestLogs(o: {
   if (code !== 0) throw new Error(`migrate-store --telemetry-url exited with ${code}`);
   const importSeconds = (performance.now() - started) / 1000;
   o.log(`copied in ${importSeconds.toFixed(1)} s (${Math.round(o.rows / importSeconds)} rows/s)`);
+  const bytes = { postgres: await postgresLogBytes(o.databaseUrl), sqlite: sqliteLogBytes(o.dataDir, o.rows) };
+  o.log(`${fmt(bytes.postgres / o.rows)} B/row on PostgreSQL, ${fmt(bytes.sqlite / o.rows)} on SQLite`);
   o.log('PostgreSQL alone: the same rows by COPY from a file into an empty database, its indexes built after');
   const floorSeconds = await bulkLoadSeconds(o.databaseUrl);
   o.log(
@@ -119,6 +122,14 @@ export async function measureRequestLogs(o: {
       pass: null,
     },
     {
+      figure: 'bytes per row on PostgreSQL (rows, indexes, rollups, search)',
+      value: Number(fmt(bytes.postgres / o.rows)),
+      unit: 'B/row',
+      reference: `SQLite ${fmt(bytes.sqlite / o.rows)} B/row of the same rows (dbstat, checkpointed)`,
+      target: 'reported beside SQLite',
+      pass: null,
+    },
+    {
       figure: "the copy's time ÷ PostgreSQL alone",
       value: Number((importSeconds / floorSeconds).toPrecision(2)),
       unit: '×',
@@ -141,6 +152,33 @@ export async function measureRequestLogs(o: {
   return { importSeconds, floorSeconds, rowsPerSecond, cases, figures };
 }
 
+/** The request log's tables on PostgreSQL with their indexes and TOAST, after a VACUUM (ANALYZE) of each. */
+async function postgresLogBytes(databaseUrl: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    // The day tables (requests_YYYYMMDD) and request_ids hold the rows; the partitioned parent nothing.
+    const tables = `SELECT c.oid, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = current_schema() AND c.relkind = 'r'
+        AND (c.relname LIKE 'requests\\_%' OR c.relname = 'request_ids' OR c.relname LIKE 'rollup\\_%'
+          OR c.relname LIKE 'search\\_%')`;
+    for (const { relname } of (await client.query<{ relname: string }>(tables)).rows) {
+      await client.query(`VACUUM (ANALYZE) ${client.escapeIdentifier(relname)}`);
+    }
+    const sum = await client.query<{ bytes: string }>(
+      `SELECT COALESCE(SUM(pg_total_relation_size(t.oid)), 0) AS bytes FROM (${tables}) AS t`,
+    );
+    return Number(sum.rows[0]!.bytes);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The same on SQLite: every table and index of `telemetry.db`. */
+function sqliteLogBytes(dataDir: string, rows: number): number {
+  return sqliteObjects(join(dataDir, 'telemetry.db'), rows).reduce((sum, object) => sum + object.bytes, 0);
+}
+
 /**
  * Seconds PostgreSQL itself takes to load the rows `databaseUrl`'s request log holds into an
  * empty one on the same cluster, as the import does it (`takeEmptyRequests`, `buildIndexes`) but
@@ -153,12 +191,18 @@ async function bulkLoadSeconds(databaseUrl: string): Promise<number> {
   const folder = mkdtempSync(join(tmpdir(), 'gc-bench-copy-'));
   chmodSync(folder, 0o777);
   const file = join(folder, 'requests.copy');
+  const idsFile = join(folder, 'request-ids.copy');
   const referenceUrl = new URL(databaseUrl);
   referenceUrl.pathname = '/floor_reference';
   const bench = new pg.Client({ connectionString: databaseUrl });
   await bench.connect();
   try {
-    await bench.query(`COPY requests TO ${bench.escapeLiteral(file)}`);
+    // A partitioned table is copied out through a query.
+    await bench.query(`COPY (SELECT * FROM requests) TO ${bench.escapeLiteral(file)}`);
+    await bench.query(`COPY request_ids TO ${bench.escapeLiteral(idsFile)}`);
+    const days = await bench.query<{ day: number }>(
+      'SELECT DISTINCT floor(ts / 86400000.0)::int8 AS day FROM request_ids',
+    );
     // Left by a run killed part-way, if any.
     await bench.query('DROP DATABASE IF EXISTS floor_reference');
     await bench.query('CREATE DATABASE floor_reference');
@@ -171,6 +215,11 @@ async function bulkLoadSeconds(databaseUrl: string): Promise<number> {
         await client.query('BEGIN');
         const indexes = await takeEmptyRequests(client);
         if (indexes === null) throw new Error('the reference database did not give its empty requests table');
+        // The same tables as the import's: the rows' day tables, their ids, the rows.
+        await client.query('SELECT request_day_partition(day) FROM unnest($1::int8[]) AS d (day)', [
+          days.rows.map((row) => row.day),
+        ]);
+        await client.query(`COPY request_ids FROM ${client.escapeLiteral(idsFile)}`);
         await client.query(`COPY requests FROM ${client.escapeLiteral(file)}`);
         await buildIndexes(client, indexes);
         await client.query('COMMIT');

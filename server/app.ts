@@ -24,7 +24,7 @@ import type { PgRequestLog } from './stores/telemetry/postgres/request-log.js';
 import { TelemetryStore } from './stores/telemetry/store.js';
 import { settleOutstandingSpend, sqliteOutbox } from './ingest/spend-outbox.js';
 import { Admissions } from './admission/admissions.js';
-import { RetentionSweeper } from './retention/sweeper.js';
+import { RetentionSweeper, type RetentionSweeperOptions } from './retention/sweeper.js';
 import { GatewayHealth } from './gateway/gateway-health.js';
 
 export interface ServerSecrets {
@@ -124,13 +124,16 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     timeoutMs: config.analyticsTimeoutMs,
     maxQueued: ANALYTICS_MAX_QUEUED,
   };
+  /** PostgreSQL's request log drops whole days of rows (request-days.ts). */
+  let dropDays: RetentionSweeperOptions['dropDays'];
   if ('url' in location) {
     // PostgreSQL's driver and queries are loaded only for a request log that is there.
     const [{ PgRequestLog }, { PgAnalytics }] = await Promise.all([
       import('./stores/telemetry/postgres/request-log.js'),
       import('./analytics/postgres-analytics.js'),
     ]);
-    const log = await PgRequestLog.open(location.url);
+    const log = await PgRequestLog.open(location.url, { log: app.log });
+    dropDays = (horizons) => log.dropDays(horizons);
     app.decorate('telemetry', log);
     app.decorate('analytics', PgAnalytics.open(location.url, analyticsLimits));
     await settleLeftSpend(app, async () => settleOutstandingSpend(control, log));
@@ -181,6 +184,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     retentions: () => control.organizations.retentions(),
     organizations: () => control.organizations.ids(),
     expire: (orgId, before, limit) => app.admissions.expire(orgId, before, limit),
+    dropDays,
     now: config.now,
     log: app.log.child({ component: 'retention' }),
   });

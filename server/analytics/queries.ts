@@ -221,7 +221,7 @@ export class AnalyticsQueries {
       case 'request':
         return sql
           .get(
-            `SELECT ${REQUEST_COLUMNS.join(', ')} FROM requests WHERE req_id = @reqId AND org_id = @orgId AND ts >= @horizon`,
+            `SELECT ${REQUEST_COLUMNS.join(', ')} FROM requests WHERE ${sql.dialect.requestIs('reqId')} AND org_id = @orgId AND ts >= @horizon`,
             // A row past the retention horizon is deleted or about to be: as if it were.
             { reqId: query.reqId, orgId: query.orgId, horizon: query.horizon ?? Number.MIN_SAFE_INTEGER },
           )

@@ -18,6 +18,7 @@ export const SQLITE: Dialect = {
   unindexed: (column) => `+${column}`,
   rowIs: (column, param, { unindexed = false } = {}) =>
     `${unindexed ? '+' : ''}${CODED_COLUMNS[column]} = (SELECT code FROM request_strings WHERE text = @${param})`,
+  requestIs: (param) => `req_id = @${param}`,
   rowIn: (column, param) =>
     `${CODED_COLUMNS[column]} IN (SELECT code FROM request_strings WHERE text IN (SELECT value FROM json_each(@${param})))`,
   // JSON from SQLite itself: handing thousands of rows to JavaScript cost more than making it.

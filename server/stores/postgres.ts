@@ -57,14 +57,16 @@ export type PostgresMigrationSteps = Readonly<
 
 /**
  * Applies the numbered `NNN_name.sql` files of `folder` that `store` has not had yet, each in its
- * own transaction (with its step, if it has one), under a lock every replica takes: replicas
- * starting together apply each once.
+ * own transaction (with its step, if it has one, and `before`'s first, which may say what the
+ * migration is about to do), under a lock every replica takes: replicas starting together apply
+ * each once.
  */
 export async function migratePostgres(
   pool: pg.Pool,
   store: string,
   folder: URL,
   steps: PostgresMigrationSteps = {},
+  before: PostgresMigrationSteps = {},
 ): Promise<void> {
   const client = await pool.connect();
   const lock = [`migrate ${store}`];
@@ -79,6 +81,7 @@ export async function migratePostgres(
       if (version <= current) continue;
       await client.query('BEGIN');
       try {
+        await before[version]?.(client, current > 0);
         await client.query(readFileSync(new URL(name, folder), 'utf8'));
         await steps[version]?.(client, current > 0);
         await client.query(

@@ -2,7 +2,7 @@ import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { REQUEST_COLUMNS } from '../request-record.js';
-import { storableText, type SearchColumns } from './request-sql.js';
+import { REQUEST_ROW_COLUMNS, storableText, type SearchColumns } from './request-sql.js';
 
 /**
  * Rows into tables an import holds alone (empty-store.ts) by `COPY`, PostgreSQL's bulk load,
@@ -51,12 +51,10 @@ export async function copyRows(
   await finished(stream);
 }
 
-const REQUEST_COPY_COLUMNS = [...REQUEST_COLUMNS, 'search_set', 'search_rare'];
-
 /**
  * Copies rows given by column (`REQUEST_COLUMNS` order) with their search columns into
- * `requests`; returns the ids inserted, as stored. When a row repeats a stored id, the ids
- * before it: the statement failed there, and the transaction with it.
+ * `requests`, their ids into `request_ids` first; returns the ids inserted, as stored. When a row
+ * repeats a stored id, the ids before it: the statement failed there, and the transaction with it.
  */
 export async function copyRequests(
   client: pg.ClientBase,
@@ -65,23 +63,25 @@ export async function copyRequests(
 ): Promise<Set<string>> {
   const ids = (values[REQUEST_COLUMNS.indexOf('req_id')] as string[]).map(storableText);
   try {
-    await copyRows(client, 'requests', REQUEST_COPY_COLUMNS, [...values, search.sets, search.rare], ids.length);
+    const times = values[REQUEST_COLUMNS.indexOf('ts')]!;
+    await copyRows(client, 'request_ids', ['req_id', 'ts'], [ids, times], ids.length);
   } catch (error) {
     const repeated = repeatedRow(error);
     if (repeated === null) throw error;
     return new Set(ids.slice(0, repeated));
   }
+  await copyRows(client, 'requests', REQUEST_ROW_COLUMNS, [...values, search.sets, search.rare], ids.length);
   return new Set(ids);
 }
 
 /**
  * The batch's row (from 0) that repeated a stored request id, from the error's context
- * ("COPY requests, line 12": its line, from 1, the only number before any of the row's text,
+ * ("COPY request_ids, line 12": its line, from 1, the only number before any of the row's text,
  * whatever the server's language); null for any other error.
  */
 function repeatedRow(error: unknown): number | null {
   const { code, constraint, where } = error as { code?: string; constraint?: string; where?: string };
-  if (code !== '23505' || constraint !== 'requests_pkey') return null;
+  if (code !== '23505' || constraint !== 'request_ids_pkey') return null;
   const line = /\d+/.exec(where ?? '');
   return line ? Number(line[0]) - 1 : null;
 }

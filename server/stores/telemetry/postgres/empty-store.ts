@@ -58,7 +58,9 @@ export async function takeEmptyRequests(client: pg.ClientBase): Promise<string[]
     for (const { name } of indexes.rows) await client.query(`DROP INDEX ${client.escapeIdentifier(name)}`);
     await client.query('SET LOCAL lock_timeout TO DEFAULT');
     await client.query('RELEASE SAVEPOINT empty_requests');
-    return indexes.rows.map((index) => index.definition);
+    // A partitioned table's index is given as `ON ONLY requests`, which would build it for the
+    // parent alone: built `ON requests`, it is built for every day table too.
+    return indexes.rows.map((index) => index.definition.replace(' ON ONLY ', ' ON '));
   } catch (error) {
     // lock_not_available: the table is in use; deadlock_detected: another import asks for it
     // too; insufficient_privilege: this role does not own it. The import shares it then.

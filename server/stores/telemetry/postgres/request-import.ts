@@ -15,6 +15,7 @@ import {
 } from './request-sql.js';
 import { copyRequests, copyRows } from './copy-rows.js';
 import { buildIndexes, HeldCells, keyStoredOtherwise, storableCells, takeEmptyRequests } from './empty-store.js';
+import type { RequestDays } from './request-days.js';
 import { addHoursSql, mergeHoursSql, SearchHours, stageHoursSql, type SearchTerms } from './search-columns.js';
 
 /** Search set rows by hour held in memory at most, before they are staged. */
@@ -89,6 +90,7 @@ export class PgImport {
     /** For numbering search terms outside the transaction (`SearchTerms`). */
     private readonly numbering: pg.PoolClient,
     private readonly terms: SearchTerms,
+    private readonly days: RequestDays,
     private readonly committed: () => void,
     /** The indexes of `requests` to build at the commit, when it was empty: null when it is shared. */
     private readonly dropped: string[] | null,
@@ -104,7 +106,7 @@ export class PgImport {
    * numbering search terms outside it. Held, not taken when needed: into an empty log, writes
    * beside the import wait for it holding the pool's other connections.
    */
-  static async begin(pool: pg.Pool, terms: SearchTerms, committed: () => void): Promise<PgImport> {
+  static async begin(pool: pg.Pool, terms: SearchTerms, days: RequestDays, committed: () => void): Promise<PgImport> {
     const client = await pool.connect();
     let numbering: pg.PoolClient;
     try {
@@ -126,7 +128,7 @@ export class PgImport {
           );
         }
       }
-      return new PgImport(client, numbering, terms, committed, dropped);
+      return new PgImport(client, numbering, terms, days, committed, dropped);
     } catch (error) {
       await rollBack(client);
       client.release(error as Error);
@@ -162,6 +164,7 @@ export class PgImport {
     this.searching = searching.catch(() => undefined);
     const search = await searching;
     if (this.done) throw new Error('the import has ended');
+    await this.days.ensure(this.client, times, { inTransaction: true });
     const inserted = await (this.intoEmpty ? copyRequests : insertRequests)(this.client, values, search);
     // A COPY that stopped at a repeated id aborted the transaction: nothing more is to be sent.
     if (this.intoEmpty && inserted.size < reqIds.length) return inserted;
@@ -279,6 +282,8 @@ export class PgImport {
     this.done = true;
     await this.inFlight;
     this.client.release(await rollBack(this.client));
+    // The day tables it made went with it.
+    this.days.forget();
     // A numbering statement may have failed with its connection: a new one is cheap.
     this.numbering.release(true);
   }

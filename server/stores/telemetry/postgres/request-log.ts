@@ -4,6 +4,14 @@ import type { TelemetryReads } from '../open.js';
 import type { RequestRecord } from '../request-record.js';
 import { RollupSums } from '../rollup-sums.js';
 import { ROLLUP_TABLES, rollupRows } from '../rollup-writer.js';
+import {
+  dayTables,
+  dayTablesMigration,
+  isMissingDay,
+  type MigrationLog,
+  organisationsIn,
+  RequestDays,
+} from './request-days.js';
 import { PgImport } from './request-import.js';
 import { addHoursSql, SearchHours, SearchTerms } from './search-columns.js';
 import {
@@ -44,14 +52,27 @@ export class PgRequestLog implements TelemetryReads {
   private readonly idLists = new WeakMap<readonly { id: string }[], string[]>();
   /** Which strings this server's writes and imports found common (search-columns.ts). */
   private readonly terms = new SearchTerms();
+  /** The day tables this server knows exist (request-days.ts). */
+  private readonly days = new RequestDays();
 
   private constructor(private readonly pool: pg.Pool) {}
 
   /** `connections`: the most the store opens (a writer of one batch at a time needs one, an import two). */
-  static async open(url: string, { connections = 4 } = {}): Promise<PgRequestLog> {
+  /** `log`: where a migration that holds the request log for long says so. */
+  static async open(
+    url: string,
+    { connections = 4, log }: { connections?: number; log?: MigrationLog } = {},
+  ): Promise<PgRequestLog> {
     const pool = openPool(url, { max: connections, applicationName: 'gateway-console telemetry' });
     try {
-      await migratePostgres(pool, 'telemetry', new URL('../migrations-postgres/', import.meta.url));
+      const dayTables = dayTablesMigration(log);
+      await migratePostgres(
+        pool,
+        'telemetry',
+        new URL('../migrations-postgres/', import.meta.url),
+        { 7: dayTables.after },
+        { 7: dayTables.before },
+      );
       return new PgRequestLog(pool);
     } catch (error) {
       await pool.end();
@@ -66,11 +87,26 @@ export class PgRequestLog implements TelemetryReads {
    * the rows not stored yet are written, and only they count in the rollups and the spend.
    */
   async write(given: readonly RequestRecord[], { skipStored = false } = {}): Promise<RequestLogWrite> {
+    try {
+      return await this.writeOnce(given, skipStored);
+    } catch (error) {
+      // A day table dropped by another server's retention after this one knew it: made again.
+      if (!isMissingDay(error)) throw error;
+      this.days.forget();
+      return this.writeOnce(given, skipStored);
+    }
+  }
+
+  private async writeOnce(given: readonly RequestRecord[], skipStored: boolean): Promise<RequestLogWrite> {
     // Text as it is stored before anything is summed or sorted: cells are keyed, and ordered, by it.
     const records = given.map(storableRecord);
     const client = await this.pool.connect();
     let failed: Error | undefined;
     try {
+      await this.days.ensure(
+        client,
+        records.map((record) => record.ts),
+      );
       // Numbered before the transaction, each statement committed at once (SearchTerms).
       const search = await this.terms.columns(
         records.map((record) => record.org_id),
@@ -129,20 +165,22 @@ export class PgRequestLog implements TelemetryReads {
     try {
       await client.query('BEGIN');
       // Recorded first, as on SQLite (migrations-postgres/006): no row at or after it is deleted.
-      await client.query({
-        name: 'record_retention_horizon',
-        text: `INSERT INTO retention_horizons (org_id, horizon) VALUES ($1, $2)
-               ON CONFLICT (org_id) DO UPDATE SET horizon = GREATEST(retention_horizons.horizon, excluded.horizon)`,
-        values: [orgId, before],
-      });
-      const removed = await client.query({
+      await recordHorizons(client, [orgId], [before]);
+      const removed = await client.query<{ rows: number }>({
         name: 'expire_rows',
-        // requests_by_org (org_id, ts, req_id): the oldest rows first.
-        text: `DELETE FROM requests WHERE req_id IN (
-                 SELECT req_id FROM requests WHERE org_id = $1 AND ts < $2 ORDER BY ts LIMIT $3)`,
+        // requests_by_org (org_id, ts, req_id): the oldest rows first, each found again by its
+        // key in its day's table; their ids go with them.
+        text: `WITH oldest AS (
+                 SELECT ts, req_id FROM requests WHERE org_id = $1 AND ts < $2 ORDER BY ts LIMIT $3),
+               gone AS (
+                 DELETE FROM requests AS r USING oldest AS o
+                  WHERE r.org_id = $1 AND r.ts < $2 AND r.ts = o.ts AND r.req_id = o.req_id
+                 RETURNING r.req_id),
+               ids AS (DELETE FROM request_ids WHERE req_id IN (SELECT req_id FROM gone))
+               SELECT COUNT(*)::int AS rows FROM gone`,
         values: [orgId, before, limit],
       });
-      const rows = removed.rowCount ?? 0;
+      const rows = removed.rows[0]!.rows;
       if (rows < limit) {
         await client.query({
           name: 'expire_search_hours',
@@ -162,11 +200,54 @@ export class PgRequestLog implements TelemetryReads {
   }
 
   /**
+   * Drops whole the day tables whose rows are all past their organisation's horizon
+   * (`horizons`, epoch ms; an organisation not named keeps its rows), oldest first: the
+   * horizons recorded, the rows' ids deleted a stretch of the table at a time, then the table
+   * detached without holding up reads or writes (CONCURRENTLY) and dropped. A drop stopped
+   * half-way is finished by the next. Returns the days dropped and the rows they held.
+   */
+  async dropDays(horizons: ReadonlyMap<string, number>): Promise<{ days: number; rows: number }> {
+    const latest = Math.max(...horizons.values());
+    const dropped = { days: 0, rows: 0 };
+    if (!Number.isFinite(latest)) return dropped;
+    const client = await this.pool.connect();
+    let failed: Error | undefined;
+    try {
+      for (const table of await dayTables(client)) {
+        if (table.to > latest && !table.detaching) continue;
+        const name = client.escapeIdentifier(table.name);
+        if (!table.detaching) {
+          const orgs = await organisationsIn(client, table.name);
+          const past = orgs.map((org) => horizons.get(org) ?? -Infinity);
+          if (past.some((horizon) => horizon < table.to)) continue;
+          await recordHorizons(client, orgs, past);
+        }
+        dropped.rows += await deleteIdsOf(client, table.name);
+        await client.query(
+          `ALTER TABLE requests DETACH PARTITION ${name} ${table.detaching ? 'FINALIZE' : 'CONCURRENTLY'}`,
+        );
+        await client.query(`DROP TABLE ${name}`);
+        dropped.days += 1;
+      }
+      return dropped;
+    } catch (error) {
+      failed = error as Error;
+      throw error;
+    } finally {
+      client.release(failed);
+      if (dropped.days > 0) {
+        this.days.forget();
+        this.forgetReads();
+      }
+    }
+  }
+
+  /**
    * Starts an import: one transaction for all its rows, whose cells are staged as they come and
    * added to the rollups at its commit (`PgImport`).
    */
   async beginImport(): Promise<PgImport> {
-    return PgImport.begin(this.pool, this.terms, () => this.forgetReads());
+    return PgImport.begin(this.pool, this.terms, this.days, () => this.forgetReads());
   }
 
   /** Whether any rollup table holds a cell (with rows or without: left by hand). */
@@ -241,6 +322,38 @@ export class PgRequestLog implements TelemetryReads {
   async close(): Promise<void> {
     await this.pool.end();
   }
+}
+
+/** Blocks of a day table whose rows' ids are deleted in one statement: about 1,500 rows. */
+const ID_BLOCKS = 200;
+
+/** Deletes the ids of a day table's rows, a stretch of its blocks at a time; returns how many went. */
+async function deleteIdsOf(client: pg.PoolClient, table: string): Promise<number> {
+  const name = client.escapeIdentifier(table);
+  const size = await client.query<{ blocks: number }>(
+    "SELECT pg_relation_size($1::regclass) / current_setting('block_size')::int AS blocks",
+    [name],
+  );
+  let deleted = 0;
+  for (let at = 0; at < size.rows[0]!.blocks; at += ID_BLOCKS) {
+    // A TID range scan: the stretch's rows alone are read.
+    const gone = await client.query(
+      `DELETE FROM request_ids WHERE req_id IN (
+         SELECT req_id FROM ${name} WHERE ctid >= '(${at},0)'::tid AND ctid < '(${at + ID_BLOCKS},0)'::tid)`,
+    );
+    deleted += gone.rowCount ?? 0;
+  }
+  return deleted;
+}
+
+/** Records that organisations' rows before their horizons are deleted (or about to be): reads never reach past it again. */
+async function recordHorizons(client: pg.ClientBase, orgIds: readonly string[], horizons: readonly number[]) {
+  await client.query({
+    name: 'record_retention_horizons',
+    text: `INSERT INTO retention_horizons (org_id, horizon) SELECT * FROM unnest($1::text[], $2::int8[])
+           ON CONFLICT (org_id) DO UPDATE SET horizon = GREATEST(retention_horizons.horizon, excluded.horizon)`,
+    values: [orgIds, horizons],
+  });
 }
 
 /** The index of the first record whose id was not inserted (stored already, or earlier in `records`). */

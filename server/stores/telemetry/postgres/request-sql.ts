@@ -76,12 +76,26 @@ export interface SearchColumns {
   rare: string[];
 }
 
-/** The rows' columns, then their search columns. */
-const INSERT_REQUESTS = `${insertFromArrays(
-  'requests',
-  [...REQUEST_COLUMNS, 'search_set', 'search_rare'],
-  [...REQUEST_COLUMNS.map((column) => REQUEST_TYPES[column]), 'int8', 'text'],
-)} ON CONFLICT (req_id) DO NOTHING RETURNING req_id`;
+/**
+ * The rows' columns, then their search columns: each id into `request_ids` first, which keeps
+ * ids unique across the day tables (migrations-postgres/007), and the rows whose ids went in into
+ * `requests`. Of two rows with one id, the first is the one inserted.
+ */
+/** A request row's columns on PostgreSQL: the record's, then its search columns. */
+export const REQUEST_ROW_COLUMNS = [...REQUEST_COLUMNS, 'search_set', 'search_rare'];
+const INSERT_REQUESTS = (() => {
+  const types = [...REQUEST_COLUMNS.map((column) => REQUEST_TYPES[column]), 'int8', 'text'];
+  const arrays = types.map((type, i) => `$${i + 1}::${type}[]`).join(', ');
+  const columns = REQUEST_ROW_COLUMNS.join(', ');
+  return `WITH given AS (
+      SELECT DISTINCT ON (req_id) * FROM unnest(${arrays}) WITH ORDINALITY AS g (${columns}, n) ORDER BY req_id, n),
+    ids AS (
+      INSERT INTO request_ids (req_id, ts) SELECT req_id, ts FROM given ON CONFLICT DO NOTHING RETURNING req_id)
+    INSERT INTO requests (${columns})
+      SELECT ${REQUEST_ROW_COLUMNS.map((column) => `given.${column}`).join(', ')}
+      FROM given JOIN ids ON ids.req_id = given.req_id COLLATE "C"
+    RETURNING req_id`;
+})();
 
 function upsertSql(table: RollupTable): string {
   const types = table.columns.map((column) => ROLLUP_TYPES[column] ?? 'int8');
