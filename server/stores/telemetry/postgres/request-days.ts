@@ -16,10 +16,13 @@ const NO_PARTITION = '23514';
 /** Another session made the same table at the same moment. */
 const MADE_BESIDE = ['23505', '42P07'];
 
-/** Whether `error` is an insert's into a day whose table does not exist (dropped by another process). */
+/**
+ * Whether `error` is an insert's into a day whose table does not exist (dropped by another
+ * process): a check violation naming no constraint, whatever the server's language.
+ */
 export function isMissingDay(error: unknown): boolean {
-  const { code, message } = error as { code?: string; message?: string };
-  return code === NO_PARTITION && /no partition of relation/.test(message ?? '');
+  const { code, constraint } = error as { code?: string; constraint?: string };
+  return code === NO_PARTITION && constraint === undefined;
 }
 
 /** The days whose tables this process has made or found, so that a write asks for none most of the time. */

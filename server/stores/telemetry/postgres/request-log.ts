@@ -57,8 +57,10 @@ export class PgRequestLog implements TelemetryReads {
 
   private constructor(private readonly pool: pg.Pool) {}
 
-  /** `connections`: the most the store opens (a writer of one batch at a time needs one, an import two). */
-  /** `log`: where a migration that holds the request log for long says so. */
+  /**
+   * `connections`: the most the store opens (a writer of one batch at a time needs one, an import
+   * two); `log`: where a migration that holds the request log for long says so.
+   */
   static async open(
     url: string,
     { connections = 4, log }: { connections?: number; log?: MigrationLog } = {},
