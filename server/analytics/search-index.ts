@@ -1,4 +1,5 @@
 import type { Statement } from 'better-sqlite3';
+import { codeOf } from '../stores/telemetry/request-rows.js';
 import {
   BLOCK_ROWS,
   CHUNK_TERMS,
@@ -102,7 +103,7 @@ export class SearchIndex {
     if (candidates > windowRows * TERMS_PER_ROW) return null;
     const terms = this.prepare(
       `SELECT id, row, shared FROM search_terms
-      WHERE id BETWEEN @from AND @to AND org_code = (SELECT code FROM request_strings WHERE text = @orgId)
+      WHERE id BETWEEN @from AND @to AND org_code = ${codeOf('@orgId')}
         AND instr(text, @text) > 0`,
     );
     const sharedTerms: number[] = [];
@@ -163,7 +164,7 @@ export class SearchIndex {
     const edge = this.prepare(
       `SELECT COUNT(*) AS n FROM ${FROM_MATCHES} WHERE rowid IN (
         SELECT rowid FROM search_rows WHERE search_rows MATCH @metadata AND ${ROWIDS})
-      AND org_code = (SELECT code FROM request_strings WHERE text = @orgId) AND ts >= @from AND ts <= @to`,
+      AND org_code = ${codeOf('@orgId')} AND ts >= @from AND ts <= @to`,
     );
     let total = 0;
     let run: { lo: number; hi: number } | null = null;

@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { CODED_COLUMNS } from '../stores/telemetry/request-rows.js';
+import { CODED_COLUMNS, codeOf } from '../stores/telemetry/request-rows.js';
 import { registerTelemetryFunctions } from '../stores/telemetry/sql-functions.js';
 import type { AnalyticsSql, Dialect, Params } from './sql.js';
 
@@ -17,7 +17,7 @@ export const SQLITE: Dialect = {
   // `+` keeps SQLite's planner from choosing an index on the column.
   unindexed: (column) => `+${column}`,
   rowIs: (column, param, { unindexed = false } = {}) =>
-    `${unindexed ? '+' : ''}${CODED_COLUMNS[column]} = (SELECT code FROM request_strings WHERE text = @${param})`,
+    `${unindexed ? '+' : ''}${CODED_COLUMNS[column]} = ${codeOf(`@${param}`)}`,
   requestIs: (param) => `req_id = @${param}`,
   rowIn: (column, param) =>
     `${CODED_COLUMNS[column]} IN (SELECT code FROM request_strings WHERE text IN (SELECT value FROM json_each(@${param})))`,

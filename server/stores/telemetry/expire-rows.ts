@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { codeOf } from './request-rows.js';
 
 /**
  * Deletes at most `limit` of an organisation's rows older than `before` (epoch ms), in one short
@@ -17,7 +18,7 @@ export function expireRows(db: Database, orgId: string, before: number, limit: n
   const remove = db.prepare<[string, number, number]>(
     `DELETE FROM request_rows WHERE id IN (
        SELECT id FROM request_rows
-       WHERE org_code = (SELECT code FROM request_strings WHERE text = ?) AND ts < ?
+       WHERE org_code = ${codeOf('?')} AND ts < ?
          AND id < (SELECT MAX(id) FROM request_rows)
        ORDER BY ts LIMIT ?)`,
   );

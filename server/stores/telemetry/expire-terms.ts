@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { codeOf } from './request-rows.js';
 
 /**
  * How many term ids one transaction looks at: about a batch of rows' worth (200 rows, a request
@@ -25,7 +26,7 @@ export const SWEEP_TERM_IDS = 1_000;
 export function expireTerms(db: Database, orgId: string): { terms: number; more: boolean } {
   const swept = db.prepare<[string], number>('SELECT swept FROM retention_terms WHERE org_id = ?').pluck();
   const newest = db.prepare<[], number | null>('SELECT MAX(id) FROM search_terms').pluck();
-  const codeOf = db.prepare<[string], number>('SELECT code FROM request_strings WHERE text = ?').pluck();
+  const orgCodeOf = db.prepare<[string], number | null>(`SELECT ${codeOf('?')}`).pluck();
   const next = db.prepare<[number, number], { id: number; org_code: number; row: number; shared: number }>(
     'SELECT id, org_code, row, shared FROM search_terms WHERE id > ? AND id < ? ORDER BY id',
   );
@@ -42,7 +43,7 @@ export function expireTerms(db: Database, orgId: string): { terms: number; more:
       const to = Math.min(from + SWEEP_TERM_IDS + 1, last);
       let reached = from;
       let terms = 0;
-      const orgCode = codeOf.get(orgId);
+      const orgCode = orgCodeOf.get(orgId);
       for (const term of next.all(from, to)) {
         if (term.org_code === orgCode && !term.shared) {
           if (held.get(term.row) !== undefined) {

@@ -22,6 +22,9 @@ export const CODED_COLUMNS = {
 
 type CodedColumn = keyof typeof CODED_COLUMNS;
 
+/** SQL for the code of the string `text` (an expression: a parameter, a column), null if it has none. */
+export const codeOf = (text: string): string => `(SELECT code FROM request_strings WHERE text = ${text})`;
+
 const isCoded = (column: string): column is CodedColumn => Object.hasOwn(CODED_COLUMNS, column);
 
 /** The `request_rows` column that holds a request-log column's value or its code. */
@@ -61,7 +64,7 @@ export function createRequestViews(db: Database): void {
   db.exec(viewSql('requests', ''));
   db.exec(viewSql('requests_unindexed', 'NOT INDEXED'));
   const coded = REQUEST_COLUMNS.filter(isCoded);
-  const code = (column: CodedColumn) => `(SELECT code FROM request_strings WHERE text = NEW.${column})`;
+  const code = (column: CodedColumn) => codeOf(`NEW.${column}`);
   db.exec(`CREATE TRIGGER requests_insert INSTEAD OF INSERT ON requests BEGIN
     INSERT INTO request_strings (text)
       SELECT value FROM (${coded.map((column) => `SELECT NEW.${column} AS value`).join(' UNION ALL ')})

@@ -8,7 +8,7 @@ import { ReadCache } from '../read-cache.js';
 import { BUSY_TIMEOUT_MS, openSqlite } from '../sqlite.js';
 import type { TelemetryReads } from './open.js';
 import { signEpochs } from './search-terms.js';
-import { createRequestViews } from './request-rows.js';
+import { codeOf, createRequestViews } from './request-rows.js';
 import { registerTelemetryFunctions } from './sql-functions.js';
 
 export const TELEMETRY_MIGRATIONS = new URL('./migrations/', import.meta.url);
@@ -147,7 +147,7 @@ export class TelemetryStore implements TelemetryReads {
       this.queries = {
         lastUsed: db.prepare(`SELECT k.value AS key_id,
             (SELECT MAX(ts) FROM request_rows
-              WHERE key_code = (SELECT code FROM request_strings WHERE text = k.value)) AS last_used
+              WHERE key_code = ${codeOf('k.value')}) AS last_used
           FROM json_each(?) k WHERE last_used IS NOT NULL`),
         lastUsedCache: new ReadCache(db, 1_000),
       };

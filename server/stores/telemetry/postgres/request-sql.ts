@@ -76,13 +76,14 @@ export interface SearchColumns {
   rare: string[];
 }
 
+/** A request row's columns on PostgreSQL: the record's, then its search columns. */
+export const REQUEST_ROW_COLUMNS = [...REQUEST_COLUMNS, 'search_set', 'search_rare'];
+
 /**
  * The rows' columns, then their search columns: each id into `request_ids` first, which keeps
  * ids unique across the day tables (migrations-postgres/007), and the rows whose ids went in into
  * `requests`. Of two rows with one id, the first is the one inserted.
  */
-/** A request row's columns on PostgreSQL: the record's, then its search columns. */
-export const REQUEST_ROW_COLUMNS = [...REQUEST_COLUMNS, 'search_set', 'search_rare'];
 const INSERT_REQUESTS = (() => {
   const types = [...REQUEST_COLUMNS.map((column) => REQUEST_TYPES[column]), 'int8', 'text'];
   const arrays = types.map((type, i) => `$${i + 1}::${type}[]`).join(', ');
