@@ -1,4 +1,5 @@
 import { REQUEST_COLUMNS, type RequestRecord } from '../stores/telemetry/request-record.js';
+import { codeOf, hasTextIds } from '../stores/telemetry/request-rows.js';
 import type {
   AnalyticsQuery,
   AnalyticsResult,
@@ -301,7 +302,7 @@ export class AnalyticsQueries {
   }
 
   /** A page of rows in log order: their ids first, from an index where the filter allows, then the rows. */
-  private page(
+  private async page(
     condition: string,
     params: Params,
     limit: number,
@@ -315,10 +316,15 @@ export class AnalyticsQueries {
         { ...params, limit, offset },
       );
     }
+    // Ties in the order of the stored ids, which requests_by_org holds, when it is theirs: unless
+    // the organisation has an id stored as text (request-rows.ts, storedRequestId).
+    const { textIds } = (await this.sql.get<{ textIds: number }>(`SELECT ${hasTextIds(codeOf('@orgId'))} AS textIds`, {
+      orgId: params.orgId,
+    }))!;
     return this.sql.all<RequestRecord>(
       `SELECT ${REQUEST_COLUMNS.join(', ')} FROM requests WHERE rowid IN (
         SELECT rowid FROM ${source} WHERE ${condition}
-        ORDER BY ts DESC, req_id DESC LIMIT @limit OFFSET @offset)
+        ORDER BY ts DESC, ${textIds ? 'req_id' : 'req_key'} DESC LIMIT @limit OFFSET @offset)
       ORDER BY ts DESC, req_id DESC`,
       { ...params, limit, offset },
     );

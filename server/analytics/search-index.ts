@@ -5,9 +5,13 @@ import {
   CHUNK_TERMS,
   EPOCH_CHUNKS,
   EPOCH_TERMS,
+  FillingEpoch,
+  mayBeInPacked,
   pieceBuckets,
   ROW_BUCKETS,
   SLICE_BYTES,
+  termContains,
+  termText,
   termToken,
 } from '../stores/telemetry/search-terms.js';
 
@@ -39,11 +43,15 @@ export interface SearchMatch {
   firstRows: number[];
 }
 
-/** Id ranges of the terms that may contain a text, by the signatures of epochs `0..signed`. */
+/**
+ * Id ranges of the terms that may contain a text, by the signatures of epochs `0..signed`; every
+ * term from `readFrom` on is read (by default, those of the epochs after).
+ */
 export function candidateRanges(
   pieces: Set<number>,
   signed: number,
   slices: (bucket: number) => { epoch: number; bits: Buffer }[],
+  readFrom = (signed + 1) * EPOCH_TERMS,
 ): [number, number][] {
   const ranges: [number, number][] = [];
   const add = (from: number, to: number) => {
@@ -74,8 +82,8 @@ export function candidateRanges(
       }
     }
   }
-  // Terms of epochs not signed yet are all read.
-  add((signed + 1) * EPOCH_TERMS, Number.MAX_SAFE_INTEGER);
+  // Terms with no signature yet are all read.
+  add(readFrom, Number.MAX_SAFE_INTEGER);
   return ranges;
 }
 
@@ -89,6 +97,9 @@ type Prepare = (sql: string) => Statement;
 const ROWIDS = 'rowid BETWEEN CAST(@lo AS INTEGER) AND CAST(@hi AS INTEGER)';
 
 export class SearchIndex {
+  /** The signature of the epoch after the last signed, as far as this connection has read its terms. */
+  private filling: FillingEpoch | null = null;
+
   constructor(private readonly prepare: Prepare) {}
 
   /**
@@ -97,19 +108,33 @@ export class SearchIndex {
    */
   match(orgId: string, text: string, windowRows: number): SearchMatch | null {
     const signed = (this.prepare('SELECT MAX(epoch) FROM search_epochs').pluck().get() as number | null) ?? -1;
-    const ranges = candidateRanges(pieceBuckets(text), signed, (bucket) => this.slices(bucket, signed));
     const lastTerm = (this.prepare('SELECT MAX(id) FROM search_terms').pluck().get() as number | null) ?? -1;
+    const filling = this.fillingEpoch(signed, lastTerm);
+    const ranges = filling
+      ? candidateRanges(
+          pieceBuckets(text),
+          filling.epoch,
+          (bucket) => [...this.slices(bucket, signed), { epoch: filling.epoch, bits: filling.slice(bucket) }],
+          filling.upTo + 1,
+        )
+      : candidateRanges(pieceBuckets(text), signed, (bucket) => this.slices(bucket, signed));
     const candidates = ranges.reduce((sum, [from, to]) => sum + Math.max(0, Math.min(to, lastTerm) - from + 1), 0);
     if (candidates > windowRows * TERMS_PER_ROW) return null;
     const terms = this.prepare(
       `SELECT id, row, shared FROM search_terms
       WHERE id BETWEEN @from AND @to AND org_code = ${codeOf('@orgId')}
-        AND instr(text, @text) > 0`,
+        AND ${termContains('text', '@text', '@packed')}`,
     );
     const sharedTerms: number[] = [];
     const firstRows: number[] = [];
     for (const [from, to] of ranges) {
-      for (const term of terms.iterate({ from, to, orgId, text }) as IterableIterator<{
+      for (const term of terms.iterate({
+        from,
+        to,
+        orgId,
+        text,
+        packed: Number(mayBeInPacked(text)),
+      }) as IterableIterator<{
         id: number;
         row: number;
         shared: 0 | 1;
@@ -123,6 +148,32 @@ export class SearchIndex {
     }
     const metadata = sharedTerms.length > 0 ? sharedTerms.map(termToken).join(' OR ') : null;
     return { metadata, sharedTerms, firstRows };
+  }
+
+  /**
+   * The signature of the epoch after `signed`, its bits set for its terms up to `lastTerm` (those
+   * not read before, by this connection); null when more than one epoch is unsigned (a store just
+   * migrated: the writer signs them when it next opens it).
+   */
+  private fillingEpoch(signed: number, lastTerm: number): FillingEpoch | null {
+    const epoch = signed + 1;
+    if (lastTerm >= (epoch + 1) * EPOCH_TERMS) return null;
+    // Another epoch signed, or another store under this connection's path: begun again.
+    if (this.filling?.epoch !== epoch || this.filling.upTo > lastTerm) this.filling = new FillingEpoch(epoch);
+    const filling = this.filling;
+    if (lastTerm > filling.upTo) {
+      const terms = this.prepare(
+        `SELECT id, ${termText('text')} AS text FROM search_terms WHERE id > @from AND id <= @to`,
+      );
+      for (const term of terms.iterate({ from: filling.upTo, to: lastTerm }) as IterableIterator<{
+        id: number;
+        text: string;
+      }>) {
+        filling.add(term.id, term.text);
+      }
+      filling.upTo = lastTerm;
+    }
+    return filling;
   }
 
   /** A bucket's signature in each signed epoch. */

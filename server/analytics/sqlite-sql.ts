@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { CODED_COLUMNS, codeOf } from '../stores/telemetry/request-rows.js';
+import { CODED_COLUMNS, codeOf, storedRequestIdOf } from '../stores/telemetry/request-rows.js';
 import { registerTelemetryFunctions } from '../stores/telemetry/sql-functions.js';
 import type { AnalyticsSql, Dialect, Params } from './sql.js';
 
@@ -18,7 +18,8 @@ export const SQLITE: Dialect = {
   unindexed: (column) => `+${column}`,
   rowIs: (column, param, { unindexed = false } = {}) =>
     `${unindexed ? '+' : ''}${CODED_COLUMNS[column]} = ${codeOf(`@${param}`)}`,
-  requestIs: (param) => `req_id = @${param}`,
+  // The stored id, as its unique index holds it (the view's req_id is made from it).
+  requestIs: (param) => `req_key = ${storedRequestIdOf(`@${param}`)}`,
   rowIn: (column, param) =>
     `${CODED_COLUMNS[column]} IN (SELECT code FROM request_strings WHERE text IN (SELECT value FROM json_each(@${param})))`,
   // JSON from SQLite itself: handing thousands of rows to JavaScript cost more than making it.

@@ -6,7 +6,7 @@ import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { beginImport, endImport, type ImportTransaction } from '../stores/telemetry/import-transaction.js';
 import { RollupWriter } from '../stores/telemetry/rollup-writer.js';
 import { searchLookups, type SearchLookups } from '../stores/telemetry/search-planner.js';
-import { RequestStrings } from '../stores/telemetry/request-rows.js';
+import { RequestStrings, storedRequestId } from '../stores/telemetry/request-rows.js';
 import { SearchWriter } from '../stores/telemetry/search-writer.js';
 import type { CellPart } from '../stores/telemetry/postgres/request-import.js';
 import type { PgRequestLog } from '../stores/telemetry/postgres/request-log.js';
@@ -342,8 +342,10 @@ class ImportWriter {
 
   /** `records` but those whose request id the store holds already. */
   unstored(records: Iterable<RequestRecord>): RequestRecord[] {
-    const stored = this.telemetry.prepare<[string], number>('SELECT 1 FROM request_rows WHERE req_id = ?').pluck();
-    return Array.from(records).filter((record) => stored.get(record.req_id) === undefined);
+    const stored = this.telemetry
+      .prepare<[string | Buffer], number>('SELECT 1 FROM request_rows WHERE req_id = ?')
+      .pluck();
+    return Array.from(records).filter((record) => stored.get(storedRequestId(record.req_id)) === undefined);
   }
 
   /** The store as this import found it, for numbering rows and terms on this thread. */

@@ -1,11 +1,12 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { BufferedInsert } from '../stores/telemetry/buffered-insert.js';
-import { CODED_COLUMNS, storedColumn, type RequestStrings } from '../stores/telemetry/request-rows.js';
+import { CODED_COLUMNS, storedColumn, storedRequestId, type RequestStrings } from '../stores/telemetry/request-rows.js';
 import { INSERT_COLUMNS, recoded, rowidAt, travelsCoded, valuesAt, type RequestColumns } from './request-columns.js';
 
 /** `request_rows`' columns in `INSERT_COLUMNS` order: the rowid is its `id`. */
 const STORED = INSERT_COLUMNS.map((column) => (column === 'rowid' ? 'id' : storedColumn(column)));
 const CODED = new Set<string>(Object.keys(CODED_COLUMNS));
+const REQ_ID = INSERT_COLUMNS.indexOf('req_id');
 for (const column of INSERT_COLUMNS) {
   // A column the store codes is coded a batch's values at a time: it must travel coded.
   if (CODED.has(column) && !travelsCoded(column)) throw new Error(`${column} is stored coded but travels as text`);
@@ -39,6 +40,7 @@ export class RequestInserts {
     try {
       for (let i = 0; i < rows.length; i++) {
         valuesAt(coded, i, this.row);
+        this.row[REQ_ID] = storedRequestId(this.row[REQ_ID] as string);
         this.insert.add(this.row);
       }
       this.insert.flush();

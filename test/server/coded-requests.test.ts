@@ -121,7 +121,7 @@ describe('the request log and its search terms coded', () => {
     coded.close();
 
     const upgraded = openTelemetry(path);
-    expect(upgraded.pragma('user_version', { simple: true })).toBe(16);
+    expect(upgraded.pragma('user_version', { simple: true })).toBe(17);
     expect(storedRows(upgraded)).toEqual(rows);
     expect(storedTerms(upgraded)).toEqual(terms);
     // Each distinct string once, whichever column it came from.

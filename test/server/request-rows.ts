@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { beginImport } from '../../server/stores/telemetry/import-transaction.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
+import { termText } from '../../server/stores/telemetry/search-terms.js';
 import { TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
 import type { RequestApi } from '../../server/schemas/request-log.js';
 
@@ -56,16 +57,16 @@ const ADDED_COLUMNS: readonly string[] = ['served_by', 'attempts', 'api'];
 export const COLUMNS_OF_001 = REQUEST_COLUMNS.filter((column) => !ADDED_COLUMNS.includes(column));
 
 /**
- * Undoes migrations 016 and 015 of a SQLite store (the search terms' organisation codes, the
- * request log's rows coded behind a view): the terms and rows go back into tables as 014 left
- * them, every value and rowid kept.
+ * Undoes migrations 017, 016 and 015 of a SQLite store (request ids in bytes, the search terms'
+ * organisation codes, the request log's rows coded behind a view): the terms and rows go back
+ * into tables as 014 left them, every value and rowid kept.
  */
 export function uncodeRequests(db: Database): void {
   db.exec(`CREATE TABLE search_terms_before (
       id INTEGER PRIMARY KEY, org_id TEXT NOT NULL, text TEXT NOT NULL, row INTEGER NOT NULL,
       shared INTEGER NOT NULL DEFAULT 0 CHECK (shared IN (0, 1)));
-    INSERT INTO search_terms_before SELECT t.id, s.text, t.text, t.row, t.shared
-      FROM search_terms t JOIN request_strings s ON s.code = t.org_code;
+    INSERT INTO search_terms_before SELECT search_terms.id, s.text, ${termText('search_terms.text')}, search_terms.row, search_terms.shared
+      FROM search_terms JOIN request_strings s ON s.code = search_terms.org_code;
     DROP TABLE search_terms;
     ALTER TABLE search_terms_before RENAME TO search_terms;`);
   const create = /CREATE TABLE requests \([\s\S]*?\n\);/.exec(

@@ -52,7 +52,7 @@ function generator(seed: number) {
   };
 }
 
-function rows(count: number, firstTs: number, stepMs: number, idPrefix: string): RequestRecord[] {
+function rows(count: number, firstTs: number, stepMs: number, idOf: (i: number) => string): RequestRecord[] {
   const random = generator(count + firstTs);
   return Array.from({ length: count }, (_, i) => {
     const pick = random();
@@ -62,11 +62,11 @@ function rows(count: number, firstTs: number, stepMs: number, idPrefix: string):
         : {
             customer: CUSTOMERS[Math.floor(random() * CUSTOMERS.length)]!,
             trace_id: Math.floor(random() * 2 ** 48).toString(16),
-            ...(pick > 0.95 ? { 'Parent-Req': `${idPrefix}${i >> 1}` } : {}),
+            ...(pick > 0.95 ? { 'Parent-Req': idOf(i >> 1) } : {}),
             ...(pick > 0.97 ? { 'rare-key': 'Seldom' } : {}),
           };
     return {
-      req_id: `${idPrefix}${i}`,
+      req_id: idOf(i),
       ts: firstTs + i * stepMs,
       org_id: i % 9 === 0 ? OTHER : ORG,
       project_id: null,
@@ -99,8 +99,10 @@ function rows(count: number, firstTs: number, stepMs: number, idPrefix: string):
 }
 
 // Newer rows first, then a batch of older ones: their blocks' times overlap.
-const NEWER = rows(100_000, T0 + 200 * HOUR, 9_000, 'Req-N');
-const OLDER = rows(40_000, T0, 30_000, 'REQ-o');
+// Ids stored as text, and as bytes (request-rows.ts); request ids and trace ids of an even number
+// of hex digits are packed in their search terms (search-terms.ts), the others kept as text.
+const NEWER = rows(100_000, T0 + 200 * HOUR, 9_000, (i) => `Req-N${i}`);
+const OLDER = rows(40_000, T0, 30_000, (i) => `req_${(0xe000_0000 + i).toString(16)}`);
 const ALL = [...NEWER, ...OLDER];
 
 let control: SqliteControlStore;
@@ -146,7 +148,8 @@ const SEARCHES = [
   're-', // two shared terms: a value and a key
   'customer', // a key on most rows
   'req-n1234', // request ids, and parent ids in other rows' metadata
-  'req-o39999',
+  'e0009c3', // ids stored as bytes
+  'req_e0009c3f',
   'n99999',
   'ealth', // in a value and in user agents, which do not count
   'gpt', // only in the model: matches nothing

@@ -183,6 +183,7 @@ describe('a telemetry store of an earlier version', () => {
         { migration: '014_retention_terms.sql', path: telemetryDbPath },
         { migration: '015_coded_requests.sql', path: telemetryDbPath },
         { migration: '016_coded_search_terms.sql', path: telemetryDbPath },
+        { migration: '017_compact_request_ids.sql', path: telemetryDbPath },
       ]);
       // It waited for the lock instead of failing on it.
       expect(lines.filter((line) => line.includes('telemetry store unavailable'))).toEqual([]);
@@ -191,7 +192,7 @@ describe('a telemetry store of an earlier version', () => {
       await server.close();
     }
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(16);
+    expect(db.pragma('user_version', { simple: true })).toBe(17);
     expect(db.prepare('SELECT COUNT(*) AS n FROM rollup_dim_1m').get()).toEqual({ n: 4 });
     // The import after the upgrade added to 008's dashboard cells.
     const rows = db.prepare('SELECT COUNT(*) FROM requests').pluck().get();
@@ -229,7 +230,7 @@ describe('a telemetry store of an earlier version', () => {
     registerTelemetryFunctions(first);
     try {
       migrate(first, TELEMETRY_MIGRATIONS, () => openTelemetry(path).close());
-      expect(first.pragma('user_version', { simple: true })).toBe(16);
+      expect(first.pragma('user_version', { simple: true })).toBe(17);
       expect(first.prepare("SELECT COUNT(*) AS n FROM sqlite_schema WHERE name = 'rollup_dim_1m'").get()).toEqual({
         n: 1,
       });
@@ -402,6 +403,7 @@ describe('recording requests', () => {
       { kind: 'upgrading', migration: '014_retention_terms.sql' },
       { kind: 'upgrading', migration: '015_coded_requests.sql' },
       { kind: 'upgrading', migration: '016_coded_search_terms.sql' },
+      { kind: 'upgrading', migration: '017_compact_request_ids.sql' },
       { kind: 'committing', rows: 1 },
     ]);
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });

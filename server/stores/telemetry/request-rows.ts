@@ -22,6 +22,41 @@ export const CODED_COLUMNS = {
 
 type CodedColumn = keyof typeof CODED_COLUMNS;
 
+/**
+ * A request id of the gateway's and the demo's form, `req_` and an even number of lowercase hex
+ * digits, is stored as those digits' bytes (017_compact_request_ids.sql): 16 bytes in the row
+ * and in each index that carries it, where the gateway's text took 36. Any other id is stored as
+ * its text. Between ids of this form, the bytes sort as the texts do (hex digits in ASCII order,
+ * a prefix first), so an index on the stored id gives the log's order whenever an organisation
+ * holds no id of another form (`hasTextIds`).
+ */
+const COMPACT_ID = /^req_(?:[0-9a-f]{2})+$/;
+
+/** The value `request_rows.req_id` holds for a request id. */
+export const storedRequestId = (id: string): string | Buffer =>
+  COMPACT_ID.test(id) ? Buffer.from(id.slice(4), 'hex') : id;
+
+/** SQL for the stored value of the request id `text` (an expression: a parameter, a column). */
+export const storedRequestIdOf = (text: string): string =>
+  `CASE WHEN ${compactIdSql(text)} THEN unhex(substr(${text}, 5)) ELSE ${text} END`;
+
+/** SQL true when the text `text` is a request id of the compact form (`COMPACT_ID`). */
+const compactIdSql = (text: string): string =>
+  `(substr(${text}, 1, 4) = 'req_' AND length(${text}) > 4 AND length(${text}) % 2 = 0
+    AND substr(${text}, 5) NOT GLOB '*[^0-9a-f]*')`;
+
+/** SQL for the request id a stored value `stored` is (a column of `request_rows`). */
+export const requestIdText = (stored: string): string =>
+  `CASE WHEN typeof(${stored}) = 'blob' THEN 'req_' || lower(hex(${stored})) ELSE ${stored} END`;
+
+/**
+ * SQL true when the organisation of code `orgCode` holds a request id stored as text. Its partial
+ * index is named: left to itself SQLite reads requests_by_org, which holds the ids too, whole.
+ */
+export const hasTextIds = (orgCode: string): string =>
+  `EXISTS (SELECT 1 FROM request_rows INDEXED BY requests_with_text_ids
+    WHERE org_code = ${orgCode} AND typeof(req_id) = 'text')`;
+
 /** SQL for the code of the string `text` (an expression: a parameter, a column), null if it has none. */
 export const codeOf = (text: string): string => `(SELECT code FROM request_strings WHERE text = ${text})`;
 
@@ -36,7 +71,8 @@ export type FilterColumn = (typeof FILTER_CODES)[number];
 
 /**
  * The view that reads `request_rows` as the request log's columns, `REQUEST_COLUMNS`, then the
- * row's `rowid` and the codes reads filter on (`org_code`, …): every read of the log names
+ * row's `rowid`, its stored request id `req_key` (the order of an index, see `storedRequestId`)
+ * and the codes reads filter on (`org_code`, …): every read of the log names
  * `requests` and its columns as before the codes. Each string is a subquery, made only when a
  * read names its column (a join would be made for every row, named or not: SQLite drops an unused
  * LEFT JOIN only outside aggregates). A filter names the code, which an index holds: `org_id =
@@ -45,13 +81,14 @@ export type FilterColumn = (typeof FILTER_CODES)[number];
  * (server/analytics/search-index.ts): left to itself SQLite would read the window through an index.
  */
 function viewSql(name: string, hint: '' | 'NOT INDEXED'): string {
-  const columns = REQUEST_COLUMNS.map((column) =>
-    isCoded(column)
+  const columns = REQUEST_COLUMNS.map((column) => {
+    if (column === 'req_id') return `${requestIdText('r.req_id')} AS req_id`;
+    return isCoded(column)
       ? `(SELECT text FROM request_strings WHERE code = r.${CODED_COLUMNS[column]}) AS ${column}`
-      : `r.${column}`,
-  );
+      : `r.${column}`;
+  });
   const codes = FILTER_CODES.map((column) => `r.${CODED_COLUMNS[column]}`);
-  return `CREATE VIEW ${name} AS SELECT ${[...columns, 'r.id AS rowid', ...codes].join(', ')}
+  return `CREATE VIEW ${name} AS SELECT ${[...columns, 'r.id AS rowid', 'r.req_id AS req_key', ...codes].join(', ')}
     FROM request_rows AS r ${hint}`;
 }
 
@@ -64,13 +101,16 @@ export function createRequestViews(db: Database): void {
   db.exec(viewSql('requests', ''));
   db.exec(viewSql('requests_unindexed', 'NOT INDEXED'));
   const coded = REQUEST_COLUMNS.filter(isCoded);
-  const code = (column: CodedColumn) => codeOf(`NEW.${column}`);
+  const stored = (column: (typeof REQUEST_COLUMNS)[number]) => {
+    if (column === 'req_id') return storedRequestIdOf('NEW.req_id');
+    return isCoded(column) ? codeOf(`NEW.${column}`) : `NEW.${column}`;
+  };
   db.exec(`CREATE TRIGGER requests_insert INSTEAD OF INSERT ON requests BEGIN
     INSERT INTO request_strings (text)
       SELECT value FROM (${coded.map((column) => `SELECT NEW.${column} AS value`).join(' UNION ALL ')})
       WHERE value IS NOT NULL ON CONFLICT (text) DO NOTHING;
     INSERT INTO request_rows (id, ${REQUEST_COLUMNS.map(storedColumn).join(', ')})
-      VALUES (NEW.rowid, ${REQUEST_COLUMNS.map((column) => (isCoded(column) ? code(column) : `NEW.${column}`)).join(', ')});
+      VALUES (NEW.rowid, ${REQUEST_COLUMNS.map(stored).join(', ')});
   END`);
 }
 

@@ -24,6 +24,47 @@ export const ROW_BUCKETS = 16;
 /** Length of the pieces the signatures hold: a shorter text cannot use them. */
 const PIECE = 4;
 
+/**
+ * A term's text of lowercase hex digits, an even number of them, alone or after `req_` (the
+ * gateway's request ids, trace ids), is stored as a blob of their bytes after a byte that says
+ * which (017_compact_request_ids.sql): half the bytes, and checked against a search without its
+ * row (`termText`). Any other text is stored as it is.
+ */
+const PACKED = /^(req_)?((?:[0-9a-f]{2})+)$/;
+const PLAIN_HEX = 0;
+const REQUEST_ID = 1;
+
+/** The value `search_terms.text` holds for a term's text. */
+export function storedTermText(text: string): string | Buffer {
+  const packed = PACKED.exec(text);
+  if (!packed) return text;
+  const hex = packed[2]!;
+  const stored = Buffer.allocUnsafe(1 + hex.length / 2);
+  stored[0] = packed[1] ? REQUEST_ID : PLAIN_HEX;
+  stored.write(hex, 1, 'hex');
+  return stored;
+}
+
+/** SQL for the text of a term whose stored value (`storedTermText`) is `stored`, a column of `search_terms`. */
+export const termText = (stored: string): string => `CASE WHEN typeof(${stored}) = 'blob'
+  THEN CASE WHEN substr(${stored}, 1, 1) = x'0${REQUEST_ID}' THEN 'req_' ELSE '' END || lower(hex(substr(${stored}, 2)))
+  ELSE ${stored} END`;
+
+/**
+ * Whether a search text may be in a packed term's text: hex digits, after a part of `req_` (a
+ * loose test: it only spares the unpacking of terms a text cannot be in).
+ */
+export const mayBeInPacked = (text: string): boolean => /^r?e?q?_?[0-9a-f]*$/.test(text);
+
+/**
+ * SQL true when the term whose stored value is `stored` contains parameter `text`; parameter
+ * `packed` is `mayBeInPacked(text)`: when false, packed terms are passed over without being made
+ * again (most searches are words, most terms ids and trace ids).
+ */
+export const termContains = (stored: string, text: string, packed: string): string =>
+  `CASE WHEN typeof(${stored}) = 'text' THEN instr(${stored}, ${text}) > 0
+    WHEN ${packed} THEN instr(${termText(stored)}, ${text}) > 0 ELSE 0 END`;
+
 /** The token of a metadata term in `search_rows`. */
 export const termToken = (id: number): string => `t${id}`;
 
@@ -102,7 +143,7 @@ function signEpoch(db: Database, epoch: number, held?: { bits: Buffer; from: num
   const bits = held?.bits ?? emptySignature();
   const readTo = held?.from ?? first + EPOCH_TERMS;
   if (readTo > first) {
-    const terms = db.prepare('SELECT id, text FROM search_terms WHERE id >= ? AND id < ?').raw();
+    const terms = db.prepare(`SELECT id, ${termText('text')} FROM search_terms WHERE id >= ? AND id < ?`).raw();
     for (const [id, text] of terms.iterate(first, readTo) as IterableIterator<[number, string]>) {
       addToSignature(bits, first, id, text);
     }
@@ -113,6 +154,30 @@ function signEpoch(db: Database, epoch: number, held?: { bits: Buffer; from: num
     insert.run(page, epoch, bits.subarray(page * rowBytes, (page + 1) * rowBytes));
   }
   db.prepare('INSERT INTO search_epochs (epoch) VALUES (?)').run(epoch);
+}
+
+/**
+ * The signature of the epoch being filled, which the writer signs only once it is full: built by a
+ * reader from the epoch's terms as they are written (search-index.ts), so that a search reads
+ * there too only the chunks its pieces point to, rather than up to 65,535 terms.
+ */
+export class FillingEpoch {
+  private readonly bits = emptySignature();
+  /** The last term id whose bits are set (or skipped: a term deleted has none). */
+  upTo: number;
+
+  constructor(readonly epoch: number) {
+    this.upTo = epoch * EPOCH_TERMS - 1;
+  }
+
+  add(id: number, text: string): void {
+    addToSignature(this.bits, this.epoch * EPOCH_TERMS, id, text);
+  }
+
+  /** A bucket's bits: one per chunk of the epoch. */
+  slice(bucket: number): Buffer {
+    return this.bits.subarray(bucket * SLICE_BYTES, (bucket + 1) * SLICE_BYTES);
+  }
 }
 
 /** An epoch whose last term was just planned: the bits of its terms from id `from` on. */

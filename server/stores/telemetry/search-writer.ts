@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { BufferedInsert } from './buffered-insert.js';
 import type { RequestStrings } from './request-rows.js';
 import type { BlockCounts, Share } from './search-planner.js';
-import { signEpochs, signFilled, type FilledEpoch } from './search-terms.js';
+import { signEpochs, signFilled, storedTermText, type FilledEpoch } from './search-terms.js';
 
 /**
  * Writes the search index's entries (migrations/003_search.sql) that a `SearchPlanner`
@@ -44,7 +44,7 @@ export class SearchWriter {
     let term = firstTerm;
     if (newTerms.length === 0) return term;
     const orgCode = this.strings.codeOf(orgId);
-    for (const text of newTerms) this.insertTerm.add([term++, orgCode, text, rowid]);
+    for (const text of newTerms) this.insertTerm.add([term++, orgCode, storedTermText(text), rowid]);
     if (tokens !== null) this.insertRow.run(rowid, tokens);
     return term;
   }

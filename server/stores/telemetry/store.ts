@@ -31,7 +31,7 @@ export function openTelemetry(
   const db = openSqlite(path, TELEMETRY_MIGRATIONS, {
     functions: registerTelemetryFunctions,
     pageSize: TELEMETRY_PAGE_BYTES,
-    steps: { 15: createRequestViews },
+    steps: { 15: createRequestViews, 17: createRequestViews },
     ...options,
   });
   try {
