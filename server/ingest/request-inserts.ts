@@ -7,6 +7,7 @@ import { INSERT_COLUMNS, recoded, rowidAt, travelsCoded, valuesAt, type RequestC
 const STORED = INSERT_COLUMNS.map((column) => (column === 'rowid' ? 'id' : storedColumn(column)));
 const CODED = new Set<string>(Object.keys(CODED_COLUMNS));
 const REQ_ID = INSERT_COLUMNS.indexOf('req_id');
+const ORG_ID = INSERT_COLUMNS.indexOf('org_id');
 for (const column of INSERT_COLUMNS) {
   // A column the store codes is coded a batch's values at a time: it must travel coded.
   if (CODED.has(column) && !travelsCoded(column)) throw new Error(`${column} is stored coded but travels as text`);
@@ -17,6 +18,9 @@ export class RequestInserts {
   private readonly insert: BufferedInsert;
   private readonly countRowids: Statement<[number, number], number>;
   private readonly row = new Array<unknown>(INSERT_COLUMNS.length);
+  /** Organisations (codes) of the batch's ids stored as text (request-rows.ts, `hasTextIds`). */
+  private readonly textIds = new Set<number>();
+  private readonly noteTextIds: Statement<[number]>;
 
   /** `strings`: the codes of the transaction's strings. */
   constructor(
@@ -24,6 +28,7 @@ export class RequestInserts {
     private readonly strings: RequestStrings,
   ) {
     this.insert = new BufferedInsert(db, `request_rows (${STORED.join(', ')})`, STORED.length);
+    this.noteTextIds = db.prepare('INSERT INTO request_text_ids (org_code) VALUES (?) ON CONFLICT DO NOTHING');
     this.countRowids = db
       .prepare<[number, number], number>('SELECT COUNT(*) FROM request_rows WHERE id BETWEEN ? AND ?')
       .pluck();
@@ -40,17 +45,27 @@ export class RequestInserts {
     try {
       for (let i = 0; i < rows.length; i++) {
         valuesAt(coded, i, this.row);
-        this.row[REQ_ID] = storedRequestId(this.row[REQ_ID] as string);
+        const id = storedRequestId(this.row[REQ_ID] as string);
+        if (typeof id === 'string') this.textIds.add(this.row[ORG_ID] as number);
+        this.row[REQ_ID] = id;
         this.insert.add(this.row);
       }
       this.insert.flush();
+      this.writeTextIds();
       return -1;
     } catch (error) {
       if (!isRepeatedRequestId(error)) throw error;
+      this.writeTextIds();
       // Every row before the repeat was written, in order: it is the first missing.
       const first = rowidAt(rows, 0);
       return this.countRowids.get(first, first + rows.length - 1)!;
     }
+  }
+
+  /** Notes the organisations of the ids stored as text since the last call (a few written rows too many is harmless). */
+  private writeTextIds(): void {
+    for (const orgCode of this.textIds) this.noteTextIds.run(orgCode);
+    this.textIds.clear();
   }
 }
 

@@ -109,6 +109,9 @@ describe('request ids stored in bytes', () => {
     insert.run(row('org-a', T0, 'req-7'));
     expect(db.prepare('SELECT typeof(req_id) FROM request_rows ORDER BY id').pluck().all()).toEqual(['blob', 'text']);
     expect(db.prepare('SELECT req_id FROM requests ORDER BY rowid').pluck().all()).toEqual([GATEWAY_ID, 'req-7']);
+    // Its organisation noted as holding an id stored as text: its pages sort by the texts.
+    const noted = db.prepare('SELECT s.text FROM request_text_ids JOIN request_strings s ON s.code = org_code');
+    expect(noted.pluck().all()).toEqual(['org-a']);
     expect(() => insert.run(row('org-b', T0, GATEWAY_ID))).toThrow(/UNIQUE constraint failed: request_rows.req_id/);
     db.close();
   });

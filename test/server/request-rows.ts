@@ -77,6 +77,7 @@ export function uncodeRequests(db: Database): void {
     ${ADDED_COLUMNS.map((column) => `ALTER TABLE requests_before ADD COLUMN ${column} TEXT;`).join('\n')}
     INSERT INTO requests_before (rowid, ${columns}) SELECT rowid, ${columns} FROM requests ORDER BY rowid;
     DROP VIEW requests; DROP VIEW requests_unindexed; DROP TABLE request_rows; DROP TABLE request_strings;
+    DROP TABLE request_text_ids;
     ALTER TABLE requests_before RENAME TO requests;
     CREATE INDEX requests_by_key ON requests (key_id, ts);
     CREATE INDEX requests_by_org ON requests (org_id, ts, req_id);

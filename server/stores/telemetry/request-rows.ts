@@ -32,7 +32,7 @@ type CodedColumn = keyof typeof CODED_COLUMNS;
  */
 const COMPACT_ID = /^req_(?:[0-9a-f]{2})+$/;
 
-/** The value `request_rows.req_id` holds for a request id. */
+/** The value `request_rows.req_id` holds for a request id; a text tells its writer to note its organisation in `request_text_ids`. */
 export const storedRequestId = (id: string): string | Buffer =>
   COMPACT_ID.test(id) ? Buffer.from(id.slice(4), 'hex') : id;
 
@@ -49,13 +49,9 @@ const compactIdSql = (text: string): string =>
 export const requestIdText = (stored: string): string =>
   `CASE WHEN typeof(${stored}) = 'blob' THEN 'req_' || lower(hex(${stored})) ELSE ${stored} END`;
 
-/**
- * SQL true when the organisation of code `orgCode` holds a request id stored as text. Its partial
- * index is named: left to itself SQLite reads requests_by_org, which holds the ids too, whole.
- */
+/** SQL true when the organisation of code `orgCode` holds a request id stored as text (writers say so: 017). */
 export const hasTextIds = (orgCode: string): string =>
-  `EXISTS (SELECT 1 FROM request_rows INDEXED BY requests_with_text_ids
-    WHERE org_code = ${orgCode} AND typeof(req_id) = 'text')`;
+  `EXISTS (SELECT 1 FROM request_text_ids WHERE org_code = ${orgCode})`;
 
 /** SQL for the code of the string `text` (an expression: a parameter, a column), null if it has none. */
 export const codeOf = (text: string): string => `(SELECT code FROM request_strings WHERE text = ${text})`;
@@ -111,6 +107,9 @@ export function createRequestViews(db: Database): void {
       WHERE value IS NOT NULL ON CONFLICT (text) DO NOTHING;
     INSERT INTO request_rows (id, ${REQUEST_COLUMNS.map(storedColumn).join(', ')})
       VALUES (NEW.rowid, ${REQUEST_COLUMNS.map(stored).join(', ')});
+    INSERT INTO request_text_ids (org_code)
+      SELECT ${codeOf('NEW.org_id')} WHERE typeof(${storedRequestIdOf('NEW.req_id')}) = 'text'
+      ON CONFLICT DO NOTHING;
   END`);
 }
 

@@ -31,7 +31,8 @@ export function openTelemetry(
   const db = openSqlite(path, TELEMETRY_MIGRATIONS, {
     functions: registerTelemetryFunctions,
     pageSize: TELEMETRY_PAGE_BYTES,
-    steps: { 15: createRequestViews, 17: createRequestViews },
+    // The views and their trigger as the code names them, over the rows as 017 left them.
+    steps: { 17: createRequestViews },
     ...options,
   });
   try {

@@ -9,8 +9,8 @@
 -- request_rows: the rows, with codes in those columns (server/stores/telemetry/request-rows.ts
 -- names them). `id` is the rowid the search index is keyed by, kept as it was; declared as the
 -- INTEGER PRIMARY KEY, a VACUUM can no longer renumber it.
--- The view `requests` reads them as the log's columns (made by this migration's step in
--- request-rows.ts, from the columns' list), so every read of the log is unchanged.
+-- The view `requests` reads them as the log's columns (made from the columns' list in
+-- request-rows.ts, by 017's step since then), so every read of the log is unchanged.
 --
 -- An existing store's rows are copied in rowid order, then the old table dropped: its pages go
 -- to the file's free list, reused by the rows that follow (the file does not shrink).
