@@ -46,7 +46,7 @@ const compactIdSql = (text: string): string =>
     AND substr(${text}, 5) NOT GLOB '*[^0-9a-f]*')`;
 
 /** SQL for the request id a stored value `stored` is (a column of `request_rows`). */
-export const requestIdText = (stored: string): string =>
+const requestIdText = (stored: string): string =>
   `CASE WHEN typeof(${stored}) = 'blob' THEN 'req_' || lower(hex(${stored})) ELSE ${stored} END`;
 
 /** SQL true when the organisation of code `orgCode` holds a request id stored as text (writers say so: 017). */
