@@ -29,7 +29,11 @@ function records(count: number, seed: number): RequestRecord[] {
   const pick = <T>(values: readonly T[]) => values[Math.floor(random() * values.length)]!;
   return Array.from({ length: count }, (_, i) => ({
     ...requestRecord(i),
-    req_id: `req_${seed}_${i.toString(16).padStart(8, '0')}`,
+    // A third of the ids and trace ids of hex digits, stored as bytes by 017: the rest as text.
+    req_id:
+      i % 3 === 0
+        ? `req_${seed.toString(16).padStart(4, '0')}${i.toString(16).padStart(8, '0')}`
+        : `req_${seed}_${i.toString(16).padStart(8, '0')}`,
     ts: T0 + Math.floor(random() * 86_400_000),
     org_id: pick(ORGS),
     project_id: pick(PROJECTS),
@@ -43,7 +47,13 @@ function records(count: number, seed: number): RequestRecord[] {
     served_by: pick([null, 'openai/gpt-4o-mini', 'azure/gpt-4o-mini']),
     api: pick([null, 'chat', 'messages', 'responses']),
     user_agent: pick(['openai-node/5.1', 'claude-cli/2.0', 'curl/8.5']),
-    metadata: JSON.stringify({ customer: pick(['acme', 'globex']), trace_id: `trace-${seed}-${i}` }),
+    metadata: JSON.stringify({
+      customer: pick(['acme', 'globex']),
+      trace_id:
+        i % 3 === 0
+          ? `${seed.toString(16).padStart(4, '0')}ab${i.toString(16).padStart(8, '0')}`
+          : `trace-${seed}-${i}`,
+    }),
   }));
 }
 
@@ -85,6 +95,9 @@ async function answers(path: string): Promise<unknown[]> {
       { kind: 'requests', filter: { ...scope, projectId: PROJECTS[0]!, model: 'svc/auto' }, limit: 20, offset: 0 },
       { kind: 'requests', filter: { ...scope, search: 'globex' }, limit: 20, offset: 5 },
       { kind: 'requests', filter: { ...scope, search: `trace-1-1` }, limit: 20, offset: 0 },
+      // Request ids and trace ids packed in their terms.
+      { kind: 'requests', filter: { ...scope, search: 'req_0001000001' }, limit: 20, offset: 0 },
+      { kind: 'requests', filter: { ...scope, search: '1ab00000' }, limit: 20, offset: 3 },
       { kind: 'summary', scope: { ...scope, keyId: KEYS[2]! } },
       { kind: 'timeseries', scope, metric: 'volume', intervalMs: 3_600_000, groupBy: 'key' },
       {
@@ -108,6 +121,9 @@ describe('the request log and its search terms coded', () => {
     // As the writer made them: the answers of the same rows converted must be these.
     const before = await answers(path);
     expect(JSON.stringify(before)).toContain('"req_1_');
+    // The searches of packed terms find rows: their answers compared below are not empty.
+    expect(JSON.stringify(before)).toContain('"req_00010000001');
+    expect(JSON.stringify(before)).toContain('1ab00000');
     const coded = openTelemetry(path);
     const rows = storedRows(coded);
     const terms = storedTerms(coded);
@@ -124,6 +140,11 @@ describe('the request log and its search terms coded', () => {
     expect(upgraded.pragma('user_version', { simple: true })).toBe(17);
     expect(storedRows(upgraded)).toEqual(rows);
     expect(storedTerms(upgraded)).toEqual(terms);
+    // Ids and trace ids of hex digits in bytes, as the writer stores them (017).
+    const packed = upgraded.prepare("SELECT COUNT(*) FROM search_terms WHERE typeof(text) = 'blob'").pluck().get();
+    expect(packed).toBeGreaterThan(2_000);
+    const idBytes = upgraded.prepare("SELECT COUNT(*) FROM request_rows WHERE typeof(req_id) = 'blob'").pluck().get();
+    expect(idBytes).toBe(Math.ceil(4_000 / 3));
     // Each distinct string once, whichever column it came from.
     const strings = upgraded.prepare('SELECT COUNT(*) FROM request_strings').pluck().get();
     expect(strings).toBe(new Set(rows.flatMap((row) => codedValues(row as RequestRecord))).size);
@@ -170,12 +191,12 @@ describe('the request log and its search terms coded', () => {
     const reader = new BetterSqlite3(path, { readonly: true });
     const found = await new AnalyticsQueries(new SqliteSql(reader)).run({
       kind: 'requests',
-      filter: { orgId: records(10, 5)[3]!.org_id, from: T0, to: T0 + 86_400_000, search: 'trace-5-3' },
+      filter: { orgId: records(10, 5)[4]!.org_id, from: T0, to: T0 + 86_400_000, search: 'trace-5-4' },
       limit: 10,
       offset: 0,
     });
     reader.close();
-    expect((found as { rows: RequestRecord[] }).rows.map((row) => row.req_id)).toEqual([records(10, 5)[3]!.req_id]);
+    expect((found as { rows: RequestRecord[] }).rows.map((row) => row.req_id)).toEqual([records(10, 5)[4]!.req_id]);
   });
 
   it('takes a row written by hand in SQL into its codes, each string stored once', () => {

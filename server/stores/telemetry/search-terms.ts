@@ -27,8 +27,8 @@ const PIECE = 4;
 /**
  * A term's text of lowercase hex digits, an even number of them, alone or after `req_` (the
  * gateway's request ids, trace ids), is stored as a blob of their bytes after a byte that says
- * which (017_compact_request_ids.sql): half the bytes, and checked against a search without its
- * row (`termText`). Any other text is stored as it is.
+ * which (017_compact_request_ids.sql): half the bytes. A search makes the text again (`termText`)
+ * only where it could be in it (`termContains`). Any other text is stored as it is.
  */
 const PACKED = /^(req_)?((?:[0-9a-f]{2})+)$/;
 const PLAIN_HEX = 0;

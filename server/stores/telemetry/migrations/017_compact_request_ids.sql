@@ -76,14 +76,15 @@ CREATE TABLE search_terms_compact (
   shared   INTEGER NOT NULL DEFAULT 0 CHECK (shared IN (0, 1))
 );
 
+-- The marker byte goes in before unhex(): `||` would make a blob text.
 INSERT INTO search_terms_compact (id, org_code, text, row, shared)
   SELECT id, org_code,
     CASE
       WHEN substr(text, 1, 4) = 'req_' AND length(text) > 4 AND length(text) % 2 = 0
         AND substr(text, 5) NOT GLOB '*[^0-9a-f]*'
-      THEN x'01' || unhex(substr(text, 5))
+      THEN unhex('01' || substr(text, 5))
       WHEN length(text) % 2 = 0 AND text NOT GLOB '*[^0-9a-f]*' AND text <> ''
-      THEN x'00' || unhex(text)
+      THEN unhex('00' || text)
       ELSE text
     END,
     row, shared
