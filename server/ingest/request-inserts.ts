@@ -1,6 +1,13 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { BufferedInsert } from '../stores/telemetry/buffered-insert.js';
-import { CODED_COLUMNS, storedColumn, storedRequestId, type RequestStrings } from '../stores/telemetry/request-rows.js';
+import {
+  CODED_COLUMNS,
+  storedColumn,
+  storedMs,
+  storedRequestId,
+  TIMING_COLUMNS,
+  type RequestStrings,
+} from '../stores/telemetry/request-rows.js';
 import { INSERT_COLUMNS, recoded, rowidAt, travelsCoded, valuesAt, type RequestColumns } from './request-columns.js';
 
 /** `request_rows`' columns in `INSERT_COLUMNS` order: the rowid is its `id`. */
@@ -8,6 +15,7 @@ const STORED = INSERT_COLUMNS.map((column) => (column === 'rowid' ? 'id' : store
 const CODED = new Set<string>(Object.keys(CODED_COLUMNS));
 const REQ_ID = INSERT_COLUMNS.indexOf('req_id');
 const ORG_ID = INSERT_COLUMNS.indexOf('org_id');
+const TIMINGS = TIMING_COLUMNS.map((column) => INSERT_COLUMNS.indexOf(column));
 for (const column of INSERT_COLUMNS) {
   // A column the store codes is coded a batch's values at a time: it must travel coded.
   if (CODED.has(column) && !travelsCoded(column)) throw new Error(`${column} is stored coded but travels as text`);
@@ -48,6 +56,7 @@ export class RequestInserts {
         const id = storedRequestId(this.row[REQ_ID] as string);
         if (typeof id === 'string') this.textIds.add(this.row[ORG_ID] as number);
         this.row[REQ_ID] = id;
+        for (const at of TIMINGS) this.row[at] = storedMs(this.row[at] as number | null);
         this.insert.add(this.row);
       }
       this.insert.flush();

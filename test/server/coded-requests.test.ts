@@ -27,6 +27,7 @@ const T0 = Date.UTC(2026, 10, 1);
 function records(count: number, seed: number): RequestRecord[] {
   const random = seededRandom(seed);
   const pick = <T>(values: readonly T[]) => values[Math.floor(random() * values.length)]!;
+  const time = seededRandom(seed + 1_000);
   return Array.from({ length: count }, (_, i) => ({
     ...requestRecord(i),
     // A third of the ids and trace ids of hex digits, stored as bytes by 017: the rest as text.
@@ -41,6 +42,11 @@ function records(count: number, seed: number): RequestRecord[] {
     model: pick(['openai/gpt-4o-mini', 'anthropic/claude-sonnet-4', 'svc/auto']),
     status: pick([200, 200, 429, 502]),
     cost_micro: Math.floor(random() * 50_000),
+    // Timings of whole microseconds, stored as integers by 018, and a quarter of every other kind.
+    total_ms: i % 4 === 0 ? time() * 5_000 : Math.round(time() * 5e6) / 1000,
+    ttft_ms: i % 2 === 0 ? null : Math.round(time() * 10_000) / 10,
+    tpot_ms: i % 3 === 0 ? time() : i % 3 === 1 ? null : Math.round(time() * 100),
+    pre_dispatch_ms: Math.round(time() * 100) / 10,
     termination_reason: pick(['success', 'client_disconnect', 'upstream_stream_aborted']),
     upstream_error: pick([null, 'upstream 502', 'reset']),
     upstream_model: pick([null, 'gpt-4o-mini-2024-07-18']),
@@ -60,6 +66,15 @@ function records(count: number, seed: number): RequestRecord[] {
 /** Every row as the log reads it, with its rowid. */
 const storedRows = (db: Database) =>
   db.prepare(`SELECT rowid, ${REQUEST_COLUMNS.join(', ')} FROM requests ORDER BY rowid`).all();
+
+/** The timings as stored, with their types (018: whole microseconds as integers). */
+const storedTimings = (db: Database) =>
+  db
+    .prepare(
+      `SELECT id, total_ms, typeof(total_ms) AS t, ttft_ms, typeof(ttft_ms) AS f, tpot_ms, typeof(tpot_ms) AS p,
+        pre_dispatch_ms, typeof(pre_dispatch_ms) AS d FROM request_rows ORDER BY id`,
+    )
+    .all();
 
 /** Every search term with its organisation's id. */
 const storedTerms = (db: Database) =>
@@ -127,6 +142,7 @@ describe('the request log and its search terms coded', () => {
     const coded = openTelemetry(path);
     const rows = storedRows(coded);
     const terms = storedTerms(coded);
+    const timings = storedTimings(coded);
     const codedPages = requestPages(coded);
     const codedTermPages = termPages(coded);
     uncodeRequests(coded);
@@ -137,9 +153,16 @@ describe('the request log and its search terms coded', () => {
     coded.close();
 
     const upgraded = openTelemetry(path);
-    expect(upgraded.pragma('user_version', { simple: true })).toBe(17);
+    expect(upgraded.pragma('user_version', { simple: true })).toBe(18);
     expect(storedRows(upgraded)).toEqual(rows);
     expect(storedTerms(upgraded)).toEqual(terms);
+    // The migration stores each timing as the writer does, the value and its type.
+    expect(storedTimings(upgraded)).toEqual(timings);
+    const whole = upgraded
+      .prepare("SELECT COUNT(*) FROM request_rows WHERE typeof(total_ms) = 'integer'")
+      .pluck()
+      .get();
+    expect(whole).toBe(3_000);
     // Ids and trace ids of hex digits in bytes, as the writer stores them (017).
     const packed = upgraded.prepare("SELECT COUNT(*) FROM search_terms WHERE typeof(text) = 'blob'").pluck().get();
     expect(packed).toBeGreaterThan(2_000);

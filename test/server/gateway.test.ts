@@ -209,6 +209,10 @@ describe('the gateway, called with the official openai package', () => {
     expect(row!.metrics.ttft_ms).toBeGreaterThanOrEqual(30);
     expect(row!.metrics.tpot_ms).toBeGreaterThan(0);
     expect(row!.metrics.tokens_estimated).toBe(false);
+    // Timed to the microsecond, which the store keeps in a few bytes (018_compact_timings.sql).
+    const { total_ms, ttft_ms, tpot_ms, pre_dispatch_ms } = row!.metrics as Record<string, number>;
+    for (const ms of [total_ms, ttft_ms, tpot_ms, pre_dispatch_ms]) expect(Math.round(ms! * 1000) / 1000).toBe(ms);
+    expect([total_ms, ttft_ms, tpot_ms].some((ms) => !Number.isInteger(ms! * 10))).toBe(true);
   });
 
   it('hands on the usage chunk to a caller who asks for it', async () => {

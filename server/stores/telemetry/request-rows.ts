@@ -49,6 +49,45 @@ const compactIdSql = (text: string): string =>
 const requestIdText = (stored: string): string =>
   `CASE WHEN typeof(${stored}) = 'blob' THEN 'req_' || lower(hex(${stored})) ELSE ${stored} END`;
 
+/**
+ * A request's timings, stored in whole microseconds where they are (018_compact_timings.sql): an
+ * INTEGER of one to four bytes in the row, where a REAL took eight. Any other time (a fraction of
+ * a microsecond, or past 9e12 ms) is stored as its REAL. The columns have no affinity, so each
+ * value's type says how to read it, and the view reads back the same double to the bit: `k / 1000`
+ * is one correctly rounded division in JavaScript and in SQLite alike.
+ */
+export const TIMING_COLUMNS = [
+  'total_ms',
+  'ttft_ms',
+  'tpot_ms',
+  'pre_dispatch_ms',
+] as const satisfies readonly (keyof RequestRecord)[];
+
+/** Past this, a time's microseconds are no longer exact integers of a double. */
+const MAX_EXACT_MS = 9e12;
+
+/**
+ * The value a timing column holds for `ms`: a BigInt, so that better-sqlite3 binds an INTEGER (it
+ * binds every number as a REAL, which the column would keep as one).
+ */
+export function storedMs(ms: number | null): bigint | number | null {
+  if (ms === null || !(Math.abs(ms) < MAX_EXACT_MS)) return ms;
+  const micros = Math.round(ms * 1000);
+  return micros / 1000 === ms ? BigInt(micros) : ms;
+}
+
+/** SQL for the stored value of the time `ms` (an expression: a parameter, a column), as `storedMs`. */
+export const storedMsOf = (ms: string): string =>
+  `CASE WHEN abs(${ms}) < ${MAX_EXACT_MS} AND round(${ms} * 1000) / 1000.0 = ${ms}
+    THEN CAST(round(${ms} * 1000) AS INTEGER) ELSE ${ms} END`;
+
+/** SQL for the milliseconds a stored timing `stored` is (a column of `request_rows`). */
+const msOf = (stored: string): string =>
+  `CASE WHEN typeof(${stored}) = 'integer' THEN ${stored} / 1000.0 ELSE ${stored} END`;
+
+const isTiming = (column: string): column is (typeof TIMING_COLUMNS)[number] =>
+  (TIMING_COLUMNS as readonly string[]).includes(column);
+
 /** SQL true when the organisation of code `orgCode` holds a request id stored as text (writers say so: 017). */
 export const hasTextIds = (orgCode: string): string =>
   `EXISTS (SELECT 1 FROM request_text_ids WHERE org_code = ${orgCode})`;
@@ -79,6 +118,7 @@ export type FilterColumn = (typeof FILTER_CODES)[number];
 function viewSql(name: string, hint: '' | 'NOT INDEXED'): string {
   const columns = REQUEST_COLUMNS.map((column) => {
     if (column === 'req_id') return `${requestIdText('r.req_id')} AS req_id`;
+    if (isTiming(column)) return `${msOf(`r.${column}`)} AS ${column}`;
     return isCoded(column)
       ? `(SELECT text FROM request_strings WHERE code = r.${CODED_COLUMNS[column]}) AS ${column}`
       : `r.${column}`;
@@ -89,7 +129,7 @@ function viewSql(name: string, hint: '' | 'NOT INDEXED'): string {
 }
 
 /**
- * Makes the views over `request_rows` (015's step) and a trigger that writes a row given as the
+ * Makes the views over `request_rows` (017's and 018's step) and a trigger that writes a row given as the
  * log's columns into it, for rows written by hand in SQL (tests, an operator's repair): the
  * server's writer codes its batches itself (server/ingest/request-inserts.ts).
  */
@@ -99,6 +139,7 @@ export function createRequestViews(db: Database): void {
   const coded = REQUEST_COLUMNS.filter(isCoded);
   const stored = (column: (typeof REQUEST_COLUMNS)[number]) => {
     if (column === 'req_id') return storedRequestIdOf('NEW.req_id');
+    if (isTiming(column)) return storedMsOf(`NEW.${column}`);
     return isCoded(column) ? codeOf(`NEW.${column}`) : `NEW.${column}`;
   };
   db.exec(`CREATE TRIGGER requests_insert INSTEAD OF INSERT ON requests BEGIN

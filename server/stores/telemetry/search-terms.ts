@@ -65,6 +65,18 @@ export const termContains = (stored: string, text: string, packed: string): stri
   `CASE WHEN typeof(${stored}) = 'text' THEN instr(${stored}, ${text}) > 0
     WHEN ${packed} THEN instr(${termText(stored)}, ${text}) > 0 ELSE 0 END`;
 
+/**
+ * Makes `search_rows` again without its table of document sizes (018's step, new stores only):
+ * FTS5 keeps one row of sizes for each indexed row, ~9 bytes of ten million rows' 450 and an
+ * insert each, for ranking, which the search never does. An existing store keeps its sizes:
+ * its contentless index could be made again only from every row's shared terms, which it does
+ * not keep.
+ */
+export function searchRowsWithoutSizes(db: Database): void {
+  db.exec(`DROP TABLE search_rows;
+    CREATE VIRTUAL TABLE search_rows USING fts5(terms, content = '', detail = 'none', columnsize = 0, tokenize = 'ascii')`);
+}
+
 /** The token of a metadata term in `search_rows`. */
 export const termToken = (id: number): string => `t${id}`;
 

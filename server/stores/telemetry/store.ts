@@ -7,7 +7,7 @@ import { isBehind } from '../migrate.js';
 import { ReadCache } from '../read-cache.js';
 import { BUSY_TIMEOUT_MS, openSqlite } from '../sqlite.js';
 import type { TelemetryReads } from './open.js';
-import { signEpochs } from './search-terms.js';
+import { searchRowsWithoutSizes, signEpochs } from './search-terms.js';
 import { codeOf, createRequestViews } from './request-rows.js';
 import { registerTelemetryFunctions } from './sql-functions.js';
 
@@ -31,8 +31,8 @@ export function openTelemetry(
   const db = openSqlite(path, TELEMETRY_MIGRATIONS, {
     functions: registerTelemetryFunctions,
     pageSize: TELEMETRY_PAGE_BYTES,
-    // The views and their trigger as the code names them, over the rows as 017 left them.
-    steps: { 17: createRequestViews },
+    // The views and their trigger as the code names them, over the rows as 017 and 018 left them.
+    steps: { 17: createRequestViews, 18: compactTimings },
     ...options,
   });
   try {
@@ -42,6 +42,12 @@ export function openTelemetry(
     db.close();
     throw error;
   }
+}
+
+/** 018's step: the views over the timed rows, and a new store's search rows without their sizes. */
+function compactTimings(db: Database, upgrading: boolean): void {
+  createRequestViews(db);
+  if (!upgrading) searchRowsWithoutSizes(db);
 }
 
 interface Queries {
