@@ -3,6 +3,7 @@ import { BufferedInsert } from '../stores/telemetry/buffered-insert.js';
 import {
   CODED_COLUMNS,
   storedColumn,
+  storedMetadata,
   storedMs,
   storedRequestId,
   TIMING_COLUMNS,
@@ -10,12 +11,14 @@ import {
 } from '../stores/telemetry/request-rows.js';
 import { INSERT_COLUMNS, recoded, rowidAt, travelsCoded, valuesAt, type RequestColumns } from './request-columns.js';
 
-/** `request_rows`' columns in `INSERT_COLUMNS` order: the rowid is its `id`. */
-const STORED = INSERT_COLUMNS.map((column) => (column === 'rowid' ? 'id' : storedColumn(column)));
+/** `request_rows`' columns in `INSERT_COLUMNS` order (the rowid is its `id`), then the bytes its metadata's shape set aside. */
+const STORED = [...INSERT_COLUMNS.map((column) => (column === 'rowid' ? 'id' : storedColumn(column))), 'metadata_hex'];
 const CODED = new Set<string>(Object.keys(CODED_COLUMNS));
 const REQ_ID = INSERT_COLUMNS.indexOf('req_id');
 const ORG_ID = INSERT_COLUMNS.indexOf('org_id');
 const TIMINGS = TIMING_COLUMNS.map((column) => INSERT_COLUMNS.indexOf(column));
+const METADATA = INSERT_COLUMNS.indexOf('metadata');
+const METADATA_HEX = INSERT_COLUMNS.length;
 for (const column of INSERT_COLUMNS) {
   // A column the store codes is coded a batch's values at a time: it must travel coded.
   if (CODED.has(column) && !travelsCoded(column)) throw new Error(`${column} is stored coded but travels as text`);
@@ -25,7 +28,7 @@ for (const column of INSERT_COLUMNS) {
 export class RequestInserts {
   private readonly insert: BufferedInsert;
   private readonly countRowids: Statement<[number, number], number>;
-  private readonly row = new Array<unknown>(INSERT_COLUMNS.length);
+  private readonly row = new Array<unknown>(STORED.length);
   /** Organisations (codes) of the batch's ids stored as text (request-rows.ts, `hasTextIds`). */
   private readonly textIds = new Set<number>();
   private readonly noteTextIds: Statement<[number]>;
@@ -57,6 +60,7 @@ export class RequestInserts {
         if (typeof id === 'string') this.textIds.add(this.row[ORG_ID] as number);
         this.row[REQ_ID] = id;
         for (const at of TIMINGS) this.row[at] = storedMs(this.row[at] as number | null);
+        [this.row[METADATA], this.row[METADATA_HEX]] = storedMetadata(this.strings, this.row[METADATA] as string);
         this.insert.add(this.row);
       }
       this.insert.flush();

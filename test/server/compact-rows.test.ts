@@ -11,7 +11,7 @@ import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemet
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 import { requestRecord } from './request-rows.js';
 
-const scratch = mkdtempSync(join(tmpdir(), 'gc-compact-timings-'));
+const scratch = mkdtempSync(join(tmpdir(), 'gc-compact-rows-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const control = SqliteControlStore.open(join(scratch, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
@@ -106,6 +106,116 @@ describe('request timings stored in whole microseconds', () => {
       expect(summary.requests).toBe(10);
       const mean = written.reduce((sum, row) => sum + row.total_ms, 0) / 10;
       expect(summary.avgTotalMs).toBeCloseTo(mean, 6);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+/** Metadata a store must give back to the byte, and whether its shape can be coded (019). */
+const TRACE = '6ba4dbedd789d2682fbd06c1ef4d445f';
+const METADATA: [text: string, shaped: boolean][] = [
+  [`{"customer":"acme-retail","feature":"translate","trace_id":"${TRACE}"}`, true],
+  ['{}', true],
+  [`{"trace_id":"${TRACE.slice(0, 16)}","customer":"ravi-foods"}`, true],
+  // Two hex values: the first is set aside, the second stays in the shape.
+  [`{"a":"${TRACE}","b":"${TRACE}"}`, true],
+  // A key of hex digits is set aside as well as a value would be.
+  [`{"${TRACE}":1}`, true],
+  [`{"nested":{"trace":"${TRACE}"},"n":1.5,"ok":true,"none":null}`, true],
+  ['{"customer":"café ☕","emoji":"\\ud83d\\ude00"}', true],
+  // Not hex enough, or not lowercase: no value set aside, the whole JSON is the shape.
+  [`{"trace_id":"${TRACE.slice(0, 14)}"}`, true],
+  [`{"trace_id":"${TRACE.toUpperCase()}"}`, true],
+  [`{"trace_id":"${TRACE.slice(0, 31)}"}`, true],
+  // Holding the six characters the shapes mark their slot with: never shaped.
+  [`{"x":"\\\\u0000","trace_id":"${TRACE}"}`, false],
+  [`{"x":"\\u0000","trace_id":"${TRACE}"}`, false],
+  // Too long to be remembered as a shape.
+  [`{"note":"${'n'.repeat(1_100)}","trace_id":"${TRACE}"}`, false],
+];
+
+describe('request metadata coded by its shape', () => {
+  it('gives back every metadata to the byte, coded from the second row of its shape on', async () => {
+    const path = join(scratch, 'metadata.db');
+    // Each metadata three times, in three writes: the first sighting stays in its row.
+    const written = [0, 1, 2].map((round) =>
+      METADATA.map(([metadata], i) => ({
+        ...requestRecord(i),
+        req_id: `m${round}-${i}`,
+        ts: T0 + round * 1_000 + i,
+        metadata,
+      })),
+    );
+    for (const rows of written) await recordRequests(control, path, rows);
+    const db = openTelemetry(path);
+    try {
+      const byHand = METADATA.map(([metadata], i) => ({
+        ...requestRecord(i),
+        req_id: `h-${i}`,
+        ts: T0 + 5_000 + i,
+        metadata,
+      }));
+      const insert = db.prepare(
+        `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}) VALUES (${REQUEST_COLUMNS.map((c) => `@${c}`).join(', ')})`,
+      );
+      for (const row of byHand) insert.run(row);
+      const read = db.prepare('SELECT metadata FROM requests ORDER BY ts').pluck().all();
+      expect(read).toEqual([...written.flat(), ...byHand].map((row) => row.metadata));
+
+      const coded = db
+        .prepare("SELECT typeof(metadata) = 'integer' FROM request_rows ORDER BY ts")
+        .pluck()
+        .all()
+        .map(Boolean);
+      const shaped = METADATA.map(([, can]) => can);
+      // The first write's rows in their text (each shape seen once), the next two coded where they can be;
+      // rows written by hand in their text.
+      expect(coded).toEqual([...METADATA.map(() => false), ...shaped, ...shaped, ...METADATA.map(() => false)]);
+      // The trace id's 16 bytes are set aside from the shape, which holds the rest once.
+      const first = db.prepare("SELECT length(metadata_hex) FROM request_rows WHERE req_id = 'm1-0'").pluck().get();
+      expect(first).toBe(16);
+      const shapes = db.prepare("SELECT COUNT(*) FROM request_strings WHERE text LIKE '%\\u0000%'").pluck().get();
+      expect(shapes).toBe(5);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('searches shaped metadata for the trace ids set aside, by the index and by reading the rows', async () => {
+    const path = join(scratch, 'search.db');
+    const rows = Array.from({ length: 60 }, (_, i) => ({
+      ...requestRecord(i),
+      req_id: `s-${i}`,
+      ts: T0 + i * 1_000,
+      metadata: JSON.stringify({
+        customer: i % 2 === 0 ? 'acme' : 'globex',
+        trace_id: `${i.toString(16).padStart(4, '0')}${TRACE.slice(4)}`,
+      }),
+    }));
+    await recordRequests(control, path, rows);
+    const db = openTelemetry(path);
+    try {
+      const queries = new AnalyticsQueries(new SqliteSql(db));
+      const search = async (text: string) =>
+        (
+          (await queries.run({
+            kind: 'requests',
+            filter: { orgId: rows[0]!.org_id, from: T0, to: T0 + 120_000, search: text },
+            limit: 100,
+            offset: 0,
+          })) as RequestPage
+        ).rows.map((row) => row.req_id);
+      const expected = (text: string) =>
+        rows
+          .filter((row) => row.metadata.includes(text))
+          .map((row) => row.req_id)
+          .reverse();
+      // A whole trace id (the index), a part of every one, a short part (the rows read), a customer.
+      for (const text of [`002a${TRACE.slice(4)}`, TRACE.slice(10, 30), '02a', 'globex']) {
+        expect(await search(text)).toEqual(expected(text));
+      }
+      expect(expected('02a')).toHaveLength(1);
     } finally {
       db.close();
     }

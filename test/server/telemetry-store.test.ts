@@ -185,6 +185,7 @@ describe('a telemetry store of an earlier version', () => {
         { migration: '016_coded_search_terms.sql', path: telemetryDbPath },
         { migration: '017_compact_request_ids.sql', path: telemetryDbPath },
         { migration: '018_compact_timings.sql', path: telemetryDbPath },
+        { migration: '019_metadata_shapes.sql', path: telemetryDbPath },
       ]);
       // It waited for the lock instead of failing on it.
       expect(lines.filter((line) => line.includes('telemetry store unavailable'))).toEqual([]);
@@ -193,7 +194,7 @@ describe('a telemetry store of an earlier version', () => {
       await server.close();
     }
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(18);
+    expect(db.pragma('user_version', { simple: true })).toBe(19);
     expect(db.prepare('SELECT COUNT(*) AS n FROM rollup_dim_1m').get()).toEqual({ n: 4 });
     // The import after the upgrade added to 008's dashboard cells.
     const rows = db.prepare('SELECT COUNT(*) FROM requests').pluck().get();
@@ -231,7 +232,7 @@ describe('a telemetry store of an earlier version', () => {
     registerTelemetryFunctions(first);
     try {
       migrate(first, TELEMETRY_MIGRATIONS, () => openTelemetry(path).close());
-      expect(first.pragma('user_version', { simple: true })).toBe(18);
+      expect(first.pragma('user_version', { simple: true })).toBe(19);
       expect(first.prepare("SELECT COUNT(*) AS n FROM sqlite_schema WHERE name = 'rollup_dim_1m'").get()).toEqual({
         n: 1,
       });
@@ -406,6 +407,7 @@ describe('recording requests', () => {
       { kind: 'upgrading', migration: '016_coded_search_terms.sql' },
       { kind: 'upgrading', migration: '017_compact_request_ids.sql' },
       { kind: 'upgrading', migration: '018_compact_timings.sql' },
+      { kind: 'upgrading', migration: '019_metadata_shapes.sql' },
       { kind: 'committing', rows: 1 },
     ]);
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });
