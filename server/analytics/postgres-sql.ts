@@ -19,6 +19,8 @@ export const POSTGRES: Dialect = {
   // columns' own "C" collation would fold ASCII only.
   folded: (text) => `lower(${text} COLLATE "und-x-icu")`,
   contains: (text, part) => `strpos(${text}, ${part}) > 0`,
+  metadataMayHold: () =>
+    `(${POSTGRES.contains('requests.metadata', "'\\u'")} OR ${POSTGRES.contains(POSTGRES.folded('requests.metadata'), '@search')})`,
   // jsonb refuses the escape of U+0000, which JSON allows: read as U+FFFD, as the writer stores it.
   entriesOf: (column, alias) =>
     `jsonb_each_text(CAST(replace(${column}, '\\u0000', '\\ufffd') AS jsonb)) AS ${alias} (key, value)`,

@@ -74,9 +74,7 @@ const searchSql = (d: Dialect) => `(${inReqId(d)} OR ${inMetadata(d)})`;
  * digits and other punctuation (SAFE_TEXT; not non-ASCII, whose folding can depend on the
  * neighbouring characters) is in a key or value only if it is in the stored JSON.
  */
-const safeSearchSql = (d: Dialect) => `(${inReqId(d)}
-  OR ((${d.contains('requests.metadata', "'\\u'")} OR ${d.contains(d.folded('requests.metadata'), '@search')})
-    AND ${inMetadata(d)}))`;
+const safeSearchSql = (d: Dialect) => `(${inReqId(d)} OR (${d.metadataMayHold()} AND ${inMetadata(d)}))`;
 
 const SAFE_TEXT = /^[\w .,:;@#+=!?*()[\]{}|~^$%<>&'-]*$/;
 

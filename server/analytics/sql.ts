@@ -27,6 +27,12 @@ export interface Dialect {
   folded(text: string): string;
   /** Whether `text` holds `part`. */
   contains(text: string, part: string): string;
+  /**
+   * True for every request row whose metadata JSON holds `@search` (casefolded, of `SAFE_TEXT` in
+   * queries.ts) or a `\u` escape, and for a few more: the cheap check before `entriesOf` takes
+   * the JSON apart.
+   */
+  metadataMayHold(): string;
   /** The key and value pairs of a column holding a JSON object, as rows `alias` (key, value) for `FROM`. */
   entriesOf(column: string, alias: string): string;
   /** `column`, written so that no index is chosen for it. */

@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { CODED_COLUMNS, codeOf, storedRequestIdOf } from '../stores/telemetry/request-rows.js';
+import { CODED_COLUMNS, codeOf, metadataMayHoldSql, storedRequestIdOf } from '../stores/telemetry/request-rows.js';
 import { registerTelemetryFunctions } from '../stores/telemetry/sql-functions.js';
 import type { AnalyticsSql, Dialect, Params } from './sql.js';
 
@@ -13,6 +13,7 @@ export const SQLITE: Dialect = {
   // of calling into JavaScript (casefold, search-terms.ts).
   folded: (text) => `CASE WHEN length(${text}) = octet_length(${text}) THEN lower(${text}) ELSE casefold(${text}) END`,
   contains: (text, part) => `instr(${text}, ${part}) > 0`,
+  metadataMayHold: () => metadataMayHoldSql('@search', (text) => SQLITE.folded(text)),
   entriesOf: (column, alias) => `json_each(${column}) AS ${alias}`,
   // `+` keeps SQLite's planner from choosing an index on the column.
   unindexed: (column) => `+${column}`,

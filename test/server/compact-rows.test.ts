@@ -123,7 +123,8 @@ const METADATA: [text: string, shaped: boolean][] = [
   // A key of hex digits is set aside as well as a value would be.
   [`{"${TRACE}":1}`, true],
   [`{"nested":{"trace":"${TRACE}"},"n":1.5,"ok":true,"none":null}`, true],
-  ['{"customer":"café ☕","emoji":"\\ud83d\\ude00"}', true],
+  // A \\u escape: never shaped, so that a search finds a shape holds none (metadataMayHoldSql).
+  ['{"customer":"café ☕","emoji":"\\ud83d\\ude00"}', false],
   // Not hex enough, or not lowercase: no value set aside, the whole JSON is the shape.
   [`{"trace_id":"${TRACE.slice(0, 14)}"}`, true],
   [`{"trace_id":"${TRACE.toUpperCase()}"}`, true],
@@ -188,10 +189,14 @@ describe('request metadata coded by its shape', () => {
       ...requestRecord(i),
       req_id: `s-${i}`,
       ts: T0 + i * 1_000,
-      metadata: JSON.stringify({
-        customer: i % 2 === 0 ? 'acme' : 'globex',
-        trace_id: `${i.toString(16).padStart(4, '0')}${TRACE.slice(4)}`,
-      }),
+      metadata:
+        // A customer's name with an escaped letter, which only taking the JSON apart finds.
+        i === 7
+          ? `{"customer":"\\u0061cme","trace_id":"${TRACE}"}`
+          : JSON.stringify({
+              customer: i % 2 === 0 ? 'acme' : 'globex',
+              trace_id: `${i.toString(16).padStart(4, '0')}${TRACE.slice(4)}`,
+            }),
     }));
     await recordRequests(control, path, rows);
     const db = openTelemetry(path);
@@ -206,16 +211,25 @@ describe('request metadata coded by its shape', () => {
             offset: 0,
           })) as RequestPage
         ).rows.map((row) => row.req_id);
+      // The rows whose request id, or a key or value of whose metadata, holds the text.
       const expected = (text: string) =>
         rows
-          .filter((row) => row.metadata.includes(text))
+          .filter(
+            (row) =>
+              row.req_id.includes(text) ||
+              Object.entries(JSON.parse(row.metadata) as Record<string, string>).some(
+                ([key, value]) => key.includes(text) || value.includes(text),
+              ),
+          )
           .map((row) => row.req_id)
           .reverse();
-      // A whole trace id (the index), a part of every one, a short part (the rows read), a customer.
-      for (const text of [`002a${TRACE.slice(4)}`, TRACE.slice(10, 30), '02a', 'globex']) {
-        expect(await search(text)).toEqual(expected(text));
-      }
+      // A whole trace id (the index), a part of every one, short parts (the rows read: in a trace
+      // id, in a name, in the escaped name only, in the shapes' slot only), a customer.
+      const texts = [`002a${TRACE.slice(4)}`, TRACE.slice(10, 30), '02a', 'cme', 'glo', '000', 'u00', 'globex'];
+      for (const text of texts) expect(await search(text)).toEqual(expected(text));
       expect(expected('02a')).toHaveLength(1);
+      expect(expected('cme')).toContain('s-7');
+      expect(expected('u00')).toEqual([]);
     } finally {
       db.close();
     }

@@ -11,6 +11,7 @@ import { demoTraffic, type TrafficPlan } from '../../server/demo/traffic.js';
 import { SHIPPED_HASH_COST } from '../../server/demo/organisation.js';
 import { verifyPassword } from '../../server/security/passwords.js';
 import { SqliteControlStore } from '../../server/stores/control/store.js';
+import { REQUEST_COLUMNS } from '../../server/stores/telemetry/request-record.js';
 
 /** A fixed clock: the row set depends on the seed and on `now`, so both are pinned. */
 const NOW = Date.UTC(2026, 10, 22, 9, 30);
@@ -52,7 +53,10 @@ function rowsDigest(seeded: Seeded): string {
   for (const row of seeded.control.db.prepare<[], { id: string; name: string }>('SELECT id, name FROM projects').all())
     names.set(row.id, row.name);
   const hash = createHash('sha256');
-  for (const row of seeded.telemetry.prepare('SELECT * FROM requests ORDER BY req_id').iterate()) {
+  // The log's columns, not how the store keeps them: a metadata shape is coded from its second
+  // sighting in the process, which two stores seeded side by side share (request-rows.ts).
+  const select = `SELECT ${REQUEST_COLUMNS.join(', ')} FROM requests ORDER BY req_id`;
+  for (const row of seeded.telemetry.prepare(select).iterate()) {
     const { org_id: _org, key_id, project_id, ...rest } = row as Record<string, unknown>;
     hash.update(JSON.stringify({ ...rest, key: names.get(String(key_id)), project: names.get(String(project_id)) }));
   }

@@ -186,6 +186,7 @@ describe('a telemetry store of an earlier version', () => {
         { migration: '017_compact_request_ids.sql', path: telemetryDbPath },
         { migration: '018_compact_timings.sql', path: telemetryDbPath },
         { migration: '019_metadata_shapes.sql', path: telemetryDbPath },
+        { migration: '020_metadata_search_columns.sql', path: telemetryDbPath },
       ]);
       // It waited for the lock instead of failing on it.
       expect(lines.filter((line) => line.includes('telemetry store unavailable'))).toEqual([]);
@@ -194,7 +195,7 @@ describe('a telemetry store of an earlier version', () => {
       await server.close();
     }
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(19);
+    expect(db.pragma('user_version', { simple: true })).toBe(20);
     expect(db.prepare('SELECT COUNT(*) AS n FROM rollup_dim_1m').get()).toEqual({ n: 4 });
     // The import after the upgrade added to 008's dashboard cells.
     const rows = db.prepare('SELECT COUNT(*) FROM requests').pluck().get();
@@ -232,7 +233,7 @@ describe('a telemetry store of an earlier version', () => {
     registerTelemetryFunctions(first);
     try {
       migrate(first, TELEMETRY_MIGRATIONS, () => openTelemetry(path).close());
-      expect(first.pragma('user_version', { simple: true })).toBe(19);
+      expect(first.pragma('user_version', { simple: true })).toBe(20);
       expect(first.prepare("SELECT COUNT(*) AS n FROM sqlite_schema WHERE name = 'rollup_dim_1m'").get()).toEqual({
         n: 1,
       });
@@ -408,6 +409,7 @@ describe('recording requests', () => {
       { kind: 'upgrading', migration: '017_compact_request_ids.sql' },
       { kind: 'upgrading', migration: '018_compact_timings.sql' },
       { kind: 'upgrading', migration: '019_metadata_shapes.sql' },
+      { kind: 'upgrading', migration: '020_metadata_search_columns.sql' },
       { kind: 'committing', rows: 1 },
     ]);
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });

@@ -104,7 +104,8 @@ const MAX_SHAPE = 1_024;
 
 /** The shape of `metadata` and the bytes of the hex value it set aside, or null when it has none. */
 export function metadataShape(metadata: string): { shape: string; hex: Buffer | null } | null {
-  if (metadata.length > MAX_SHAPE || metadata.includes(SLOT)) return null;
+  // No `\u` at all, the slot's or an escape: a search then finds none in a shaped row unread (`metadataMayHoldSql`).
+  if (metadata.length > MAX_SHAPE || metadata.includes('\\u')) return null;
   const found = HEX_VALUE.exec(metadata);
   if (found === null) return { shape: metadata, hex: null };
   const digits = found[1]!;
@@ -120,6 +121,23 @@ const metadataOf = (stored: string, hex: string): string =>
   `CASE WHEN typeof(${stored}) = 'integer'
     THEN replace((SELECT text FROM request_strings WHERE code = ${stored}), '${SLOT}', COALESCE(lower(hex(${hex})), ''))
     ELSE ${stored} END`;
+
+/**
+ * SQL true for every row of the `requests` view whose metadata JSON holds the text `search`
+ * (casefolded by `folded`, of ASCII letters, digits and punctuation but `"`, `\` and `/`) or a
+ * `\u` escape, and for a few more, without making the JSON of a shaped row: in the JSON the hex
+ * digits set aside sit between two `"`, which such a text cannot hold, so it is in the JSON only
+ * if it is in the shape or in the digits (a text such as `0000` may be found in the slot: the
+ * caller checks the JSON of each row this lets through). A shape holds no escape
+ * (`metadataShape`). Measured, a three-letter search of a day's rows at a million demo rows:
+ * 51 ms, against 124 ms making each row's JSON (four times: once per mention in the check) and 43
+ * ms before metadata was shaped.
+ */
+export const metadataMayHoldSql = (search: string, folded: (text: string) => string): string =>
+  `CASE WHEN typeof(requests.metadata_key) = 'integer'
+    THEN instr((SELECT ${folded('text')} FROM request_strings WHERE code = requests.metadata_key), ${search}) > 0
+      OR instr(hex(requests.metadata_hex), upper(${search})) > 0
+    ELSE instr(requests.metadata_key, '\\u') > 0 OR instr(${folded('requests.metadata_key')}, ${search}) > 0 END`;
 
 /** `metadata_shape(text)` and `metadata_hex(text)`, `metadataShape`'s two parts in SQL, for migration 019. */
 export function registerMetadataFunctions(db: Database): void {
@@ -146,7 +164,8 @@ export type FilterColumn = (typeof FILTER_CODES)[number];
 
 /**
  * The view that reads `request_rows` as the request log's columns, `REQUEST_COLUMNS`, then the
- * row's `rowid`, its stored request id `req_key` (the order of an index, see `storedRequestId`)
+ * row's `rowid`, its stored request id `req_key` (the order of an index, see `storedRequestId`),
+ * its stored metadata `metadata_key` and `metadata_hex` (searched unmade: `metadataMayHoldSql`)
  * and the codes reads filter on (`org_code`, …): every read of the log names
  * `requests` and its columns as before the codes. Each string is a subquery, made only when a
  * read names its column (a join would be made for every row, named or not: SQLite drops an unused
@@ -165,7 +184,8 @@ function viewSql(name: string, hint: '' | 'NOT INDEXED'): string {
       : `r.${column}`;
   });
   const codes = FILTER_CODES.map((column) => `r.${CODED_COLUMNS[column]}`);
-  return `CREATE VIEW ${name} AS SELECT ${[...columns, 'r.id AS rowid', 'r.req_id AS req_key', ...codes].join(', ')}
+  const stored = ['r.req_id AS req_key', 'r.metadata AS metadata_key', 'r.metadata_hex'];
+  return `CREATE VIEW ${name} AS SELECT ${[...columns, 'r.id AS rowid', ...stored, ...codes].join(', ')}
     FROM request_rows AS r ${hint}`;
 }
 

@@ -32,7 +32,7 @@ export function openTelemetry(
     functions: registerTelemetryFunctions,
     pageSize: TELEMETRY_PAGE_BYTES,
     // The views and their trigger as the code names them, over the rows as 017, 018 and 019 left them.
-    steps: { 17: createRequestViews, 18: compactTimings, 19: createRequestViews },
+    steps: { 17: createRequestViews, 18: compactTimings, 19: createRequestViews, 20: createRequestViews },
     ...options,
   });
   try {
