@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { CODED_COLUMNS, codeOf, metadataMayHoldSql, storedRequestIdOf } from '../stores/telemetry/request-rows.js';
+import { metadataMayHoldSql } from '../stores/telemetry/request-metadata.js';
+import { CODED_COLUMNS, codeOf, storedRequestIdOf } from '../stores/telemetry/request-rows.js';
 import { registerTelemetryFunctions } from '../stores/telemetry/sql-functions.js';
 import type { AnalyticsSql, Dialect, Params } from './sql.js';
 

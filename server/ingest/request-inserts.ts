@@ -1,9 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { BufferedInsert } from '../stores/telemetry/buffered-insert.js';
+import { storedMetadata } from '../stores/telemetry/request-metadata.js';
 import {
   CODED_COLUMNS,
   storedColumn,
-  storedMetadata,
   storedMs,
   storedRequestId,
   TIMING_COLUMNS,
