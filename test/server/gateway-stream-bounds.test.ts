@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { costMicro, startBench, type Bench } from './gateway-attack-harness.js';
@@ -11,10 +12,28 @@ import { costMicro, startBench, type Bench } from './gateway-attack-harness.js';
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
 const TIMEOUT_MS = 8000;
-/** What the endless upstream sends at most: far more than any buffer between it and the caller. */
-const ENDLESS_BYTES = 64 * 1024 * 1024;
+const MIB = 1024 * 1024;
+
+/**
+ * What the kernel lets the four socket buffers between the upstream and a caller hold: two
+ * receiving (the caller's, the gateway's from the upstream) and two sending. Linux grows each up
+ * to its `tcp_rmem` and `tcp_wmem` maximum (32 MiB to receive on some machines: a caller who reads
+ * nothing was once found holding 41.7 MB in flight against a bound of 24), else 20 MiB in all.
+ */
+function socketBufferBytes(): number {
+  const largest = (file: string) => Number(readFileSync(file, 'utf8').trim().split(/\s+/).at(-1));
+  try {
+    const bytes = 2 * largest('/proc/sys/net/ipv4/tcp_rmem') + 2 * largest('/proc/sys/net/ipv4/tcp_wmem');
+    return Number.isSafeInteger(bytes) && bytes > 0 ? bytes : 20 * MIB;
+  } catch {
+    return 20 * MIB;
+  }
+}
+
 /** What may sit in the buffers between the upstream and a caller who reads nothing (sockets, undici's). */
-const IN_FLIGHT_BYTES = 24 * 1024 * 1024;
+const IN_FLIGHT_BYTES = socketBufferBytes() + 4 * MIB;
+/** What the endless upstream sends at most: far more than any buffer between it and the caller. */
+const ENDLESS_BYTES = IN_FLIGHT_BYTES + 40 * MIB;
 /** One event bigger than the gateway holds (4 Mi characters). */
 const HUGE_EVENT = 6 * 1024 * 1024;
 
