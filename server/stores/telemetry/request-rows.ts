@@ -186,15 +186,11 @@ export class RequestStrings {
   /** The string's code, made if the store has none yet; null for null. */
   codeOf(text: string | null): number | null {
     if (text === null) return null;
-    let code = this.codes.get(text);
-    if (code === undefined) {
-      code = this.find.get(text);
-      if (code === undefined) {
-        this.add.run(text);
-        code = this.find.get(text)!;
-      }
-      this.codes.set(text, code);
-    }
+    const known = this.knownCode(text);
+    if (known !== null) return known;
+    this.add.run(text);
+    const code = this.find.get(text)!;
+    this.codes.set(text, code);
     return code;
   }
 }
