@@ -343,9 +343,11 @@ describe('the request-log store on PostgreSQL', () => {
     await clear();
     // Two minutes of one day: one day cell for the model once stored, from two the reader summed apart.
     const source = join(folder, 'alike-source.db');
+    // And the characters COPY's text format escapes, in a row's texts copied into an empty log.
+    const agent = 'agent\twith\nbreaks\r\\N and \\ \u0000';
     await recordRequests(sqliteControl, source, [
       { ...record(1), model: 'svc/\u0000x' },
-      { ...record(4), model: 'svc/\uFFFDx' },
+      { ...record(4), model: 'svc/\uFFFDx', user_agent: agent },
     ]);
     expect(await importFile(source, 2)).toContain('empty-log');
     const day = await pool.query<{ requests: number }>(
@@ -353,6 +355,10 @@ describe('the request-log store on PostgreSQL', () => {
       ['svc/\uFFFDx'],
     );
     expect(day.rows[0]!.requests).toBe(2);
+    const stored = await pool.query<{ user_agent: string }>('SELECT user_agent FROM requests WHERE req_id = $1', [
+      record(4).req_id,
+    ]);
+    expect(stored.rows).toEqual([{ user_agent: agent.replace('\u0000', '\uFFFD') }]);
   });
 
   it('writes nothing when an import repeats a stored id, its next rows sent already', async () => {
@@ -554,6 +560,15 @@ describe('the request-log store on PostgreSQL', () => {
     expect(rows[0]!.relpages).toBeGreaterThan(0);
     expect(rows[0]!.relallvisible).toBe(rows[0]!.relpages);
     expect(rows[0]!.reltuples).toBe(3_000);
+    // Written frozen (COPY FREEZE into day tables the import made or emptied): no VACUUM to come
+    // reads and writes them again, as one otherwise does for every page before the ids wrap.
+    await pool.query('CREATE EXTENSION IF NOT EXISTS pg_visibility');
+    const frozen = await pool.query<{ pages: number; frozen: number }>(
+      `SELECT SUM(c.relpages)::int AS pages, SUM(v.all_frozen)::int AS frozen
+         FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid, pg_visibility_map_summary(i.inhrelid) v
+        WHERE i.inhparent = 'requests'::regclass`,
+    );
+    expect(frozen.rows[0]!.frozen).toBe(frozen.rows[0]!.pages);
   });
 
   it('stores a text PostgreSQL cannot hold (U+0000) as U+FFFD rather than failing the batch', async () => {

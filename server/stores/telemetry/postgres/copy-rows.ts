@@ -2,6 +2,7 @@ import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { REQUEST_COLUMNS } from '../request-record.js';
+import { dayOf } from './request-days.js';
 import { REQUEST_ROW_COLUMNS, storableText, type SearchColumns } from './request-sql.js';
 
 /**
@@ -27,10 +28,12 @@ function copyValue(value: unknown): string {
   return SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ESCAPED[c]!) : text;
 }
 
-/** Rows given by column as COPY's text format: a line a row, values between tabs. */
-export function copyText(columns: readonly (readonly unknown[])[], rows: number): string {
+/** Rows given by column as COPY's text format: a line a row, values between tabs; `rows` their count, or which of them. */
+export function copyText(columns: readonly (readonly unknown[])[], rows: number | readonly number[]): string {
   let text = '';
-  for (let r = 0; r < rows; r++) {
+  const count = typeof rows === 'number' ? rows : rows.length;
+  for (let i = 0; i < count; i++) {
+    const r = typeof rows === 'number' ? i : rows[i]!;
     text += copyValue(columns[0]![r]);
     for (let c = 1; c < columns.length; c++) text += '\t' + copyValue(columns[c]![r]);
     text += '\n';
@@ -38,40 +41,65 @@ export function copyText(columns: readonly (readonly unknown[])[], rows: number)
   return text;
 }
 
-/** Copies rows given by column into `table`'s `columns`. */
+/**
+ * Copies rows given by column into `table`'s `columns`. `freeze`: the rows are written frozen and
+ * their pages marked all-visible, so that no VACUUM rewrites them; only into a table created or
+ * truncated in the transaction, and outside any savepoint, else the statement fails.
+ */
 export async function copyRows(
   client: pg.ClientBase,
   table: string,
   columns: readonly string[],
   values: readonly (readonly unknown[])[],
-  rows: number,
+  rows: number | readonly number[],
+  { freeze = false } = {},
 ): Promise<void> {
-  const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
+  const options = freeze ? ' (FREEZE)' : '';
+  const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN${options}`));
   stream.end(Buffer.from(copyText(values, rows)));
   await finished(stream);
 }
 
 /**
- * Copies rows given by column (`REQUEST_COLUMNS` order) with their search columns into
- * `requests`, their ids into `request_ids` first; returns the ids inserted, as stored. When a row
- * repeats a stored id, the ids before it: the statement failed there, and the transaction with it.
+ * Copies rows given by column (`REQUEST_COLUMNS` order) with their search columns into their day
+ * tables of `requests` (`dayTable` names each; every one truncated or made in the transaction, so
+ * written frozen: see `takeEmptyRequests`), their ids into `request_ids` first; returns the ids
+ * inserted, as stored. When a row repeats a stored id, the ids before it: the statement failed
+ * there, and the transaction with it.
  */
 export async function copyRequests(
   client: pg.ClientBase,
   values: readonly unknown[][],
   search: SearchColumns,
+  dayTable: (day: number) => string,
 ): Promise<Set<string>> {
   const ids = (values[REQUEST_COLUMNS.indexOf('req_id')] as string[]).map(storableText);
+  const times = values[REQUEST_COLUMNS.indexOf('ts')] as number[];
   try {
-    const times = values[REQUEST_COLUMNS.indexOf('ts')]!;
     await copyRows(client, 'request_ids', ['req_id', 'ts'], [ids, times], ids.length);
   } catch (error) {
     const repeated = repeatedRow(error);
     if (repeated === null) throw error;
     return new Set(ids.slice(0, repeated));
   }
-  await copyRows(client, 'requests', REQUEST_ROW_COLUMNS, [...values, search.sets, search.rare], ids.length);
+  const columns = [...values, search.sets, search.rare];
+  for (const [day, rows] of rowsByDay(times)) {
+    const table = client.escapeIdentifier(dayTable(day));
+    await copyRows(client, table, REQUEST_ROW_COLUMNS, columns, rows, { freeze: true });
+  }
   return new Set(ids);
+}
+
+/** The rows (their indexes) of each day the times fall on. */
+function rowsByDay(times: readonly number[]): Map<number, number[]> {
+  const days = new Map<number, number[]>();
+  times.forEach((ts, row) => {
+    const day = dayOf(ts);
+    const rows = days.get(day);
+    if (rows) rows.push(row);
+    else days.set(day, [row]);
+  });
+  return days;
 }
 
 /**

@@ -56,6 +56,10 @@ export async function takeEmptyRequests(client: pg.ClientBase): Promise<string[]
     }
     const indexes = await client.query<{ name: string; definition: string }>(SECONDARY_INDEXES);
     for (const { name } of indexes.rows) await client.query(`DROP INDEX ${client.escapeIdentifier(name)}`);
+    // Empty already: its day tables get new files in this transaction, as the ones it makes
+    // do, so that COPY may write their rows frozen (copy-rows.ts). Without that, the VACUUM
+    // after the commit read and wrote every page again to mark it visible to all.
+    await client.query('TRUNCATE requests');
     await client.query('SET LOCAL lock_timeout TO DEFAULT');
     await client.query('RELEASE SAVEPOINT empty_requests');
     // A partitioned table's index is given as `ON ONLY requests`, which would build it for the

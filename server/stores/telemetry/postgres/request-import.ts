@@ -15,7 +15,7 @@ import {
 } from './request-sql.js';
 import { copyRequests, copyRows } from './copy-rows.js';
 import { buildIndexes, HeldCells, keyStoredOtherwise, storableCells, takeEmptyRequests } from './empty-store.js';
-import type { RequestDays } from './request-days.js';
+import { dayOf, dayTables, type RequestDays } from './request-days.js';
 import { addHoursSql, mergeHoursSql, SearchHours, stageHoursSql, type SearchTerms } from './search-columns.js';
 
 /** Search set rows by hour held in memory at most, before they are staged. */
@@ -77,6 +77,8 @@ export class PgImport {
   private readonly hours = new SearchHours();
   /** Every insert sent, settled or not. */
   private inFlight: Promise<unknown> = Promise.resolve();
+  /** The statements on the transaction sent last (`serially`). */
+  private queue: Promise<unknown> = Promise.resolve();
   /** The last batch's search columns, being made. */
   private searching: Promise<unknown> = Promise.resolve();
   /** Into an empty request log: the cells summed across parts. */
@@ -84,6 +86,8 @@ export class PgImport {
   /** Rollup tables whose copied cells go by upsert (`addCells`), and those found empty. */
   private readonly upserted = new Set<number>();
   private readonly empty = new Set<number>();
+  /** Into an empty request log: its day tables' names by day. */
+  private readonly tables = new Map<number, string>();
 
   private constructor(
     private readonly client: pg.PoolClient,
@@ -116,6 +120,11 @@ export class PgImport {
       throw error;
     }
     try {
+      // The numbers are committed without waiting for the disk: a crash can lose only numbers no
+      // committed row names, since the WAL is flushed in order and every transaction that names
+      // one (this import's, a gateway's that found it) flushes past it at its own commit. Waiting
+      // cost the copy of a million rows ~4 s, its batches waiting for their numbers.
+      await numbering.query('SET synchronous_commit = off');
       await client.query('BEGIN');
       // Flushed at its commit whatever the server's default: VACUUM marks a page all-visible only
       // once the commit of its rows is on disk.
@@ -132,7 +141,7 @@ export class PgImport {
     } catch (error) {
       await rollBack(client);
       client.release(error as Error);
-      numbering.release();
+      numbering.release(true);
       throw error;
     }
   }
@@ -163,16 +172,44 @@ export class PgImport {
     );
     this.searching = searching.catch(() => undefined);
     const search = await searching;
-    if (this.done) throw new Error('the import has ended');
-    await this.days.ensure(this.client, times, { inTransaction: true });
-    const inserted = await (this.intoEmpty ? copyRequests : insertRequests)(this.client, values, search);
-    // A COPY that stopped at a repeated id aborted the transaction: nothing more is to be sent.
-    if (this.intoEmpty && inserted.size < reqIds.length) return inserted;
-    reqIds.forEach((id, i) => {
-      if (inserted.has(storableText(id))) this.hours.add(storableText(orgIds[i]!), search.sets[i]!, times[i]!);
+    return this.serially(async () => {
+      if (this.done) throw new Error('the import has ended');
+      await this.days.ensure(this.client, times, { inTransaction: true });
+      const inserted = this.intoEmpty
+        ? await copyRequests(this.client, values, search, await this.dayTables(times))
+        : await insertRequests(this.client, values, search);
+      // A COPY that stopped at a repeated id aborted the transaction: nothing more is to be sent.
+      if (this.intoEmpty && inserted.size < reqIds.length) return inserted;
+      reqIds.forEach((id, i) => {
+        if (inserted.has(storableText(id))) this.hours.add(storableText(orgIds[i]!), search.sets[i]!, times[i]!);
+      });
+      if (this.hours.size >= HELD_HOURS && !this.done) await this.stageHours();
+      return inserted;
     });
-    if (this.hours.size >= HELD_HOURS && !this.done) await this.stageHours();
-    return inserted;
+  }
+
+  /**
+   * Runs `work`'s statements on the transaction once every earlier one's have run. A batch's
+   * statements interleaved with the next one's would run inside the savepoint that makes its day
+   * tables (request-days.ts): its rows rolled back with the savepoint when another session made
+   * the table first, and a COPY FREEZE refused.
+   */
+  private serially<T>(work: () => Promise<T>): Promise<T> {
+    const running = this.queue.then(work);
+    this.queue = running.catch(() => undefined);
+    return running;
+  }
+
+  /** The day tables of `times`, by day, read again when one is not known here. */
+  private async dayTables(times: readonly number[]): Promise<(day: number) => string> {
+    if (times.some((ts) => !this.tables.has(dayOf(ts)))) {
+      for (const table of await dayTables(this.client)) this.tables.set(dayOf(table.from), table.name);
+    }
+    return (day) => {
+      const table = this.tables.get(day);
+      if (table === undefined) throw new Error(`no day table of requests holds day ${day}`);
+      return table;
+    };
   }
 
   private async stageHours(): Promise<void> {
@@ -180,7 +217,12 @@ export class PgImport {
     await this.client.query({ text, values: this.hours.take() });
   }
 
-  async stage(rows: RollupRows): Promise<void> {
+  /** Stages a part's cells, after the statements of the rows sent before it. */
+  stage(rows: RollupRows): Promise<void> {
+    return this.serially(() => this.stageNow(rows));
+  }
+
+  private async stageNow(rows: RollupRows): Promise<void> {
     if (this.intoEmpty) {
       await upsertCells(this.client, this.held.add(storableCells(rows)));
       return;
@@ -252,8 +294,13 @@ export class PgImport {
     // minimum cost fetched each of its 100,000 rows from the table: 475 ms). Autovacuum does both,
     // minutes later at that size. VACUUM skips pages marked already: an import pays for its own.
     // The rows are committed: a failure here changes nothing but the plans until then.
+    // The other tables skipped when locked: autovacuum, which an import's rows wake, is at them,
+    // and waiting for it cost a copy of a million rows ~3 s.
+    await this.client.query('VACUUM (ANALYZE) requests').catch(() => undefined);
     await this.client
-      .query(`VACUUM (ANALYZE) requests, ${[...ROLLUP_TABLES.map((table) => table.name), ...SEARCH_TABLES].join(', ')}`)
+      .query(
+        `VACUUM (ANALYZE, SKIP_LOCKED) ${[...ROLLUP_TABLES.map((table) => table.name), ...SEARCH_TABLES].join(', ')}`,
+      )
       .catch(() => undefined);
     return settlement;
   }
@@ -276,7 +323,8 @@ export class PgImport {
   async close(): Promise<void> {
     if (this.done) {
       this.client.release();
-      this.numbering.release();
+      // Not given back to the pool with its setting (`begin`): a new connection is cheap.
+      this.numbering.release(true);
       return;
     }
     this.done = true;
