@@ -114,3 +114,37 @@ export function requestValues(r: RequestRecord): RequestValues {
     r.metadata,
   ];
 }
+
+/** The record of values in `REQUEST_COLUMNS` order: `requestValues` undone. */
+export function requestRecord(v: RequestValues): RequestRecord {
+  return {
+    req_id: v[0],
+    ts: v[1],
+    org_id: v[2],
+    project_id: v[3],
+    key_id: v[4],
+    model: v[5],
+    status: v[6],
+    stream: v[7],
+    total_ms: v[8],
+    ttft_ms: v[9],
+    tpot_ms: v[10],
+    pre_dispatch_ms: v[11],
+    prompt_tokens: v[12],
+    tokens_generated: v[13],
+    cache_creation_input_tokens: v[14],
+    cache_read_input_tokens: v[15],
+    total_tokens: v[16],
+    tokens_estimated: v[17],
+    cost_micro: v[18],
+    is_byok: v[19],
+    termination_reason: v[20],
+    upstream_error: v[21],
+    upstream_model: v[22],
+    served_by: v[23],
+    attempts: v[24],
+    api: v[25],
+    user_agent: v[26],
+    metadata: v[27],
+  };
+}
