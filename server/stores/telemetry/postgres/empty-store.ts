@@ -58,7 +58,8 @@ export async function takeEmptyRequests(client: pg.ClientBase): Promise<string[]
     for (const { name } of indexes.rows) await client.query(`DROP INDEX ${client.escapeIdentifier(name)}`);
     // Empty already: its day tables get new files in this transaction, as the ones it makes
     // do, so that COPY may write their rows frozen (copy-rows.ts). Without that, the VACUUM
-    // after the commit read and wrote every page again to mark it visible to all.
+    // after the commit, and the one autovacuum runs before the transaction ids wrap, each read
+    // and write every page again.
     await client.query('TRUNCATE requests');
     await client.query('SET LOCAL lock_timeout TO DEFAULT');
     await client.query('RELEASE SAVEPOINT empty_requests');
