@@ -30,9 +30,12 @@ const MAX_METADATA_TERMS = 1_000;
  * Terms checked for the cost of reading one row and searching its strings: ~0.16 µs a term
  * (its text and organisation, instr) against ~1.8 µs a row (its id and every metadata key
  * and value folded; ~0.8 µs when an ASCII text is not in the row's stored JSON), measured on
- * a 3M-row store.
+ * a 3M-row store. A text that may be in a term of hex digits costs about twice as much a term:
+ * most of those are read from their rows (022_row_terms.sql; at a million demo rows a search
+ * for `1ab0` checked its terms in 452 ms, 245 before).
  */
 const TERMS_PER_ROW = 11;
+const HEX_TERMS_PER_ROW = 6;
 
 export interface SearchMatch {
   /** FTS5 query over `search_rows` for the other rows of the matching shared terms; null when none match. */
@@ -119,11 +122,12 @@ export class SearchIndex {
         )
       : candidateRanges(pieceBuckets(text), signed, (bucket) => this.slices(bucket, signed));
     const candidates = ranges.reduce((sum, [from, to]) => sum + Math.max(0, Math.min(to, lastTerm) - from + 1), 0);
-    if (candidates > windowRows * TERMS_PER_ROW) return null;
+    const packed = mayBeInPacked(text);
+    if (candidates > windowRows * (packed ? HEX_TERMS_PER_ROW : TERMS_PER_ROW)) return null;
     const terms = this.prepare(
       `SELECT id, row, shared FROM search_terms
       WHERE id BETWEEN @from AND @to AND org_code = ${codeOf('@orgId')}
-        AND ${termContains('text', '@text', '@packed')}`,
+        AND ${termContains('text', 'row', '@text', '@packed')}`,
     );
     const sharedTerms: number[] = [];
     const firstRows: number[] = [];
@@ -133,7 +137,7 @@ export class SearchIndex {
         to,
         orgId,
         text,
-        packed: Number(mayBeInPacked(text)),
+        packed: Number(packed),
       }) as IterableIterator<{
         id: number;
         row: number;
@@ -163,13 +167,14 @@ export class SearchIndex {
     const filling = this.filling;
     if (lastTerm > filling.upTo) {
       const terms = this.prepare(
-        `SELECT id, ${termText('text')} AS text FROM search_terms WHERE id > @from AND id <= @to`,
+        `SELECT id, ${termText('text', 'row')} AS text FROM search_terms WHERE id > @from AND id <= @to`,
       );
       for (const term of terms.iterate({ from: filling.upTo, to: lastTerm }) as IterableIterator<{
         id: number;
-        text: string;
+        text: string | null;
       }>) {
-        filling.add(term.id, term.text);
+        // No text: its row is deleted (retention), and no search may find it.
+        if (term.text !== null) filling.add(term.id, term.text);
       }
       filling.upTo = lastTerm;
     }

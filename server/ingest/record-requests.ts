@@ -323,7 +323,8 @@ class ImportWriter {
     if (repeat >= 0) throw new RepeatedRequest(reqIdAt(rows, repeat), lines?.[repeat] ?? null);
     let term = batch.firstTerm;
     for (let i = 0; i < rows.length; i++) {
-      term = this.search.writeRow(rowidAt(rows, i), orgIdAt(rows, i), newTerms[i]!, tokens[i]!, term);
+      const own = { requestId: reqIdAt(rows, i), hex: this.requests.hexes[i]! };
+      term = this.search.writeRow(rowidAt(rows, i), orgIdAt(rows, i), newTerms[i]!, tokens[i]!, term, own);
     }
     const report = this.progress?.report;
     const every = this.progress?.every ?? 100_000;

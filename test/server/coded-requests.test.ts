@@ -11,6 +11,7 @@ import { RepeatedRequest, recordRequests } from '../../server/ingest/record-requ
 import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
+import { termText } from '../../server/stores/telemetry/search-terms.js';
 import { requestRecord, seededRandom, uncodeRequests } from './request-rows.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-coded-'));
@@ -78,10 +79,11 @@ const storedTimings = (db: Database) =>
     .all();
 
 /** Every search term with its organisation's id. */
+/** The terms with their texts: a writer reads a trace id from its row only once its metadata's shape is coded, the migration for every row of a shape. */
 const storedTerms = (db: Database) =>
   db
     .prepare(
-      `SELECT t.id, s.text AS org_id, t.text, t.row, t.shared
+      `SELECT t.id, s.text AS org_id, ${termText('t.text', 't.row')} AS text, t.row, t.shared
       FROM search_terms t JOIN request_strings s ON s.code = t.org_code ORDER BY t.id`,
     )
     .all();
@@ -158,7 +160,7 @@ describe('the request log and its search terms coded', () => {
     coded.close();
 
     const upgraded = openTelemetry(path);
-    expect(upgraded.pragma('user_version', { simple: true })).toBe(21);
+    expect(upgraded.pragma('user_version', { simple: true })).toBe(22);
     expect(storedRows(upgraded)).toEqual(rows);
     expect(storedTerms(upgraded)).toEqual(terms);
     // The migration stores each timing as the writer does, the value and its type.
@@ -171,6 +173,10 @@ describe('the request log and its search terms coded', () => {
     // Ids and trace ids of hex digits in bytes, as the writer stores them (017).
     const packed = upgraded.prepare("SELECT COUNT(*) FROM search_terms WHERE typeof(text) = 'blob'").pluck().get();
     expect(packed).toBeGreaterThan(2_000);
+    // Those of their row's own id or trace id as one byte, read from the row (022): one a row of a compact
+    // id, one a shaped row.
+    const ofRows = upgraded.prepare('SELECT COUNT(*) FROM search_terms WHERE length(text) = 1').pluck().get();
+    expect(ofRows).toBe(2 * Math.ceil(4_000 / 3));
     const idBytes = upgraded.prepare("SELECT COUNT(*) FROM request_rows WHERE typeof(req_id) = 'blob'").pluck().get();
     expect(idBytes).toBe(Math.ceil(4_000 / 3));
     // Each distinct string once, whichever column it came from.

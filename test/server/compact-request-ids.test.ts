@@ -144,10 +144,11 @@ describe('request ids stored in bytes', () => {
     const later = row('org-a', T0 + 3_600_000, `${GATEWAY_ID.slice(0, -2)}00`, { parent: trace });
     await recordRequests(control, path, [first, ...others, later]);
     const db = new BetterSqlite3(path, { readonly: true });
-    // The id and the trace id packed in bytes, the words kept as text; the trace id shared.
+    // The id read from its row (one byte), the trace id packed in bytes, the words kept as text;
+    // the trace id shared.
     const terms = db.prepare('SELECT text, shared FROM search_terms WHERE row = 1 ORDER BY id').raw().all();
     expect(terms).toEqual([
-      [Buffer.from(`01${GATEWAY_ID.slice(4)}`, 'hex'), 0],
+      [Buffer.from([1]), 0],
       ['trace_id', 0],
       [Buffer.from(`00${trace}`, 'hex'), 1],
       ['customer', 1],

@@ -57,7 +57,7 @@ const ADDED_COLUMNS: readonly string[] = ['served_by', 'attempts', 'api'];
 export const COLUMNS_OF_001 = REQUEST_COLUMNS.filter((column) => !ADDED_COLUMNS.includes(column));
 
 /**
- * Undoes migrations 017, 016 and 015 of a SQLite store (request ids in bytes, the search terms'
+ * Undoes migrations 022, 017, 016 and 015 of a SQLite store (terms read from their rows, request ids in bytes, the search terms'
  * organisation codes, the request log's rows coded behind a view): the terms and rows go back
  * into tables as 014 left them, every value and rowid kept.
  */
@@ -65,7 +65,7 @@ export function uncodeRequests(db: Database): void {
   db.exec(`CREATE TABLE search_terms_before (
       id INTEGER PRIMARY KEY, org_id TEXT NOT NULL, text TEXT NOT NULL, row INTEGER NOT NULL,
       shared INTEGER NOT NULL DEFAULT 0 CHECK (shared IN (0, 1)));
-    INSERT INTO search_terms_before SELECT search_terms.id, s.text, ${termText('search_terms.text')}, search_terms.row, search_terms.shared
+    INSERT INTO search_terms_before SELECT search_terms.id, s.text, ${termText('search_terms.text', 'search_terms.row')}, search_terms.row, search_terms.shared
       FROM search_terms JOIN request_strings s ON s.code = search_terms.org_code;
     DROP TABLE search_terms;
     ALTER TABLE search_terms_before RENAME TO search_terms;`);

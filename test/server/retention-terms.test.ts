@@ -129,6 +129,50 @@ describe('retention removes the search terms of the rows it deleted', () => {
     }
   });
 
+  it("reads a term of a row's own request id or trace id from its row, and keeps the text of one another row shares", async () => {
+    const base = retentionRows(40, { seed: 24, prefix: 'own-', from: START, to: NOW }).filter(
+      (row) => row.org_id === MAIN,
+    );
+    const hex = (digit: string) => digit.repeat(32);
+    const own = (i: number, ts: number, trace: string): RequestRecord => ({
+      ...base[i]!,
+      ts,
+      req_id: `req_${String(i).repeat(24)}`,
+      metadata: JSON.stringify({ customer: 'umbrella', trace_id: trace }),
+    });
+    // The second row's shape is the writer's second sighting: its trace id is set aside, its
+    // term read from the row. The third holds the same trace id: the term is shared then.
+    const rows = [
+      own(1, HORIZON - 3 * MINUTE, hex('a')),
+      own(2, HORIZON - 2 * MINUTE, hex('b')),
+      own(3, HORIZON + MINUTE, hex('b')),
+      own(4, HORIZON + 2 * MINUTE, hex('d')),
+    ];
+    const store = await storeOf('own-strings', [rows]);
+    try {
+      const text = store.reader.prepare(
+        `SELECT t.text FROM search_terms t JOIN requests r ON r.rowid = t.row
+        WHERE r.req_id = ? ORDER BY t.id`,
+      );
+      // A request id and a trace id of its own take a byte each; the shared trace id its bytes.
+      expect((text.all(rows[3]!.req_id) as { text: Buffer }[]).map((t) => t.text.length)).toEqual([1, 1]);
+      expect((text.all(rows[1]!.req_id) as { text: Buffer }[]).map((t) => t.text.length)).toEqual([1, 17]);
+
+      expireAll(store.writer);
+      expect([...store.rowids()]).toHaveLength(2);
+      const queries = new AnalyticsQueries(new SqliteSql(store.reader));
+      const now = stored(store.reader);
+      for (const search of [hex('b').slice(3, 20), hex('d').slice(0, 12), rows[3]!.req_id.slice(2, 16), 'req_2']) {
+        const filter: RequestFilter = { orgId: MAIN, from: START, to: NOW, horizon: HORIZON, search };
+        const answer = await queries.run({ kind: 'requests', filter, limit: 50, offset: 0 });
+        expectPage(answer, now, filter, 0);
+        expect(answer.total, search).toBe(search === 'req_2' ? 0 : 1);
+      }
+    } finally {
+      store.close();
+    }
+  });
+
   it('late, never wrongly, when rows were imported out of time order: held at the first row kept', async () => {
     // Times in any order within each import: a row kept comes early among the terms.
     const rows = retentionRows(3_000, { seed: 23, prefix: 'any-', from: START, to: NOW, mainShare: 0.8 });

@@ -458,7 +458,10 @@ function indexRows(
     planned.forEach(({ row, rowid, entries }, i) => {
       options.between?.(i);
       options.insert?.(row, rowid);
-      term = writer.writeRow(rowid, row.org_id, entries.newTerms, entries.tokens, term);
+      // A row written through the view keeps its metadata as text (no hex set aside); a term is
+      // read from its row only when there is one.
+      const own = { requestId: options.insert ? row.req_id : '', hex: null };
+      term = writer.writeRow(rowid, row.org_id, entries.newTerms, entries.tokens, term, own);
     });
     const { shares, filled } = planner.takeChanges();
     writer.writeChanges(shares, filled);

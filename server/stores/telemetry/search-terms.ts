@@ -34,7 +34,31 @@ const PACKED = /^(req_)?((?:[0-9a-f]{2})+)$/;
 const PLAIN_HEX = 0;
 const REQUEST_ID = 1;
 
-/** The value `search_terms.text` holds for a term's text. */
+/**
+ * A term that is its first row's own request id (of the form above) or the hex digits its row's
+ * metadata set aside (`metadata_hex`: a trace id) is stored as the kind byte alone
+ * (022_row_terms.sql): the row holds the digits already, and the term's text is read from it.
+ * These are most terms (a request id and a trace id a row) and were most of the index's bytes.
+ * A term that becomes shared is given its text (search-writer.ts): it outlives its first row.
+ */
+const ROW_REQUEST_ID = Buffer.from([REQUEST_ID]);
+const ROW_HEX = Buffer.from([PLAIN_HEX]);
+const COMPACT_REQUEST_ID = /^req_(?:[0-9a-f]{2})+$/;
+
+/** What a term's first row holds of its own: its request id, and the bytes its metadata set aside (or null). */
+export interface RowStrings {
+  requestId: string;
+  hex: Buffer | null;
+}
+
+/** The value `search_terms.text` holds for a term first seen in a row holding `own`. */
+export function rowTermText(text: string, own: RowStrings): string | Buffer {
+  if (text === own.requestId && COMPACT_REQUEST_ID.test(text)) return ROW_REQUEST_ID;
+  if (own.hex !== null && text.length === own.hex.length * 2 && text === own.hex.toString('hex')) return ROW_HEX;
+  return storedTermText(text);
+}
+
+/** The value `search_terms.text` holds for a term's text, when it is not read from its row. */
 export function storedTermText(text: string): string | Buffer {
   const packed = PACKED.exec(text);
   if (!packed) return text;
@@ -45,9 +69,15 @@ export function storedTermText(text: string): string | Buffer {
   return stored;
 }
 
-/** SQL for the text of a term whose stored value (`storedTermText`) is `stored`, a column of `search_terms`. */
-export const termText = (stored: string): string => `CASE WHEN typeof(${stored}) = 'blob'
-  THEN CASE WHEN substr(${stored}, 1, 1) = x'0${REQUEST_ID}' THEN 'req_' ELSE '' END || lower(hex(substr(${stored}, 2)))
+/**
+ * SQL for the text of a term whose stored value (`rowTermText`) is `stored` and first row `row`,
+ * columns of `search_terms`: null when that row is gone and the text was its own.
+ */
+export const termText = (stored: string, row: string): string => `CASE WHEN typeof(${stored}) = 'blob'
+  THEN CASE WHEN length(${stored}) = 1
+    THEN (SELECT CASE WHEN ${stored} = x'0${REQUEST_ID}' THEN 'req_' || lower(hex(own.req_id)) ELSE lower(hex(own.metadata_hex)) END
+      FROM request_rows AS own WHERE own.id = ${row})
+    ELSE CASE WHEN substr(${stored}, 1, 1) = x'0${REQUEST_ID}' THEN 'req_' ELSE '' END || lower(hex(substr(${stored}, 2))) END
   ELSE ${stored} END`;
 
 /**
@@ -61,9 +91,9 @@ export const mayBeInPacked = (text: string): boolean => /^r?e?q?_?[0-9a-f]*$/.te
  * `packed` is `mayBeInPacked(text)`: when false, packed terms are passed over without being made
  * again (most searches are words, most terms ids and trace ids).
  */
-export const termContains = (stored: string, text: string, packed: string): string =>
+export const termContains = (stored: string, row: string, text: string, packed: string): string =>
   `CASE WHEN typeof(${stored}) = 'text' THEN instr(${stored}, ${text}) > 0
-    WHEN ${packed} THEN instr(${termText(stored)}, ${text}) > 0 ELSE 0 END`;
+    WHEN ${packed} THEN COALESCE(instr(${termText(stored, row)}, ${text}) > 0, 0) ELSE 0 END`;
 
 /**
  * Makes `search_rows` again without its table of document sizes (018's step, new stores only):
@@ -155,9 +185,10 @@ function signEpoch(db: Database, epoch: number, held?: { bits: Buffer; from: num
   const bits = held?.bits ?? emptySignature();
   const readTo = held?.from ?? first + EPOCH_TERMS;
   if (readTo > first) {
-    const terms = db.prepare(`SELECT id, ${termText('text')} FROM search_terms WHERE id >= ? AND id < ?`).raw();
-    for (const [id, text] of terms.iterate(first, readTo) as IterableIterator<[number, string]>) {
-      addToSignature(bits, first, id, text);
+    const terms = db.prepare(`SELECT id, ${termText('text', 'row')} FROM search_terms WHERE id >= ? AND id < ?`).raw();
+    for (const [id, text] of terms.iterate(first, readTo) as IterableIterator<[number, string | null]>) {
+      // A term whose row retention deleted has no text, and no row for a search to find.
+      if (text !== null) addToSignature(bits, first, id, text);
     }
   }
   const insert = db.prepare('INSERT INTO search_signatures (page, epoch, bits) VALUES (?, ?, ?)');

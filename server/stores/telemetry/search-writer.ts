@@ -2,7 +2,14 @@ import type { Database, Statement } from 'better-sqlite3';
 import { BufferedInsert } from './buffered-insert.js';
 import type { RequestStrings } from './request-rows.js';
 import type { BlockCounts, Share } from './search-planner.js';
-import { signEpochs, signFilled, storedTermText, type FilledEpoch } from './search-terms.js';
+import {
+  rowTermText,
+  signEpochs,
+  signFilled,
+  storedTermText,
+  type FilledEpoch,
+  type RowStrings,
+} from './search-terms.js';
 
 /**
  * Writes the search index's entries (migrations/003_search.sql) that a `SearchPlanner`
@@ -22,7 +29,8 @@ export class SearchWriter {
     private readonly strings: RequestStrings,
   ) {
     this.insertTerm = new BufferedInsert(db, 'search_terms (id, org_code, text, row)', 4);
-    this.share = db.prepare('UPDATE search_terms SET shared = 1 WHERE id = ?');
+    // A shared term keeps its text: its first row may go (retention) while others hold it.
+    this.share = db.prepare('UPDATE search_terms SET shared = 1, text = ? WHERE id = ?');
     this.insertCommon = db.prepare('INSERT OR IGNORE INTO search_common (org_id, text, term) VALUES (?, ?, ?)');
     // One row to a statement: SQLite keeps a statement journal for an INSERT of several rows
     // into a virtual table, and opening it makes FTS5 write out the terms it holds each time.
@@ -33,18 +41,22 @@ export class SearchWriter {
       ON CONFLICT (term, block) DO UPDATE SET rows = rows + excluded.rows`);
   }
 
-  /** Writes row `rowid`'s planned entries (`PlannedRow`), its new terms numbered from `firstTerm`; returns the next term's id. */
+  /**
+   * Writes row `rowid`'s planned entries (`PlannedRow`), its new terms numbered from `firstTerm`;
+   * returns the next term's id. `own`: what the row, written already, holds of its strings.
+   */
   writeRow(
     rowid: number,
     orgId: string,
     newTerms: readonly string[],
     tokens: string | null,
     firstTerm: number,
+    own: RowStrings,
   ): number {
     let term = firstTerm;
     if (newTerms.length === 0) return term;
     const orgCode = this.strings.codeOf(orgId);
-    for (const text of newTerms) this.insertTerm.add([term++, orgCode, storedTermText(text), rowid]);
+    for (const text of newTerms) this.insertTerm.add([term++, orgCode, rowTermText(text, own), rowid]);
     if (tokens !== null) this.insertRow.run(rowid, tokens);
     return term;
   }
@@ -56,7 +68,7 @@ export class SearchWriter {
   writeChanges(shares: readonly Share[], filled: readonly FilledEpoch[]): void {
     this.insertTerm.flush();
     for (const [term, orgId, text] of shares) {
-      this.share.run(term);
+      this.share.run(storedTermText(text), term);
       this.insertCommon.run(orgId, text, term);
     }
     for (const epoch of filled) signFilled(this.db, epoch);
