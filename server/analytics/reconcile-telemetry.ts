@@ -38,8 +38,6 @@ interface RollupTable {
   grain: number;
   /** The width its cells are compared at: their own, but five minutes for minute cells (see FIVE_MINUTES). */
   width: number;
-  /** The dimensions (`dim` codes) a table by one dimension holds. */
-  dimCodes: readonly number[];
   measures: Measure[];
 }
 
@@ -52,17 +50,16 @@ interface RollupTable {
 const FIVE_MINUTES = 300_000;
 
 const USAGE: Measure[] = ['requests', 'tokens', 'cost_micro'];
-const EVERY_DIM: readonly number[] = [0, 1, 2, 3];
 
 /** Every rollup table that counts requests, from the store's grains, so a new grain is checked too. */
 const TABLES: RollupTable[] = GRAINS.flatMap((grain) => {
   const width = Math.max(grain.ms, FIVE_MINUTES);
-  const at = (name: string | null, shape: RollupTable['shape'], measures: Measure[], dimCodes = EVERY_DIM) =>
-    name === null ? [] : [{ name, shape, grain: grain.ms, width, measures, dimCodes }];
+  const at = (name: string | null, shape: RollupTable['shape'], measures: Measure[]) =>
+    name === null ? [] : [{ name, shape, grain: grain.ms, width, measures }];
   return [
     ...at(grain.usage, 'full', USAGE),
     ...at(grain.outcome, 'full', ['requests']),
-    ...at(grain.dims, 'dim', USAGE, grain.dimCodes),
+    ...at(grain.dims, 'dim', USAGE),
     // The dashboard's cells hold requests and cost, not total tokens (tokens by kind instead).
     ...at(grain.board, 'dim', ['requests', 'cost_micro']),
   ];
@@ -188,7 +185,7 @@ function rowsAs(rows: Cells, table: RollupTable, projectOnly: boolean): Cells {
           [2, key],
           [3, model],
         ];
-    for (const [dim, value] of values) if (table.dimCodes.includes(dim)) add(cells, at, [String(dim), value], sums);
+    for (const [dim, value] of values) add(cells, at, [String(dim), value], sums);
   }
   return cells;
 }
@@ -219,7 +216,6 @@ async function cellsOf(sql: AnalyticsSql, table: RollupTable, query: ReconcileDa
     for (const row of rows) add(cells, row.b, [row.p, row.k, row.m], sumsOf(row));
     return cells;
   }
-  // Every cell of the table, so that one of a dimension it should not hold is reported too.
   const dims = query.projectId === undefined ? 'dim IN (0, 1, 2, 3)' : 'dim = 1 AND value = @projectId';
   const rows = await sql.all<{ b: number; d: number; v: string; n: number; t: number | null; c: number | null }>(
     `SELECT ${bucket} AS b, dim AS d, value AS v, ${measures} FROM ${table.name}
@@ -272,11 +268,11 @@ async function cellsAgainstRows(sql: AnalyticsSql, query: ReconcileDayQuery) {
   const rows = await rowSums(sql, query);
   const projectOnly = query.projectId !== undefined;
   const differences: CellDifference[] = [];
-  // Tables of the same shape, width and dimensions (a grain's usage and outcome cells) share the rows' sums.
+  // Tables of the same shape and width (a grain's usage and outcome cells) share the rows' sums.
   const asTables = new Map<string, Cells>();
   let checked = 0;
   for (const table of TABLES) {
-    const shape = `${table.shape} ${table.width} ${table.dimCodes.join()}`;
+    const shape = `${table.shape} ${table.width}`;
     if (!asTables.has(shape)) asTables.set(shape, rowsAs(rows, table, projectOnly));
     checked += compare(table, asTables.get(shape)!, await cellsOf(sql, table, query), differences);
   }

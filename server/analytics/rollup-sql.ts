@@ -181,9 +181,7 @@ export function rollupSource(dialect: Dialect, filter: RollupFilter, select: Rol
     filter,
     select.counts ? OUTCOME_GRAINS : select.intervalMs === undefined ? GRAINS : grainsFor(select.intervalMs),
     select.groupBy,
-  ).filter(
-    (grain) => select.counts || grain.usage !== null || (dim !== null && grain.dimCodes.includes(DIM_CODE[dim])),
-  );
+  ).filter((grain) => select.counts || dim !== null || grain.usage !== null);
   const found = keptSegments(filter.from, filter.to + 1, grains, filter.horizon);
   const params: Record<string, unknown> = { ...filter };
   if (filter.statusClass !== undefined) {

@@ -31,7 +31,7 @@ const MAX_METADATA_TERMS = 1_000;
  * (its text and organisation, instr) against ~1.8 µs a row (its id and every metadata key
  * and value folded; ~0.8 µs when an ASCII text is not in the row's stored JSON), measured on
  * a 3M-row store. A text that may be in a term of hex digits costs about twice as much a term:
- * most of those are read from their rows (022_row_terms.sql; at a million demo rows a search
+ * most of those are read from their rows (021_row_terms.sql; at a million demo rows a search
  * for `1ab0` checked its terms in 452 ms, 245 before).
  */
 const TERMS_PER_ROW = 11;

@@ -160,7 +160,7 @@ describe('the request log and its search terms coded', () => {
     coded.close();
 
     const upgraded = openTelemetry(path);
-    expect(upgraded.pragma('user_version', { simple: true })).toBe(22);
+    expect(upgraded.pragma('user_version', { simple: true })).toBe(21);
     expect(storedRows(upgraded)).toEqual(rows);
     expect(storedTerms(upgraded)).toEqual(terms);
     // The migration stores each timing as the writer does, the value and its type.
@@ -173,7 +173,7 @@ describe('the request log and its search terms coded', () => {
     // Ids and trace ids of hex digits in bytes, as the writer stores them (017).
     const packed = upgraded.prepare("SELECT COUNT(*) FROM search_terms WHERE typeof(text) = 'blob'").pluck().get();
     expect(packed).toBeGreaterThan(2_000);
-    // Those of their row's own id or trace id as one byte, read from the row (022): one a row of a compact
+    // Those of their row's own id or trace id as one byte, read from the row (021): one a row of a compact
     // id, one a shaped row.
     const ofRows = upgraded.prepare('SELECT COUNT(*) FROM search_terms WHERE length(text) = 1').pluck().get();
     expect(ofRows).toBe(2 * Math.ceil(4_000 / 3));

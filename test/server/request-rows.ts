@@ -57,7 +57,7 @@ const ADDED_COLUMNS: readonly string[] = ['served_by', 'attempts', 'api'];
 export const COLUMNS_OF_001 = REQUEST_COLUMNS.filter((column) => !ADDED_COLUMNS.includes(column));
 
 /**
- * Undoes migrations 022, 017, 016 and 015 of a SQLite store (terms read from their rows, request ids in bytes, the search terms'
+ * Undoes migrations 021, 017, 016 and 015 of a SQLite store (terms read from their rows, request ids in bytes, the search terms'
  * organisation codes, the request log's rows coded behind a view): the terms and rows go back
  * into tables as 014 left them, every value and rowid kept.
  */

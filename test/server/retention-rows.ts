@@ -193,10 +193,7 @@ function dimensionsNamed(scope: Filters, groupBy?: GroupBy | null): number {
  */
 export function usageGrains(scope: Filters, select: { intervalMs?: number; groupBy?: GroupBy | null } = {}): Grain[] {
   const grains = select.intervalMs === undefined ? [...GRAINS] : grainsFor(select.intervalMs);
-  const named = dimensionsNamed(scope, select.groupBy);
-  if (named > 1) return grains.filter((grain) => grain.usage !== null);
-  // Minute cells hold the organisation's totals alone: by project, key or model, five minutes and up.
-  return named === 0 ? grains : grains.filter((grain) => grain.ms >= 300_000);
+  return dimensionsNamed(scope, select.groupBy) <= 1 ? grains : grains.filter((grain) => grain.usage !== null);
 }
 
 /** The dashboard's cells are by one dimension at a time: a scope naming two is read from its rows. */

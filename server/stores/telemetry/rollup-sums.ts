@@ -1,5 +1,5 @@
 import { addDelta, boardDelta, newBoardCell, type BoardCell } from './board-cells.js';
-import { finestDimMs, GRAINS } from './rollup-grains.js';
+import { GRAINS } from './rollup-grains.js';
 import type { RequestRecord } from './request-record.js';
 
 /**
@@ -7,9 +7,8 @@ import type { RequestRecord } from './request-record.js';
  * 006_minute_rollups.sql, 008_dashboard_rollups.sql, 009_cache_rollups.sql) gain from rows being imported, kept in memory as plain data so
  * that they can be summed on the import's preparing thread and written on its writing one
  * (rollup-writer.ts). Each row is added to the finest cell of each kind of table only
- * (usage by five minutes, the organisation's totals by the minute and the other dimensions by
- * five minutes, outcomes and the prompt cache by the hour, the dashboard's by five minutes); the
- * writer sums the coarser grains from those cells.
+ * (usage by five minutes, one dimension by the minute, outcomes and the prompt cache by the
+ * hour, the dashboard's by five minutes); the writer sums the coarser grains from those cells.
  * A row then costs 11 cell additions instead of 35.
  */
 
@@ -82,9 +81,6 @@ export const FINEST_MS: Record<keyof RollupCells, number> = {
   cache: finest('cache'),
   board: finest('board'),
 };
-
-/** The width of the finest cells of each `dim` code, by code. */
-const DIM_FINEST_MS = [0, 1, 2, 3].map(finestDimMs);
 
 /** Finest cells held before they go to the writer: bounds memory on a long import. */
 const MAX_CELLS = 200_000;
@@ -181,10 +177,8 @@ export class RollupSums {
       promptKnown ? (row.cache_creation_input_tokens ?? 0) : 0,
     ];
     if (route.cache.add(ts - (ts % FINEST_MS.cache), cached)) made++;
-    for (let dim = 0; dim < route.byDim.length; dim++) {
-      const ms = DIM_FINEST_MS[dim]!;
-      if (route.byDim[dim]!.add(ts - (ts % ms), delta)) made++;
-    }
+    const minute = ts - (ts % FINEST_MS.byDim);
+    for (const cells of route.byDim) if (cells.add(minute, delta)) made++;
     if (this.outcomeSums(route, row).add(ts - (ts % FINEST_MS.outcome), ONE_REQUEST)) made++;
     const board = boardDelta(row, delta[4], delta[5]);
     const fiveMinutes = ts - (ts % FINEST_MS.board);

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { addCell, BOARD_MEASURES, newBoardCell, type BoardCell } from './board-cells.js';
 import { encode } from './latency-sketch.js';
 import { BufferedInsert } from './buffered-insert.js';
-import { BOARD_GRAINS, finestDimMs, GRAINS } from './rollup-grains.js';
+import { BOARD_GRAINS, GRAINS } from './rollup-grains.js';
 import { CACHE_MEASURES, FINEST_MS, type Cells, type Family, type RollupCells } from './rollup-sums.js';
 
 /**
@@ -123,11 +123,7 @@ export function rollupRows(cells: RollupCells): RollupRows {
   for (const { family, ms } of TABLES) {
     const out: RollupRow[] = [];
     for (const { dims, byBucket } of cells[family] as Cells<number[]>[]) {
-      // A dimension's cells are summed at the finest grain that holds it (rollup-grains.ts), and
-      // every coarser grain holds it too: a finer table has none of them.
-      const finest = family === 'byDim' ? finestDimMs(dims[1] as number) : FINEST_MS[family];
-      if (ms < finest) continue;
-      const grainCells = ms === finest ? byBucket : coarser(byBucket, ms);
+      const grainCells = ms === FINEST_MS[family] ? byBucket : coarser(byBucket, ms);
       // The tables take the bucket second, after the organisation.
       for (const [bucket, measures] of grainCells) out.push([dims[0]!, bucket, ...dims.slice(1), ...measures]);
     }

@@ -37,7 +37,7 @@ const REQUEST_ID = 1;
 /**
  * A term that is its first row's own request id (of the form above) or the hex digits its row's
  * metadata set aside (`metadata_hex`: a trace id) is stored as the kind byte alone
- * (022_row_terms.sql): the row holds the digits already, and the term's text is read from it.
+ * (021_row_terms.sql): the row holds the digits already, and the term's text is read from it.
  * These are most terms (a request id and a trace id a row) and were most of the index's bytes.
  * A term that becomes shared is given its text (search-writer.ts): it outlives its first row.
  */
