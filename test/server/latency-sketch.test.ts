@@ -56,6 +56,41 @@ describe('the latency sketch', () => {
     expect(mergeEncoded(null, null)).toBeNull();
   });
 
+  it('stores small counts in fewer bytes, and reads sketches stored in the first encoding', () => {
+    const few = sketchOf([1, 2, 3, 50, 50, 400]);
+    // A byte for the counts' width, then three bytes a bin (an int16 bin, a one-byte count).
+    expect(encode(few).length).toBe(1 + 3 * few.size);
+    const many: Bins = new Map([
+      [10, 300],
+      [20, 1],
+    ]);
+    expect(encode(many).length).toBe(1 + 4 * 2);
+    const most: Bins = new Map([[-5, 70_000]]);
+    expect(encode(most).length).toBe(1 + 6);
+    // The first encoding: (int16 bin, uint32 count) pairs, no header; its length a multiple of 6.
+    const wide = (bins: Bins) =>
+      Buffer.concat(
+        [...bins].map(([bin, count]) => {
+          const pair = Buffer.alloc(6);
+          pair.writeInt16LE(bin, 0);
+          pair.writeUInt32LE(count, 2);
+          return pair;
+        }),
+      );
+    for (const bins of [few, many, most]) {
+      expect(encode(bins).length % 6, 'never read as the first encoding').not.toBe(0);
+      const read: Bins = new Map();
+      addEncoded(read, wide(bins));
+      expect(read).toEqual(bins);
+      expect(mergeEncoded(wide(bins), encode(bins))).toEqual(
+        encode(new Map([...bins].map(([bin, count]) => [bin, 2 * count]))),
+      );
+    }
+    const accumulator = new SketchAccumulator();
+    accumulator.addEncoded(wide(few));
+    expect(accumulator.quantiles([0, 1])).toEqual(quantilesOf(few, [0, 1]));
+  });
+
   it('keeps zero as zero and says nothing of an empty sketch', () => {
     expect(quantilesOf(sketchOf([0, 0, 0, 12]), [0.5, 1])).toEqual([0, expect.closeTo(12, 0)]);
     expect(quantilesOf(new Map(), [0.5])).toBeNull();

@@ -173,15 +173,31 @@ describe('the request-log store on PostgreSQL', () => {
       `TRUNCATE requests, request_ids, spend_outbox, search_hours, ${ROLLUP_TABLES.map((t) => t.name).join(', ')}`,
     );
 
-  it('merges latency sketches in the database as the server merges them', async () => {
+  it('merges latency sketches in the database as the server merges them, in either encoding', async () => {
+    // Counts of every width, and sketches in the first encoding ((int16, uint32) pairs, no header).
     const sketch = fc
-      .array(fc.tuple(fc.integer({ min: -32_768, max: 32_767 }), fc.integer({ min: 1, max: 2 ** 24 })), {
-        maxLength: 40,
-      })
-      .map((pairs) => {
+      .tuple(
+        fc.array(
+          fc.tuple(
+            fc.integer({ min: -32_768, max: 32_767 }),
+            fc.oneof(fc.integer({ min: 1, max: 255 }), fc.integer({ min: 1, max: 2 ** 24 })),
+          ),
+          { maxLength: 40 },
+        ),
+        fc.boolean(),
+      )
+      .map(([pairs, first]) => {
         const bins: Bins = new Map();
         for (const [bin, count] of pairs) addBin(bins, bin, count);
-        return encode(bins);
+        if (!first) return encode(bins);
+        const wide = Buffer.alloc(6 * bins.size);
+        [...bins]
+          .sort((x, y) => x[0] - y[0])
+          .forEach(([bin, count], i) => {
+            wide.writeInt16LE(bin, 6 * i);
+            wide.writeUInt32LE(count, 6 * i + 2);
+          });
+        return wide;
       });
     await fc.assert(
       fc.asyncProperty(fc.option(sketch, { nil: null }), fc.option(sketch, { nil: null }), async (a, b) => {

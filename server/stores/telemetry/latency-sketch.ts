@@ -8,8 +8,12 @@ import type { Database } from 'better-sqlite3';
  * union exactly: rollup cells of any grain and the rows at a window's edges combine without
  * losing the bound, which a stored percentile could never do.
  *
- * Stored as a BLOB of (int16 bin, uint32 count) pairs in bin order, little-endian; values of
- * 0 or less share the bin ZERO_BIN and read back as 0.
+ * Stored as a BLOB: a byte W (1, 2 or 4: the width of the largest count), then (int16 bin,
+ * W-byte count) pairs in bin order, little-endian; values of 0 or less share the bin ZERO_BIN and
+ * read back as 0. A cell of five minutes counts a few requests a bin: its pairs take three bytes,
+ * not the six of the first encoding, (int16 bin, uint32 count) pairs with no header, which a
+ * store made before keeps until its cells are merged again. The two never have the same length
+ * modulo 6 (1 + 3n, 1 + 4n, 1 + 6n against 6n), which is how a reader tells them apart.
  */
 
 export const RELATIVE_ERROR = 0.01;
@@ -17,7 +21,8 @@ const GAMMA = (1 + RELATIVE_ERROR) / (1 - RELATIVE_ERROR);
 const LN_GAMMA = Math.log(GAMMA);
 const ZERO_BIN = -32_768;
 const MAX_BIN = 32_767;
-const PAIR_BYTES = 6;
+/** The first encoding's pairs: no header, a uint32 count. */
+const WIDE_PAIR_BYTES = 6;
 
 /** Bin counts by bin index: what a sketch is while it is being built or merged. */
 export type Bins = Map<number, number>;
@@ -32,22 +37,43 @@ export function addBin(bins: Bins, bin: number, count = 1): void {
   bins.set(bin, (bins.get(bin) ?? 0) + count);
 }
 
+/** The width of a count, the same in SQL (migrations-postgres/008_narrow_sketches.sql). */
+const countWidth = (largest: number) => (largest < 0x100 ? 1 : largest < 0x10000 ? 2 : 4);
+
 export function encode(bins: Bins): Buffer {
+  // No bins: no header either (as a merge of two empty sketches has always read).
+  if (bins.size === 0) return Buffer.alloc(0);
   const sorted = [...bins.keys()].sort((a, b) => a - b);
-  const out = Buffer.allocUnsafe(sorted.length * PAIR_BYTES);
+  let largest = 0;
+  for (const count of bins.values()) largest = Math.max(largest, count);
+  const width = countWidth(largest);
+  const stride = 2 + width;
+  const out = Buffer.allocUnsafe(1 + sorted.length * stride);
+  out[0] = width;
   sorted.forEach((bin, index) => {
-    out.writeInt16LE(bin, index * PAIR_BYTES);
-    out.writeUInt32LE(bins.get(bin)!, index * PAIR_BYTES + 2);
+    const at = 1 + index * stride;
+    out.writeInt16LE(bin, at);
+    out.writeUIntLE(bins.get(bin)!, at + 2, width);
   });
   return out;
 }
 
+/** Calls `pair` with each (bin, count) of a stored sketch, in either encoding. */
+function eachPair(sketch: Uint8Array, pair: (bin: number, count: number) => void): void {
+  const view = new DataView(sketch.buffer, sketch.byteOffset, sketch.byteLength);
+  const wide = sketch.byteLength % WIDE_PAIR_BYTES === 0;
+  const width = wide ? 4 : sketch[0]!;
+  const stride = 2 + width;
+  for (let at = wide ? 0 : 1; at + stride <= sketch.byteLength; at += stride) {
+    const count =
+      width === 1 ? view.getUint8(at + 2) : width === 2 ? view.getUint16(at + 2, true) : view.getUint32(at + 2, true);
+    pair(view.getInt16(at, true), count);
+  }
+}
+
 /** Adds a stored sketch's bins to `bins`. */
 export function addEncoded(bins: Bins, sketch: Uint8Array): void {
-  const view = Buffer.from(sketch.buffer, sketch.byteOffset, sketch.byteLength);
-  for (let at = 0; at + PAIR_BYTES <= view.length; at += PAIR_BYTES) {
-    addBin(bins, view.readInt16LE(at), view.readUInt32LE(at + 2));
-  }
+  eachPair(sketch, (bin, count) => addBin(bins, bin, count));
 }
 
 /** Two stored sketches as one; either may be null (no values). */
@@ -73,15 +99,13 @@ export class SketchAccumulator {
   private total = 0;
 
   addEncoded(sketch: Uint8Array): void {
-    const view = new DataView(sketch.buffer, sketch.byteOffset, sketch.byteLength);
-    for (let at = 0; at + PAIR_BYTES <= sketch.byteLength; at += PAIR_BYTES) {
-      const slot = view.getInt16(at, true) - ZERO_BIN;
-      const count = view.getUint32(at + 2, true);
+    eachPair(sketch, (bin, count) => {
+      const slot = bin - ZERO_BIN;
       this.counts[slot]! += count;
       this.total += count;
       if (slot < this.low) this.low = slot;
       if (slot > this.high) this.high = slot;
-    }
+    });
   }
 
   /**
