@@ -33,9 +33,12 @@ type CodedColumn = keyof typeof CODED_COLUMNS;
  */
 const COMPACT_ID = /^req_(?:[0-9a-f]{2})+$/;
 
+/** Whether a request id is of the form stored as bytes. */
+export const isCompactRequestId = (id: string): boolean => COMPACT_ID.test(id);
+
 /** The value `request_rows.req_id` holds for a request id; a text tells its writer to note its organisation in `request_text_ids`. */
 export const storedRequestId = (id: string): string | Buffer =>
-  COMPACT_ID.test(id) ? Buffer.from(id.slice(4), 'hex') : id;
+  isCompactRequestId(id) ? Buffer.from(id.slice(4), 'hex') : id;
 
 /** SQL for the stored value of the request id `text` (an expression: a parameter, a column). */
 export const storedRequestIdOf = (text: string): string =>

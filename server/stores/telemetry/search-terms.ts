@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { RequestRecord } from './request-record.js';
+import { isCompactRequestId } from './request-rows.js';
 
 /**
  * What the search index's writer, its migration and its reader must agree on
@@ -43,7 +44,6 @@ const REQUEST_ID = 1;
  */
 const ROW_REQUEST_ID = Buffer.from([REQUEST_ID]);
 const ROW_HEX = Buffer.from([PLAIN_HEX]);
-const COMPACT_REQUEST_ID = /^req_(?:[0-9a-f]{2})+$/;
 
 /** What a term's first row holds of its own: its request id, and the bytes its metadata set aside (or null). */
 export interface RowStrings {
@@ -53,7 +53,7 @@ export interface RowStrings {
 
 /** The value `search_terms.text` holds for a term first seen in a row holding `own`. */
 export function rowTermText(text: string, own: RowStrings): string | Buffer {
-  if (text === own.requestId && COMPACT_REQUEST_ID.test(text)) return ROW_REQUEST_ID;
+  if (text === own.requestId && isCompactRequestId(text)) return ROW_REQUEST_ID;
   if (own.hex !== null && text.length === own.hex.length * 2 && text === own.hex.toString('hex')) return ROW_HEX;
   return storedTermText(text);
 }
