@@ -3,7 +3,7 @@ import { RollupSums } from '../stores/telemetry/rollup-sums.js';
 import { rollupRows, type RollupRows } from '../stores/telemetry/rollup-writer.js';
 import { SearchPlanner, type BlockCounts, type SearchLookups, type Share } from '../stores/telemetry/search-planner.js';
 import { searchTexts, type FilledEpoch } from '../stores/telemetry/search-terms.js';
-import { RequestColumnsBuilder, type RequestColumns } from './request-columns.js';
+import { RequestColumnsBuilder, requestCopyLines, type RequestColumns } from './request-columns.js';
 
 /** Rows per batch: large enough that passing a batch between threads costs little per row. */
 export const BATCH_ROWS = 2_048;
@@ -16,6 +16,11 @@ export const BATCH_ROWS = 2_048;
 export interface ImportBatch {
   /** The rows, with the rowids they are written under. */
   rows: RequestColumns;
+  /**
+   * Each row's columns as a line of COPY's text format (no newline), when asked for: made here
+   * rather than by the writer, whose thread a copy into an empty PostgreSQL log keeps busy.
+   */
+  copyLines: string[] | null;
   /** Each row's line in its source, when the source has lines. */
   lines: number[] | null;
   /** The id of the batch's first new term; the others follow in row order. */
@@ -40,22 +45,26 @@ export interface ImportBatch {
 /**
  * Cuts `records` into batches, numbering rows and terms from `lookups` (the store as the
  * writer found it when it took the write lock), or planning no SQLite search index when it is
- * null (PostgreSQL's is made by its writer), and summing no rollup cells unless `sumRollups`.
- * `line`, when given, says the source line of the record just read. The last batch carries what
+ * null (PostgreSQL's is made by its writer), summing no rollup cells unless `sumRollups`, and
+ * writing the rows' COPY lines when `copyLines`. `line`, when given, says the source line of
+ * the record just read. The last batch carries what
  * is still held (it has no rows when the records ran out at a batch's end). When reading a
  * record throws, the rows read before it come as a batch first.
  */
 export function* importBatches(
   records: Iterable<RequestRecord>,
   lookups: SearchLookups | null,
-  line?: () => number,
-  sumRollups = true,
+  {
+    line,
+    sumRollups = true,
+    copyLines = false,
+  }: { line?: () => number; sumRollups?: boolean; copyLines?: boolean } = {},
 ): Generator<ImportBatch> {
   const sums = sumRollups ? new RollupSums() : null;
   const search = lookups && new SearchPlanner(lookups);
   const columns = new RequestColumnsBuilder(BATCH_ROWS);
   // The rows, search changes and the rest collected apart, put together at the batch's end.
-  const start = (): Omit<ImportBatch, 'rows' | 'shares' | 'filled'> => ({
+  const start = (): Omit<ImportBatch, 'rows' | 'copyLines' | 'shares' | 'filled'> => ({
     lines: line ? [] : null,
     firstTerm: search?.term ?? 0,
     newTerms: [],
@@ -65,11 +74,15 @@ export function* importBatches(
     counts: null,
     last: false,
   });
-  const end = (batch: ReturnType<typeof start>): ImportBatch => ({
-    ...batch,
-    rows: columns.take(),
-    ...(search ? search.takeChanges() : { shares: [], filled: [] }),
-  });
+  const end = (batch: ReturnType<typeof start>): ImportBatch => {
+    const rows = columns.take();
+    return {
+      ...batch,
+      rows,
+      copyLines: copyLines ? requestCopyLines(rows) : null,
+      ...(search ? search.takeChanges() : { shares: [], filled: [] }),
+    };
+  };
   let batch = start();
   const iterator = records[Symbol.iterator]();
   for (;;) {

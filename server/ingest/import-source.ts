@@ -65,6 +65,8 @@ export interface ImportWorkerData {
   planSearch: boolean;
   /** Whether this thread sums the rows' rollup cells (not when they are copied as they are: `ImportProgress.cells`). */
   sumRollups: boolean;
+  /** Whether this thread writes each row's columns as COPY text too (`ImportBatch.copyLines`): into an empty PostgreSQL log. */
+  copyLines: boolean;
   /** Int32Array over a SharedArrayBuffer, indexed by `FLOW`. */
   flow: Int32Array;
 }

@@ -23,7 +23,7 @@ import {
  */
 const AHEAD = 16;
 
-const { source, storePath, lookups, planSearch, sumRollups, flow } = workerData as ImportWorkerData;
+const { source, storePath, lookups, planSearch, sumRollups, copyLines, flow } = workerData as ImportWorkerData;
 const post = (message: ImportMessage) => parentPort!.postMessage(message);
 
 /** Waits until the writer is at most `AHEAD - 1` batches behind; false when it asks to stop. */
@@ -49,7 +49,7 @@ try {
   try {
     const { records, line } = await read(source);
     const found = !planSearch ? null : lookups ? lookupsFrom(lookups) : db ? searchLookups(db) : NO_ROWS;
-    for (const batch of importBatches(records, found, line, sumRollups)) {
+    for (const batch of importBatches(records, found, { line, sumRollups, copyLines })) {
       if (!room()) break;
       post({ kind: 'batch', batch });
       Atomics.add(flow, FLOW.sent, 1);

@@ -174,7 +174,7 @@ export async function recordRequestsFrom(
   if (typeof telemetry !== 'string') return importIntoPostgres(control, telemetry, source, progress);
   const writer = new ImportWriter(telemetry, progress, { withRows: true });
   try {
-    const reading = { ...writer.readerStore(), planSearch: true, sumRollups: true };
+    const reading = { ...writer.readerStore(), planSearch: true, sumRollups: true, copyLines: false };
     for await (const batch of readInWorker(source, reading)) writer.write(batch);
     await writer.commit(control);
   } finally {
@@ -222,11 +222,17 @@ async function importIntoPostgres(
   let writing = false;
   try {
     try {
-      const reading = { storePath: null, lookups: null, planSearch: false, sumRollups: !progress?.cells };
+      const reading = {
+        storePath: null,
+        lookups: null,
+        planSearch: false,
+        sumRollups: !progress?.cells,
+        copyLines: write.intoEmpty,
+      };
       for await (const batch of readInWorker(source, reading)) {
         writing = true;
         const { rows } = batch;
-        const inserted = write.insert(requestArrays(rows));
+        const inserted = write.insert(requestArrays(rows), batch.copyLines);
         // Awaited in order below; a failure meanwhile must not go unhandled.
         inserted.catch(() => undefined);
         await confirmSent();

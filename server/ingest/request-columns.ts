@@ -1,3 +1,4 @@
+import { copyValue } from '../stores/telemetry/postgres/copy-rows.js';
 import { REQUEST_COLUMNS, requestValues, type RequestRecord } from '../stores/telemetry/request-record.js';
 
 /**
@@ -129,6 +130,32 @@ export function requestArrays(columns: RequestColumns): unknown[][] {
     for (let c = 0; c < arrays.length; c++) arrays[c]![r] = row[c];
   }
   return arrays;
+}
+
+/**
+ * Each row's values (`REQUEST_COLUMNS` order, the rowid left out) as a line of COPY's text
+ * format, without its newline: PostgreSQL's copy into an empty log. A coded column's values
+ * are escaped once a batch rather than once a row.
+ */
+export function requestCopyLines(columns: RequestColumns): string[] {
+  const coded = columns.dictionaries.map((values) => values.map(copyValue));
+  const lines = new Array<string>(columns.length);
+  for (let r = 0; r < columns.length; r++) {
+    let line = '';
+    for (let c = 0; c < REQUEST_COLUMNS.length; c++) {
+      const slot = SLOTS[c]!;
+      const kind = KINDS[c];
+      let value: string;
+      if (kind === NUMBER) {
+        const number = columns.numbers[slot]![r]!;
+        value = Number.isNaN(number) ? copyValue(null) : copyValue(number);
+      } else if (kind === TEXT) value = copyValue(columns.texts[slot]![r]);
+      else value = coded[slot]![columns.codes[slot]![r]!]!;
+      line += c === 0 ? value : '\t' + value;
+    }
+    lines[r] = line;
+  }
+  return lines;
 }
 
 /** Collects up to `capacity` rows into columns. */

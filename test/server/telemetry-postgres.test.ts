@@ -23,7 +23,7 @@ import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { migratePostgres, openPool } from '../../server/stores/postgres.js';
 import { addBin, encode, mergeEncoded, type Bins } from '../../server/stores/telemetry/latency-sketch.js';
 import { PgRequestLog } from '../../server/stores/telemetry/postgres/request-log.js';
-import { requestColumns } from '../../server/stores/telemetry/postgres/request-sql.js';
+import { RequestColumnsBuilder, requestArrays, requestCopyLines } from '../../server/ingest/request-columns.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { ROLLUP_TABLES, type RollupRow } from '../../server/stores/telemetry/rollup-writer.js';
 import { searchTexts } from '../../server/stores/telemetry/search-terms.js';
@@ -400,7 +400,13 @@ describe('the request-log store on PostgreSQL', () => {
       try {
         expect(write.intoEmpty).toBe(true);
         const inserted: string[][] = [];
-        for (const batch of batches) inserted.push([...(await write.insert(requestColumns(batch)))]);
+        for (const batch of batches) {
+          // As the import's reading thread gives them: into an empty log, each row as its COPY line too.
+          const columns = new RequestColumnsBuilder(batch.length);
+          for (const row of batch) columns.add(row, 0);
+          const rows = columns.take();
+          inserted.push([...(await write.insert(requestArrays(rows), requestCopyLines(rows)))]);
+        }
         return inserted;
       } finally {
         await write.close();

@@ -1,7 +1,6 @@
 import { finished } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { REQUEST_COLUMNS } from '../request-record.js';
 import { dayOf } from './request-days.js';
 import { REQUEST_ROW_COLUMNS, storableText, type SearchColumns } from './request-sql.js';
 
@@ -17,7 +16,8 @@ const SPECIAL = /[\\\t\n\r]/;
 const SPECIALS = /[\\\t\n\r]/g;
 const ESCAPED: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
-function copyValue(value: unknown): string {
+/** A value as COPY's text format writes it. */
+export function copyValue(value: unknown): string {
   if (value === null || value === undefined) return '\\N';
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
   // bytea's hex form, its backslash escaped for COPY.
@@ -29,7 +29,7 @@ function copyValue(value: unknown): string {
 }
 
 /** Rows given by column as COPY's text format: a line a row, values between tabs; `rows` their count, or which of them. */
-export function copyText(columns: readonly (readonly unknown[])[], rows: number | readonly number[]): string {
+function copyTextOf(columns: readonly (readonly unknown[])[], rows: number | readonly number[]): string {
   let text = '';
   const count = typeof rows === 'number' ? rows : rows.length;
   for (let i = 0; i < count; i++) {
@@ -41,51 +41,54 @@ export function copyText(columns: readonly (readonly unknown[])[], rows: number 
   return text;
 }
 
-/**
- * Copies rows given by column into `table`'s `columns`. `freeze`: the rows are written frozen and
- * their pages marked all-visible, so that no VACUUM rewrites them; only into a table created or
- * truncated in the transaction, and outside any savepoint, else the statement fails.
- */
+/** Copies rows given by column into `table`'s `columns`. */
 export async function copyRows(
   client: pg.ClientBase,
   table: string,
   columns: readonly string[],
   values: readonly (readonly unknown[])[],
   rows: number | readonly number[],
-  { freeze = false } = {},
 ): Promise<void> {
-  const options = freeze ? ' (FREEZE)' : '';
-  const stream = client.query(copyFrom(`COPY ${table} (${columns.join(', ')}) FROM STDIN${options}`));
-  stream.end(Buffer.from(copyText(values, rows)));
+  await copyText(client, `COPY ${table} (${columns.join(', ')}) FROM STDIN`, copyTextOf(values, rows));
+}
+
+/** Sends `text` (lines of COPY's text format) to the `COPY … FROM STDIN` statement `sql`. */
+async function copyText(client: pg.ClientBase, sql: string, text: string): Promise<void> {
+  const stream = client.query(copyFrom(sql));
+  stream.end(Buffer.from(text));
   await finished(stream);
 }
 
 /**
- * Copies rows given by column (`REQUEST_COLUMNS` order) with their search columns into their day
- * tables of `requests` (`dayTable` names each; every one truncated or made in the transaction, so
- * written frozen: see `takeEmptyRequests`), their ids into `request_ids` first; returns the ids
- * inserted, as stored. When a row repeats a stored id, the ids before it: the statement failed
- * there, and the transaction with it.
+ * Copies rows, each given as its columns' COPY line (`REQUEST_COLUMNS` order, no newline), with
+ * their search columns into their day tables of `requests` (`dayTable` names each), their ids
+ * into `request_ids` first. The rows are written frozen and their pages marked all-visible, so
+ * that no VACUUM rewrites them: each day table was truncated or made in the transaction (see
+ * `takeEmptyRequests`), and this runs outside any savepoint, else the statement fails. Returns
+ * the ids inserted, as stored; when a row repeats a stored id, the ids before it: the statement
+ * failed there, and the transaction with it.
  */
 export async function copyRequests(
   client: pg.ClientBase,
-  values: readonly unknown[][],
+  rows: { ids: readonly string[]; times: readonly number[]; lines: readonly string[] },
   search: SearchColumns,
   dayTable: (day: number) => string,
 ): Promise<Set<string>> {
-  const ids = (values[REQUEST_COLUMNS.indexOf('req_id')] as string[]).map(storableText);
-  const times = values[REQUEST_COLUMNS.indexOf('ts')] as number[];
+  const ids = rows.ids.map(storableText);
   try {
-    await copyRows(client, 'request_ids', ['req_id', 'ts'], [ids, times], ids.length);
+    await copyRows(client, 'request_ids', ['req_id', 'ts'], [ids, rows.times], ids.length);
   } catch (error) {
     const repeated = repeatedRow(error);
     if (repeated === null) throw error;
     return new Set(ids.slice(0, repeated));
   }
-  const columns = [...values, search.sets, search.rare];
-  for (const [day, rows] of rowsByDay(times)) {
+  for (const [day, ofDay] of rowsByDay(rows.times)) {
+    let text = '';
+    for (const r of ofDay) {
+      text += `${rows.lines[r]!}\t${copyValue(search.sets[r])}\t${copyValue(search.rare[r])}\n`;
+    }
     const table = client.escapeIdentifier(dayTable(day));
-    await copyRows(client, table, REQUEST_ROW_COLUMNS, columns, rows, { freeze: true });
+    await copyText(client, `COPY ${table} (${REQUEST_ROW_COLUMNS.join(', ')}) FROM STDIN (FREEZE)`, text);
   }
   return new Set(ids);
 }

@@ -148,16 +148,18 @@ export class PgImport {
 
   /**
    * Inserts rows given by column (`REQUEST_COLUMNS` order); returns the ids inserted (not stored
-   * before). A batch may be sent before the last one's answer: they are written in order.
+   * before). A batch may be sent before the last one's answer: they are written in order. Into
+   * an empty log (`intoEmpty`), `copyLines` must give each row's columns as a COPY line too.
    */
-  insert(values: unknown[][]): Promise<Set<string>> {
-    const inserting = this.insertNow(values);
+  insert(values: unknown[][], copyLines: readonly string[] | null): Promise<Set<string>> {
+    const inserting = this.insertNow(values, copyLines);
     // `close` waits for it: a statement sent after the rollback would run outside the import.
     this.inFlight = Promise.allSettled([this.inFlight, inserting]);
     return inserting;
   }
 
-  private async insertNow(values: unknown[][]): Promise<Set<string>> {
+  private async insertNow(values: unknown[][], copyLines: readonly string[] | null): Promise<Set<string>> {
+    if (this.intoEmpty && copyLines === null) throw new Error('an import into an empty log copies its rows as lines');
     const column = (name: (typeof REQUEST_COLUMNS)[number]) => values[REQUEST_COLUMNS.indexOf(name)]!;
     const [orgIds, reqIds, times] = [
       column('org_id') as string[],
@@ -176,7 +178,12 @@ export class PgImport {
       if (this.done) throw new Error('the import has ended');
       await this.days.ensure(this.client, times, { inTransaction: true });
       const inserted = this.intoEmpty
-        ? await copyRequests(this.client, values, search, await this.dayTables(times))
+        ? await copyRequests(
+            this.client,
+            { ids: reqIds, times, lines: copyLines! },
+            search,
+            await this.dayTables(times),
+          )
         : await insertRequests(this.client, values, search);
       // A COPY that stopped at a repeated id aborted the transaction: nothing more is to be sent.
       if (this.intoEmpty && inserted.size < reqIds.length) return inserted;
