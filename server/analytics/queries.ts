@@ -314,8 +314,8 @@ export class AnalyticsQueries {
         { ...params, limit, offset },
       );
     }
-    // Ties in the order of the stored ids, which requests_by_org holds, when it is theirs: unless
-    // the organisation has an id stored as text (request-rows.ts, storedRequestId).
+    // Ties in the order of the stored ids, when it is theirs: unless the organisation has an id
+    // stored as text (request-rows.ts, storedRequestId).
     const { textIds } = (await this.sql.get<{ textIds: number }>(`SELECT ${hasTextIds(codeOf('@orgId'))} AS textIds`, {
       orgId: params.orgId,
     }))!;
