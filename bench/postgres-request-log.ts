@@ -54,7 +54,13 @@ export async function measureRequestLogs(o: {
 }): Promise<PostgresRequestLogReport> {
   o.log(`copying the request log into PostgreSQL (admin migrate-store --telemetry-url): ${o.rows} rows`);
   const started = performance.now();
-  const code = await runAdmin(['migrate-store', '--data-dir', o.dataDir, '--telemetry-url', o.databaseUrl], () => {});
+  // Its progress in the log, a line a million rows, so that the time the rows take is told
+  // apart from the indexes, rollups and statistics after them.
+  const progress = (line: string) => {
+    const written = /^(\d+) request\(s\) written \(/.exec(line);
+    if (!written || Number(written[1]) % 1_000_000 === 0) o.log(`  ${line}`);
+  };
+  const code = await runAdmin(['migrate-store', '--data-dir', o.dataDir, '--telemetry-url', o.databaseUrl], progress);
   if (code !== 0) throw new Error(`migrate-store --telemetry-url exited with ${code}`);
   const importSeconds = (performance.now() - started) / 1000;
   o.log(`copied in ${importSeconds.toFixed(1)} s (${Math.round(o.rows / importSeconds)} rows/s)`);
