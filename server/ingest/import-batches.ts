@@ -47,9 +47,9 @@ export interface ImportBatch {
  * writer found it when it took the write lock), or planning no SQLite search index when it is
  * null (PostgreSQL's is made by its writer), summing no rollup cells unless `sumRollups`, and
  * writing the rows' COPY lines when `copyLines`. `line`, when given, says the source line of
- * the record just read. The last batch carries what
- * is still held (it has no rows when the records ran out at a batch's end). When reading a
- * record throws, the rows read before it come as a batch first.
+ * the record just read. The last batch carries what is still held (it has no rows when the
+ * records ran out at a batch's end). When reading a record throws, the rows read before it come
+ * as a batch first.
  */
 export function* importBatches(
   records: Iterable<RequestRecord>,
