@@ -28,12 +28,10 @@ export function copyValue(value: unknown): string {
   return SPECIAL.test(text) ? text.replace(SPECIALS, (c) => ESCAPED[c]!) : text;
 }
 
-/** Rows given by column as COPY's text format: a line a row, values between tabs; `rows` their count, or which of them. */
-function copyTextOf(columns: readonly (readonly unknown[])[], rows: number | readonly number[]): string {
+/** The first `rows` rows given by column as COPY's text format: a line a row, values between tabs. */
+function copyTextOf(columns: readonly (readonly unknown[])[], rows: number): string {
   let text = '';
-  const count = typeof rows === 'number' ? rows : rows.length;
-  for (let i = 0; i < count; i++) {
-    const r = typeof rows === 'number' ? i : rows[i]!;
+  for (let r = 0; r < rows; r++) {
     text += copyValue(columns[0]![r]);
     for (let c = 1; c < columns.length; c++) text += '\t' + copyValue(columns[c]![r]);
     text += '\n';
@@ -41,13 +39,13 @@ function copyTextOf(columns: readonly (readonly unknown[])[], rows: number | rea
   return text;
 }
 
-/** Copies rows given by column into `table`'s `columns`. */
+/** Copies the first `rows` rows given by column into `table`'s `columns`. */
 export async function copyRows(
   client: pg.ClientBase,
   table: string,
   columns: readonly string[],
   values: readonly (readonly unknown[])[],
-  rows: number | readonly number[],
+  rows: number,
 ): Promise<void> {
   await copyText(client, `COPY ${table} (${columns.join(', ')}) FROM STDIN`, copyTextOf(values, rows));
 }
