@@ -124,8 +124,9 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     timeoutMs: config.analyticsTimeoutMs,
     maxQueued: ANALYTICS_MAX_QUEUED,
   };
-  /** PostgreSQL's request log drops whole days of rows (request-days.ts). */
+  /** PostgreSQL's request log drops whole days of rows (request-days.ts); SQLite's thins its fine cells (fine-cells.ts). */
   let dropDays: RetentionSweeperOptions['dropDays'];
+  let thin: RetentionSweeperOptions['thin'];
   if ('url' in location) {
     // PostgreSQL's driver and queries are loaded only for a request log that is there.
     const [{ PgRequestLog }, { PgAnalytics }] = await Promise.all([
@@ -147,6 +148,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     const store = app.telemetry as TelemetryStore;
     await settleLeftSpend(app, () => store.read((db) => settleOutstandingSpend(control, sqliteOutbox(db))));
     app.decorate('analytics', new AnalyticsPool(location.path, analyticsLimits));
+    thin = (since) => app.admissions.thin(since);
   }
   app.decorate('gatewayHealth', new GatewayHealth(config.now));
   app.decorate(
@@ -185,6 +187,7 @@ export async function buildApp(config: ServerConfig, options: BuildOptions = {})
     organizations: () => control.organizations.ids(),
     expire: (orgId, before, limit) => app.admissions.expire(orgId, before, limit),
     dropDays,
+    thin,
     now: config.now,
     log: app.log.child({ component: 'retention' }),
   });

@@ -19,6 +19,7 @@ import { reconcileCommand } from './reconcile-command.js';
 import { DEMO_DEFAULTS, DEMO_ORGANIZATION, seedDemo } from '../demo/seed.js';
 import { privateFolder } from '../security/private-files.js';
 import { loadOrCreateSecret } from '../security/secret-files.js';
+import { fineCellsSince } from '../stores/telemetry/rollup-grains.js';
 
 const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [--database-url postgres://…]
                             [--telemetry-db PATH | --telemetry-url postgres://…] [flags]
@@ -362,7 +363,10 @@ async function run(
     case 'import-requests': {
       const file = resolve(required(flags, 'file'));
       const result = await withRequestLog(config, (telemetry) =>
-        importRequests(control, telemetry, file, { report: importReport(out) }),
+        importRequests(control, telemetry, file, {
+          report: importReport(out),
+          fineCellsSince: fineCellsSince(config.now()),
+        }),
       );
       if (!result.ok) throw new UsageError(result.error);
       return `imported ${result.rows} request(s)`;

@@ -9,6 +9,7 @@ import type { ControlStore } from '../stores/control/store.js';
 import { UnequalCopy } from '../stores/telemetry/postgres/request-import.js';
 import { PgRequestLog } from '../stores/telemetry/postgres/request-log.js';
 import { ROLLUP_TABLES } from '../stores/telemetry/rollup-writer.js';
+import { fineCellsFrom } from '../stores/telemetry/fine-cells.js';
 import { openTelemetry } from '../stores/telemetry/store.js';
 import { storedCells } from './stored-cells.js';
 import { storedRowsSource } from './stored-rows.js';
@@ -53,7 +54,14 @@ export async function migrateRequestLog(
     if (counted !== BigInt(rows)) {
       return { ok: false, error: `telemetry.db's rollups count ${counted} requests, its rows ${rows}: not copied` };
     }
-    return await copyRows(control, telemetryPath, url, rows, cells, progress);
+    const horizons = new Map(
+      (file.prepare('SELECT org_id, horizon FROM retention_horizons').raw().all() as [string, number][]).map(
+        ([orgId, horizon]) => [orgId, horizon],
+      ),
+    );
+    const fineFrom = fineCellsFrom(file);
+    const bounds = { horizons, fineFrom: Number.isFinite(fineFrom) ? fineFrom : null };
+    return await copyRows(control, telemetryPath, url, rows, cells, bounds, progress);
   } finally {
     file.close();
   }
@@ -65,6 +73,7 @@ async function copyRows(
   url: string,
   rows: number,
   cells: CopiedCells,
+  bounds: { horizons: ReadonlyMap<string, number>; fineFrom: number | null },
   progress: ImportProgress | undefined,
 ): Promise<RequestLogCopy> {
   // One for the copy's transaction, one to number search terms beside it.
@@ -81,6 +90,7 @@ async function copyRows(
     });
     const stored = await log.countRows();
     if (stored !== rows) return { ok: false, error: `the file holds ${rows} request rows, the database ${stored}` };
+    await log.recordCopiedBounds(bounds.horizons, bounds.fineFrom);
     return { ok: true, rows };
   } catch (error) {
     // The file's own rows repeat an id only if it was written by hand; its cells add up otherwise

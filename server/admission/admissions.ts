@@ -141,6 +141,11 @@ export class Admissions {
     return this.telemetry.expire(orgId, before, limit);
   }
 
+  /** Deletes an hour of the fine rollup cells before `since` (fine-cells.ts), between batches of rows. */
+  thin(since: number): Promise<Expired> {
+    return this.telemetry.thin(since);
+  }
+
   /** Resolves once every row queued so far is committed. */
   written(): Promise<void> {
     return this.telemetry.written();

@@ -37,6 +37,8 @@ export interface LiveTelemetryOptions {
 export interface Expired {
   rows: number;
   terms: number;
+  /** Fine rollup cells deleted (`thin`). */
+  cells: number;
   ms: number;
   more: boolean;
 }
@@ -129,6 +131,17 @@ export class LiveTelemetry {
   }
 
   /**
+   * Deletes the oldest hour of fine rollup cells before `since` (fine-cells.ts) on the writing
+   * thread, between batches of rows as a deletion of rows is.
+   */
+  thin(since: number): Promise<Expired> {
+    return new Promise((resolve, reject) => {
+      this.expiries.push({ step: 'cells', orgId: '', before: since, limit: 0, resolve, reject });
+      this.flush();
+    });
+  }
+
+  /**
    * Hands what waits to the writing thread, unless it is busy: rows, or a deletion when no rows
    * wait or the last thing sent was rows (so that neither starves the other).
    */
@@ -204,11 +217,12 @@ export class LiveTelemetry {
    * at once, with the longer of their transactions.
    */
   private stepDone(expiry: Expiry, done: Extract<FromTelemetryThread, { kind: 'expired' }>): void {
-    const { rows, terms, ms, more } = done;
+    const { rows, terms, cells, ms, more } = done;
     const first = expiry.rowsDone;
-    if (first) expiry.resolve({ rows: first.rows, terms, ms: Math.max(first.ms, ms), more: first.more || more });
-    else if (this.closing) expiry.resolve({ rows, terms, ms, more });
-    else this.expiries.unshift({ ...expiry, step: 'terms', rowsDone: { rows, terms, ms, more } });
+    if (first) {
+      expiry.resolve({ rows: first.rows, terms, cells, ms: Math.max(first.ms, ms), more: first.more || more });
+    } else if (this.closing || expiry.step === 'cells') expiry.resolve({ rows, terms, cells, ms, more });
+    else this.expiries.unshift({ ...expiry, step: 'terms', rowsDone: { rows, terms, cells, ms, more } });
   }
 
   private heard(message: FromTelemetryThread): void {

@@ -12,8 +12,11 @@ export interface TelemetryThreadData {
   busyTimeoutMs: number;
 }
 
-/** A deletion's two steps, each a message of its own so that a batch of rows can go between them. */
-export type ExpiryStep = 'rows' | 'terms';
+/**
+ * A deletion's two steps, each a message of its own so that a batch of rows can go between them;
+ * or `cells`, an hour of fine rollup cells before `before` (fine-cells.ts), a step of its own.
+ */
+export type ExpiryStep = 'rows' | 'terms' | 'cells';
 
 export type ToTelemetryThread =
   | { kind: 'rows'; id: number; rows: RequestRecord[] }
@@ -27,7 +30,7 @@ export type ToTelemetryThread =
 export type FromTelemetryThread =
   | { kind: 'written'; id: number }
   /** `ms`: how long the step's transaction took, as long as a batch of rows could have waited for it. */
-  | { kind: 'expired'; id: number; rows: number; terms: number; ms: number; more: boolean }
+  | { kind: 'expired'; id: number; rows: number; terms: number; cells: number; ms: number; more: boolean }
   | { kind: 'failed'; id: number; message: string }
   /** The rows are committed; their spend waits in the outbox (spend-outbox.ts). */
   | { kind: 'unsettled'; message: string };

@@ -3,6 +3,7 @@ import { recordRequests } from '../ingest/record-requests.js';
 import { openControlStore } from '../stores/control/open.js';
 import { expireRows } from '../stores/telemetry/expire-rows.js';
 import { expireTerms } from '../stores/telemetry/expire-terms.js';
+import { thinFineCells } from '../stores/telemetry/fine-cells.js';
 import { PgRequestLog } from '../stores/telemetry/postgres/request-log.js';
 import { openTelemetry } from '../stores/telemetry/store.js';
 import { lowerThisThreadsPriority } from '../worker-threads.js';
@@ -36,26 +37,30 @@ function expireInFile(
   path: string,
   { step, orgId, before, limit }: ExpiryMessage,
   opened: () => void,
-): { rows: number; terms: number; more: boolean } {
+): { rows: number; terms: number; cells: number; more: boolean } {
   const db = openTelemetry(path, { busyTimeoutMs });
   try {
     opened();
-    if (step === 'terms') return { rows: 0, ...expireTerms(db, orgId) };
+    if (step === 'terms') return { rows: 0, cells: 0, ...expireTerms(db, orgId) };
+    if (step === 'cells') return { rows: 0, terms: 0, ...thinFineCells(db, before) };
     const rows = expireRows(db, orgId, before, limit);
-    return { rows, terms: 0, more: rows === limit };
+    return { rows, terms: 0, cells: 0, more: rows === limit };
   } finally {
     db.close();
   }
 }
 
-/** On PostgreSQL a row's search entries are columns of the row: they go with it, and the terms step has nothing to do. */
+/**
+ * On PostgreSQL a row's search entries are columns of the row: they go with it, and the terms step
+ * has nothing to do; nor has the cells step: its writers keep every cell (009_fine_cells.sql).
+ */
 async function expireInDatabase(
   log: PgRequestLog,
   { step, orgId, before, limit }: ExpiryMessage,
-): Promise<{ rows: number; terms: number; more: boolean }> {
-  if (step === 'terms') return { rows: 0, terms: 0, more: false };
+): Promise<{ rows: number; terms: number; cells: number; more: boolean }> {
+  if (step !== 'rows') return { rows: 0, terms: 0, cells: 0, more: false };
   const rows = await log.expire(orgId, before, limit);
-  return { rows, terms: 0, more: rows === limit };
+  return { rows, terms: 0, cells: 0, more: rows === limit };
 }
 
 /** Handles one message; the next waits for it, so a close comes after the batch before it. */

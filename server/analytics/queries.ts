@@ -119,23 +119,37 @@ function orgOf(query: AnalyticsQuery): string | null {
   }
 }
 
-const later = (asked: number | undefined, stored: number) => (asked === undefined ? stored : Math.max(asked, stored));
+/** What a store records of what it no longer holds whole: retention's horizon, the fine cells' start. */
+interface StoredBounds {
+  horizon: number | null;
+  fineFrom: number | null;
+}
 
-/** `query` with its horizon no earlier than `stored`. */
-function boundedBy(query: AnalyticsQuery, stored: number): AnalyticsQuery {
+/** `bounds` with `asked` horizon moved no earlier than the stored one. */
+function bounded<T extends { horizon?: number; fineFrom?: number }>(asked: T, { horizon, fineFrom }: StoredBounds): T {
+  const bounds: { horizon?: number; fineFrom?: number } = {};
+  if (horizon !== null) bounds.horizon = asked.horizon === undefined ? horizon : Math.max(asked.horizon, horizon);
+  if (fineFrom !== null) bounds.fineFrom = fineFrom;
+  return { ...asked, ...bounds };
+}
+
+/** `query` bounded by what the store records (`StoredBounds`). */
+function boundedBy(query: AnalyticsQuery, stored: StoredBounds): AnalyticsQuery {
   switch (query.kind) {
     case 'summary':
     case 'timeseries':
     case 'compare':
     case 'top':
     case 'dashboard':
-      return { ...query, scope: { ...query.scope, horizon: later(query.scope.horizon, stored) } };
+      return { ...query, scope: bounded(query.scope, stored) };
     case 'requests':
-      return { ...query, filter: { ...query.filter, horizon: later(query.filter.horizon, stored) } };
+      return { ...query, filter: bounded(query.filter, stored) };
     case 'request':
     case 'burn':
     case 'reconcile_day':
-      return { ...query, horizon: later(query.horizon, stored) };
+      return bounded(query, stored);
+    case 'health':
+      return stored.fineFrom === null ? query : { ...query, fineFrom: stored.fineFrom };
     default:
       return query;
   }
@@ -164,21 +178,28 @@ export class AnalyticsQueries {
   }
 
   async run<Q extends AnalyticsQuery>(query: Q): Promise<AnalyticsResult<Q>> {
-    return (await this.answer(await this.withDeleted(query))) as AnalyticsResult<Q>;
+    const answer = async () => this.answer(await this.withDeleted(query));
+    // On SQLite the bounds and the answer are read in one transaction: the fine cells before a
+    // new start are deleted after it is recorded (fine-cells.ts), so a read must not pair the old
+    // start with the cells left. PostgreSQL's are never deleted: its start moves only with a copy.
+    const result = this.sql.dialect.name === 'sqlite' ? await this.sql.snapshot(answer) : await answer();
+    return result as AnalyticsResult<Q>;
   }
 
   /**
    * The query bounded by how far retention has deleted its organisation's rows, where that is
-   * later than the horizon it was asked with: a retention lengthened again brings no row back.
+   * later than the horizon it was asked with (a retention lengthened again brings no row back),
+   * and by where the store's fine cells start.
    */
   private async withDeleted(query: AnalyticsQuery): Promise<AnalyticsQuery> {
     const orgId = orgOf(query);
-    if (orgId === null) return query;
-    const stored = await this.sql.get<{ horizon: number }>(
-      'SELECT horizon FROM retention_horizons WHERE org_id = @orgId',
+    const stored = await this.sql.get<{ horizon: number | null; fineFrom: number | null }>(
+      `SELECT (SELECT horizon FROM retention_horizons WHERE org_id = @orgId) AS horizon,
+        (SELECT since FROM fine_cells) AS "fineFrom"`,
       { orgId },
     );
-    return stored ? boundedBy(query, Number(stored.horizon)) : query;
+    const number = (value: number | null | undefined) => (value === null || value === undefined ? null : Number(value));
+    return boundedBy(query, { horizon: number(stored?.horizon), fineFrom: number(stored?.fineFrom) });
   }
 
   private answer(query: AnalyticsQuery): Promise<unknown> {
@@ -474,7 +495,7 @@ export class AnalyticsQueries {
     for (const [index, day] of query.days.entries()) {
       const source = rollupSource(
         this.sql.dialect,
-        { orgId: query.orgId, from: day.from, to: day.to, horizon: query.horizon },
+        { orgId: query.orgId, from: day.from, to: day.to, horizon: query.horizon, fineFrom: query.fineFrom },
         { groupBy: 'key' },
       );
       const rows = await this.sql.all<{ keyId: string | null; cost: number }>(

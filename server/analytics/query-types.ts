@@ -39,6 +39,8 @@ export interface Scope {
    * `keptSegments`), and a list of rows starts at it.
    */
   horizon?: number;
+  /** From when the store keeps the fine grains' cells (fine-cells.ts): before it they are not read. */
+  fineFrom?: number;
 }
 
 export interface RequestFilter extends Scope {
@@ -72,7 +74,7 @@ export type AnalyticsQuery =
    */
   | { kind: 'top'; scope: Scope; groupBy: GroupBy; previous: { from: number; to: number }; trendEdges: number[] }
   /** Cost by key over each of `days` ([from, to], both edges included). */
-  | { kind: 'burn'; orgId: string; days: { from: number; to: number }[]; horizon?: number }
+  | { kind: 'burn'; orgId: string; days: { from: number; to: number }[]; horizon?: number; fineFrom?: number }
   /**
    * The dashboard's figures in the buckets between `edges` (ascending; edges[0] <= scope.from <
    * edges.at(-1)), over the whole window, and over `previous` (both edges included).

@@ -9,7 +9,7 @@ import type {
   ReconcileSpendResult,
   Sums,
 } from './reconcile-types.js';
-import { GRAINS } from '../stores/telemetry/rollup-grains.js';
+import { GRAINS, isFine } from '../stores/telemetry/rollup-grains.js';
 import { rollupSource } from './rollup-sql.js';
 import type { AnalyticsSql } from './sql.js';
 
@@ -78,6 +78,7 @@ const blank = (value: string) => (value === '' ? null : value);
 async function dayTotals(sql: AnalyticsSql, query: ReconcileDayQuery) {
   const scope: Scope = { orgId: query.orgId, from: query.day, to: query.day + DAY_MS - 1 };
   if (query.horizon !== undefined) scope.horizon = query.horizon;
+  if (query.fineFrom !== undefined) scope.fineFrom = query.fineFrom;
   const read = (groupBy: 'project' | 'key' | null, within: Scope) => {
     const source = rollupSource(sql.dialect, within, { groupBy });
     return sql.all<{ id: string | null; n: number; t: number; c: number }>(
@@ -129,8 +130,15 @@ function add(into: Cells, bucket: number, parts: string[], sums: Sums) {
   }
 }
 
-/** The full cells by five minutes (the finest full grain), which stand for the rows retention deleted. */
+/**
+ * The full cells by five minutes (the finest full grain), which stand for the rows retention
+ * deleted; by the hour on a day whose fine cells are gone too (fine-cells.ts).
+ */
 const FIVE_MINUTE_CELLS = GRAINS.find((grain) => grain.ms === FIVE_MINUTES)!.usage!;
+const HOUR_CELLS = GRAINS.find((grain) => grain.ms === 3_600_000)!.usage!;
+
+/** Whether the day's fine cells are kept: else they are left out of the check. */
+const keepsFineCells = (query: ReconcileDayQuery) => query.fineFrom === undefined || query.day >= query.fineFrom;
 
 /**
  * The day's rows by five minutes, project, key and model, in one pass over the (org_id, ts)
@@ -155,7 +163,7 @@ async function rowSums(sql: AnalyticsSql, query: ReconcileDayQuery): Promise<Cel
       ? []
       : await sql.all<Sum>(
           `SELECT bucket AS b, project_id AS p, key_id AS k, model AS m, requests AS n, tokens AS t, cost_micro AS c
-          FROM ${FIVE_MINUTE_CELLS} WHERE org_id = @orgId AND bucket >= @from AND bucket < @to ${project}`,
+          FROM ${keepsFineCells(query) ? FIVE_MINUTE_CELLS : HOUR_CELLS} WHERE org_id = @orgId AND bucket >= @from AND bucket < @to ${project}`,
           { ...query, from: query.day, to: kept },
         );
   const cells: Cells = new Map();
@@ -272,6 +280,7 @@ async function cellsAgainstRows(sql: AnalyticsSql, query: ReconcileDayQuery) {
   const asTables = new Map<string, Cells>();
   let checked = 0;
   for (const table of TABLES) {
+    if (isFine({ ms: table.grain }) && !keepsFineCells(query)) continue;
     const shape = `${table.shape} ${table.width}`;
     if (!asTables.has(shape)) asTables.set(shape, rowsAs(rows, table, projectOnly));
     checked += compare(table, asTables.get(shape)!, await cellsOf(sql, table, query), differences);

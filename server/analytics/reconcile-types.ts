@@ -35,6 +35,8 @@ export interface ReconcileDayQuery {
    * against the five-minute cells instead of rows, and the totals read as the console reads them.
    */
   horizon?: number;
+  /** From when the fine grains' cells are kept (fine-cells.ts): on a day before, those tables are not checked. */
+  fineFrom?: number;
 }
 
 export interface ReconcileDayResult {

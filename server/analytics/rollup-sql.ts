@@ -182,7 +182,7 @@ export function rollupSource(dialect: Dialect, filter: RollupFilter, select: Rol
     select.counts ? OUTCOME_GRAINS : select.intervalMs === undefined ? GRAINS : grainsFor(select.intervalMs),
     select.groupBy,
   ).filter((grain) => select.counts || dim !== null || grain.usage !== null);
-  const found = keptSegments(filter.from, filter.to + 1, grains, filter.horizon);
+  const found = keptSegments(filter.from, filter.to + 1, grains, filter.horizon, filter.fineFrom);
   const params: Record<string, unknown> = { ...filter };
   if (filter.statusClass !== undefined) {
     params.statusFrom = filter.statusClass * 100;
@@ -203,7 +203,7 @@ export function rollupSource(dialect: Dialect, filter: RollupFilter, select: Rol
     params[`to${index}`] = 0;
     selects.push(subSelect(dialect, null, index, filter, select, dim));
   }
-  for (const name of ['from', 'to', 'horizon']) delete params[name];
+  for (const name of ['from', 'to', 'horizon', 'fineFrom']) delete params[name];
   return { sql: selects.join('\nUNION ALL\n'), params, points };
 }
 

@@ -1,4 +1,4 @@
-import { GRAINS, type Grain } from '../stores/telemetry/rollup-grains.js';
+import { GRAINS, isFine, type Grain } from '../stores/telemetry/rollup-grains.js';
 
 /**
  * How a window of the request log is read: whole cells of the coarsest rollup grain that
@@ -19,16 +19,27 @@ const floorTo = (ms: number, grain: number) => ms - (((ms % grain) + grain) % gr
 
 /**
  * Splits the half-open window [from, to) over `grains` (coarsest first). A timeseries
- * passes only the grains that divide its interval, so no cell straddles two buckets.
+ * passes only the grains that divide its interval, so no cell straddles two buckets. The fine
+ * grains' cells (finer than an hour) are read from `fineFrom` on only, where the store keeps
+ * them (fine-cells.ts): before it, what the coarser grains leave is read from the rows.
  */
-export function segments(from: number, to: number, grains: readonly Grain[] = GRAINS): Segment[] {
+export function segments(from: number, to: number, grains: readonly Grain[] = GRAINS, fineFrom = -Infinity): Segment[] {
   if (from >= to) return [];
   const [grain, ...finer] = grains;
   if (!grain) return [{ grain: null, from, to }];
+  if (isFine(grain) && from < fineFrom) {
+    // Grains come coarsest first: every grain left is fine too.
+    const edge = Math.min(fineFrom, to);
+    return [{ grain: null, from, to: edge }, ...segments(edge, to, grains, fineFrom)];
+  }
   const start = floorTo(from + grain.ms - 1, grain.ms);
   const end = floorTo(to, grain.ms);
-  if (start >= end) return segments(from, to, finer);
-  return [...segments(from, start, finer), { grain, from: start, to: end }, ...segments(end, to, finer)];
+  if (start >= end) return segments(from, to, finer, fineFrom);
+  return [
+    ...segments(from, start, finer, fineFrom),
+    { grain, from: start, to: end },
+    ...segments(end, to, finer, fineFrom),
+  ];
 }
 
 /**
@@ -42,11 +53,12 @@ export function keptSegments(
   to: number,
   grains: readonly Grain[],
   horizon: number | undefined,
+  fineFrom?: number,
 ): Segment[] {
-  if (horizon === undefined || horizon <= from) return segments(from, to, grains);
+  if (horizon === undefined || horizon <= from) return segments(from, to, grains, fineFrom);
   const edge = Math.min(horizon, to);
-  const past = segments(from, edge, grains).filter((part) => part.grain !== null);
-  return [...past, ...segments(edge, to, grains)];
+  const past = segments(from, edge, grains, fineFrom).filter((part) => part.grain !== null);
+  return [...past, ...segments(edge, to, grains, fineFrom)];
 }
 
 /** The grains whose cells lie wholly inside one bucket of `intervalMs`. */

@@ -5,6 +5,7 @@ import { issueKey, revokeKey } from '../domain/keys.js';
 import { createAccount } from '../domain/sign-up.js';
 import { storeProviderKey } from '../domain/vault.js';
 import { recordRequestsFrom, type ImportProgress } from '../ingest/record-requests.js';
+import { fineCellsSince } from '../stores/telemetry/rollup-grains.js';
 import { hashPassword } from '../security/passwords.js';
 import { OPERATOR_SOURCE } from '../stores/control/activity.js';
 import type { ControlRecords, ControlStore } from '../stores/control/store.js';
@@ -174,7 +175,9 @@ export async function seedDemoHistory(
   for (const part of parts) {
     // Stopped between parts: what is committed stays, whole parts only.
     options.signal?.throwIfAborted();
-    written += await recordRequestsFrom(control, telemetry, trafficSource({ ...plan, part }), options.progress);
+    // As a server's sweep would leave them: no minute or five-minute cells of the older days.
+    const progress = { report: () => undefined, ...options.progress, fineCellsSince: fineCellsSince(plan.now) };
+    written += await recordRequestsFrom(control, telemetry, trafficSource({ ...plan, part }), progress);
     options.landed?.(written);
   }
   // Revoked once its requests are in, as it would have been in real life.

@@ -45,8 +45,9 @@ export interface ImportBatch {
 /**
  * Cuts `records` into batches, numbering rows and terms from `lookups` (the store as the
  * writer found it when it took the write lock), or planning no SQLite search index when it is
- * null (PostgreSQL's is made by its writer), summing no rollup cells unless `sumRollups`, and
- * writing the rows' COPY lines when `copyLines`. `line`, when given, says the source line of
+ * null (PostgreSQL's is made by its writer), summing no rollup cells unless `sumRollups` (the
+ * fine grains' only from `fineFrom`, the store's `fineCellsFrom`), and writing the rows' COPY
+ * lines when `copyLines`. `line`, when given, says the source line of
  * the record just read. The last batch carries what is still held (it has no rows when the
  * records ran out at a batch's end). When reading a record throws, the rows read before it come
  * as a batch first.
@@ -58,7 +59,8 @@ export function* importBatches(
     line,
     sumRollups = true,
     copyLines = false,
-  }: { line?: () => number; sumRollups?: boolean; copyLines?: boolean } = {},
+    fineFrom = -Infinity,
+  }: { line?: () => number; sumRollups?: boolean; copyLines?: boolean; fineFrom?: number } = {},
 ): Generator<ImportBatch> {
   const sums = sumRollups ? new RollupSums() : null;
   const search = lookups && new SearchPlanner(lookups);
@@ -106,14 +108,14 @@ export function* importBatches(
     batch.lines?.push(line!());
     if (record.key_id) batch.spend.set(record.key_id, (batch.spend.get(record.key_id) ?? 0) + record.cost_micro);
     sums?.add(record);
-    if (sums?.full()) batch.rollups = rollupRows(sums.take()!);
+    if (sums?.full()) batch.rollups = rollupRows(sums.take()!, fineFrom);
     if (columns.length === BATCH_ROWS || batch.rollups) {
       yield end(batch);
       batch = start();
     }
   }
   const cells = sums?.take() ?? null;
-  batch.rollups = cells && rollupRows(cells);
+  batch.rollups = cells && rollupRows(cells, fineFrom);
   batch.counts = search?.takeCounts() ?? null;
   batch.last = true;
   yield end(batch);

@@ -65,6 +65,8 @@ export interface ImportWorkerData {
   planSearch: boolean;
   /** Whether this thread sums the rows' rollup cells (not when they are copied as they are: `ImportProgress.cells`). */
   sumRollups: boolean;
+  /** The fine grains' cells are summed from this time on only (the store's `fineCellsFrom`; -Infinity: all). */
+  fineFrom: number;
   /** Whether this thread writes each row's columns as COPY text too (`ImportBatch.copyLines`): into an empty PostgreSQL log. */
   copyLines: boolean;
   /** Int32Array over a SharedArrayBuffer, indexed by `FLOW`. */

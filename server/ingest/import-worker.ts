@@ -23,7 +23,8 @@ import {
  */
 const AHEAD = 16;
 
-const { source, storePath, lookups, planSearch, sumRollups, copyLines, flow } = workerData as ImportWorkerData;
+const { source, storePath, lookups, planSearch, sumRollups, fineFrom, copyLines, flow } =
+  workerData as ImportWorkerData;
 const post = (message: ImportMessage) => parentPort!.postMessage(message);
 
 /** Waits until the writer is at most `AHEAD - 1` batches behind; false when it asks to stop. */
@@ -49,7 +50,7 @@ try {
   try {
     const { records, line } = await read(source);
     const found = !planSearch ? null : lookups ? lookupsFrom(lookups) : db ? searchLookups(db) : NO_ROWS;
-    for (const batch of importBatches(records, found, { line, sumRollups, copyLines })) {
+    for (const batch of importBatches(records, found, { line, sumRollups, fineFrom, copyLines })) {
       if (!room()) break;
       post({ kind: 'batch', batch });
       Atomics.add(flow, FLOW.sent, 1);

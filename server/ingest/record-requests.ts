@@ -4,6 +4,7 @@ import type { Database } from 'better-sqlite3';
 import type { ControlStore } from '../stores/control/store.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { beginImport, endImport, type ImportTransaction } from '../stores/telemetry/import-transaction.js';
+import { fineCellsFrom, recordFineCellsFrom } from '../stores/telemetry/fine-cells.js';
 import { RollupWriter } from '../stores/telemetry/rollup-writer.js';
 import { searchLookups, type SearchLookups } from '../stores/telemetry/search-planner.js';
 import { RequestStrings, storedRequestId } from '../stores/telemetry/request-rows.js';
@@ -74,6 +75,12 @@ export interface ImportProgress {
    * adds up to there, checked before the commit. PostgreSQL only.
    */
   cells?: CopiedCells;
+  /**
+   * The fine rollup cells' start to record before writing, as a server's sweep would at this
+   * moment (rollup-grains.ts, `fineCellsSince`): an import of old rows then writes none of theirs
+   * (fine-cells.ts). SQLite only: PostgreSQL's writers keep every cell.
+   */
+  fineCellsSince?: number;
 }
 
 export interface CopiedCells {
@@ -120,7 +127,7 @@ export async function recordRequests(
   const writer = new ImportWriter(telemetry, progress);
   try {
     const fresh = progress?.skipStored ? writer.unstored(records) : records;
-    for (const batch of importBatches(fresh, writer.lookups())) writer.write(batch);
+    for (const batch of importBatches(fresh, writer.lookups(), { fineFrom: writer.fineFrom })) writer.write(batch);
     await writer.commit(control);
   } finally {
     writer.close();
@@ -174,7 +181,13 @@ export async function recordRequestsFrom(
   if (typeof telemetry !== 'string') return importIntoPostgres(control, telemetry, source, progress);
   const writer = new ImportWriter(telemetry, progress, { withRows: true });
   try {
-    const reading = { ...writer.readerStore(), planSearch: true, sumRollups: true, copyLines: false };
+    const reading = {
+      ...writer.readerStore(),
+      planSearch: true,
+      sumRollups: true,
+      fineFrom: writer.fineFrom,
+      copyLines: false,
+    };
     for await (const batch of readInWorker(source, reading)) writer.write(batch);
     await writer.commit(control);
   } finally {
@@ -227,6 +240,8 @@ async function importIntoPostgres(
         lookups: null,
         planSearch: false,
         sumRollups: !progress?.cells,
+        // PostgreSQL's writers keep every cell (migrations-postgres/009_fine_cells.sql).
+        fineFrom: -Infinity,
         copyLines: write.intoEmpty,
       };
       for await (const batch of readInWorker(source, reading)) {
@@ -286,6 +301,8 @@ function checkInserted(rows: RequestColumns, lines: number[] | null, inserted: S
  */
 class ImportWriter {
   written = 0;
+  /** The store's `fineCellsFrom`, read under the write lock: no fine cell before it is written. */
+  readonly fineFrom: number;
   private readonly telemetry: Database;
   private readonly requests: RequestInserts;
   private readonly rollups: RollupWriter;
@@ -316,6 +333,9 @@ class ImportWriter {
       this.rollups = new RollupWriter(this.telemetry);
       this.search = new SearchWriter(this.telemetry, strings);
       this.transaction = beginImport(this.telemetry, { withRows });
+      // In the import's transaction: a failed import leaves the start as it was.
+      if (progress?.fineCellsSince !== undefined) recordFineCellsFrom(this.telemetry, progress.fineCellsSince);
+      this.fineFrom = fineCellsFrom(this.telemetry);
       this.started = performance.now();
     } catch (error) {
       this.telemetry.close();

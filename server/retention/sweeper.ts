@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { effectiveRetentionDays, retentionHorizon } from '../domain/retention.js';
+import { fineCellsSince } from '../stores/telemetry/rollup-grains.js';
 
 /** How often the request log is swept: a horizon moves by the hour, so a few minutes late is nothing. */
 export const SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -35,6 +36,11 @@ export interface RetentionSweeperOptions {
    * every organisation with one), before any row is deleted one by one: PostgreSQL's day tables.
    */
   dropDays?(horizons: ReadonlyMap<string, number>): Promise<{ days: number; rows: number }>;
+  /**
+   * Deletes an hour of fine rollup cells before `since` (SQLite's fine-cells.ts): how many went,
+   * how long it held the writer, and whether more may be left. Not given: every cell is kept.
+   */
+  thin?(since: number): Promise<{ cells: number; ms: number; more: boolean }>;
   now(): number;
   log: FastifyBaseLogger;
   intervalMs?: number;
@@ -51,9 +57,10 @@ interface Swept {
 }
 
 /**
- * Deletes request-log rows past each organisation's retention horizon (domain/retention.ts), in
- * the background, in small transactions on the thread that writes the gateways' rows. One sweep
- * at a time; a sweep that fails is tried again at the next.
+ * Deletes request-log rows past each organisation's retention horizon (domain/retention.ts), and
+ * the fine rollup cells past theirs (rollup-grains.ts, FINE_CELL_DAYS), in the background, in small
+ * transactions on the thread that writes the gateways' rows. One sweep at a time; a sweep that
+ * fails is tried again at the next.
  */
 export class RetentionSweeper {
   private timer: NodeJS.Timeout | null = null;
@@ -97,6 +104,39 @@ export class RetentionSweeper {
   }
 
   private async sweepAll(): Promise<void> {
+    await this.sweepRows();
+    if (this.options.thin && !this.closed) await this.thinCells(this.options.thin);
+  }
+
+  /** The fine cells before their start deleted an hour at a time; never throws. */
+  private async thinCells(thin: NonNullable<RetentionSweeperOptions['thin']>): Promise<void> {
+    const since = fineCellsSince(this.options.now());
+    const started = performance.now();
+    const thinned = { cells: 0, batches: 0, longestBatchMs: 0 };
+    try {
+      for (;;) {
+        const { cells, ms, more } = await thin(since);
+        thinned.cells += cells;
+        thinned.batches += 1;
+        thinned.longestBatchMs = Math.max(thinned.longestBatchMs, Math.round(ms));
+        if (!more || this.closed) break;
+        await new Promise((resolve) => setTimeout(resolve, this.options.pauseMs ?? SWEEP_PAUSE_MS));
+      }
+    } catch (error) {
+      this.options.log.warn(
+        { err: error },
+        'could not delete old minute and five-minute cells; trying again at the next sweep',
+      );
+    }
+    if (thinned.cells > 0) {
+      this.options.log.info(
+        { before: new Date(since).toISOString(), ...thinned, ms: Math.round(performance.now() - started) },
+        'old minute and five-minute cells deleted',
+      );
+    }
+  }
+
+  private async sweepRows(): Promise<void> {
     const { options } = this;
     const failed = (error: unknown, orgId?: string) =>
       options.log.warn(

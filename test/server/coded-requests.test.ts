@@ -160,7 +160,7 @@ describe('the request log and its search terms coded', () => {
     coded.close();
 
     const upgraded = openTelemetry(path);
-    expect(upgraded.pragma('user_version', { simple: true })).toBe(22);
+    expect(upgraded.pragma('user_version', { simple: true })).toBe(23);
     expect(storedRows(upgraded)).toEqual(rows);
     expect(storedTerms(upgraded)).toEqual(terms);
     // The migration stores each timing as the writer does, the value and its type.

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { addCell, BOARD_MEASURES, newBoardCell, type BoardCell } from './board-cells.js';
 import { encode } from './latency-sketch.js';
 import { BufferedInsert } from './buffered-insert.js';
-import { BOARD_GRAINS, GRAINS } from './rollup-grains.js';
+import { BOARD_GRAINS, GRAINS, isFine } from './rollup-grains.js';
 import { CACHE_MEASURES, FINEST_MS, type Cells, type Family, type RollupCells } from './rollup-sums.js';
 
 /**
@@ -115,26 +115,32 @@ export const ROLLUP_TABLES: RollupTable[] = [
 
 /**
  * The upsert rows `cells` make in every grain's table: the coarser grains summed from the
- * finest cells, sketches encoded. Pure, so the import's reading thread makes them and the
- * writer's thread only writes.
+ * finest cells, sketches encoded; the fine grains' cells only from `fineFrom` (fine-cells.ts).
+ * Pure, so the import's reading thread makes them and the writer's thread only writes.
  */
-export function rollupRows(cells: RollupCells): RollupRows {
+export function rollupRows(cells: RollupCells, fineFrom = -Infinity): RollupRows {
   const rows: RollupRows = [];
+  const keptFrom = (ms: number) => (isFine({ ms }) ? fineFrom : -Infinity);
   for (const { family, ms } of TABLES) {
     const out: RollupRow[] = [];
+    const from = keptFrom(ms);
     for (const { dims, byBucket } of cells[family] as Cells<number[]>[]) {
       const grainCells = ms === FINEST_MS[family] ? byBucket : coarser(byBucket, ms);
-      // The tables take the bucket second, after the organisation.
-      for (const [bucket, measures] of grainCells) out.push([dims[0]!, bucket, ...dims.slice(1), ...measures]);
+      for (const [bucket, measures] of grainCells) {
+        // The tables take the bucket second, after the organisation.
+        if (bucket >= from) out.push([dims[0]!, bucket, ...dims.slice(1), ...measures]);
+      }
     }
     rows.push(out);
   }
   for (const { ms } of BOARD_TABLES) {
     const out: RollupRow[] = [];
+    const from = keptFrom(ms);
     for (const { dims, byBucket } of cells.board) {
       const [orgId, dim, value] = dims;
       const grainCells = ms === FINEST_MS.board ? byBucket : coarserBoard(byBucket, ms);
       for (const [bucket, cell] of grainCells) {
+        if (bucket < from) continue;
         const ttft = cell.ttft && encode(cell.ttft);
         out.push([orgId!, dim!, bucket, value!, ...cell.measures, encode(cell.latency), ttft, cell.lastOk]);
       }

@@ -258,6 +258,32 @@ export class PgRequestLog implements TelemetryReads {
     return (await this.pool.query<{ held: boolean }>(`SELECT ${found} AS held`)).rows[0]!.held;
   }
 
+  /**
+   * Records what a copied store no longer held whole (migrate-store): each organisation's retention
+   * horizon, and where its fine rollup cells start (009_fine_cells.sql), so that reads here stop
+   * where the copy's rows and cells do.
+   */
+  async recordCopiedBounds(horizons: ReadonlyMap<string, number>, fineFrom: number | null): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      if (horizons.size > 0) await recordHorizons(client, [...horizons.keys()], [...horizons.values()]);
+      if (fineFrom !== null) {
+        await client.query(
+          `INSERT INTO fine_cells (id, since) VALUES (1, $1)
+           ON CONFLICT (id) DO UPDATE SET since = GREATEST(fine_cells.since, excluded.since)`,
+          [fineFrom],
+        );
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
   /** How many request rows the store holds. */
   async countRows(): Promise<number> {
     return (await this.pool.query<{ n: number }>('SELECT COUNT(*)::bigint AS n FROM requests')).rows[0]!.n;
