@@ -28,7 +28,11 @@ export async function keyImpact(sql: AnalyticsSql, query: KeyImpactQuery): Promi
   const to = Math.max(query.now, last.ts ?? query.now);
   const requests: number[] = [];
   for (const ms of query.windowsMs) {
-    const source = rollupSource(sql.dialect, { orgId: query.orgId, keyId: query.keyId, from: query.now - ms, to });
+    const window = { orgId: query.orgId, keyId: query.keyId, from: query.now - ms, to };
+    const source = rollupSource(
+      sql.dialect,
+      query.fineFrom === undefined ? window : { ...window, fineFrom: query.fineFrom },
+    );
     const row = await sql.get<{ n: number }>(
       `SELECT COALESCE(SUM(requests), 0) AS n FROM (${source.sql}) AS source`,
       source.params,

@@ -149,6 +149,7 @@ function boundedBy(query: AnalyticsQuery, stored: StoredBounds): AnalyticsQuery 
     case 'reconcile_day':
       return bounded(query, stored);
     case 'health':
+    case 'impact':
       return stored.fineFrom === null ? query : { ...query, fineFrom: stored.fineFrom };
     default:
       return query;
@@ -193,6 +194,8 @@ export class AnalyticsQueries {
    */
   private async withDeleted(query: AnalyticsQuery): Promise<AnalyticsQuery> {
     const orgId = orgOf(query);
+    // The other queries read no rollup cell by time and no row before a horizon.
+    if (orgId === null && query.kind !== 'health' && query.kind !== 'impact') return query;
     const stored = await this.sql.get<{ horizon: number | null; fineFrom: number | null }>(
       `SELECT (SELECT horizon FROM retention_horizons WHERE org_id = @orgId) AS horizon,
         (SELECT since FROM fine_cells) AS "fineFrom"`,

@@ -105,6 +105,8 @@ export interface KeyImpactQuery {
   sampleRows: number;
   /** Most user agents and metadata keys returned; values per metadata key. */
   topCallers: number;
+  /** From when the store keeps the fine grains' cells (fine-cells.ts): before it they are not read. */
+  fineFrom?: number;
   topValues: number;
 }
 

@@ -168,11 +168,23 @@ async function healthAndDays(path: string) {
       listedSince: from - DAY,
       providers: { 'svc/fast': 'svc' },
     });
+    // Three windows back from NOW, the widest's edge before the start, within an hour.
+    const impact = await queries.run({
+      kind: 'impact',
+      orgId: MAIN,
+      keyId: 'k-a',
+      now: NOW,
+      windowsMs: [HOUR, DAY, NOW - SINCE + 23 * MINUTE + 1_500],
+      callersWindowMs: DAY,
+      sampleRows: 100,
+      topCallers: 5,
+      topValues: 3,
+    } as const);
     const days = [];
     for (let day = START - (START % DAY); day < NOW; day += DAY) {
       days.push(await queries.run({ kind: 'reconcile_day', orgId: MAIN, day }));
     }
-    return { health, days };
+    return { health, impact, days };
   } finally {
     db.close();
   }
@@ -241,6 +253,12 @@ describe('fine cells thinned', () => {
     // The old health window is read from its rows now: the same figures as from its cells.
     expect(thinned.health).toEqual(before.health);
     expect(thinned.health.some((provider) => provider.totals.requests > 0)).toBe(true);
+    // The key's counts over a window whose edge is before the start: its edge read from the rows.
+    expect(thinned.impact).toEqual(before.impact);
+    const edge = NOW - (NOW - SINCE + 23 * MINUTE + 1_500);
+    expect(thinned.impact.requests[2]).toBe(
+      ROWS.filter((row) => row.org_id === MAIN && row.key_id === 'k-a' && row.ts >= edge).length,
+    );
     for (const [i, day] of thinned.days.entries()) {
       expect(day.differences, new Date(day.day).toISOString()).toEqual([]);
       expect({ ...day, cellsChecked: 0 }).toEqual({ ...before.days[i], cellsChecked: 0 });
