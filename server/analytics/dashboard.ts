@@ -93,7 +93,7 @@ function bucketSegments(
   for (let bucket = 0; bucket + 1 < edges.length; bucket++) {
     const from = Math.max(edges[bucket]!, scope.from);
     const to = Math.min(edges[bucket + 1]!, scope.to + 1);
-    for (const part of keptSegments(from, to, grains, scope.horizon, scope.fineFrom))
+    for (const part of keptSegments(from, to, grains, scope.horizon))
       byGrain.get(part.grain)!.push([part.from, part.to, bucket]);
   }
   return byGrain;
@@ -218,22 +218,18 @@ export async function cacheByModel(sql: AnalyticsSql, scope: Scope): Promise<Cac
   if (scope.projectId !== undefined) cellFilters.push('project_id = @projectId');
   if (scope.keyId !== undefined) cellFilters.push('key_id = @keyId');
   if (scope.model !== undefined) cellFilters.push('model = @model');
-  const parts = keptSegments(
-    scope.from,
-    scope.to + 1,
-    cellGrains(scope, CACHE_GRAINS),
-    scope.horizon,
-    scope.fineFrom,
-  ).map((part, index) => {
-    params[`from${index}`] = part.from;
-    params[`to${index}`] = part.to;
-    if (!part.grain) {
-      return `SELECT model, ${CACHE_RAW} FROM requests
+  const parts = keptSegments(scope.from, scope.to + 1, cellGrains(scope, CACHE_GRAINS), scope.horizon).map(
+    (part, index) => {
+      params[`from${index}`] = part.from;
+      params[`to${index}`] = part.to;
+      if (!part.grain) {
+        return `SELECT model, ${CACHE_RAW} FROM requests
         WHERE ${rowFilters(sql.dialect, scope)} AND ts >= @from${index} AND ts < @to${index} GROUP BY model`;
-    }
-    return `SELECT model, ${CACHE_MEASURES.map((m) => `SUM(${m}) AS ${m}`).join(', ')} FROM ${part.grain.cache}
+      }
+      return `SELECT model, ${CACHE_MEASURES.map((m) => `SUM(${m}) AS ${m}`).join(', ')} FROM ${part.grain.cache}
       WHERE ${cellFilters.join(' AND ')} AND bucket >= @from${index} AND bucket < @to${index} GROUP BY model`;
-  });
+    },
+  );
   if (parts.length === 0) return [];
   return sql.all<CacheSums>(
     `SELECT model, ${CACHE_MEASURES.map((m) => `SUM(${m}) AS ${m}`).join(', ')}

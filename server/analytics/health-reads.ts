@@ -24,8 +24,6 @@ export interface HealthQuery {
   servedBy?: string;
   /** Only the rows that came in on this API of the gateway's: read from the rows too. */
   api?: RequestApi;
-  /** From when the store keeps five-minute cells (fine-cells.ts): a window before it is read from the rows. */
-  fineFrom?: number;
 }
 
 /** One model's counts in one five-minute cell. */

@@ -154,9 +154,7 @@ async function fromCells(sql: AnalyticsSql, query: HealthQuery): Promise<HealthR
 }
 
 export async function providerHealth(sql: AnalyticsSql, query: HealthQuery): Promise<ProviderHealthFigures[]> {
-  // Before the fine cells' start the window's five-minute cells are gone: its rows give the same figures.
-  const narrowed =
-    query.servedBy !== undefined || query.api !== undefined || query.from < (query.fineFrom ?? -Infinity);
+  const narrowed = query.servedBy !== undefined || query.api !== undefined;
   const { cells, sketches, history } = narrowed
     ? await fromNarrowedRows(sql, query, { servedBy: query.servedBy, api: query.api })
     : await fromCells(sql, query);

@@ -125,13 +125,15 @@ interface StoredBounds {
   fineFrom: number | null;
 }
 
-/** `bounds` with `asked` horizon moved no earlier than the stored one. */
-function bounded<T extends { horizon?: number; fineFrom?: number }>(asked: T, { horizon, fineFrom }: StoredBounds): T {
-  const bounds: { horizon?: number; fineFrom?: number } = {};
-  if (horizon !== null) bounds.horizon = asked.horizon === undefined ? horizon : Math.max(asked.horizon, horizon);
-  if (fineFrom !== null) bounds.fineFrom = fineFrom;
-  return { ...asked, ...bounds };
+/** `asked` with its horizon no earlier than the stored one. */
+function bounded<T extends { horizon?: number }>(asked: T, { horizon }: StoredBounds): T {
+  if (horizon === null) return asked;
+  return { ...asked, horizon: asked.horizon === undefined ? horizon : Math.max(asked.horizon, horizon) };
 }
+
+/** `asked` reading the fine usage cells from their stored start, for the reads of usage cells by time. */
+const fineFrom = <T extends { fineFrom?: number }>(asked: T, stored: StoredBounds): T =>
+  stored.fineFrom === null ? asked : { ...asked, fineFrom: stored.fineFrom };
 
 /** `query` bounded by what the store records (`StoredBounds`). */
 function boundedBy(query: AnalyticsQuery, stored: StoredBounds): AnalyticsQuery {
@@ -141,16 +143,17 @@ function boundedBy(query: AnalyticsQuery, stored: StoredBounds): AnalyticsQuery 
     case 'compare':
     case 'top':
     case 'dashboard':
-      return { ...query, scope: bounded(query.scope, stored) };
+      return { ...query, scope: fineFrom(bounded(query.scope, stored), stored) };
     case 'requests':
+      // Its counts read hourly and daily cells only; a filter with no other part is its window alone (`onlyWindow`).
       return { ...query, filter: bounded(query.filter, stored) };
     case 'request':
+      return bounded(query, stored);
     case 'burn':
     case 'reconcile_day':
-      return bounded(query, stored);
-    case 'health':
+      return fineFrom(bounded(query, stored), stored);
     case 'impact':
-      return stored.fineFrom === null ? query : { ...query, fineFrom: stored.fineFrom };
+      return fineFrom(query, stored);
     default:
       return query;
   }
@@ -195,7 +198,7 @@ export class AnalyticsQueries {
   private async withDeleted(query: AnalyticsQuery): Promise<AnalyticsQuery> {
     const orgId = orgOf(query);
     // The other queries read no rollup cell by time and no row before a horizon.
-    if (orgId === null && query.kind !== 'health' && query.kind !== 'impact') return query;
+    if (orgId === null && query.kind !== 'impact') return query;
     const stored = await this.sql.get<{ horizon: number | null; fineFrom: number | null }>(
       `SELECT (SELECT horizon FROM retention_horizons WHERE org_id = @orgId) AS horizon,
         (SELECT since FROM fine_cells) AS "fineFrom"`,

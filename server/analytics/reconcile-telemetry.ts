@@ -9,7 +9,7 @@ import type {
   ReconcileSpendResult,
   Sums,
 } from './reconcile-types.js';
-import { GRAINS, isFine } from '../stores/telemetry/rollup-grains.js';
+import { GRAINS, THINNED_TABLES } from '../stores/telemetry/rollup-grains.js';
 import { rollupSource } from './rollup-sql.js';
 import type { AnalyticsSql } from './sql.js';
 
@@ -137,7 +137,7 @@ function add(into: Cells, bucket: number, parts: string[], sums: Sums) {
 const FIVE_MINUTE_CELLS = GRAINS.find((grain) => grain.ms === FIVE_MINUTES)!.usage!;
 const HOUR_CELLS = GRAINS.find((grain) => grain.ms === 3_600_000)!.usage!;
 
-/** Whether the day's fine cells are kept: else they are left out of the check. */
+/** Whether the day's fine usage cells are kept: else those tables are left out of the check. */
 const keepsFineCells = (query: ReconcileDayQuery) => query.fineFrom === undefined || query.day >= query.fineFrom;
 
 /**
@@ -280,7 +280,7 @@ async function cellsAgainstRows(sql: AnalyticsSql, query: ReconcileDayQuery) {
   const asTables = new Map<string, Cells>();
   let checked = 0;
   for (const table of TABLES) {
-    if (isFine({ ms: table.grain }) && !keepsFineCells(query)) continue;
+    if (THINNED_TABLES.includes(table.name) && !keepsFineCells(query)) continue;
     const shape = `${table.shape} ${table.width}`;
     if (!asTables.has(shape)) asTables.set(shape, rowsAs(rows, table, projectOnly));
     checked += compare(table, asTables.get(shape)!, await cellsOf(sql, table, query), differences);

@@ -5,12 +5,13 @@ import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AnalyticsQueries } from '../../server/analytics/queries.js';
 import type { AnalyticsQuery, GroupBy, Metric, Scope } from '../../server/analytics/query-types.js';
+import { SearchIndex } from '../../server/analytics/search-index.js';
 import { SqliteSql } from '../../server/analytics/sqlite-sql.js';
 import { segments } from '../../server/analytics/windows.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { fineCellsFrom, recordFineCellsFrom, thinFineCells } from '../../server/stores/telemetry/fine-cells.js';
-import { fineCellsSince, GRAINS, isFine } from '../../server/stores/telemetry/rollup-grains.js';
+import { fineCellsSince, GRAINS, THINNED_TABLES } from '../../server/stores/telemetry/rollup-grains.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 import { startServer } from './harness.js';
 import {
@@ -31,7 +32,7 @@ import {
 } from './retention-rows.js';
 
 /**
- * The fine rollup cells (finer than an hour) kept for recent days only (stores/telemetry/
+ * The fine usage cells (finer than an hour) kept for recent days only (stores/telemetry/
  * fine-cells.ts): deleted an hour of one organisation's at a time, never written for older rows
  * when the start is recorded first, and read only from their start on (analytics/windows.ts), so
  * that every answer stays the reference's over the rows, before, while and after they go.
@@ -43,9 +44,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'gc-fine-cells-'));
 const ROWS = retentionRows(9_000, { seed: 31, prefix: 'fine-', from: START, to: NOW, mainShare: 0.8 });
 /** Three days before NOW's day: the rows' first fifteen hours or so are before it. */
 const SINCE = fineCellsSince(NOW);
-const FINE_TABLES = GRAINS.filter(isFine).flatMap((grain) =>
-  [grain.usage, grain.dims, grain.board].filter((name) => name !== null),
-);
+const FINE_TABLES = THINNED_TABLES;
 
 const WINDOWS = {
   whole: { from: START - HOUR + 17, to: NOW + 5_000 },
@@ -153,7 +152,7 @@ async function expectAnswers(path: string): Promise<void> {
   }
 }
 
-/** A health window of twelve five-minute cells ending before the start, and the days' reconciliations. */
+/** A health window of twelve five-minute cells ending before the start, a key's counts, and the days' reconciliations. */
 async function healthAndDays(path: string) {
   const db = new BetterSqlite3(path, { readonly: true });
   try {
@@ -250,7 +249,7 @@ describe('fine cells thinned', () => {
     });
     await expectAnswers(thinnedPath);
     const thinned = await healthAndDays(thinnedPath);
-    // The old health window is read from its rows now: the same figures as from its cells.
+    // Provider health reads the dashboard's five-minute cells, which stay.
     expect(thinned.health).toEqual(before.health);
     expect(thinned.health.some((provider) => provider.totals.requests > 0)).toBe(true);
     // The key's counts over a window whose edge is before the start: its edge read from the rows.
@@ -265,6 +264,26 @@ describe('fine cells thinned', () => {
       // A day before the start is checked against its hourly and daily cells only.
       if (day.day < SINCE) expect(day.cellsChecked).toBeLessThan(before.days[i]!.cellsChecked);
       else expect(day.cellsChecked).toBe(before.days[i]!.cellsChecked);
+    }
+  });
+
+  it("leaves a search of the request log over its window alone counted from the index's blocks", async () => {
+    const db = new BetterSqlite3(writtenPath, { readonly: true });
+    const counted = vi.spyOn(SearchIndex.prototype, 'countShared');
+    try {
+      const queries = new AnalyticsQueries(new SqliteSql(db));
+      const filter = { orgId: MAIN, ...WINDOWS.whole, search: 'lahore-health' };
+      const page = await queries.run({ kind: 'requests', filter, limit: 50, offset: 0 });
+      const expected = ROWS.filter(
+        (row) =>
+          row.org_id === MAIN && row.ts >= filter.from && row.ts <= filter.to && row.metadata.includes('Lahore-Health'),
+      );
+      expect(page.total).toBe(expected.length);
+      // The start recorded is not a part of the filter: the window's count is the blocks' sum.
+      expect(counted).toHaveBeenCalled();
+    } finally {
+      counted.mockRestore();
+      db.close();
     }
   });
 

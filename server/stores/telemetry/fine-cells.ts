@@ -1,20 +1,16 @@
 import type { Database } from 'better-sqlite3';
-import { GRAINS, isFine } from './rollup-grains.js';
+import { GRAINS, THINNED_TABLES } from './rollup-grains.js';
 
 /**
- * The fine grains' rollup cells kept for recent days only (rollup-grains.ts, FINE_CELL_DAYS;
- * migrations/023_fine_cells.sql): where they start, and their deletion before that, an hour of one
- * organisation's cells at a time, on the thread that writes the gateways' rows.
+ * The fine grains' usage cells kept for recent days only (rollup-grains.ts, FINE_CELL_DAYS,
+ * THINNED_TABLES; migrations/023_fine_cells.sql): where they start, and their deletion before
+ * that, an hour of one organisation's cells at a time, on the thread that writes the gateways' rows.
  */
 
 const HOUR_MS = 3_600_000;
 
-/** The fine tables, each with whether its key puts `dim` before `bucket` (the dimension tables). */
-const FINE_TABLES = GRAINS.filter(isFine).flatMap((grain) => [
-  ...(grain.usage ? [{ name: grain.usage, dims: false }] : []),
-  { name: grain.dims, dims: true },
-  ...(grain.board ? [{ name: grain.board, dims: true }] : []),
-]);
+/** The thinned tables, each with whether its key puts `dim` before `bucket` (the dimension tables). */
+const FINE_TABLES = THINNED_TABLES.map((name) => ({ name, dims: GRAINS.some((grain) => grain.dims === name) }));
 
 /** Of one organisation, in a table keyed as `table` is: `dim IN` lets the key be read from each dimension's start. */
 const ofOrg = (table: { dims: boolean }) => `org_id = ? ${table.dims ? 'AND dim IN (0, 1, 2, 3)' : ''}`;

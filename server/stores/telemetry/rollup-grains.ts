@@ -44,21 +44,29 @@ export const GRAINS: readonly Grain[] = [
 ];
 
 /**
- * Days the fine grains' cells (finer than an hour) are kept, counted back from the start of the
- * current UTC day. At ten million rows over 30 days they took ~55 of the store's ~305 bytes a row,
- * and only short windows and the edges of long ones read them: a window older than this reads its
- * partial hours from the rows instead (windows.ts), exact but slower, and retention's horizon
- * from whole hours. Deleted in the background (fine-cells.ts), never written for older rows.
+ * Days the fine grains' usage cells (finer than an hour) are kept, counted back from the start of
+ * the current UTC day. At ten million rows over 30 days they took ~41 of the store's ~305 bytes a
+ * row, and only short windows and the edges of long ones read them: a window older than this
+ * reads its partial hours from the rows instead (windows.ts), exact but slower, and retention's
+ * horizon from whole hours. Deleted in the background (fine-cells.ts), never written for older
+ * rows. The dashboard's five-minute cells are kept: its buckets follow the reporting zone, whose
+ * edges fall between hours on every day in a +05:30 or +05:45 zone (a month's dashboard would
+ * read half its rows).
  */
 export const FINE_CELL_DAYS = 3;
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
-/** Whether a grain's cells are kept for `FINE_CELL_DAYS` only. */
+/** Whether a grain is finer than an hour: its usage cells are kept for `FINE_CELL_DAYS` only. */
 export const isFine = (grain: { ms: number }): boolean => grain.ms < HOUR_MS;
 
-/** From when the fine grains' cells are kept at `now` (epoch ms): the start of a UTC day. */
+/** The tables kept for `FINE_CELL_DAYS` only: the fine grains' usage cells, in full and by one dimension. */
+export const THINNED_TABLES: readonly string[] = GRAINS.filter(isFine).flatMap((grain) =>
+  grain.usage === null ? [grain.dims] : [grain.usage, grain.dims],
+);
+
+/** From when the fine grains' usage cells are kept at `now` (epoch ms): the start of a UTC day. */
 export function fineCellsSince(now: number): number {
   return Math.floor(now / DAY_MS) * DAY_MS - FINE_CELL_DAYS * DAY_MS;
 }

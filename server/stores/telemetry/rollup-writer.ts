@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { addCell, BOARD_MEASURES, newBoardCell, type BoardCell } from './board-cells.js';
 import { encode } from './latency-sketch.js';
 import { BufferedInsert } from './buffered-insert.js';
-import { BOARD_GRAINS, GRAINS, isFine } from './rollup-grains.js';
+import { BOARD_GRAINS, GRAINS, THINNED_TABLES } from './rollup-grains.js';
 import { CACHE_MEASURES, FINEST_MS, type Cells, type Family, type RollupCells } from './rollup-sums.js';
 
 /**
@@ -115,15 +115,14 @@ export const ROLLUP_TABLES: RollupTable[] = [
 
 /**
  * The upsert rows `cells` make in every grain's table: the coarser grains summed from the
- * finest cells, sketches encoded; the fine grains' cells only from `fineFrom` (fine-cells.ts).
+ * finest cells, sketches encoded; the thinned tables' cells only from `fineFrom` (fine-cells.ts).
  * Pure, so the import's reading thread makes them and the writer's thread only writes.
  */
 export function rollupRows(cells: RollupCells, fineFrom = -Infinity): RollupRows {
   const rows: RollupRows = [];
-  const keptFrom = (ms: number) => (isFine({ ms }) ? fineFrom : -Infinity);
-  for (const { family, ms } of TABLES) {
+  for (const { family, ms, name } of TABLES) {
     const out: RollupRow[] = [];
-    const from = keptFrom(ms);
+    const from = THINNED_TABLES.includes(name) ? fineFrom : -Infinity;
     for (const { dims, byBucket } of cells[family] as Cells<number[]>[]) {
       const grainCells = ms === FINEST_MS[family] ? byBucket : coarser(byBucket, ms);
       for (const [bucket, measures] of grainCells) {
@@ -135,12 +134,10 @@ export function rollupRows(cells: RollupCells, fineFrom = -Infinity): RollupRows
   }
   for (const { ms } of BOARD_TABLES) {
     const out: RollupRow[] = [];
-    const from = keptFrom(ms);
     for (const { dims, byBucket } of cells.board) {
       const [orgId, dim, value] = dims;
       const grainCells = ms === FINEST_MS.board ? byBucket : coarserBoard(byBucket, ms);
       for (const [bucket, cell] of grainCells) {
-        if (bucket < from) continue;
         const ttft = cell.ttft && encode(cell.ttft);
         out.push([orgId!, dim!, bucket, value!, ...cell.measures, encode(cell.latency), ttft, cell.lastOk]);
       }
