@@ -19,9 +19,10 @@ const floorTo = (ms: number, grain: number) => ms - (((ms % grain) + grain) % gr
 
 /**
  * Splits the half-open window [from, to) over `grains` (coarsest first). A timeseries
- * passes only the grains that divide its interval, so no cell straddles two buckets. The fine
- * grains' cells (finer than an hour) are read from `fineFrom` on only, where the store keeps
- * them (fine-cells.ts): before it, what the coarser grains leave is read from the rows.
+ * passes only the grains that divide its interval, so no cell straddles two buckets. Given
+ * `fineFrom`, the fine grains' cells (finer than an hour) are read from it on only: the usage
+ * cells the store keeps from there (fine-cells.ts; the dashboard's are kept whole and read
+ * without it). Before it, what the coarser grains leave is read from the rows.
  */
 export function segments(from: number, to: number, grains: readonly Grain[] = GRAINS, fineFrom = -Infinity): Segment[] {
   if (from >= to) return [];
