@@ -316,7 +316,7 @@ export class AnalyticsQueries {
       // The window's rows counted as the summary counts them: its rollups reach down to
       // minutes, the request log's to hours (up to an hour of rows read at each edge).
       const windowRows = (await this.summary({ orgId: filter.orgId, from: filter.from, to: filter.to })).requests;
-      const match = this.search.match(filter.orgId, filter.search, windowRows);
+      const match = this.search.match(filter.orgId, filter.search, windowRows, filter);
       if (match) return this.searchPage(filter, match, limit, offset, windowRows);
     }
     const { total } = await this.count(filter);

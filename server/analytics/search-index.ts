@@ -1,27 +1,29 @@
-import type { Statement } from 'better-sqlite3';
 import { codeOf } from '../stores/telemetry/request-rows.js';
 import {
   BLOCK_ROWS,
-  CHUNK_TERMS,
   EPOCH_CHUNKS,
-  EPOCH_TERMS,
   FillingEpoch,
   mayBeInPacked,
+  ownTextsHold,
   pieceBuckets,
   ROW_BUCKETS,
+  ROW_SIGNATURES,
   SLICE_BYTES,
+  TERM_SIGNATURES,
   termContains,
-  termText,
   termToken,
+  type Prepare,
+  type Signatures,
 } from '../stores/telemetry/search-terms.js';
 
 /**
- * The request log's search through its index (stores/telemetry/migrations/003_search.sql):
- * the terms that contain the text are read from the chunks its signatures point to and
- * checked with instr, then the rows are the rows of those terms. Every answer is exact;
- * when the index would be slower than reading the window's rows (a short text, whose
- * pieces point to most terms, over a short window; one that thousands of terms contain),
- * `match` answers null and the caller reads the rows.
+ * The request log's search through its index (stores/telemetry/migrations/003_search.sql, 024):
+ * the terms that contain the text are read from the chunks its signatures point to and checked
+ * with instr, and so are the rows' own texts (request ids, trace ids) from the chunks of rows the
+ * rows' signatures point to; the rows are those rows and the rows of those terms. Every answer is
+ * exact; when the index would be slower than reading the window's rows (a short text, whose pieces
+ * point to most chunks, over a short window; one that thousands of terms contain), `match`
+ * answers null and the caller reads the rows.
  */
 
 /** More matching metadata terms than this make one index query too long. */
@@ -30,31 +32,31 @@ const MAX_METADATA_TERMS = 1_000;
  * Terms checked for the cost of reading one row and searching its strings: ~0.16 µs a term
  * (its text and organisation, instr) against ~1.8 µs a row (its id and every metadata key
  * and value folded; ~0.8 µs when an ASCII text is not in the row's stored JSON), measured on
- * a 3M-row store. A text that may be in a term of hex digits costs about twice as much a term:
- * most of those are read from their rows (021_row_terms.sql; at a million demo rows a search
- * for `1ab0` checked its terms in 452 ms, 245 before).
+ * a 3M-row store.
  */
 const TERMS_PER_ROW = 11;
-const HEX_TERMS_PER_ROW = 6;
+/** Rows whose own texts are checked (by rowid, in order) for the cost of searching one row of the window. */
+const OWN_ROWS_PER_ROW = 4;
 
 export interface SearchMatch {
   /** FTS5 query over `search_rows` for the other rows of the matching shared terms; null when none match. */
   metadata: string | null;
   /** Ids of the matching shared terms. */
   sharedTerms: number[];
-  /** Rowids of the matching terms' first rows (each request id's own row among them). */
+  /** Rowids of the matching terms' first rows and of the rows whose own texts match. */
   firstRows: number[];
 }
 
 /**
- * Id ranges of the terms that may contain a text, by the signatures of epochs `0..signed`; every
- * term from `readFrom` on is read (by default, those of the epochs after).
+ * Id ranges of the terms or rows (`kind`) that may contain a text, by the signatures of epochs
+ * `0..signed`; every id from `readFrom` on is read (by default, those of the epochs after).
  */
 export function candidateRanges(
   pieces: Set<number>,
   signed: number,
   slices: (bucket: number) => { epoch: number; bits: Buffer }[],
-  readFrom = (signed + 1) * EPOCH_TERMS,
+  readFrom = (signed + 1) * TERM_SIGNATURES.epoch,
+  kind: Signatures = TERM_SIGNATURES,
 ): [number, number][] {
   const ranges: [number, number][] = [];
   const add = (from: number, to: number) => {
@@ -62,9 +64,9 @@ export function candidateRanges(
     if (last && last[1] + 1 === from) last[1] = to;
     else ranges.push([from, to]);
   };
-  if (signed >= 0 && pieces.size === 0) add(0, (signed + 1) * EPOCH_TERMS - 1);
+  if (signed >= 0 && pieces.size === 0) add(0, (signed + 1) * kind.epoch - 1);
   else if (signed >= 0) {
-    // The chunks, epoch by epoch, in which a term holds every piece of the text.
+    // The chunks, epoch by epoch, in which a term or row holds every piece of the text.
     let chunks: Map<number, Buffer> | null = null;
     for (const bucket of pieces) {
       const next = new Map<number, Buffer>();
@@ -80,17 +82,47 @@ export function candidateRanges(
     for (const [epoch, bits] of [...(chunks ?? [])].sort((a, b) => a[0] - b[0])) {
       for (let chunk = 0; chunk < EPOCH_CHUNKS; chunk++) {
         if (!(bits[chunk >> 3]! & (1 << (chunk & 7)))) continue;
-        const from = epoch * EPOCH_TERMS + chunk * CHUNK_TERMS;
-        add(from, from + CHUNK_TERMS - 1);
+        const from = epoch * kind.epoch + chunk * kind.chunk;
+        add(from, from + kind.chunk - 1);
       }
     }
   }
-  // Terms with no signature yet are all read.
+  // Ids with no signature yet are all read.
   add(readFrom, Number.MAX_SAFE_INTEGER);
   return ranges;
 }
 
-type Prepare = (sql: string) => Statement;
+/** The parts of sorted ranges `a` inside sorted ranges `b`. */
+function intersect(a: [number, number][], b: [number, number][]): [number, number][] {
+  const out: [number, number][] = [];
+  let j = 0;
+  for (const [from, to] of a) {
+    while (j < b.length && b[j]![1] < from) j++;
+    for (let k = j; k < b.length && b[k]![0] <= to; k++) {
+      out.push([Math.max(from, b[k]![0]), Math.min(to, b[k]![1])]);
+    }
+  }
+  return out;
+}
+
+/**
+ * Pieces looked up in the signatures: past a dozen, a chunk that holds them all but not the text is
+ * rare, and each costs a read of its bucket in every epoch (a whole request id has 33).
+ */
+const MAX_PIECES = 12;
+
+/** At most `MAX_PIECES` of a text's pieces, spread along it: any of them narrow the chunks to a superset of the answer's. */
+function fewest(pieces: Set<number>): Set<number> {
+  if (pieces.size <= MAX_PIECES) return pieces;
+  const all = [...pieces];
+  return new Set(Array.from({ length: MAX_PIECES }, (_, i) => all[Math.floor((i * all.length) / MAX_PIECES)]!));
+}
+
+/** Candidate ids of one kind, and how many of them there are (up to the last id). */
+interface Candidates {
+  ranges: [number, number][];
+  count: number;
+}
 
 /**
  * A range of `search_rows`, bound as integers: FTS5 seeks to a rowid range only when its
@@ -100,45 +132,31 @@ type Prepare = (sql: string) => Statement;
 const ROWIDS = 'rowid BETWEEN CAST(@lo AS INTEGER) AND CAST(@hi AS INTEGER)';
 
 export class SearchIndex {
-  /** The signature of the epoch after the last signed, as far as this connection has read its terms. */
-  private filling: FillingEpoch | null = null;
+  /** The signature of the epoch after the last signed, of each kind, as far as this connection has read its ids. */
+  private readonly filling = new Map<Signatures, FillingEpoch>();
 
   constructor(private readonly prepare: Prepare) {}
 
   /**
-   * The terms of an organisation that contain `text` (already casefolded); null to read the
-   * `windowRows` rows of the search's window instead, when that costs less.
+   * The terms and rows of an organisation that contain `text` (already casefolded); null to read
+   * the `windowRows` rows of the search's window (from `from` to `to`) instead, when that costs less.
    */
-  match(orgId: string, text: string, windowRows: number): SearchMatch | null {
-    const signed = (this.prepare('SELECT MAX(epoch) FROM search_epochs').pluck().get() as number | null) ?? -1;
-    const lastTerm = (this.prepare('SELECT MAX(id) FROM search_terms').pluck().get() as number | null) ?? -1;
-    const filling = this.fillingEpoch(signed, lastTerm);
-    const ranges = filling
-      ? candidateRanges(
-          pieceBuckets(text),
-          filling.epoch,
-          (bucket) => [...this.slices(bucket, signed), { epoch: filling.epoch, bits: filling.slice(bucket) }],
-          filling.upTo + 1,
-        )
-      : candidateRanges(pieceBuckets(text), signed, (bucket) => this.slices(bucket, signed));
-    const candidates = ranges.reduce((sum, [from, to]) => sum + Math.max(0, Math.min(to, lastTerm) - from + 1), 0);
-    const packed = mayBeInPacked(text);
-    if (candidates > windowRows * (packed ? HEX_TERMS_PER_ROW : TERMS_PER_ROW)) return null;
-    const terms = this.prepare(
+  match(orgId: string, text: string, windowRows: number, window?: { from: number; to: number }): SearchMatch | null {
+    const pieces = fewest(pieceBuckets(text));
+    const terms = this.candidates(TERM_SIGNATURES, pieces);
+    // A row's own texts are a request id and hex digits: only a text that may be in one is looked for there.
+    const rows = mayBeInPacked(text) ? this.candidates(ROW_SIGNATURES, pieces, window) : null;
+    if (terms.count / TERMS_PER_ROW + (rows?.count ?? 0) / OWN_ROWS_PER_ROW > windowRows) return null;
+    const termsHolding = this.prepare(
       `SELECT id, row, shared FROM search_terms
       WHERE id BETWEEN @from AND @to AND org_code = ${codeOf('@orgId')}
         AND ${termContains('text', 'row', '@text', '@packed')}`,
     );
     const sharedTerms: number[] = [];
     const firstRows: number[] = [];
-    for (const [from, to] of ranges) {
-      for (const term of terms.iterate({
-        from,
-        to,
-        orgId,
-        text,
-        packed: Number(packed),
-      }) as IterableIterator<{
+    const params = { orgId, text, packed: Number(mayBeInPacked(text)) };
+    for (const [from, to] of terms.ranges) {
+      for (const term of termsHolding.iterate({ ...params, from, to }) as IterableIterator<{
         id: number;
         row: number;
         shared: 0 | 1;
@@ -150,42 +168,76 @@ export class SearchIndex {
         if (sharedTerms.length > MAX_METADATA_TERMS || firstRows.length > windowRows) return null;
       }
     }
+    // By rowid alone (`+`): left to itself SQLite may read the organisation's index for each range.
+    const rowsHolding = this.prepare(
+      `SELECT id FROM request_rows AS r
+      WHERE id BETWEEN @from AND @to AND +org_code = ${codeOf('@orgId')} AND (${ownTextsHold('r', '@text')})`,
+    ).pluck();
+    for (const [from, to] of rows?.ranges ?? []) {
+      for (const row of rowsHolding.iterate({ orgId, text, from, to }) as IterableIterator<number>) {
+        firstRows.push(row);
+        if (firstRows.length > windowRows) return null;
+      }
+    }
     const metadata = sharedTerms.length > 0 ? sharedTerms.map(termToken).join(' OR ') : null;
     return { metadata, sharedTerms, firstRows };
   }
 
+  /** The ids of `kind` that may hold the pieces; of rows, only those of blocks that reach into `window`. */
+  private candidates(kind: Signatures, pieces: Set<number>, window?: { from: number; to: number }): Candidates {
+    const signed = (this.prepare(`SELECT MAX(epoch) FROM ${kind.epochs}`).pluck().get() as number | null) ?? -1;
+    const last = (this.prepare(kind.last).pluck().get() as number | null) ?? -1;
+    const filling = this.fillingEpoch(kind, signed, last);
+    let ranges = filling
+      ? candidateRanges(
+          pieces,
+          filling.epoch,
+          (bucket) => [...this.slices(bucket, signed, kind), { epoch: filling.epoch, bits: filling.slice(bucket) }],
+          filling.upTo + 1,
+          kind,
+        )
+      : candidateRanges(pieces, signed, (bucket) => this.slices(bucket, signed, kind), undefined, kind);
+    if (window) ranges = intersect(ranges, this.blocksIn(window));
+    const count = ranges.reduce((sum, [from, to]) => sum + Math.max(0, Math.min(to, last) - from + 1), 0);
+    return { ranges, count };
+  }
+
+  /** Rowid ranges of the blocks holding a row of the window's time (search_blocks: every row's block). */
+  private blocksIn(window: { from: number; to: number }): [number, number][] {
+    const blocks = this.prepare(
+      'SELECT block FROM search_blocks WHERE max_ts >= @from AND min_ts <= @to ORDER BY block',
+    ).pluck();
+    const ranges: [number, number][] = [];
+    for (const block of blocks.iterate(window) as IterableIterator<number>) {
+      const from = block * BLOCK_ROWS;
+      const last = ranges.at(-1);
+      if (last && last[1] + 1 === from) last[1] = from + BLOCK_ROWS - 1;
+      else ranges.push([from, from + BLOCK_ROWS - 1]);
+    }
+    return ranges;
+  }
+
   /**
-   * The signature of the epoch after `signed`, its bits set for its terms up to `lastTerm` (those
+   * The signature of `kind`'s epoch after `signed`, its bits set for its ids up to `last` (those
    * not read before, by this connection); null when more than one epoch is unsigned (a store just
    * migrated: the writer signs them when it next opens it).
    */
-  private fillingEpoch(signed: number, lastTerm: number): FillingEpoch | null {
+  private fillingEpoch(kind: Signatures, signed: number, last: number): FillingEpoch | null {
     const epoch = signed + 1;
-    if (lastTerm >= (epoch + 1) * EPOCH_TERMS) return null;
+    if (last >= (epoch + 1) * kind.epoch) return null;
+    let filling = this.filling.get(kind);
     // Another epoch signed, or another store under this connection's path: begun again.
-    if (this.filling?.epoch !== epoch || this.filling.upTo > lastTerm) this.filling = new FillingEpoch(epoch);
-    const filling = this.filling;
-    if (lastTerm > filling.upTo) {
-      const terms = this.prepare(
-        `SELECT id, ${termText('text', 'row')} AS text FROM search_terms WHERE id > @from AND id <= @to`,
-      );
-      for (const term of terms.iterate({ from: filling.upTo, to: lastTerm }) as IterableIterator<{
-        id: number;
-        text: string | null;
-      }>) {
-        // No text: its row is deleted (retention), and no search may find it.
-        if (term.text !== null) filling.add(term.id, term.text);
-      }
-      filling.upTo = lastTerm;
-    }
+    if (filling?.epoch !== epoch || filling.upTo > last)
+      this.filling.set(kind, (filling = new FillingEpoch(kind, epoch)));
+    filling.read(this.prepare, last);
     return filling;
   }
 
-  /** A bucket's signature in each signed epoch. */
-  slices(bucket: number, signed: number): { epoch: number; bits: Buffer }[] {
+  /** A bucket's signature in each signed epoch of `kind`. */
+  slices(bucket: number, signed: number, kind: Signatures = TERM_SIGNATURES): { epoch: number; bits: Buffer }[] {
     // One range of the table (keyed by page, then epoch).
     return this.prepare(
-      `SELECT epoch, substr(bits, @offset, @length) AS bits FROM search_signatures
+      `SELECT epoch, substr(bits, @offset, @length) AS bits FROM ${kind.table}
       WHERE page = @page AND epoch <= @signed`,
     ).all({
       signed,

@@ -2,7 +2,7 @@ import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { RollupSums } from '../stores/telemetry/rollup-sums.js';
 import { rollupRows, type RollupRows } from '../stores/telemetry/rollup-writer.js';
 import { SearchPlanner, type BlockCounts, type SearchLookups, type Share } from '../stores/telemetry/search-planner.js';
-import { searchTexts, type FilledEpoch } from '../stores/telemetry/search-terms.js';
+import { ownTexts, searchTexts, type FilledEpoch } from '../stores/telemetry/search-terms.js';
 import { RequestColumnsBuilder, requestCopyLines, type RequestColumns } from './request-columns.js';
 
 /** Rows per batch: large enough that passing a batch between threads costs little per row. */
@@ -29,9 +29,10 @@ export interface ImportBatch {
   newTerms: string[][];
   /** Each row's shared terms' tokens, or null. */
   tokens: (string | null)[];
-  /** Terms become shared, epochs filled: written after the batch's rows. */
+  /** Terms become shared, epochs of terms and of rows filled: written after the batch's rows. */
   shares: Share[];
   filled: FilledEpoch[];
+  filledRows: FilledEpoch[];
   /** Cost of the batch's rows per key. */
   spend: Map<string, number>;
   /** Rollup rows to add (coarser grains summed, sketches encoded): when enough cells are held, and with the last batch. */
@@ -66,7 +67,7 @@ export function* importBatches(
   const search = lookups && new SearchPlanner(lookups);
   const columns = new RequestColumnsBuilder(BATCH_ROWS);
   // The rows, search changes and the rest collected apart, put together at the batch's end.
-  const start = (): Omit<ImportBatch, 'rows' | 'copyLines' | 'shares' | 'filled'> => ({
+  const start = (): Omit<ImportBatch, 'rows' | 'copyLines' | 'shares' | 'filled' | 'filledRows'> => ({
     lines: line ? [] : null,
     firstTerm: search?.term ?? 0,
     newTerms: [],
@@ -82,7 +83,7 @@ export function* importBatches(
       ...batch,
       rows,
       copyLines: copyLines ? requestCopyLines(rows) : null,
-      ...(search ? search.takeChanges() : { shares: [], filled: [] }),
+      ...(search ? search.takeChanges() : { shares: [], filled: [], filledRows: [] }),
     };
   };
   let batch = start();
@@ -101,7 +102,7 @@ export function* importBatches(
     const record = next.value;
     columns.add(record, search?.rowid ?? 0);
     if (search) {
-      const planned = search.plan(record.org_id, record.ts, searchTexts(record));
+      const planned = search.plan(record.org_id, record.ts, searchTexts(record), ownTexts(record));
       batch.newTerms.push(planned.newTerms);
       batch.tokens.push(planned.tokens);
     }

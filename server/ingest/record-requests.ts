@@ -349,8 +349,7 @@ class ImportWriter {
     if (repeat >= 0) throw new RepeatedRequest(reqIdAt(rows, repeat), lines?.[repeat] ?? null);
     let term = batch.firstTerm;
     for (let i = 0; i < rows.length; i++) {
-      const own = { requestId: reqIdAt(rows, i), hex: this.requests.hexes[i]! };
-      term = this.search.writeRow(rowidAt(rows, i), orgIdAt(rows, i), newTerms[i]!, tokens[i]!, term, own);
+      term = this.search.writeRow(rowidAt(rows, i), orgIdAt(rows, i), newTerms[i]!, tokens[i]!, term);
     }
     const report = this.progress?.report;
     const every = this.progress?.every ?? 100_000;
@@ -360,7 +359,7 @@ class ImportWriter {
       report({ kind: 'written', rows: mark, ms: performance.now() - this.started });
     }
     for (const [keyId, cost] of batch.spend) this.spend.set(keyId, (this.spend.get(keyId) ?? 0) + cost);
-    this.search.writeChanges(batch.shares, batch.filled);
+    this.search.writeChanges(batch.shares, batch.filled, batch.filledRows);
     // The last batch: every row is written, what was held for the end remains.
     if (batch.last) report?.({ kind: 'committing', rows: this.written });
     if (batch.rollups) this.rollups.write(batch.rollups);

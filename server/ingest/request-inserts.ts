@@ -32,8 +32,6 @@ export class RequestInserts {
   /** Organisations (codes) of the batch's ids stored as text (request-rows.ts, `hasTextIds`). */
   private readonly textIds = new Set<number>();
   private readonly noteTextIds: Statement<[number]>;
-  /** The bytes each row of the last `write` set aside from its metadata (`metadata_hex`), in order. */
-  readonly hexes: (Buffer | null)[] = [];
 
   /** `strings`: the codes of the transaction's strings. */
   constructor(
@@ -55,7 +53,6 @@ export class RequestInserts {
     const coded = recoded(rows, (column, values) =>
       CODED.has(column) ? values.map((text) => this.strings.codeOf(text)) : undefined,
     );
-    this.hexes.length = 0;
     try {
       for (let i = 0; i < rows.length; i++) {
         valuesAt(coded, i, this.row);
@@ -64,7 +61,6 @@ export class RequestInserts {
         this.row[REQ_ID] = id;
         for (const at of TIMINGS) this.row[at] = storedMs(this.row[at] as number | null);
         [this.row[METADATA], this.row[METADATA_HEX]] = storedMetadata(this.strings, this.row[METADATA] as string);
-        this.hexes.push(this.row[METADATA_HEX] as Buffer | null);
         this.insert.add(this.row);
       }
       this.insert.flush();

@@ -144,11 +144,10 @@ describe('request ids stored in bytes', () => {
     const later = row('org-a', T0 + 3_600_000, `${GATEWAY_ID.slice(0, -2)}00`, { parent: trace });
     await recordRequests(control, path, [first, ...others, later]);
     const db = new BetterSqlite3(path, { readonly: true });
-    // The id read from its row (one byte), the trace id packed in bytes, the words kept as text;
-    // the trace id shared.
+    // The id no term (found through its row, 024), the trace id (too short to be set aside from
+    // the metadata) packed in bytes, the words kept as text; the trace id shared.
     const terms = db.prepare('SELECT text, shared FROM search_terms WHERE row = 1 ORDER BY id').raw().all();
     expect(terms).toEqual([
-      [Buffer.from([1]), 0],
       ['trace_id', 0],
       [Buffer.from(`00${trace}`, 'hex'), 1],
       ['customer', 1],
@@ -168,15 +167,15 @@ describe('request ids stored in bytes', () => {
 
     const writer = openTelemetry(path);
     expect(expireRows(writer, 'org-a', T0 + 1, 10)).toBe(1);
-    // Its id, the key only it held and the value kept as text; not the two now shared.
-    expect(expireTerms(writer, 'org-a').terms).toBe(3);
+    // The key only it held and the value kept as text; not the two now shared.
+    expect(expireTerms(writer, 'org-a').terms).toBe(2);
     writer.close();
     expect(await pages(path, 'org-a', 'f9c2e1')).toEqual({ total: 1, ids: [later.req_id] });
     expect(await pages(path, 'org-a', '456789abcdef01')).toEqual({ total: 1, ids: [later.req_id] });
     expect(await pages(path, 'org-a', 'globex')).toEqual({ total: 0, ids: [] });
   });
 
-  it('searches the terms of the epoch being filled as they are written, from one reading connection', async () => {
+  it('searches the terms and rows of the epochs being filled as they are written, from one reading connection', async () => {
     const path = join(scratch, 'filling.db');
     const hexId = (i: number) => `req_${(0x1000_0000 + i).toString(16)}`;
     const batch = (from: number, count: number) =>
@@ -204,13 +203,15 @@ describe('request ids stored in bytes', () => {
         .sort();
     try {
       for (const text of ['1000005', 'abc0005']) expect(await search(text)).toEqual(expected(text));
-      // Terms written since the last search, in the same epoch: read by the next.
+      // Rows and terms written since the last search, in the same epochs: read by the next.
       await write(batch(100, 100));
       for (const text of ['1000005', '10000c', 'abc0005', 'abc00c7'])
         expect(await search(text)).toEqual(expected(text));
-      // Past the epoch's 65,536 terms (two a row): the writer signs it, the next is filled here.
+      // Past the rows' first epoch (32,768 rows): the writer signs it, the next is filled here; the
+      // trace ids' terms (one a row, the request ids none) are still in their first.
       await write(batch(200, 33_000));
-      expect(reader.prepare('SELECT MAX(epoch) FROM search_epochs').pluck().get()).toBe(0);
+      expect(reader.prepare('SELECT MAX(epoch) FROM search_row_epochs').pluck().get()).toBe(0);
+      expect(reader.prepare('SELECT MAX(epoch) FROM search_epochs').pluck().get()).toBe(null);
       for (const text of ['1000005', '10080e', 'abc080e', '1008096'])
         expect(await search(text)).toEqual(expected(text));
     } finally {

@@ -57,11 +57,23 @@ const ADDED_COLUMNS: readonly string[] = ['served_by', 'attempts', 'api'];
 export const COLUMNS_OF_001 = REQUEST_COLUMNS.filter((column) => !ADDED_COLUMNS.includes(column));
 
 /**
- * Undoes migrations 021, 017, 016 and 015 of a SQLite store (terms read from their rows, request ids in bytes, the search terms'
- * organisation codes, the request log's rows coded behind a view): the terms and rows go back
- * into tables as 014 left them, every value and rowid kept.
+ * Undoes migrations 024, 021, 017, 016 and 015 of a SQLite store (rows' own texts found through
+ * the rows, terms read from their rows, request ids in bytes, the search terms' organisation
+ * codes, the request log's rows coded behind a view): the terms and rows go back into tables as
+ * 014 left them, every value and rowid kept. A row's own texts (its request id, its trace id)
+ * become terms again, numbered after the others.
  */
 export function uncodeRequests(db: Database): void {
+  // As 017 stored them: a byte for the kind (1 after `req_`), then the digits' bytes.
+  db.exec(`INSERT INTO search_terms (org_code, text, row)
+      SELECT org_code, unhex('01' || hex(req_id)), id FROM request_rows WHERE typeof(req_id) = 'blob' ORDER BY id;
+    INSERT INTO search_terms (org_code, text, row)
+      SELECT org_code, unhex('00' || hex(own)), id FROM (
+        SELECT org_code, id, COALESCE(metadata_hex, CASE WHEN typeof(metadata) = 'text' THEN metadata_hex(metadata) END) AS own
+        FROM request_rows)
+      WHERE own IS NOT NULL ORDER BY id;
+    DROP TABLE search_row_signatures;
+    DROP TABLE search_row_epochs;`);
   db.exec(`CREATE TABLE search_terms_before (
       id INTEGER PRIMARY KEY, org_id TEXT NOT NULL, text TEXT NOT NULL, row INTEGER NOT NULL,
       shared INTEGER NOT NULL DEFAULT 0 CHECK (shared IN (0, 1)));

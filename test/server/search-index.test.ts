@@ -12,12 +12,19 @@ import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { RequestStrings } from '../../server/stores/telemetry/request-rows.js';
 import {
+  CHUNK_ROWS,
+  EPOCH_ROWS,
   EPOCH_TERMS,
+  ownTexts,
   pieceBuckets,
   registerSearchFunctions,
+  ROW_SIGNATURES,
   searchTexts,
   signEpochs,
+  TERM_SIGNATURES,
+  type Signatures,
 } from '../../server/stores/telemetry/search-terms.js';
+import { registerTelemetryFunctions } from '../../server/stores/telemetry/sql-functions.js';
 import { SearchPlanner, searchLookups } from '../../server/stores/telemetry/search-planner.js';
 import { SearchWriter } from '../../server/stores/telemetry/search-writer.js';
 import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
@@ -52,8 +59,21 @@ function generator(seed: number) {
   };
 }
 
-function rows(count: number, firstTs: number, stepMs: number, idOf: (i: number) => string): RequestRecord[] {
+function rows(
+  count: number,
+  firstTs: number,
+  stepMs: number,
+  idOf: (i: number) => string,
+  longTraces = false,
+): RequestRecord[] {
   const random = generator(count + firstTs);
+  // A trace id of 32 hex digits is set aside from the metadata, and found through its row (024).
+  const hex32 = () =>
+    Array.from({ length: 4 }, () =>
+      Math.floor(random() * 2 ** 32)
+        .toString(16)
+        .padStart(8, '0'),
+    ).join('');
   return Array.from({ length: count }, (_, i) => {
     const pick = random();
     const metadata: Record<string, string> =
@@ -61,7 +81,7 @@ function rows(count: number, firstTs: number, stepMs: number, idOf: (i: number) 
         ? {}
         : {
             customer: CUSTOMERS[Math.floor(random() * CUSTOMERS.length)]!,
-            trace_id: Math.floor(random() * 2 ** 48).toString(16),
+            trace_id: longTraces ? hex32() : Math.floor(random() * 2 ** 48).toString(16),
             ...(pick > 0.95 ? { 'Parent-Req': idOf(i >> 1) } : {}),
             ...(pick > 0.97 ? { 'rare-key': 'Seldom' } : {}),
           };
@@ -99,10 +119,14 @@ function rows(count: number, firstTs: number, stepMs: number, idOf: (i: number) 
 }
 
 // Newer rows first, then a batch of older ones: their blocks' times overlap.
-// Ids stored as text, and as bytes (request-rows.ts); request ids and trace ids of an even number
-// of hex digits are packed in their search terms (search-terms.ts), the others kept as text.
+// Ids stored as text, and as bytes (request-rows.ts); trace ids of an even number of hex digits
+// are packed in their search terms (search-terms.ts), the others kept as text. The older rows'
+// ids and trace ids are their own texts, found through the rows (024).
 const NEWER = rows(100_000, T0 + 200 * HOUR, 9_000, (i) => `Req-N${i}`);
-const OLDER = rows(40_000, T0, 30_000, (i) => `req_${(0xe000_0000 + i).toString(16)}`);
+const OLDER = rows(40_000, T0, 30_000, (i) => `req_${(0xe000_0000 + i).toString(16)}`, true);
+/** A piece of an older row's trace id. */
+const traceOf = (i: number, from: number, to: number) =>
+  (JSON.parse(OLDER[i]!.metadata) as { trace_id: string }).trace_id.slice(from, to);
 const ALL = [...NEWER, ...OLDER];
 
 let control: SqliteControlStore;
@@ -150,6 +174,9 @@ const SEARCHES = [
   'req-n1234', // request ids, and parent ids in other rows' metadata
   'e0009c3', // ids stored as bytes
   'req_e0009c3f',
+  traceOf(123, 5, 13), // a trace id set aside: in a signed epoch of rows
+  traceOf(39_000, 0, 32), // in the epoch of rows being filled
+  traceOf(2_000, 10, 16),
   'n99999',
   'ealth', // in a value and in user agents, which do not count
   'gpt', // only in the model: matches nothing
@@ -199,8 +226,8 @@ describe('the request log search index', () => {
   it('reads only the few chunks of terms whose signatures hold every piece of the text', () => {
     const signed = reader.prepare('SELECT MAX(epoch) FROM search_epochs').pluck().get() as number;
     const index = new SearchIndex((sql) => reader.prepare(sql));
-    // The rows above make about 250,000 terms: three epochs signed, the rest read one by one.
-    expect(signed).toBe(2);
+    // The rows above make about 180,000 terms: two epochs signed, the rest read one by one.
+    expect(signed).toBe(1);
     const signedTerms = (signed + 1) * EPOCH_TERMS;
     // Of the signed terms: the rest are read whatever the text.
     const termsRead = (text: string) =>
@@ -213,35 +240,61 @@ describe('the request log search index', () => {
     // Three characters have no piece of four: every signed term is read.
     expect(termsRead('hea')).toBe(signedTerms);
   });
+
+  it("reads only the few chunks of rows whose signatures hold every piece of the rows' own text", () => {
+    const signed = reader.prepare('SELECT MAX(epoch) FROM search_row_epochs').pluck().get() as number;
+    const index = new SearchIndex((sql) => reader.prepare(sql));
+    // 140,000 rows: four epochs of 32,768 signed, the rest read as the reader fills their signature.
+    expect(signed).toBe(3);
+    const signedRows = (signed + 1) * EPOCH_ROWS;
+    const rowsRead = (text: string) =>
+      candidateRanges(
+        pieceBuckets(text),
+        signed,
+        (bucket) => index.slices(bucket, signed, ROW_SIGNATURES),
+        undefined,
+        ROW_SIGNATURES,
+      )
+        .filter(([from]) => from < signedRows)
+        .reduce((sum, [from, to]) => sum + Math.min(to, signedRows - 1) - from + 1, 0);
+    // An older row's id (its rowid 100,001 + 4,096, in the fourth epoch): its chunk, and the few
+    // others whose ids (numbered one after the other) hold each of its pieces.
+    expect(rowsRead('req_e0001000')).toBeLessThanOrEqual(4 * CHUNK_ROWS);
+    expect(rowsRead(traceOf(123, 5, 13))).toBeLessThan(EPOCH_ROWS / 20);
+  });
 });
 
 describe('the search signatures', () => {
-  const signatures = (db: BetterSqlite3.Database) =>
-    db.prepare('SELECT epoch, page, bits FROM search_signatures ORDER BY epoch, page').raw().all() as [
+  const signatures = (db: BetterSqlite3.Database, kind: Signatures = TERM_SIGNATURES) =>
+    db.prepare(`SELECT epoch, page, bits FROM ${kind.table} ORDER BY epoch, page`).raw().all() as [
       number,
       number,
       Buffer,
     ][];
-  /** The signatures `signEpochs` makes from the stored terms alone (undone after). */
-  const signedFromTerms = (db: BetterSqlite3.Database) => {
+  /** The signatures `signEpochs` makes from the stored terms or rows alone (undone after). */
+  const signedFromStore = (db: BetterSqlite3.Database, kind: Signatures = TERM_SIGNATURES) => {
     db.exec('BEGIN');
     try {
-      db.exec('DELETE FROM search_signatures; DELETE FROM search_epochs');
+      db.exec(`DELETE FROM ${kind.table}; DELETE FROM ${kind.epochs}`);
       signEpochs(db);
-      return signatures(db);
+      return signatures(db, kind);
     } finally {
       db.exec('ROLLBACK');
     }
   };
 
-  it('are written as the terms are, bit for bit what the stored terms give', () => {
-    // The imports above sign epochs as they fill them: the first import from its first term,
-    // the next two from a term inside an epoch, whose earlier terms are read back.
-    const written = signatures(reader);
-    expect(new Set(written.map(([epoch]) => epoch))).toEqual(new Set([0, 1, 2]));
+  it.each([
+    ['terms', TERM_SIGNATURES, [0, 1]],
+    ["rows' own texts", ROW_SIGNATURES, [0, 1, 2, 3]],
+  ] as const)('of %s are written as they are, bit for bit what the store gives', (_, kind, epochs) => {
+    // The imports above sign epochs as they fill them: the first import from its first term or
+    // row, the next ones from one inside an epoch, whose earlier ones are read back.
+    const written = signatures(reader, kind);
+    expect(new Set(written.map(([epoch]) => epoch))).toEqual(new Set(epochs));
     const db = new BetterSqlite3(join(scratch, 'telemetry.db'));
+    registerTelemetryFunctions(db);
     try {
-      expect(signedFromTerms(db)).toEqual(written);
+      expect(signedFromStore(db, kind)).toEqual(written);
     } finally {
       db.close();
     }
@@ -277,7 +330,7 @@ describe('the search signatures', () => {
       writeRows(EPOCH_TERMS);
       const rewritten = signatures(db);
       expect(new Set(rewritten.map(([epoch]) => epoch))).toEqual(new Set([0, 1, 2]));
-      expect(signedFromTerms(db)).toEqual(rewritten);
+      expect(signedFromStore(db)).toEqual(rewritten);
     } finally {
       db.close();
     }
@@ -388,20 +441,21 @@ describe('the search index migration', () => {
 
 describe('the signature layout migration', () => {
   it('cuts rows of 64 buckets keyed by epoch into the rows of 16 keyed by page that the writer now signs', async () => {
-    // A store with three signed epochs, as the writer signs them today...
+    // A store with two signed epochs, as the writer signs them today...
     const path = join(scratch, 'signatures-v4.db');
     await reader.backup(path);
     const db = new BetterSqlite3(path);
+    registerTelemetryFunctions(db);
     const current = () => db.prepare('SELECT page, epoch, bits FROM search_signatures ORDER BY page, epoch').all();
     const signed = current() as { page: number; epoch: number; bits: Buffer }[];
-    expect(new Set(signed.map((row) => row.epoch))).toEqual(new Set([0, 1, 2]));
+    expect(new Set(signed.map((row) => row.epoch))).toEqual(new Set([0, 1]));
 
     // ...turned back into the layout of migration 003 and the store's version before 005.
     db.exec(`DROP TABLE search_signatures;
       CREATE TABLE search_signatures (epoch INTEGER NOT NULL, page INTEGER NOT NULL, bits BLOB NOT NULL,
         PRIMARY KEY (epoch, page)) WITHOUT ROWID`);
     const insert = db.prepare('INSERT INTO search_signatures (epoch, page, bits) VALUES (?, ?, ?)');
-    for (const epoch of [0, 1, 2]) {
+    for (const epoch of [0, 1]) {
       const bits = Buffer.concat(signed.filter((row) => row.epoch === epoch).map((row) => row.bits));
       for (let page = 0; page < bits.length / 2048; page++) {
         insert.run(epoch, page, bits.subarray(page * 2048, (page + 1) * 2048));
@@ -426,9 +480,13 @@ describe('the signature layout migration', () => {
 
     openTelemetry(path).close();
     const migrated = new BetterSqlite3(path, { readonly: true });
-    expect(migrated.prepare('SELECT page, epoch, bits FROM search_signatures ORDER BY page, epoch').all()).toEqual(
-      signed,
-    );
+    // Those two epochs as they were (the rows' own texts, terms again in the older store, were
+    // numbered after them: their epochs are signed when it is opened, then 024 deletes the terms).
+    const sql = 'SELECT page, epoch, bits FROM search_signatures WHERE epoch <= 1 ORDER BY page, epoch';
+    expect(migrated.prepare(sql).all()).toEqual(signed);
+    // The rows' own signatures, signed from the rows when it was opened, as the writer signed them (024).
+    const rowSignatures = 'SELECT epoch, page, bits FROM search_row_signatures ORDER BY epoch, page';
+    expect(migrated.prepare(rowSignatures).raw().all()).toEqual(reader.prepare(rowSignatures).raw().all());
     migrated.close();
   });
 });
@@ -452,19 +510,16 @@ function indexRows(
     let term = planner.term;
     const planned = rows.map((row) => {
       const rowid = planner.rowid;
-      return { row, rowid, entries: planner.plan(row.org_id, row.ts, searchTexts(row)) };
+      return { row, rowid, entries: planner.plan(row.org_id, row.ts, searchTexts(row), ownTexts(row)) };
     });
     const writer = new SearchWriter(db, new RequestStrings(db));
     planned.forEach(({ row, rowid, entries }, i) => {
       options.between?.(i);
       options.insert?.(row, rowid);
-      // A row written through the view keeps its metadata as text (no hex set aside); a term is
-      // read from its row only when there is one.
-      const own = { requestId: options.insert ? row.req_id : '', hex: null };
-      term = writer.writeRow(rowid, row.org_id, entries.newTerms, entries.tokens, term, own);
+      term = writer.writeRow(rowid, row.org_id, entries.newTerms, entries.tokens, term);
     });
-    const { shares, filled } = planner.takeChanges();
-    writer.writeChanges(shares, filled);
+    const { shares, filled, filledRows } = planner.takeChanges();
+    writer.writeChanges(shares, filled, filledRows);
     writer.finish(planner.takeCounts());
   })();
 }

@@ -190,6 +190,7 @@ describe('a telemetry store of an earlier version', () => {
         { migration: '021_row_terms.sql', path: telemetryDbPath },
         { migration: '022_org_index.sql', path: telemetryDbPath },
         { migration: '023_fine_cells.sql', path: telemetryDbPath },
+        { migration: '024_row_signatures.sql', path: telemetryDbPath },
       ]);
       // It waited for the lock instead of failing on it.
       expect(lines.filter((line) => line.includes('telemetry store unavailable'))).toEqual([]);
@@ -198,7 +199,7 @@ describe('a telemetry store of an earlier version', () => {
       await server.close();
     }
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(23);
+    expect(db.pragma('user_version', { simple: true })).toBe(24);
     // One cell of each dimension; the row is older than the days minute cells are kept for (fine-cells.ts).
     expect(db.prepare('SELECT COUNT(*) AS n FROM rollup_dim_hour').get()).toEqual({ n: 4 });
     expect(db.prepare('SELECT COUNT(*) AS n FROM rollup_dim_1m').get()).toEqual({ n: 0 });
@@ -238,7 +239,7 @@ describe('a telemetry store of an earlier version', () => {
     registerTelemetryFunctions(first);
     try {
       migrate(first, TELEMETRY_MIGRATIONS, () => openTelemetry(path).close());
-      expect(first.pragma('user_version', { simple: true })).toBe(23);
+      expect(first.pragma('user_version', { simple: true })).toBe(24);
       expect(first.prepare("SELECT COUNT(*) AS n FROM sqlite_schema WHERE name = 'rollup_dim_1m'").get()).toEqual({
         n: 1,
       });
@@ -418,6 +419,7 @@ describe('recording requests', () => {
       { kind: 'upgrading', migration: '021_row_terms.sql' },
       { kind: 'upgrading', migration: '022_org_index.sql' },
       { kind: 'upgrading', migration: '023_fine_cells.sql' },
+      { kind: 'upgrading', migration: '024_row_signatures.sql' },
       { kind: 'committing', rows: 1 },
     ]);
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });

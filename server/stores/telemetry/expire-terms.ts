@@ -2,8 +2,8 @@ import type { Database } from 'better-sqlite3';
 import { codeOf } from './request-rows.js';
 
 /**
- * How many term ids one transaction looks at: about a batch of rows' worth (200 rows, a request
- * id and a trace id or so each) when one organisation writes, a fraction of it when several do.
+ * How many term ids one transaction looks at: a few batches of rows' worth (200 rows, a term or
+ * none each: a row's own request id and trace id are no terms) when one organisation writes.
  */
 export const SWEEP_TERM_IDS = 1_000;
 

@@ -15,10 +15,12 @@ const SLOT = '\\u0000';
 /** Longer metadata stays in its row: a shape is remembered by the writer until seen again. */
 const MAX_SHAPE = 1_024;
 
+const shapeable = (metadata: string): boolean => metadata.length <= MAX_SHAPE && !metadata.includes('\\u');
+
 /** The shape of `metadata` and the bytes of the hex value it set aside, or null when it has none. */
 export function metadataShape(metadata: string): { shape: string; hex: Buffer | null } | null {
   // No `\u` at all, the slot's or an escape: a search then finds none in a shaped row unread (`metadataMayHoldSql`).
-  if (metadata.length > MAX_SHAPE || metadata.includes('\\u')) return null;
+  if (!shapeable(metadata)) return null;
   const found = HEX_VALUE.exec(metadata);
   if (found === null) return { shape: metadata, hex: null };
   const digits = found[1]!;
@@ -27,6 +29,14 @@ export function metadataShape(metadata: string): { shape: string; hex: Buffer | 
     shape: metadata.slice(0, at) + SLOT + metadata.slice(at + digits.length),
     hex: Buffer.from(digits, 'hex'),
   };
+}
+
+/**
+ * The digits `metadataShape` sets aside from `metadata`, as text, or null: a row's own search text
+ * (search-terms.ts, `ownTexts`), whether its writer stored it aside or left the JSON whole.
+ */
+export function metadataHexDigits(metadata: string): string | null {
+  return shapeable(metadata) ? (HEX_VALUE.exec(metadata)?.[1] ?? null) : null;
 }
 
 /** SQL for the metadata JSON a stored value is (columns of `request_rows`). */

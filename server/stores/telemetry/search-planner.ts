@@ -1,10 +1,11 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { BLOCK_ROWS, EpochBits, termToken, type FilledEpoch } from './search-terms.js';
+import { BLOCK_ROWS, EpochBits, ROW_SIGNATURES, TERM_SIGNATURES, termToken, type FilledEpoch } from './search-terms.js';
 
 /**
  * Plans the search index's entries (migrations/003_search.sql) for rows being imported:
  * which of a row's strings are new terms, which are shared ones (and become its tokens in
- * `search_rows`), the blocks' spans and counts, and the signatures of filled epochs. It
+ * `search_rows`), the blocks' spans and counts, and the signatures of filled epochs of terms
+ * and of the rows' own texts (024_row_signatures.sql). It
  * numbers the rows and terms itself, from the store's last ones, so that it can run on the
  * import's preparing thread with a read-only connection (or the store's lookups read whole,
  * `StoredLookups`), while the writer holds the write lock; the writer (search-writer.ts)
@@ -124,7 +125,7 @@ export interface BlockCounts {
 
 /** What the writer does for one planned row. */
 export interface PlannedRow {
-  /** The texts of the row's new terms, numbered on from the last: its request id first. */
+  /** The texts of the row's new terms, numbered on from the last (not its own texts: `ownTexts`). */
   newTerms: string[];
   /** Its shared terms' tokens for `search_rows`, or null for none. */
   tokens: string | null;
@@ -140,10 +141,12 @@ export class SearchPlanner {
   /** Terms this import made shared, when the store is asked for the others (it cannot see them). */
   private readonly sharedHere = new ByOrg<number>();
   private counts: BlockCounts = { blocks: new Map(), termBlocks: new Map() };
-  private readonly epochBits = new EpochBits();
+  private readonly termBits = new EpochBits(TERM_SIGNATURES);
+  private readonly rowBits = new EpochBits(ROW_SIGNATURES);
   /** Made since last taken. */
   private shares: Share[] = [];
   private filled: FilledEpoch[] = [];
+  private filledRows: FilledEpoch[] = [];
   private readonly preloadShared: number;
   private readonly cachedTerms: number;
 
@@ -171,15 +174,25 @@ export class SearchPlanner {
     return this.nextTerm;
   }
 
-  /** Plans the next row from its search texts (`searchTexts`: its request id, then its metadata's strings). */
-  plan(orgId: string, ts: number, texts: readonly string[]): PlannedRow {
+  /**
+   * Plans the next row from its search texts (`searchTexts`: its request id, then its metadata's
+   * strings) and its own (`ownTexts`), which are no terms.
+   */
+  plan(orgId: string, ts: number, texts: readonly string[], own: readonly string[]): PlannedRow {
     const rowid = this.nextRowid++;
-    const newTerms = [texts[0]!];
-    this.newTerm(texts[0]!);
+    const filledRows = this.rowBits.add(rowid, own);
+    if (filledRows) this.filledRows.push(filledRows);
+    const newTerms: string[] = [];
+    // A request id of another form is a term of its row alone.
+    if (!own.includes(texts[0]!)) {
+      newTerms.push(texts[0]!);
+      this.newTerm(texts[0]!);
+    }
     const block = Math.floor(rowid / BLOCK_ROWS);
     const tokens: string[] = [];
     for (let i = 1; i < texts.length; i++) {
       const text = texts[i]!;
+      if (own.includes(text)) continue;
       const shared = this.metadataTerm(orgId, text);
       if (shared === null) {
         newTerms.push(text);
@@ -199,11 +212,12 @@ export class SearchPlanner {
     return { newTerms, tokens: tokens.length > 0 ? tokens.join(' ') : null };
   }
 
-  /** Terms become shared and epochs filled since the last call. */
-  takeChanges(): { shares: Share[]; filled: FilledEpoch[] } {
-    const changes = { shares: this.shares, filled: this.filled };
+  /** Terms become shared and epochs of terms and of rows filled since the last call. */
+  takeChanges(): { shares: Share[]; filled: FilledEpoch[]; filledRows: FilledEpoch[] } {
+    const changes = { shares: this.shares, filled: this.filled, filledRows: this.filledRows };
     this.shares = [];
     this.filled = [];
+    this.filledRows = [];
     return changes;
   }
 
@@ -240,7 +254,7 @@ export class SearchPlanner {
 
   private newTerm(text: string): number {
     const id = this.nextTerm++;
-    const filled = this.epochBits.add(id, text);
+    const filled = this.termBits.add(id, [text]);
     if (filled) this.filled.push(filled);
     return id;
   }

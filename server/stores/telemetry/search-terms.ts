@@ -1,4 +1,5 @@
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
+import { metadataHexDigits } from './request-metadata.js';
 import type { RequestRecord } from './request-record.js';
 import { isCompactRequestId } from './request-rows.js';
 
@@ -14,6 +15,12 @@ export const BLOCK_ROWS = 65_536;
 export const CHUNK_TERMS = 256;
 export const EPOCH_CHUNKS = 256;
 export const EPOCH_TERMS = CHUNK_TERMS * EPOCH_CHUNKS;
+/**
+ * Rows per chunk of the rows' own signatures (024_row_signatures.sql): a row has about two own
+ * texts (its request id, a trace id), so a chunk holds about as many pieces as one of terms.
+ */
+export const CHUNK_ROWS = 128;
+export const EPOCH_ROWS = CHUNK_ROWS * EPOCH_CHUNKS;
 const BUCKETS = 16_384;
 /** Bytes of one bucket's signature in an epoch: a bit per chunk. */
 export const SLICE_BYTES = EPOCH_CHUNKS / 8;
@@ -35,30 +42,7 @@ const PACKED = /^(req_)?((?:[0-9a-f]{2})+)$/;
 const PLAIN_HEX = 0;
 const REQUEST_ID = 1;
 
-/**
- * A term that is its first row's own request id (of the form above) or the hex digits its row's
- * metadata set aside (`metadata_hex`: a trace id) is stored as the kind byte alone
- * (021_row_terms.sql): the row holds the digits already, and the term's text is read from it.
- * These are most terms (a request id and a trace id a row) and were most of the index's bytes.
- * A term that becomes shared is given its text (search-writer.ts): it outlives its first row.
- */
-const ROW_REQUEST_ID = Buffer.from([REQUEST_ID]);
-const ROW_HEX = Buffer.from([PLAIN_HEX]);
-
-/** What a term's first row holds of its own: its request id, and the bytes its metadata set aside (or null). */
-export interface RowStrings {
-  requestId: string;
-  hex: Buffer | null;
-}
-
-/** The value `search_terms.text` holds for a term first seen in a row holding `own`. */
-export function rowTermText(text: string, own: RowStrings): string | Buffer {
-  if (text === own.requestId && isCompactRequestId(text)) return ROW_REQUEST_ID;
-  if (own.hex !== null && text.length === own.hex.length * 2 && text === own.hex.toString('hex')) return ROW_HEX;
-  return storedTermText(text);
-}
-
-/** The value `search_terms.text` holds for a term's text, when it is not read from its row. */
+/** The value `search_terms.text` holds for a term's text. */
 export function storedTermText(text: string): string | Buffer {
   const packed = PACKED.exec(text);
   if (!packed) return text;
@@ -70,8 +54,10 @@ export function storedTermText(text: string): string | Buffer {
 }
 
 /**
- * SQL for the text of a term whose stored value (`rowTermText`) is `stored` and first row `row`,
- * columns of `search_terms`: null when that row is gone and the text was its own.
+ * SQL for the text of a term whose stored value (`storedTermText`) is `stored` and first row `row`,
+ * columns of `search_terms`. A store made before migration 024 may hold a term that is the kind
+ * byte alone (021: its first row's own request id or trace id, read from the row): null when that
+ * row is gone.
  */
 export const termText = (stored: string, row: string): string => `CASE WHEN typeof(${stored}) = 'blob'
   THEN CASE WHEN length(${stored}) = 1
@@ -131,6 +117,33 @@ export function searchTexts(row: Pick<RequestRecord, 'req_id' | 'metadata'>): st
   return texts;
 }
 
+/**
+ * A row's own search texts: its request id when stored as bytes, and the hex digits its metadata
+ * sets aside (request-metadata.ts, whether its writer stored them aside or not). Most texts are
+ * these, held by one row each: they are found through the row (`ROW_SIGNATURES`, `ownTextsHold`),
+ * never as terms, which took ~30 bytes a row (024_row_signatures.sql).
+ */
+export function ownTexts(row: Pick<RequestRecord, 'req_id' | 'metadata'>): string[] {
+  const own: string[] = [];
+  if (isCompactRequestId(row.req_id)) own.push(row.req_id);
+  const hex = metadataHexDigits(row.metadata);
+  if (hex !== null) own.push(hex);
+  return own;
+}
+
+/** SQL for a row's own texts (`ownTexts`), columns of `request_rows` as `alias`: null or '' for none. */
+const ownTextsSql = (alias: string): [string, string] => [
+  `CASE WHEN typeof(${alias}.req_id) = 'blob' THEN 'req_' || lower(hex(${alias}.req_id)) END`,
+  `lower(hex(COALESCE(${alias}.metadata_hex,
+    CASE WHEN typeof(${alias}.metadata) = 'text' THEN metadata_hex(${alias}.metadata) END)))`,
+];
+
+/** SQL true for a row (`request_rows` as `alias`) one of whose own texts holds parameter `text`. */
+export const ownTextsHold = (alias: string, text: string): string =>
+  ownTextsSql(alias)
+    .map((own) => `instr(${own}, ${text}) > 0`)
+    .join(' OR ');
+
 /** The bucket of the piece of `text` at `at`. */
 function pieceBucket(text: string, at: number): number {
   let h = 0x2545f491;
@@ -146,75 +159,141 @@ export function pieceBuckets(text: string): Set<number> {
 }
 
 /**
- * Writes the signatures of every complete epoch of terms not yet signed, in a transaction
- * of its own or as part of the caller's. Called by the writer before it commits, and when
- * a store is opened for writing (terms backfilled by the migration). An epoch fills every
- * 65,536 terms, so its cost is spread over many rows.
+ * One kind of signatures: of terms, numbered by id (003_search.sql), or of rows' own texts, by
+ * rowid (024_row_signatures.sql). Each epoch of `EPOCH_CHUNKS` chunks of `chunk` ids gets one.
+ */
+export interface Signatures {
+  chunk: number;
+  /** Ids per epoch. */
+  epoch: number;
+  table: string;
+  /** The signed epochs. */
+  epochs: string;
+  /** SQL for the largest id. */
+  last: string;
+  /** SQL for the ids from @from to before @to, each with up to two texts (`a`, `b`): null where gone. */
+  texts: string;
+}
+
+export const TERM_SIGNATURES: Signatures = {
+  chunk: CHUNK_TERMS,
+  epoch: EPOCH_TERMS,
+  table: 'search_signatures',
+  epochs: 'search_epochs',
+  last: 'SELECT MAX(id) FROM search_terms',
+  texts: `SELECT id, ${termText('text', 'row')} AS a, NULL AS b FROM search_terms WHERE id >= @from AND id < @to`,
+};
+
+const [OWN_A, OWN_B] = ownTextsSql('r');
+export const ROW_SIGNATURES: Signatures = {
+  chunk: CHUNK_ROWS,
+  epoch: EPOCH_ROWS,
+  table: 'search_row_signatures',
+  epochs: 'search_row_epochs',
+  last: 'SELECT MAX(id) FROM request_rows',
+  texts: `SELECT id, ${OWN_A} AS a, ${OWN_B} AS b FROM request_rows AS r WHERE id >= @from AND id < @to`,
+};
+
+/**
+ * Writes the signatures of every complete epoch of terms and of rows not yet signed, in a
+ * transaction of its own or as part of the caller's. Called by the writer before it commits, and
+ * when a store is opened for writing (terms and rows a migration left unsigned). An epoch fills
+ * every 65,536 terms or 32,768 rows, so its cost is spread over many rows.
  */
 export function signEpochs(db: Database): void {
-  const unsigned = (): { from: number; to: number } | null => {
-    const maxId = (db.prepare('SELECT MAX(id) FROM search_terms').pluck().get() as number | null) ?? 0;
-    const signed = (db.prepare('SELECT MAX(epoch) FROM search_epochs').pluck().get() as number | null) ?? -1;
-    const complete = Math.floor((maxId + 1) / EPOCH_TERMS) - 1;
-    return complete > signed ? { from: signed + 1, to: complete } : null;
-  };
-  if (!unsigned()) return;
-  db.transaction(() => {
-    const epochs = unsigned();
-    if (epochs) for (let epoch = epochs.from; epoch <= epochs.to; epoch++) signEpoch(db, epoch);
-  }).immediate();
+  for (const kind of [TERM_SIGNATURES, ROW_SIGNATURES]) {
+    const unsigned = (): { from: number; to: number } | null => {
+      const last = (db.prepare(kind.last).pluck().get() as number | null) ?? 0;
+      const signed = (db.prepare(`SELECT MAX(epoch) FROM ${kind.epochs}`).pluck().get() as number | null) ?? -1;
+      const complete = Math.floor((last + 1) / kind.epoch) - 1;
+      return complete > signed ? { from: signed + 1, to: complete } : null;
+    };
+    if (!unsigned()) continue;
+    db.transaction(() => {
+      const epochs = unsigned();
+      if (epochs) for (let epoch = epochs.from; epoch <= epochs.to; epoch++) signEpoch(db, kind, epoch);
+    }).immediate();
+  }
 }
 
 /** A signature with no bit set: a bit per chunk for each bucket. */
 const emptySignature = () => Buffer.alloc(BUCKETS * SLICE_BYTES);
 
-/** Sets the bits of term `id`'s pieces in the signature of its epoch, whose first term is `first`. */
-function addToSignature(bits: Buffer, first: number, id: number, text: string): void {
-  const chunk = Math.floor((id - first) / CHUNK_TERMS);
+/** Sets the bits of `text`'s pieces for id `id` in the signature of its epoch, whose first id is `first`. */
+function addToSignature(bits: Buffer, kind: Signatures, first: number, id: number, text: string): void {
+  const chunk = Math.floor((id - first) / kind.chunk);
   const byte = chunk >> 3;
   const bit = 1 << (chunk & 7);
   for (let at = 0; at + PIECE <= text.length; at++) bits[pieceBucket(text, at) * SLICE_BYTES + byte]! |= bit;
 }
 
-/**
- * Writes the signature of `epoch`. `held`: the bits of its terms from id `from` on, set as they
- * were written; only the terms before `from` are read back from the store.
- */
-function signEpoch(db: Database, epoch: number, held?: { bits: Buffer; from: number }): void {
-  const first = epoch * EPOCH_TERMS;
-  const bits = held?.bits ?? emptySignature();
-  const readTo = held?.from ?? first + EPOCH_TERMS;
-  if (readTo > first) {
-    const terms = db.prepare(`SELECT id, ${termText('text', 'row')} FROM search_terms WHERE id >= ? AND id < ?`).raw();
-    for (const [id, text] of terms.iterate(first, readTo) as IterableIterator<[number, string | null]>) {
-      // A term whose row retention deleted has no text, and no row for a search to find.
-      if (text !== null) addToSignature(bits, first, id, text);
-    }
+/** Prepares a statement: a connection's own, or a reader's cache of them. */
+export type Prepare = (sql: string) => Statement;
+
+/** Sets the bits of each text a `texts` query (`Signatures.texts`) reads from the store. */
+function addStored(
+  prepare: Prepare,
+  kind: Signatures,
+  range: { from: number; to: number },
+  add: (id: number, text: string) => void,
+): void {
+  const texts = prepare(kind.texts).raw();
+  for (const [id, a, b] of texts.iterate(range) as IterableIterator<[number, string | null, string | null]>) {
+    // No text: a term whose row retention deleted, which no search may find.
+    if (a) add(id, a);
+    if (b) add(id, b);
   }
-  const insert = db.prepare('INSERT INTO search_signatures (page, epoch, bits) VALUES (?, ?, ?)');
+}
+
+/**
+ * Writes the signature of `epoch`. `held`: the bits of its ids from `from` on, set as they were
+ * written; only the ids before `from` are read back from the store.
+ */
+function signEpoch(db: Database, kind: Signatures, epoch: number, held?: { bits: Buffer; from: number }): void {
+  const first = epoch * kind.epoch;
+  const bits = held?.bits ?? emptySignature();
+  const readTo = held?.from ?? first + kind.epoch;
+  if (readTo > first) {
+    addStored(
+      (sql) => db.prepare(sql),
+      kind,
+      { from: first, to: readTo },
+      (id, text) => addToSignature(bits, kind, first, id, text),
+    );
+  }
+  const insert = db.prepare(`INSERT INTO ${kind.table} (page, epoch, bits) VALUES (?, ?, ?)`);
   const rowBytes = ROW_BUCKETS * SLICE_BYTES;
   for (let page = 0; page < BUCKETS / ROW_BUCKETS; page++) {
     insert.run(page, epoch, bits.subarray(page * rowBytes, (page + 1) * rowBytes));
   }
-  db.prepare('INSERT INTO search_epochs (epoch) VALUES (?)').run(epoch);
+  db.prepare(`INSERT INTO ${kind.epochs} (epoch) VALUES (?)`).run(epoch);
 }
 
 /**
  * The signature of the epoch being filled, which the writer signs only once it is full: built by a
- * reader from the epoch's terms as they are written (search-index.ts), so that a search reads
- * there too only the chunks its pieces point to, rather than up to 65,535 terms.
+ * reader from the epoch's ids as they are written (search-index.ts), so that a search reads there
+ * too only the chunks its pieces point to, rather than up to a whole epoch of terms or rows.
  */
 export class FillingEpoch {
   private readonly bits = emptySignature();
-  /** The last term id whose bits are set (or skipped: a term deleted has none). */
+  /** The last id whose bits are set (or skipped: a term or row deleted has none). */
   upTo: number;
 
-  constructor(readonly epoch: number) {
-    this.upTo = epoch * EPOCH_TERMS - 1;
+  constructor(
+    private readonly kind: Signatures,
+    readonly epoch: number,
+  ) {
+    this.upTo = epoch * kind.epoch - 1;
   }
 
-  add(id: number, text: string): void {
-    addToSignature(this.bits, this.epoch * EPOCH_TERMS, id, text);
+  /** Sets the bits of the ids after `upTo` up to `last`, read from the store. */
+  read(prepare: Prepare, last: number): void {
+    if (last <= this.upTo) return;
+    const first = this.epoch * this.kind.epoch;
+    addStored(prepare, this.kind, { from: this.upTo + 1, to: last + 1 }, (id, text) =>
+      addToSignature(this.bits, this.kind, first, id, text),
+    );
+    this.upTo = last;
   }
 
   /** A bucket's bits: one per chunk of the epoch. */
@@ -223,7 +302,7 @@ export class FillingEpoch {
   }
 }
 
-/** An epoch whose last term was just planned: the bits of its terms from id `from` on. */
+/** An epoch whose last id was just planned: the bits of its ids from `from` on. */
 export interface FilledEpoch {
   epoch: number;
   from: number;
@@ -231,8 +310,8 @@ export interface FilledEpoch {
 }
 
 /**
- * The signature bits of each epoch, set as an import plans its terms (in id order, with no
- * gap: it numbers them itself): reading ten million terms back at the end cost an import
+ * The signature bits of each epoch, set as an import plans its terms or rows (in id order, with
+ * no gap: it numbers them itself): reading ten million terms back at the end cost an import
  * ~1 µs a term. Pure, so it runs on the import's preparing thread; `signFilled` writes.
  */
 export class EpochBits {
@@ -240,29 +319,31 @@ export class EpochBits {
   private from = -1;
   private readonly bits = emptySignature();
 
-  /** Term `id` is planned with `text`; the epoch's bits when `id` is its last term. */
-  add(id: number, text: string): FilledEpoch | null {
-    const epoch = Math.floor(id / EPOCH_TERMS);
+  constructor(private readonly kind: Signatures) {}
+
+  /** Id `id` is planned with `texts`; the epoch's bits when `id` is its last. */
+  add(id: number, texts: readonly string[]): FilledEpoch | null {
+    const epoch = Math.floor(id / this.kind.epoch);
     if (epoch !== this.epoch) {
       this.epoch = epoch;
       this.from = id;
       this.bits.fill(0);
     }
-    addToSignature(this.bits, epoch * EPOCH_TERMS, id, text);
-    if ((id + 1) % EPOCH_TERMS !== 0) return null;
+    for (const text of texts) addToSignature(this.bits, this.kind, epoch * this.kind.epoch, id, text);
+    if ((id + 1) % this.kind.epoch !== 0) return null;
     return { epoch, from: this.from, bits: Uint8Array.from(this.bits) };
   }
 }
 
 /**
- * Writes the signature of an epoch an import filled, inside its transaction, once its terms
- * are written. Readers take every epoch up to the newest signed one as signed: an earlier
- * one left unsigned (a migration's backfill) is signed first, from the store.
+ * Writes the signature of an epoch an import filled, inside its transaction, once its terms or
+ * rows are written. Readers take every epoch up to the newest signed one as signed: an earlier
+ * one left unsigned (a migration's) is signed first, from the store.
  */
-export function signFilled(db: Database, filled: FilledEpoch): void {
-  const signed = db.prepare('SELECT MAX(epoch) FROM search_epochs').pluck().get() as number | null;
+export function signFilled(db: Database, kind: Signatures, filled: FilledEpoch): void {
+  const signed = db.prepare(`SELECT MAX(epoch) FROM ${kind.epochs}`).pluck().get() as number | null;
   if ((signed ?? -1) === filled.epoch - 1) {
-    signEpoch(db, filled.epoch, {
+    signEpoch(db, kind, filled.epoch, {
       bits: Buffer.from(filled.bits.buffer, filled.bits.byteOffset, filled.bits.length),
       from: filled.from,
     });

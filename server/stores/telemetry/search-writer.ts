@@ -3,12 +3,12 @@ import { BufferedInsert } from './buffered-insert.js';
 import type { RequestStrings } from './request-rows.js';
 import type { BlockCounts, Share } from './search-planner.js';
 import {
-  rowTermText,
+  ROW_SIGNATURES,
   signEpochs,
   signFilled,
   storedTermText,
+  TERM_SIGNATURES,
   type FilledEpoch,
-  type RowStrings,
 } from './search-terms.js';
 
 /**
@@ -43,7 +43,7 @@ export class SearchWriter {
 
   /**
    * Writes row `rowid`'s planned entries (`PlannedRow`), its new terms numbered from `firstTerm`;
-   * returns the next term's id. `own`: what the row, written already, holds of its strings.
+   * returns the next term's id.
    */
   writeRow(
     rowid: number,
@@ -51,27 +51,28 @@ export class SearchWriter {
     newTerms: readonly string[],
     tokens: string | null,
     firstTerm: number,
-    own: RowStrings,
   ): number {
     let term = firstTerm;
-    if (newTerms.length === 0) return term;
-    const orgCode = this.strings.codeOf(orgId);
-    for (const text of newTerms) this.insertTerm.add([term++, orgCode, rowTermText(text, own), rowid]);
+    if (newTerms.length > 0) {
+      const orgCode = this.strings.codeOf(orgId);
+      for (const text of newTerms) this.insertTerm.add([term++, orgCode, storedTermText(text), rowid]);
+    }
     if (tokens !== null) this.insertRow.run(rowid, tokens);
     return term;
   }
 
   /**
-   * Writes the rows' entries still held, then makes terms shared and epochs filled, which
-   * needs the rows they were planned in written first.
+   * Writes the rows' entries still held, then makes terms shared and epochs of terms and rows
+   * filled, which needs the rows they were planned in written first.
    */
-  writeChanges(shares: readonly Share[], filled: readonly FilledEpoch[]): void {
+  writeChanges(shares: readonly Share[], filled: readonly FilledEpoch[], filledRows: readonly FilledEpoch[]): void {
     this.insertTerm.flush();
     for (const [term, orgId, text] of shares) {
       this.share.run(storedTermText(text), term);
       this.insertCommon.run(orgId, text, term);
     }
-    for (const epoch of filled) signFilled(this.db, epoch);
+    for (const epoch of filled) signFilled(this.db, TERM_SIGNATURES, epoch);
+    for (const epoch of filledRows) signFilled(this.db, ROW_SIGNATURES, epoch);
   }
 
   /** Writes the blocks' spans and counts, and signs any complete epoch left unsigned; call before the transaction commits. */
