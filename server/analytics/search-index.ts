@@ -35,7 +35,10 @@ const MAX_METADATA_TERMS = 1_000;
  * a 3M-row store.
  */
 const TERMS_PER_ROW = 11;
-/** Rows whose own texts are checked (by rowid, in order) for the cost of searching one row of the window. */
+/**
+ * Rows whose own texts are checked (by rowid, in order: ~0.35 µs a row, measured at a million demo
+ * rows) for the cost of searching one row of the window.
+ */
 const OWN_ROWS_PER_ROW = 4;
 
 export interface SearchMatch {

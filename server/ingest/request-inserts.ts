@@ -6,6 +6,8 @@ import {
   storedColumn,
   storedMs,
   storedRequestId,
+  storedStatus,
+  storedTotalTokens,
   TIMING_COLUMNS,
   type RequestStrings,
 } from '../stores/telemetry/request-rows.js';
@@ -18,6 +20,11 @@ const REQ_ID = INSERT_COLUMNS.indexOf('req_id');
 const ORG_ID = INSERT_COLUMNS.indexOf('org_id');
 const TIMINGS = TIMING_COLUMNS.map((column) => INSERT_COLUMNS.indexOf(column));
 const METADATA = INSERT_COLUMNS.indexOf('metadata');
+const STATUS = INSERT_COLUMNS.indexOf('status');
+const TOTAL = INSERT_COLUMNS.indexOf('total_tokens');
+const PROMPT = INSERT_COLUMNS.indexOf('prompt_tokens');
+const GENERATED = INSERT_COLUMNS.indexOf('tokens_generated');
+const CACHE_READ = INSERT_COLUMNS.indexOf('cache_read_input_tokens');
 const METADATA_HEX = INSERT_COLUMNS.length;
 for (const column of INSERT_COLUMNS) {
   // A column the store codes is coded a batch's values at a time: it must travel coded.
@@ -60,6 +67,9 @@ export class RequestInserts {
         if (typeof id === 'string') this.textIds.add(this.row[ORG_ID] as number);
         this.row[REQ_ID] = id;
         for (const at of TIMINGS) this.row[at] = storedMs(this.row[at] as number | null);
+        const row = this.row as (number | null)[];
+        row[TOTAL] = storedTotalTokens(row[TOTAL]!, row[PROMPT]!, row[GENERATED]!, row[CACHE_READ]!);
+        row[STATUS] = storedStatus(row[STATUS]!);
         [this.row[METADATA], this.row[METADATA_HEX]] = storedMetadata(this.strings, this.row[METADATA] as string);
         this.insert.add(this.row);
       }

@@ -207,12 +207,12 @@ describe('request ids stored in bytes', () => {
       await write(batch(100, 100));
       for (const text of ['1000005', '10000c', 'abc0005', 'abc00c7'])
         expect(await search(text)).toEqual(expected(text));
-      // Past the rows' first epoch (32,768 rows): the writer signs it, the next is filled here; the
-      // trace ids' terms (one a row, the request ids none) are still in their first.
-      await write(batch(200, 33_000));
+      // Past the first epoch of rows (65,536) and of terms (65,536 trace ids: the request ids are
+      // none): the writer signs them, the next ones are filled here.
+      await write(batch(200, 66_000));
       expect(reader.prepare('SELECT MAX(epoch) FROM search_row_epochs').pluck().get()).toBe(0);
-      expect(reader.prepare('SELECT MAX(epoch) FROM search_epochs').pluck().get()).toBe(null);
-      for (const text of ['1000005', '10080e', 'abc080e', '1008096'])
+      expect(reader.prepare('SELECT MAX(epoch) FROM search_epochs').pluck().get()).toBe(0);
+      for (const text of ['1000005', '10080e', 'abc080e', '1008096', '10010234', 'abc10234'])
         expect(await search(text)).toEqual(expected(text));
     } finally {
       reader.close();

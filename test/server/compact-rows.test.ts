@@ -112,6 +112,71 @@ describe('request timings stored in whole microseconds', () => {
   });
 });
 
+describe('statuses and total tokens stored as their differences', () => {
+  /** A status and tokens (prompt, generated, cache read, total), and the total as stored (025). */
+  const CASES: [status: number, prompt: number | null, generated: number, cacheRead: number | null, total: number][] = [
+    [200, 100, 50, null, 150],
+    [200, 100, 50, 30, 180],
+    [200, null, 50, null, 50],
+    // A total of another sum: the difference is stored, whatever its sign.
+    [429, 100, 0, 20, 100],
+    [502, 7, 3, 0, 1_000_000],
+    [100, 0, 0, null, 0],
+    [599, 2 ** 40, 1, 2 ** 41, 2 ** 42],
+  ];
+  const rowsOf = (prefix: string, at: number): RequestRecord[] =>
+    CASES.map(([status, prompt, generated, cacheRead, total], i) => ({
+      ...requestRecord(i),
+      req_id: `${prefix}-${i}`,
+      ts: at + i,
+      status,
+      prompt_tokens: prompt,
+      tokens_generated: generated,
+      cache_read_input_tokens: cacheRead,
+      total_tokens: total,
+    }));
+
+  it('reads back every status and total as written, a 200 and a total of its parts stored as 0', async () => {
+    const path = join(scratch, 'offsets.db');
+    const written = rowsOf('w', T0);
+    await recordRequests(control, path, written);
+    const db = openTelemetry(path);
+    try {
+      // The same rows written by hand through the view's trigger are stored alike.
+      const byHand = rowsOf('h', T0 + 1_000);
+      const insert = db.prepare(
+        `INSERT INTO requests (${REQUEST_COLUMNS.join(', ')}) VALUES (${REQUEST_COLUMNS.map((c) => `@${c}`).join(', ')})`,
+      );
+      for (const row of byHand) insert.run(row);
+      const read = db.prepare(`SELECT ${REQUEST_COLUMNS.join(', ')} FROM requests ORDER BY ts`).all();
+      expect(read).toEqual([...written, ...byHand]);
+      const stored = db.prepare('SELECT status, total_tokens FROM request_rows ORDER BY ts').raw().all();
+      const expected = CASES.map(([status, prompt, generated, cacheRead, total]) => [
+        status - 200,
+        total - ((prompt ?? 0) + generated + (cacheRead ?? 0)),
+      ]);
+      expect(stored).toEqual([...expected, ...expected]);
+      // The first three: a 200 whose total is its parts, both stored as 0 (SQLite keeps a 0 as its type alone).
+      expect(stored.slice(0, 3)).toEqual([
+        [0, 0],
+        [0, 0],
+        [0, 0],
+      ]);
+      const queries = new AnalyticsQueries(new SqliteSql(db));
+      const scope = { orgId: written[0]!.org_id, from: T0, to: T0 + 30_000 };
+      const page = (await queries.run({ kind: 'requests', filter: scope, limit: 50, offset: 0 })) as RequestPage;
+      expect(page.rows.map((row) => [row.status, row.total_tokens]).reverse()).toEqual(
+        [...written, ...byHand].map((row) => [row.status, row.total_tokens]),
+      );
+      const errors = { ...scope, statusClass: 5 };
+      const failed = (await queries.run({ kind: 'requests', filter: errors, limit: 50, offset: 0 })) as RequestPage;
+      expect(failed.total).toBe(4);
+    } finally {
+      db.close();
+    }
+  });
+});
+
 /** Metadata a store must give back to the byte, and whether its shape can be coded (019). */
 const TRACE = '6ba4dbedd789d2682fbd06c1ef4d445f';
 const METADATA: [text: string, shaped: boolean][] = [

@@ -244,8 +244,8 @@ describe('the request log search index', () => {
   it("reads only the few chunks of rows whose signatures hold every piece of the rows' own text", () => {
     const signed = reader.prepare('SELECT MAX(epoch) FROM search_row_epochs').pluck().get() as number;
     const index = new SearchIndex((sql) => reader.prepare(sql));
-    // 140,000 rows: four epochs of 32,768 signed, the rest read as the reader fills their signature.
-    expect(signed).toBe(3);
+    // 140,000 rows: two epochs of 65,536 signed, the rest read as the reader fills their signature.
+    expect(signed).toBe(1);
     const signedRows = (signed + 1) * EPOCH_ROWS;
     const rowsRead = (text: string) =>
       candidateRanges(
@@ -257,7 +257,7 @@ describe('the request log search index', () => {
       )
         .filter(([from]) => from < signedRows)
         .reduce((sum, [from, to]) => sum + Math.min(to, signedRows - 1) - from + 1, 0);
-    // An older row's id (its rowid 100,001 + 4,096, in the fourth epoch): its chunk, and the few
+    // An older row's id (its rowid 100,001 + 4,096, in the second epoch): its chunk, and the few
     // others whose ids (numbered one after the other) hold each of its pieces.
     expect(rowsRead('req_e0001000')).toBeLessThanOrEqual(4 * CHUNK_ROWS);
     expect(rowsRead(traceOf(123, 5, 13))).toBeLessThan(EPOCH_ROWS / 20);
@@ -285,7 +285,7 @@ describe('the search signatures', () => {
 
   it.each([
     ['terms', TERM_SIGNATURES, [0, 1]],
-    ["rows' own texts", ROW_SIGNATURES, [0, 1, 2, 3]],
+    ["rows' own texts", ROW_SIGNATURES, [0, 1]],
   ] as const)('of %s are written as they are, bit for bit what the store gives', (_, kind, epochs) => {
     // The imports above sign epochs as they fill them: the first import from its first term or
     // row, the next ones from one inside an epoch, whose earlier ones are read back.
@@ -297,6 +297,25 @@ describe('the search signatures', () => {
       expect(signedFromStore(db, kind)).toEqual(written);
     } finally {
       db.close();
+    }
+  });
+
+  it("of rows' own texts are signed again from the rows by migration 025 (chunks of 256 rows, not 128)", async () => {
+    const path = join(scratch, 'row-chunks-v24.db');
+    await reader.backup(path);
+    const db = new BetterSqlite3(path);
+    // As 024 left them: other bits (of chunks of 128 rows), under the version before 025.
+    db.exec(`UPDATE search_row_signatures SET bits = zeroblob(length(bits));
+      INSERT INTO search_row_epochs (epoch) VALUES (2), (3)`);
+    db.pragma('user_version = 24');
+    db.close();
+    openTelemetry(path).close();
+    const migrated = new BetterSqlite3(path, { readonly: true });
+    try {
+      expect(signatures(migrated, ROW_SIGNATURES)).toEqual(signatures(reader, ROW_SIGNATURES));
+      expect(migrated.prepare('SELECT epoch FROM search_row_epochs').pluck().all()).toEqual([0, 1]);
+    } finally {
+      migrated.close();
     }
   });
 

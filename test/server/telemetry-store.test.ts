@@ -191,6 +191,8 @@ describe('a telemetry store of an earlier version', () => {
         { migration: '022_org_index.sql', path: telemetryDbPath },
         { migration: '023_fine_cells.sql', path: telemetryDbPath },
         { migration: '024_row_signatures.sql', path: telemetryDbPath },
+        { migration: '025_row_chunks.sql', path: telemetryDbPath },
+        { migration: '026_offset_columns.sql', path: telemetryDbPath },
       ]);
       // It waited for the lock instead of failing on it.
       expect(lines.filter((line) => line.includes('telemetry store unavailable'))).toEqual([]);
@@ -199,7 +201,7 @@ describe('a telemetry store of an earlier version', () => {
       await server.close();
     }
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(24);
+    expect(db.pragma('user_version', { simple: true })).toBe(26);
     // One cell of each dimension; the row is older than the days minute cells are kept for (fine-cells.ts).
     expect(db.prepare('SELECT COUNT(*) AS n FROM rollup_dim_hour').get()).toEqual({ n: 4 });
     expect(db.prepare('SELECT COUNT(*) AS n FROM rollup_dim_1m').get()).toEqual({ n: 0 });
@@ -239,7 +241,7 @@ describe('a telemetry store of an earlier version', () => {
     registerTelemetryFunctions(first);
     try {
       migrate(first, TELEMETRY_MIGRATIONS, () => openTelemetry(path).close());
-      expect(first.pragma('user_version', { simple: true })).toBe(24);
+      expect(first.pragma('user_version', { simple: true })).toBe(26);
       expect(first.prepare("SELECT COUNT(*) AS n FROM sqlite_schema WHERE name = 'rollup_dim_1m'").get()).toEqual({
         n: 1,
       });
@@ -420,6 +422,8 @@ describe('recording requests', () => {
       { kind: 'upgrading', migration: '022_org_index.sql' },
       { kind: 'upgrading', migration: '023_fine_cells.sql' },
       { kind: 'upgrading', migration: '024_row_signatures.sql' },
+      { kind: 'upgrading', migration: '025_row_chunks.sql' },
+      { kind: 'upgrading', migration: '026_offset_columns.sql' },
       { kind: 'committing', rows: 1 },
     ]);
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });

@@ -19,7 +19,7 @@ export const EPOCH_TERMS = CHUNK_TERMS * EPOCH_CHUNKS;
  * Rows per chunk of the rows' own signatures (024_row_signatures.sql): a row has about two own
  * texts (its request id, a trace id), so a chunk holds about as many pieces as one of terms.
  */
-export const CHUNK_ROWS = 128;
+export const CHUNK_ROWS = 256;
 export const EPOCH_ROWS = CHUNK_ROWS * EPOCH_CHUNKS;
 const BUCKETS = 16_384;
 /** Bytes of one bucket's signature in an epoch: a bit per chunk. */

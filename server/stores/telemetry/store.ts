@@ -31,8 +31,14 @@ export function openTelemetry(
   const db = openSqlite(path, TELEMETRY_MIGRATIONS, {
     functions: registerTelemetryFunctions,
     pageSize: TELEMETRY_PAGE_BYTES,
-    // The views and their trigger as the code names them, over the rows as 017 to 020 left them.
-    steps: { 17: createRequestViews, 18: compactTimings, 19: createRequestViews, 20: createRequestViews },
+    // The views and their trigger as the code names them, over the rows as 017 to 020 and 026 left them.
+    steps: {
+      17: createRequestViews,
+      18: compactTimings,
+      19: createRequestViews,
+      20: createRequestViews,
+      26: createRequestViews,
+    },
     ...options,
   });
   try {
