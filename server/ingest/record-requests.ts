@@ -5,7 +5,8 @@ import type { ControlStore } from '../stores/control/store.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { beginImport, endImport, type ImportTransaction } from '../stores/telemetry/import-transaction.js';
 import { fineCellsFrom, recordFineCellsFrom } from '../stores/telemetry/fine-cells.js';
-import { RollupWriter } from '../stores/telemetry/rollup-writer.js';
+import { RollupSums } from '../stores/telemetry/rollup-sums.js';
+import { rollupRows, RollupWriter } from '../stores/telemetry/rollup-writer.js';
 import { searchLookups, type SearchLookups } from '../stores/telemetry/search-planner.js';
 import { RequestStrings, storedRequestId } from '../stores/telemetry/request-rows.js';
 import { SearchWriter } from '../stores/telemetry/search-writer.js';
@@ -16,7 +17,7 @@ import { openTelemetry } from '../stores/telemetry/store.js';
 import { startWorker, workerUrl } from '../worker-threads.js';
 import { importBatches, type ImportBatch } from './import-batches.js';
 import { FLOW, type ImportMessage, type ImportSource, type ImportWorkerData } from './import-source.js';
-import { orgIdAt, reqIdAt, requestArrays, rowidAt, type RequestColumns } from './request-columns.js';
+import { orgIdAt, recordAt, reqIdAt, requestArrays, rowidAt, type RequestColumns } from './request-columns.js';
 import { RequestInserts } from './request-inserts.js';
 import { recordSpend, settleOutstandingSpend, settleSpend, sqliteOutbox, type SpendOutbox } from './spend-outbox.js';
 
@@ -127,7 +128,7 @@ export async function recordRequests(
   const writer = new ImportWriter(telemetry, progress);
   try {
     const fresh = progress?.skipStored ? writer.unstored(records) : records;
-    for (const batch of importBatches(fresh, writer.lookups(), { fineFrom: writer.fineFrom })) writer.write(batch);
+    for (const batch of importBatches(fresh, writer.lookups(), { sumRollups: false })) writer.write(batch);
     await writer.commit(control);
   } finally {
     writer.close();
@@ -184,7 +185,8 @@ export async function recordRequestsFrom(
     const reading = {
       ...writer.readerStore(),
       planSearch: true,
-      sumRollups: true,
+      // The writer sums them (`ImportWriter.sumRollups`).
+      sumRollups: false,
       fineFrom: writer.fineFrom,
       copyLines: false,
     };
@@ -308,6 +310,9 @@ class ImportWriter {
   private readonly rollups: RollupWriter;
   private readonly search: SearchWriter;
   private readonly spend = new Map<string, number>();
+  /** The rows' rollup cells (`sumRollups`), and the record each row is read into for them. */
+  private readonly sums = new RollupSums();
+  private readonly record = {} as RequestRecord;
   private transaction: ImportTransaction;
   /** From the write lock on: the rate reported leaves out migrations. */
   private started = 0;
@@ -362,8 +367,25 @@ class ImportWriter {
     this.search.writeChanges(batch.shares, batch.filled, batch.filledRows);
     // The last batch: every row is written, what was held for the end remains.
     if (batch.last) report?.({ kind: 'committing', rows: this.written });
-    if (batch.rollups) this.rollups.write(batch.rollups);
+    this.sumRollups(rows, batch.last);
     if (batch.counts) this.search.finish(batch.counts);
+  }
+
+  /**
+   * Sums the rows' rollup cells, and writes them when enough are held or with the last batch.
+   * Here, not on the reading thread, which has less time to spare once it parses NDJSON (every
+   * line's JSON, its check). Measured, alternating runs: 500k NDJSON rows into a store of a
+   * million ~6 % less time and less CPU (the cells no longer cross between the threads); the
+   * bench's twenty files into an empty store, 10M rows, 2.5 % less; demo traffic, whose reader is
+   * lighter, ~5 % more time to seed.
+   */
+  private sumRollups(rows: RequestColumns, last: boolean): void {
+    for (let i = 0; i < rows.length; i++) {
+      this.sums.add(recordAt(rows, i, this.record));
+      if (this.sums.full()) this.rollups.write(rollupRows(this.sums.take()!, this.fineFrom));
+    }
+    const cells = last ? this.sums.take() : null;
+    if (cells) this.rollups.write(rollupRows(cells, this.fineFrom));
   }
 
   /** `records` but those whose request id the store holds already. */

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runAdmin } from '../../server/admin/commands.js';
 import { reconcile, type ReconcileSources } from '../../server/analytics/reconcile.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
+import { MAX_CELLS } from '../../server/stores/telemetry/rollup-sums.js';
 import { registerOrg, runOperator, startServer, type TestServer } from './harness.js';
 import { importRow, ndjsonFile, requestRecord } from './request-rows.js';
 
@@ -304,6 +305,42 @@ describe('reconciling an organisation', () => {
       const cli = await admin(server.dataDir, 'reconcile', ...args);
       expect(cli.code, args.join(' ')).toBe(2);
     }
+  });
+});
+
+describe('an import whose rollup cells outgrow what its writer holds', () => {
+  it('writes them in parts, and they add up to the rows', async () => {
+    const org = await registerOrg(server);
+    const key = await keyOf(org, org.projectId, 'many models');
+    // A model of its own a row: five new finest cells each, so the writer writes its cells
+    // several times before the commit, some of them into the same hours and days.
+    const first = Date.now() - 45_000 * 3_000 - 60_000;
+    const rows = Array.from({ length: 45_000 }, (_, i) =>
+      importRow(key, org.projectId, {
+        timestamp: new Date(first + i * 3_000).toISOString(),
+        model: `model-${i}`,
+      }),
+    );
+    const folder = mkdtempSync(join(tmpdir(), 'gc-reconcile-'));
+    try {
+      await runOperator(server, 'import-requests', '--file', ndjsonFile(folder, rows));
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+    const db = new BetterSqlite3(server.config.telemetryDbPath, { readonly: true });
+    try {
+      const finest = ['rollup_5m', 'rollup_dim_1m', 'rollup_outcome_hour', 'rollup_cache_hour', 'rollup_board_5m']
+        .map((table) => db.prepare(`SELECT COUNT(*) FROM ${table} WHERE org_id = ?`).pluck().get(org.orgId) as number)
+        .reduce((a, b) => a + b);
+      expect(finest).toBeGreaterThan(MAX_CELLS);
+    } finally {
+      db.close();
+    }
+    const answer = await org.client.get('/reconcile?days=3');
+    expect(answer.body).toMatchObject({ agrees: true, disagreements: 0 });
+    const byKind = Object.fromEntries(answer.body.kinds.map((k: any) => [k.kind, k]));
+    expect(byKind.rollups.agreeing).toBeGreaterThan(0);
+    expect(byKind.totals.checked).toBeGreaterThan(0);
   });
 });
 

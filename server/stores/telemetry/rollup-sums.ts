@@ -83,7 +83,7 @@ export const FINEST_MS: Record<keyof RollupCells, number> = {
 };
 
 /** Finest cells held before they go to the writer: bounds memory on a long import. */
-const MAX_CELLS = 200_000;
+export const MAX_CELLS = 200_000;
 
 /** What one row adds to an outcome cell. */
 const ONE_REQUEST: [number] = [1];
