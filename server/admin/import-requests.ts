@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { ndjsonSource, ownersOf } from '../ingest/ndjson-records.js';
+import { ndjsonSource, ownersOf } from '../ingest/ndjson-source.js';
 import {
   ImportSourceError,
   recordRequestsFrom,

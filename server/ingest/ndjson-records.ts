@@ -3,27 +3,29 @@ import { attemptsText, servedBy } from '../domain/attempts.js';
 import { pkrToMicro } from '../domain/money.js';
 import { parseIsoTimestamp } from '../domain/time.js';
 import { parseId } from '../ids.js';
-import { ImportedRequest } from '../schemas/request-log.js';
+import type { ImportedRequest } from '../schemas/request-log.js';
 import { organizationNameKey } from '../stores/control/organizations.js';
-import type { ControlRecords } from '../stores/control/store.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
-import { importSource, LineError, type ImportSource, type SourceReader } from './import-source.js';
+import { LineError, type SourceReader } from './import-source.js';
 import { fileLines } from './ndjson-lines.js';
 
-interface NdjsonArgs {
+/** This module's URL: the reader of an `ndjsonSource` (ndjson-source.ts), loaded on the import's thread. */
+export const NDJSON_READER = import.meta.url;
+
+export interface NdjsonArgs {
   file: string;
   owners: Owners;
-}
-
-/** An NDJSON file as an import's source; a request id already in the store is refused. */
-export function ndjsonSource(file: string, owners: Owners): ImportSource<NdjsonArgs> {
-  return importSource(import.meta.url, { file, owners });
+  /**
+   * The JSON Schema each line is checked against (`ImportedRequest`), passed as data: the schema
+   * module needs TypeBox, which took ~0.3 s to load on the reading thread, each import.
+   */
+  schema: object;
 }
 
 /** The rows of an `ndjsonSource`, read on the import's thread (import-worker.ts), with their lines. */
-export const readRows: SourceReader<NdjsonArgs> = ({ file, owners }) => {
+export const readRows: SourceReader<NdjsonArgs> = ({ file, owners, schema }) => {
   const at = { line: 0 };
-  return { records: ndjsonRecords(file, owners, at), line: () => at.line };
+  return { records: ndjsonRecords(file, owners, at, schema), line: () => at.line };
 };
 
 /**
@@ -39,33 +41,26 @@ export interface Owners {
   organizations: Map<string, string>;
 }
 
-export async function ownersOf(control: ControlRecords): Promise<Owners> {
-  const keys = await control.keys.owners();
-  const projects = await control.organizations.projectOwners();
-  const organizations = await control.organizations.nameKeys();
-  return {
-    keys: new Map(keys.map((k) => [k.id, { orgId: k.org_id, projectId: k.project_id }])),
-    projects: new Map(projects.map((p) => [p.id, p.org_id])),
-    organizations: new Map(organizations.map((o) => [o.name_key, o.id])),
-  };
-}
-
-/** Compiled on the first line read: a server that imports nothing never waits for it at start. */
-let compiledCheck: ValidateFunction<ImportedRequest> | null = null;
-const rowCheck = () =>
-  (compiledCheck ??= new Ajv({ allErrors: false, strict: false }).compile<ImportedRequest>(ImportedRequest));
+const rowCheck = (schema: object): ValidateFunction<ImportedRequest> =>
+  new Ajv({ allErrors: false, strict: false }).compile<ImportedRequest>(schema);
 
 /**
  * The rows of an NDJSON file of request-log rows. A malformed line or an unknown key or
  * project throws a `LineError`. `at.line` is the line of the row last yielded. (A request
  * id seen before is the writer's to find: the store's key refuses it.)
  */
-export function* ndjsonRecords(file: string, owners: Owners, at: { line: number }): Generator<RequestRecord> {
+export function* ndjsonRecords(
+  file: string,
+  owners: Owners,
+  at: { line: number },
+  schema: object,
+): Generator<RequestRecord> {
+  const check = rowCheck(schema);
   let lineNumber = 0;
   for (const line of fileLines(file)) {
     lineNumber++;
     if (line.trim() === '') continue;
-    const row = parseLine(line, lineNumber);
+    const row = parseLine(line, lineNumber, check);
     const ts = parseIsoTimestamp(row.timestamp);
     if (ts === null) throw new LineError(lineNumber, 'timestamp must be an ISO 8601 date-time');
     const owner = resolveOwner(owners, row, lineNumber);
@@ -107,14 +102,13 @@ export function* ndjsonRecords(file: string, owners: Owners, at: { line: number 
   }
 }
 
-function parseLine(line: string, lineNumber: number): ImportedRequest {
+function parseLine(line: string, lineNumber: number, checkRow: ValidateFunction<ImportedRequest>): ImportedRequest {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
     throw new LineError(lineNumber, 'not valid JSON');
   }
-  const checkRow = rowCheck();
   if (!checkRow(value)) {
     const issue = checkRow.errors?.[0];
     const field = issue?.instancePath || '/';

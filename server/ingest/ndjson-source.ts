@@ -1,0 +1,21 @@
+import { ImportedRequest } from '../schemas/request-log.js';
+import type { ControlRecords } from '../stores/control/store.js';
+import { importSource, type ImportSource } from './import-source.js';
+import { NDJSON_READER, type NdjsonArgs, type Owners } from './ndjson-records.js';
+
+/** An NDJSON file as an import's source, read by ndjson-records.ts; a request id already in the store is refused. */
+export function ndjsonSource(file: string, owners: Owners): ImportSource<NdjsonArgs> {
+  return importSource(NDJSON_READER, { file, owners, schema: ImportedRequest });
+}
+
+/** The keys, projects and organisations an import's rows may name, read before it starts. */
+export async function ownersOf(control: ControlRecords): Promise<Owners> {
+  const keys = await control.keys.owners();
+  const projects = await control.organizations.projectOwners();
+  const organizations = await control.organizations.nameKeys();
+  return {
+    keys: new Map(keys.map((k) => [k.id, { orgId: k.org_id, projectId: k.project_id }])),
+    projects: new Map(projects.map((p) => [p.id, p.org_id])),
+    organizations: new Map(organizations.map((o) => [o.name_key, o.id])),
+  };
+}
