@@ -9,10 +9,10 @@ import { RequestColumnsBuilder, requestCopyLines, type RequestColumns } from './
 export const BATCH_ROWS = 2_048;
 
 /**
- * Rows of an import, ready for the writer: what needs no write is prepared here, on the thread
- * that reads the rows (import-worker.ts), but SQLite's rollup cells, which its writer sums
- * (record-requests.ts, `ImportWriter`). Rows and terms are numbered here, on from the store's
- * last ones.
+ * Rows of an import, ready for the writer: everything that needs no write is done here, on
+ * the thread that reads the rows (import-worker.ts), so the writer's thread spends its time
+ * in SQLite (but the rollup cells of parsed rows: record-requests.ts, `ImportWriter`). Rows and
+ * terms are numbered here, on from the store's last ones.
  */
 export interface ImportBatch {
   /** The rows, with the rowids they are written under. */

@@ -16,6 +16,11 @@ export interface ImportSource<Args = unknown> {
   reader: string;
   /** Copied to the reading thread (structured clone): no functions, no class instances. */
   args: Args;
+  /**
+   * Its rows are parsed from text (NDJSON), which keeps the reading thread busier than the
+   * writer's: the writer then sums their rollup cells (record-requests.ts, `ImportWriter`).
+   */
+  parsed: boolean;
 }
 
 /** A source's rows, read on the import's thread; `line`, when given, is the source line of the row last read. */
@@ -28,8 +33,8 @@ export interface SourceRows {
 export type SourceReader<Args> = (args: Args) => SourceRows;
 
 /** `reader`, a source module's `import.meta.url`, with the arguments its `readRows` takes. */
-export function importSource<Args>(reader: string, args: Args): ImportSource<Args> {
-  return { reader, args };
+export function importSource<Args>(reader: string, args: Args, { parsed = false } = {}): ImportSource<Args> {
+  return { reader, args, parsed };
 }
 
 /**

@@ -5,7 +5,7 @@ import { NDJSON_READER, type NdjsonArgs, type Owners } from './ndjson-records.js
 
 /** An NDJSON file as an import's source, read by ndjson-records.ts; a request id already in the store is refused. */
 export function ndjsonSource(file: string, owners: Owners): ImportSource<NdjsonArgs> {
-  return importSource(NDJSON_READER, { file, owners, schema: ImportedRequest });
+  return importSource(NDJSON_READER, { file, owners, schema: ImportedRequest }, { parsed: true });
 }
 
 /** The keys, projects and organisations an import's rows may name, read before it starts. */

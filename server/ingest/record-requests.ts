@@ -128,7 +128,7 @@ export async function recordRequests(
   const writer = new ImportWriter(telemetry, progress);
   try {
     const fresh = progress?.skipStored ? writer.unstored(records) : records;
-    for (const batch of importBatches(fresh, writer.lookups(), { sumRollups: false })) writer.write(batch);
+    for (const batch of importBatches(fresh, writer.lookups(), { fineFrom: writer.fineFrom })) writer.write(batch);
     await writer.commit(control);
   } finally {
     writer.close();
@@ -180,13 +180,13 @@ export async function recordRequestsFrom(
   progress?: ImportProgress,
 ): Promise<number> {
   if (typeof telemetry !== 'string') return importIntoPostgres(control, telemetry, source, progress);
-  const writer = new ImportWriter(telemetry, progress, { withRows: true });
+  const writer = new ImportWriter(telemetry, progress, { withRows: true, sumRollups: source.parsed });
   try {
     const reading = {
       ...writer.readerStore(),
       planSearch: true,
-      // The writer sums them (`ImportWriter.sumRollups`).
-      sumRollups: false,
+      // Else the writer sums them (`ImportWriter.sumRollups`).
+      sumRollups: !source.parsed,
       fineFrom: writer.fineFrom,
       copyLines: false,
     };
@@ -310,19 +310,23 @@ class ImportWriter {
   private readonly rollups: RollupWriter;
   private readonly search: SearchWriter;
   private readonly spend = new Map<string, number>();
-  /** The rows' rollup cells (`sumRollups`), and the record each row is read into for them. */
-  private readonly sums = new RollupSums();
+  /** The rows' rollup cells when this thread sums them (`sumRollups`), and the record each row is read into for them. */
+  private readonly sums: RollupSums | null;
   private readonly record = {} as RequestRecord;
   private transaction: ImportTransaction;
   /** From the write lock on: the rate reported leaves out migrations. */
   private started = 0;
 
-  /** `withRows`: the store may be taken alone even with rows (`beginImport`). */
+  /**
+   * `withRows`: the store may be taken alone even with rows (`beginImport`). `sumRollups`: this
+   * thread sums the rows' rollup cells, not the reading thread (`sumRollups` below).
+   */
   constructor(
     private readonly telemetryPath: string,
     private readonly progress: ImportProgress | undefined,
-    { withRows = false } = {},
+    { withRows = false, sumRollups = false } = {},
   ) {
+    this.sums = sumRollups ? new RollupSums() : null;
     const report = progress?.report;
     this.telemetry = openTelemetry(telemetryPath, {
       upgrading: report && ((migration) => report({ kind: 'upgrading', migration })),
@@ -367,24 +371,25 @@ class ImportWriter {
     this.search.writeChanges(batch.shares, batch.filled, batch.filledRows);
     // The last batch: every row is written, what was held for the end remains.
     if (batch.last) report?.({ kind: 'committing', rows: this.written });
-    this.sumRollups(rows, batch.last);
+    if (batch.rollups) this.rollups.write(batch.rollups);
+    if (this.sums) this.sumRollups(this.sums, rows, batch.last);
     if (batch.counts) this.search.finish(batch.counts);
   }
 
   /**
    * Sums the rows' rollup cells, and writes them when enough are held or with the last batch.
-   * Here, not on the reading thread, which has less time to spare once it parses NDJSON (every
-   * line's JSON, its check). Measured, alternating runs: 500k NDJSON rows into a store of a
-   * million ~6 % less time and less CPU (the cells no longer cross between the threads); the
-   * bench's twenty files into an empty store, 10M rows, 2.5 % less; demo traffic, whose reader is
-   * lighter, ~5 % more time to seed.
+   * Here, when the reading thread parses its rows (NDJSON: every line's JSON, its check), which
+   * keeps it the busier of the two; else there, where generated rows leave it time to spare.
+   * Measured, alternating runs: 500k NDJSON rows into a store of a million ~6 % less time and less
+   * CPU here (the cells no longer cross between the threads). Demo traffic summed here was seeded
+   * at 60.6k rows a second at 10M rows, 85.2k in the bench run before: its writer is the busier.
    */
-  private sumRollups(rows: RequestColumns, last: boolean): void {
+  private sumRollups(sums: RollupSums, rows: RequestColumns, last: boolean): void {
     for (let i = 0; i < rows.length; i++) {
-      this.sums.add(recordAt(rows, i, this.record));
-      if (this.sums.full()) this.rollups.write(rollupRows(this.sums.take()!, this.fineFrom));
+      sums.add(recordAt(rows, i, this.record));
+      if (sums.full()) this.rollups.write(rollupRows(sums.take()!, this.fineFrom));
     }
-    const cells = last ? this.sums.take() : null;
+    const cells = last ? sums.take() : null;
     if (cells) this.rollups.write(rollupRows(cells, this.fineFrom));
   }
 
