@@ -28,7 +28,7 @@ export interface ImportFigures {
 }
 
 /** The seeded store's first `rows` rows as NDJSON, in `files` files of (nearly) equal row counts. */
-export function writeFiles(dataDir: string, folder: string, rows: number, files: number): { paths: string[]; bytes: number } {
+function writeFiles(dataDir: string, folder: string, rows: number, files: number): { paths: string[]; bytes: number } {
   const control = new BetterSqlite3(join(dataDir, 'control.db'), { readonly: true, fileMustExist: true });
   const names = {
     keys: new Map(
