@@ -123,21 +123,14 @@ export function valuesAt(columns: RequestColumns | RecodedColumns, row: number, 
 
 /** Row `row` as a record, written into `out`: one object for every row, nothing allocated a row. */
 export function recordAt(columns: RequestColumns, row: number, out: RequestRecord): RequestRecord {
-  const { numbers, texts, codes, dictionaries } = columns;
+  valuesAt(columns, row, rowValues);
   const record = out as unknown as Record<string, unknown>;
-  for (let c = 0; c < REQUEST_COLUMNS.length; c++) {
-    const slot = SLOTS[c]!;
-    const kind = KINDS[c];
-    let value: unknown;
-    if (kind === NUMBER) {
-      const number = numbers[slot]![row]!;
-      value = Number.isNaN(number) ? null : number;
-    } else if (kind === TEXT) value = texts[slot]![row];
-    else value = dictionaries[slot]![codes[slot]![row]!];
-    record[REQUEST_COLUMNS[c]!] = value;
-  }
+  for (let c = 0; c < REQUEST_COLUMNS.length; c++) record[REQUEST_COLUMNS[c]!] = rowValues[c];
   return out;
 }
+
+/** `recordAt`'s row, read once by `valuesAt`. */
+const rowValues = new Array<unknown>(INSERT_COLUMNS.length);
 
 /** The rows' values as one array per column, `REQUEST_COLUMNS` order (the rowid left out): PostgreSQL's insert. */
 export function requestArrays(columns: RequestColumns): unknown[][] {
