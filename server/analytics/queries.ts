@@ -78,8 +78,14 @@ const safeSearchSql = (d: Dialect) => `(${inReqId(d)} OR (${d.metadataMayHold()}
 
 const SAFE_TEXT = /^[\w .,:;@#+=!?*()[\]{}|~^$%<>&'-]*$/;
 
-function where(filter: RequestFilter, dialect: Dialect): string {
-  const clauses = [dialect.rowIs('org_id', 'orgId'), 'ts >= @from', 'ts <= @to'];
+/**
+ * The filter as SQL over `requests`. `count`: for counting its rows, which are read through the
+ * index by cost when it has a least cost: the window's bounds are then kept from the planner,
+ * which would take them to the index by time and read every row of the window.
+ */
+function where(filter: RequestFilter, dialect: Dialect, { count = false } = {}): string {
+  const ts = count && filter.minCostMicro !== undefined ? dialect.unindexed('ts') : 'ts';
+  const clauses = [dialect.rowIs('org_id', 'orgId'), `${ts} >= @from`, `${ts} <= @to`];
   if (filter.projectId !== undefined) clauses.push(dialect.rowIs('project_id', 'projectId'));
   if (filter.keyId !== undefined) clauses.push(dialect.rowIs('key_id', 'keyId'));
   if (filter.model !== undefined) clauses.push(dialect.rowIs('model', 'model'));
@@ -88,7 +94,7 @@ function where(filter: RequestFilter, dialect: Dialect): string {
   if (filter.models !== undefined) clauses.push(dialect.rowIn('model', 'models'));
   if (filter.statusClass !== undefined) clauses.push('status >= @statusFrom AND status < @statusTo');
   if (filter.terminationReason !== undefined) clauses.push('termination_reason = @terminationReason');
-  if (filter.minCostMicro !== undefined) clauses.push('cost_micro >= @minCostMicro');
+  if (filter.minCostMicro !== undefined) clauses.push(dialect.costAtLeast('minCostMicro'));
   if (filter.search !== undefined) {
     clauses.push(SAFE_TEXT.test(filter.search) ? safeSearchSql(dialect) : searchSql(dialect));
   }
@@ -422,7 +428,7 @@ export class AnalyticsQueries {
   /** The exact number of rows a filter matches: from the rollups when they are keyed by all its parts. */
   private async count(filter: RequestFilter): Promise<{ total: number }> {
     if (!countableFromRollups(filter))
-      return { total: await this.countWhere(where(filter, this.sql.dialect), bindings(filter)) };
+      return { total: await this.countWhere(where(filter, this.sql.dialect, { count: true }), bindings(filter)) };
     const source = rollupSource(this.sql.dialect, filter, { counts: true });
     return (await this.sql.get<{ total: number }>(
       `SELECT COALESCE(SUM(requests), 0) AS total FROM (${source.sql}) AS source`,

@@ -42,6 +42,8 @@ export interface Dialect {
    * these columns as codes: server/stores/telemetry/request-rows.ts); `unindexed` as above.
    */
   rowIs(column: FilterColumn, param: string, options?: { unindexed?: boolean }): string;
+  /** A request row of the window @from to @to costing at least parameter `param`, as an index finds it. */
+  costAtLeast(param: string): string;
   /** The request row whose id is parameter `param`, as an index finds it. */
   requestIs(param: string): string;
   /** A request row's `column` one of the strings of parameter `param` (a JSON array), as `rowIs`. */

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { metadataMayHoldSql } from '../stores/telemetry/request-metadata.js';
-import { CODED_COLUMNS, codeOf, storedRequestIdOf } from '../stores/telemetry/request-rows.js';
+import { CODED_COLUMNS, codeOf, costAtLeast, storedRequestIdOf } from '../stores/telemetry/request-rows.js';
 import { registerTelemetryFunctions } from '../stores/telemetry/sql-functions.js';
 import type { AnalyticsSql, Dialect, Params } from './sql.js';
 
@@ -20,6 +20,7 @@ export const SQLITE: Dialect = {
   unindexed: (column) => `+${column}`,
   rowIs: (column, param, { unindexed = false } = {}) =>
     `${unindexed ? '+' : ''}${CODED_COLUMNS[column]} = ${codeOf(`@${param}`)}`,
+  costAtLeast,
   // The stored id, as its unique index holds it (the view's req_id is made from it).
   requestIs: (param) => `req_key = ${storedRequestIdOf(`@${param}`)}`,
   rowIn: (column, param) =>

@@ -193,6 +193,7 @@ describe('a telemetry store of an earlier version', () => {
         { migration: '024_row_signatures.sql', path: telemetryDbPath },
         { migration: '025_row_chunks.sql', path: telemetryDbPath },
         { migration: '026_offset_columns.sql', path: telemetryDbPath },
+        { migration: '027_cost_index_by_day.sql', path: telemetryDbPath },
       ]);
       // It waited for the lock instead of failing on it.
       expect(lines.filter((line) => line.includes('telemetry store unavailable'))).toEqual([]);
@@ -201,7 +202,7 @@ describe('a telemetry store of an earlier version', () => {
       await server.close();
     }
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });
-    expect(db.pragma('user_version', { simple: true })).toBe(26);
+    expect(db.pragma('user_version', { simple: true })).toBe(27);
     // One cell of each dimension; the row is older than the days minute cells are kept for (fine-cells.ts).
     expect(db.prepare('SELECT COUNT(*) AS n FROM rollup_dim_hour').get()).toEqual({ n: 4 });
     expect(db.prepare('SELECT COUNT(*) AS n FROM rollup_dim_1m').get()).toEqual({ n: 0 });
@@ -241,7 +242,7 @@ describe('a telemetry store of an earlier version', () => {
     registerTelemetryFunctions(first);
     try {
       migrate(first, TELEMETRY_MIGRATIONS, () => openTelemetry(path).close());
-      expect(first.pragma('user_version', { simple: true })).toBe(26);
+      expect(first.pragma('user_version', { simple: true })).toBe(27);
       expect(first.prepare("SELECT COUNT(*) AS n FROM sqlite_schema WHERE name = 'rollup_dim_1m'").get()).toEqual({
         n: 1,
       });
@@ -424,6 +425,7 @@ describe('recording requests', () => {
       { kind: 'upgrading', migration: '024_row_signatures.sql' },
       { kind: 'upgrading', migration: '025_row_chunks.sql' },
       { kind: 'upgrading', migration: '026_offset_columns.sql' },
+      { kind: 'upgrading', migration: '027_cost_index_by_day.sql' },
       { kind: 'committing', rows: 1 },
     ]);
     const db = new BetterSqlite3(telemetryDbPath, { readonly: true });

@@ -130,6 +130,18 @@ const isOffset = (column: string): column is 'status' | 'total_tokens' =>
 export const hasTextIds = (orgCode: string): string =>
   `EXISTS (SELECT 1 FROM request_text_ids WHERE org_code = ${orgCode})`;
 
+/** A day of `requests_by_cost`, which its expression `ts / 86400000` names (027_cost_index_by_day.sql). */
+const COST_INDEX_DAY_MS = 86_400_000;
+
+/**
+ * SQL true for a row of `requests` costing at least parameter `param`, as `requests_by_cost` finds
+ * it (027): the days of the window @from to @to listed, each looked up for its rows costing that
+ * much. Exact whatever the plan: the day of a row in the window is always among them.
+ */
+export const costAtLeast = (param: string): string => `cost_micro >= @${param}
+  AND ts / ${COST_INDEX_DAY_MS} IN (WITH RECURSIVE days (day) AS (SELECT CAST(@from AS INTEGER) / ${COST_INDEX_DAY_MS}
+    UNION ALL SELECT day + 1 FROM days WHERE day < CAST(@to AS INTEGER) / ${COST_INDEX_DAY_MS}) SELECT day FROM days)`;
+
 /** SQL for the code of the string `text` (an expression: a parameter, a column), null if it has none. */
 export const codeOf = (text: string): string => `(SELECT code FROM request_strings WHERE text = ${text})`;
 
