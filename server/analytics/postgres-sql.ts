@@ -26,9 +26,9 @@ export const POSTGRES: Dialect = {
     `jsonb_each_text(CAST(replace(${column}, '\\u0000', '\\ufffd') AS jsonb)) AS ${alias} (key, value)`,
   unindexed: (column) => column,
   rowIs: (column, param) => `${column} = @${param}`,
+  costAtLeast: (param) => `cost_micro >= @${param}`,
   // Unique across the day tables by request_ids (migrations-postgres/007), whose time names the
   // one day table to look in.
-  costAtLeast: (param) => `cost_micro >= @${param}`,
   requestIs: (param) => `req_id = @${param} AND ts = (SELECT ts FROM request_ids WHERE req_id = @${param})`,
   rowIn: (column, param) => `${column} IN (${POSTGRES.valuesOf(param)})`,
   seriesJson: (source) => `SELECT COUNT(*) AS points, COALESCE(json_agg(json_build_object(
