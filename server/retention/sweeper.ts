@@ -33,7 +33,8 @@ export interface RetentionSweeperOptions {
   ): Promise<{ rows: number; terms: number; ms: number; more: boolean }>;
   /**
    * Drops whole the stored days whose rows are all past their organisation's horizon (given for
-   * every organisation with one), before any row is deleted one by one: PostgreSQL's day tables.
+   * every organisation with one), before any row is deleted one by one, and finishes the drops
+   * stopped half-way: PostgreSQL's day tables.
    */
   dropDays?(horizons: ReadonlyMap<string, number>): Promise<{ days: number; rows: number }>;
   /**
@@ -158,7 +159,8 @@ export class RetentionSweeper {
       const horizon = retentionHorizon(days, options.now());
       if (horizon !== null) horizons.set(orgId, horizon);
     }
-    if (options.dropDays && horizons.size > 0 && !this.closed) {
+    // Without horizons too: a drop stopped half-way is finished.
+    if (options.dropDays && !this.closed) {
       try {
         const dropped = await options.dropDays(horizons);
         if (dropped.days > 0) options.log.info(dropped, 'retention: whole days of old request rows dropped');

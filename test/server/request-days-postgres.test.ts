@@ -11,7 +11,7 @@ import { recordRequests, RepeatedRequest } from '../../server/ingest/record-requ
 import { RetentionSweeper } from '../../server/retention/sweeper.js';
 import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { migratePostgres, openPool } from '../../server/stores/postgres.js';
-import { dayOf, DAY_MS } from '../../server/stores/telemetry/postgres/request-days.js';
+import { dayOf, DAY_MS, markDroppingSql } from '../../server/stores/telemetry/postgres/request-days.js';
 import { PgRequestLog } from '../../server/stores/telemetry/postgres/request-log.js';
 import { REQUEST_ROW_COLUMNS } from '../../server/stores/telemetry/postgres/request-sql.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
@@ -223,6 +223,89 @@ describe('the request log in day tables on PostgreSQL', () => {
     } finally {
       await other.close();
     }
+  });
+
+  /** An empty table of `day`, as a write makes it before its rows. */
+  const makeDay = (day: number) => pool.query('SELECT request_day_partition($1)', [day]);
+  const at = (day: number, n: number, orgId = A) => ({
+    ...ROWS[n]!,
+    org_id: orgId,
+    req_id: `at-${day}-${n}`,
+    ts: day * DAY_MS + n,
+  });
+  /** Both organisations past the end of `day`. */
+  const pastBoth = (day: number) =>
+    new Map([
+      [A, (day + 1) * DAY_MS],
+      [B, (day + 1) * DAY_MS],
+    ]);
+
+  it('lands a write into days dropped and being detached in their tables made again, once the drop is over', async () => {
+    const [x, y] = [dayOf(NOW) - 20, dayOf(NOW) - 19];
+    await Promise.all([makeDay(x), makeDay(y)]);
+    const other = await PgRequestLog.open(database.url);
+    // A reader of the second day holds its detach: the first is gone, the second on its way.
+    const reader = await pool.connect();
+    try {
+      await reader.query('BEGIN');
+      await reader.query(`SELECT COUNT(*) FROM ${nameOf(y)}`);
+      const dropping = log.dropDays(pastBoth(y));
+      await vi.waitFor(
+        async () => expect((await pool.query('SELECT 1 FROM pg_inherits WHERE inhdetachpending')).rowCount).toBe(1),
+        { timeout: 10_000 },
+      );
+      // Not counted: the detach waiting for the reader holds the second day's reads.
+      expect((await pool.query('SELECT to_regclass($1) AS found', [nameOf(x)])).rows[0].found).toBeNull();
+      // Its first day's table is made again once the detach is over (an attach waits for it), and
+      // its second's, gone by then, after.
+      const writing = recordRequests(control, other, [at(x, 1), at(y, 2)]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await reader.query('COMMIT');
+      expect(await dropping).toEqual({ days: 2, rows: 0 });
+      expect(await writing).toBe(2);
+    } finally {
+      reader.release();
+      await other.close();
+    }
+    const counts = await dayCounts();
+    expect([counts[nameOf(x)], counts[nameOf(y)]]).toEqual([1, 1]);
+    expect((await ids()).filter((id) => id.startsWith('at-'))).toEqual([`at-${x}-1`, `at-${y}-2`]);
+  });
+
+  it('keeps a day whose write was in flight while its drop was decided, and finishes a drop stopped after its mark', async () => {
+    const z = dayOf(NOW) - 25;
+    await makeDay(z);
+    // A write of an organisation without a horizon, not yet committed, into a day with no other row.
+    const writer = await pool.connect();
+    const kept = at(z, 3, 'org-c');
+    try {
+      await writer.query('BEGIN');
+      await writer.query({
+        text: `INSERT INTO requests (${REQUEST_ROW_COLUMNS.join(', ')}) SELECT ${REQUEST_ROW_COLUMNS.map((column) =>
+          column === 'ts' ? '$1::int8' : column === 'org_id' ? '$2' : column === 'req_id' ? '$3' : column,
+        ).join(', ')} FROM requests WHERE req_id = 'anew'`,
+        values: [kept.ts, kept.org_id, kept.req_id],
+      });
+      const dropping = log.dropDays(pastBoth(z));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await writer.query('COMMIT');
+      // Left to the next sweep, which sees the row: the day stays.
+      expect(await dropping).toEqual({ days: 0, rows: 0 });
+      expect(await log.dropDays(pastBoth(z))).toEqual({ days: 0, rows: 0 });
+    } finally {
+      writer.release();
+    }
+    expect((await pool.query(`SELECT req_id FROM ${nameOf(z)}`)).rows).toEqual([{ req_id: kept.req_id }]);
+
+    // Marked, and stopped there: a write into the day waits; the next drop, with no horizon at all, finishes it.
+    const w = dayOf(NOW) - 30;
+    await makeDay(w);
+    await pool.query(markDroppingSql(nameOf(w)));
+    const writing = recordRequests(control, log, [at(w, 4)]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await log.dropDays(new Map())).toEqual({ days: 1, rows: 0 });
+    expect(await writing).toBe(1);
+    expect((await dayCounts())[nameOf(w)]).toBe(1);
   });
 
   it('is swept by the retention sweeper: whole days first, then the rows of days other organisations keep', async () => {

@@ -11,18 +11,33 @@ export const DAY_MS = 86_400_000;
 /** The day (since the epoch, UTC) a time falls on. */
 export const dayOf = (ts: number): number => Math.floor(ts / DAY_MS);
 
-/** No partition of `requests` takes the row: its day's table was dropped after it was known here. */
-const NO_PARTITION = '23514';
+/**
+ * A check violation: no partition of `requests` takes the row (its day's table was dropped after
+ * it was known here), or its day's table is being dropped (`DROPPING`).
+ */
+const CHECK_VIOLATION = '23514';
+/**
+ * The trigger retention makes on a day table it is about to drop (migrations-postgres/010), under
+ * a lock that waits for the writes in flight there but not for reads: from then on a write into
+ * that day fails, naming it as its constraint, and is made again once the table is gone, instead
+ * of landing in a table about to be dropped.
+ */
+export const DROPPING = 'request_day_dropping';
+
+/** The statement that marks a day table to be dropped (`DROPPING`). */
+export const markDroppingSql = (name: string): string =>
+  `CREATE TRIGGER ${DROPPING} BEFORE INSERT ON ${name} FOR EACH ROW EXECUTE FUNCTION ${DROPPING}()`;
 /** Another session made the same table at the same moment. */
 const MADE_BESIDE = ['23505', '42P07'];
 
 /**
  * Whether `error` is an insert's into a day whose table does not exist (dropped by another
- * process): a check violation naming no constraint, whatever the server's language.
+ * process) or is being dropped: a check violation naming no constraint or `DROPPING`, whatever
+ * the server's language.
  */
 export function isMissingDay(error: unknown): boolean {
   const { code, constraint } = error as { code?: string; constraint?: string };
-  return code === NO_PARTITION && constraint === undefined;
+  return code === CHECK_VIOLATION && (constraint === undefined || constraint === DROPPING);
 }
 
 /** The days whose tables this process has made or found, so that a write asks for none most of the time. */
@@ -64,19 +79,23 @@ export interface DayTable {
   to: number;
   /** A drop stopped after its detach began (DETACH … CONCURRENTLY), to be finished. */
   detaching: boolean;
+  /** Marked to be dropped (`DROPPING`): its drop is to be finished, whatever the horizons now. */
+  dropping: boolean;
 }
 
 /** Every day table of `requests`, oldest first. */
 export async function dayTables(client: pg.ClientBase): Promise<DayTable[]> {
-  const found = await client.query<{ name: string; bound: string; detaching: boolean }>(
-    `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound, i.inhdetachpending AS detaching
-       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-      WHERE i.inhparent = 'requests'::regclass`,
-  );
+  const found = await client.query<{ name: string; bound: string; detaching: boolean; dropping: boolean }>({
+    text: `SELECT c.relname AS name, pg_get_expr(c.relpartbound, c.oid) AS bound, i.inhdetachpending AS detaching,
+                  EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = $1) AS dropping
+             FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            WHERE i.inhparent = 'requests'::regclass`,
+    values: [DROPPING],
+  });
   return found.rows
-    .map(({ name, bound, detaching }) => {
+    .map(({ name, bound, detaching, dropping }) => {
       const [, from, to] = /FROM \('?(-?\d+)'?\) TO \('?(-?\d+)'?\)/.exec(bound) ?? [];
-      return { name, from: Number(from), to: Number(to), detaching };
+      return { name, from: Number(from), to: Number(to), detaching, dropping };
     })
     .filter((table) => Number.isFinite(table.from) && Number.isFinite(table.to))
     .sort((a, b) => a.from - b.from);

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { migratePostgres, openPool } from '../../postgres.js';
 import type { TelemetryReads } from '../open.js';
@@ -5,8 +6,10 @@ import type { RequestRecord } from '../request-record.js';
 import { RollupSums } from '../rollup-sums.js';
 import { ROLLUP_TABLES, rollupRows } from '../rollup-writer.js';
 import {
+  type DayTable,
   dayTables,
   dayTablesMigration,
+  markDroppingSql,
   isMissingDay,
   type MigrationLog,
   organisationsIn,
@@ -46,6 +49,17 @@ export interface OutboxEntry {
  * long; this server's own writes forget them at once.
  */
 const LAST_USED_MS = 1_000;
+
+/**
+ * How long a write waits for a day table being dropped to be gone before it fails (the drop's
+ * detach waits for the reads begun before it), and its first pause between tries.
+ */
+const DAY_DROP_WAIT_MS = 30_000;
+const DAY_DROP_POLL_MS = 25;
+/** The most a day table's drop waits for a write there; longer, the table is left to the next sweep. */
+const LOCK_WAIT = '100ms';
+/** PostgreSQL's `lock_timeout` expired. */
+const LOCK_NOT_AVAILABLE = '55P03';
 
 export class PgRequestLog implements TelemetryReads {
   private lastUsed = new Map<string, { at: number; byKey: Map<string, number> }>();
@@ -89,13 +103,17 @@ export class PgRequestLog implements TelemetryReads {
    * the rows not stored yet are written, and only they count in the rollups and the spend.
    */
   async write(given: readonly RequestRecord[], { skipStored = false } = {}): Promise<RequestLogWrite> {
-    try {
-      return await this.writeOnce(given, skipStored);
-    } catch (error) {
-      // A day table dropped by another server's retention after this one knew it: made again.
-      if (!isMissingDay(error)) throw error;
-      this.days.forget();
-      return this.writeOnce(given, skipStored);
+    const deadline = Date.now() + DAY_DROP_WAIT_MS;
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.writeOnce(given, skipStored);
+      } catch (error) {
+        // A day table dropped, or being dropped, by a server's retention after this one knew it:
+        // made again once it is gone. The first time at once (long gone), then waiting for the drop.
+        if (!isMissingDay(error) || Date.now() >= deadline) throw error;
+        this.days.forget();
+        if (attempt > 0) await sleep(Math.min(DAY_DROP_POLL_MS * 2 ** attempt, 500));
+      }
     }
   }
 
@@ -203,27 +221,22 @@ export class PgRequestLog implements TelemetryReads {
 
   /**
    * Drops whole the day tables whose rows are all past their organisation's horizon
-   * (`horizons`, epoch ms; an organisation not named keeps its rows), oldest first: the
-   * horizons recorded, the rows' ids deleted a stretch of the table at a time, then the table
-   * detached without holding up reads or writes (CONCURRENTLY) and dropped. A drop stopped
-   * half-way is finished by the next. Returns the days dropped and the rows they held.
+   * (`horizons`, epoch ms; an organisation not named keeps its rows), oldest first: each marked
+   * to be dropped once no write is in flight there (`markDropping`), the rows' ids deleted a
+   * stretch of the table at a time, then the table detached without holding up reads or writes
+   * (CONCURRENTLY) and dropped. A drop stopped half-way is finished by the next, whatever the
+   * horizons. Returns the days dropped and the rows they held.
    */
   async dropDays(horizons: ReadonlyMap<string, number>): Promise<{ days: number; rows: number }> {
     const latest = Math.max(...horizons.values());
     const dropped = { days: 0, rows: 0 };
-    if (!Number.isFinite(latest)) return dropped;
     const client = await this.pool.connect();
     let failed: Error | undefined;
     try {
       for (const table of await dayTables(client)) {
-        if (table.to > latest && !table.detaching) continue;
+        const begun = table.detaching || table.dropping;
+        if (!begun && (table.to > latest || !(await markDropping(client, table, horizons)))) continue;
         const name = client.escapeIdentifier(table.name);
-        if (!table.detaching) {
-          const orgs = await organisationsIn(client, table.name);
-          const past = orgs.map((org) => horizons.get(org) ?? -Infinity);
-          if (past.some((horizon) => horizon < table.to)) continue;
-          await recordHorizons(client, orgs, past);
-        }
         dropped.rows += await deleteIdsOf(client, table.name);
         await client.query(
           `ALTER TABLE requests DETACH PARTITION ${name} ${table.detaching ? 'FINALIZE' : 'CONCURRENTLY'}`,
@@ -349,6 +362,40 @@ export class PgRequestLog implements TelemetryReads {
 
   async close(): Promise<void> {
     await this.pool.end();
+  }
+}
+
+/**
+ * Marks `table` to be dropped (`DROPPING`) if every organisation with rows in it is past its
+ * horizon, and records those horizons; says whether it did. The table is locked against writes
+ * first, so that a row written there before the mark is counted and one after it is refused
+ * (and written again once the table is gone: `write`); a write that holds the table longer than
+ * `LOCK_WAIT` (an import) leaves it to the next sweep instead of being waited for.
+ */
+async function markDropping(
+  client: pg.PoolClient,
+  table: DayTable,
+  horizons: ReadonlyMap<string, number>,
+): Promise<boolean> {
+  const name = client.escapeIdentifier(table.name);
+  await client.query('BEGIN');
+  try {
+    await client.query(`SET LOCAL lock_timeout = '${LOCK_WAIT}'`);
+    await client.query(`LOCK TABLE ${name} IN SHARE ROW EXCLUSIVE MODE`);
+    const orgs = await organisationsIn(client, table.name);
+    const past = orgs.map((org) => horizons.get(org) ?? -Infinity);
+    if (past.some((horizon) => horizon < table.to)) {
+      await client.query('ROLLBACK');
+      return false;
+    }
+    await recordHorizons(client, orgs, past);
+    await client.query(markDroppingSql(name));
+    await client.query('COMMIT');
+    return true;
+  } catch (error) {
+    await client.query('ROLLBACK');
+    if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) return false;
+    throw error;
   }
 }
 
