@@ -3,6 +3,7 @@ import type { Worker } from 'node:worker_threads';
 import type { AdmissionQuota } from '../stores/control/admission-quota.js';
 import type { ControlLocation } from '../stores/control/store.js';
 import type { TelemetryLocation } from '../stores/telemetry/open.js';
+import { logUpgrading } from '../stores/telemetry/store.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { startWorker, workerUrl } from '../worker-threads.js';
 import type { ExpiryStep, FromTelemetryThread, TelemetryThreadData, ToTelemetryThread } from './telemetry-messages.js';
@@ -226,6 +227,11 @@ export class LiveTelemetry {
   }
 
   private heard(message: FromTelemetryThread): void {
+    if (message.kind === 'upgrading') {
+      const { telemetry } = this.options;
+      if ('path' in telemetry) logUpgrading(this.options.log, telemetry.path, message.migration);
+      return;
+    }
     if (this.expiring && 'id' in message && message.id === this.expiring.id) {
       const expiring = this.expiring;
       this.expiring = null;

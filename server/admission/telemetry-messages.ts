@@ -33,4 +33,6 @@ export type FromTelemetryThread =
   | { kind: 'expired'; id: number; rows: number; terms: number; cells: number; ms: number; more: boolean }
   | { kind: 'failed'; id: number; message: string }
   /** The rows are committed; their spend waits in the outbox (spend-outbox.ts). */
-  | { kind: 'unsettled'; message: string };
+  | { kind: 'unsettled'; message: string }
+  /** A migration of the store is about to run on this thread's connection (store.ts, logUpgrading). */
+  | { kind: 'upgrading'; migration: string };

@@ -31,6 +31,8 @@ const control = await openControlStore(controlLocation, { accessSeconds: 1, refr
 // One batch at a time: one connection.
 const telemetry = 'url' in location ? await PgRequestLog.open(location.url, { connections: 1 }) : location.path;
 const post = (message: FromTelemetryThread) => parentPort!.postMessage(message);
+/** A store older than this server is migrated by whichever connection opens it first: named in the server's log. */
+const upgrading = (migration: string) => post({ kind: 'upgrading', migration });
 
 /** A step of retention's deletion (`ExpiryStep`) in the SQLite store, on a connection of its own as each batch of rows has. */
 function expireInFile(
@@ -38,7 +40,7 @@ function expireInFile(
   { step, orgId, before, limit }: ExpiryMessage,
   opened: () => void,
 ): { rows: number; terms: number; cells: number; more: boolean } {
-  const db = openTelemetry(path, { busyTimeoutMs });
+  const db = openTelemetry(path, { busyTimeoutMs, upgrading });
   try {
     opened();
     if (step === 'terms') return { rows: 0, cells: 0, ...expireTerms(db, orgId) };
@@ -92,6 +94,7 @@ async function handle(message: ToTelemetryThread): Promise<void> {
       skipStored: true,
       report: (event) => {
         if (event.kind === 'unsettled') post({ kind: 'unsettled', message: event.message });
+        if (event.kind === 'upgrading') upgrading(event.migration);
       },
     });
     post({ kind: 'written', id: message.id });

@@ -62,6 +62,15 @@ interface Queries {
   lastUsedCache: ReadCache<Map<string, number>>;
 }
 
+/**
+ * Says in the server's log that `migration` is about to upgrade the store at `path`, whichever of
+ * the server's connections runs it: the upgrade's worker, or the gateways' writing thread when
+ * its rows or a retention step reach the store first.
+ */
+export function logUpgrading(log: FastifyBaseLogger, path: string, migration: string): void {
+  log.info({ path, migration }, 'upgrading the telemetry store (a large store takes minutes)');
+}
+
 /** After a failed upgrade, the next read tries again no sooner than this: each try is a thread. */
 const UPGRADE_RETRY_MS = 30_000;
 /** How soon a server opens its telemetry store again after a failure, read or not. */
@@ -180,9 +189,7 @@ export class TelemetryStore implements TelemetryReads {
     this.upgrade = worker;
     // A migration backfills from every row: said before it starts, so that the wait for
     // analytics has a reason in the log.
-    worker.on('message', (migration: string) =>
-      this.log.info({ path: this.path, migration }, 'upgrading the telemetry store (a large store takes minutes)'),
-    );
+    worker.on('message', (migration: string) => logUpgrading(this.log, this.path, migration));
     worker.on('error', (error) => {
       this.upgradeFailedAt = performance.now();
       this.markDown(error);
