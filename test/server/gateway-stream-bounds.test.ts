@@ -11,7 +11,13 @@ import { costMicro, startBench, type Bench } from './gateway-attack-harness.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
+/** The gateway's timeout where a test waits for it to cut a stream. */
 const TIMEOUT_MS = 8000;
+/**
+ * Where a stream is to end whole after its caller stalled it: 120 MiB of events and a stall of a
+ * second took 2.3-2.9 s alone, and over 8 s once, during the full suite on two cores.
+ */
+const PATIENT_TIMEOUT_MS = 45_000;
 const MIB = 1024 * 1024;
 
 /**
@@ -38,15 +44,16 @@ const ENDLESS_BYTES = IN_FLIGHT_BYTES + 40 * MIB;
 const HUGE_EVENT = 6 * 1024 * 1024;
 
 let bench: Bench;
+let patient: Bench;
 /** The endless upstream's state, for the latest request it took (the tests run one at a time). */
 const endless = new Map<string, { sent: number; waiting: boolean; finished: boolean; drainedAt: number }>();
 
 const delta = (content: string) =>
   `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`;
 
-beforeAll(async () => {
-  bench = await startBench({ timeoutMs: TIMEOUT_MS });
-  bench.script('huge event', (_request, response) => {
+/** The upstream's answers, on either bench. */
+function addScripts(on: Bench): void {
+  on.script('huge event', (_request, response) => {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     response.write(delta('Before. '));
     // One event of HUGE_EVENT characters, written in pieces as a socket delivers it.
@@ -64,7 +71,7 @@ beforeAll(async () => {
     next();
   });
   // Deltas of 16 KiB until ENDLESS_BYTES are sent, each written only once the last was taken.
-  bench.script('endless', (_request, response) => {
+  on.script('endless', (_request, response) => {
     const state = { sent: 0, waiting: false, finished: false, drainedAt: Date.now() };
     endless.set('latest', state);
     response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -86,9 +93,18 @@ beforeAll(async () => {
     response.on('close', () => (state.waiting = false));
     next();
   });
+}
+
+beforeAll(async () => {
+  [bench, patient] = await Promise.all([
+    startBench({ timeoutMs: TIMEOUT_MS }),
+    startBench({ timeoutMs: PATIENT_TIMEOUT_MS }),
+  ]);
+  addScripts(bench);
+  addScripts(patient);
 });
 afterAll(async () => {
-  await bench?.close();
+  await Promise.all([bench?.close(), patient?.close()]);
 });
 
 /** A streamed chat request whose answer the test reads (or not) itself. */
@@ -115,7 +131,7 @@ async function waitFor(condition: () => boolean, what: string, ms = 20_000): Pro
 }
 
 describe.each(['in-process', 'own-process'] as const)('the gateway %s bounds what a stream costs it', (name) => {
-  const url = () => bench.gateways.find((gateway) => gateway.name === name)!.url;
+  const url = (on = bench) => on.gateways.find((gateway) => gateway.name === name)!.url;
 
   it('cuts a stream at an event larger than it holds: an upstream error, with a row billed for what came before', async () => {
     const key = await bench.newKey();
@@ -141,9 +157,9 @@ describe.each(['in-process', 'own-process'] as const)('the gateway %s bounds wha
   });
 
   it('stops reading from the upstream while the caller reads nothing, and hands on all of it once they read again', async () => {
-    const key = await bench.newKey();
+    const key = await patient.newKey();
     endless.delete('latest');
-    const answer = await open(url(), key.api_key, 'endless');
+    const answer = await open(url(patient), key.api_key, 'endless');
     answer.pause();
     await waitFor(() => endless.has('latest'), 'the upstream request');
     const state = endless.get('latest')!;
@@ -163,7 +179,7 @@ describe.each(['in-process', 'own-process'] as const)('the gateway %s bounds wha
     expect(state.finished).toBe(true);
     expect(tail).toContain('[DONE]');
     expect(received).toBe(state.sent + 'data: [DONE]\n\n'.length);
-    const [row] = await bench.rowsOf(key.id, 1);
+    const [row] = await patient.rowsOf(key.id, 1);
     expect(row!.status_detail.termination_reason).toBe('success');
     expect(costMicro(row!)).toBeGreaterThan(0);
   });
