@@ -104,7 +104,8 @@ describe('migrate-store', () => {
     } finally {
       rmSync(folder, { recursive: true, force: true });
     }
-  });
+    // Two servers, a copy and its refusals: 9.5 and 12.8 s in two full suites on two cores.
+  }, 60_000);
 
   it('copies every record, and a server on the database carries on where the file left off', async () => {
     const sqlite = await startServer({ dataDir });
