@@ -38,6 +38,9 @@ describe("admissions beside the SQLite stores' locks", () => {
     const first = await admit('req_settle_first');
     expect(first.kind).toBe('admitted');
     if (first.kind !== 'admitted') return;
+    // Retention's sweep at the start thins fine cells on the writing thread: over first, so that
+    // the thread takes the rows at once (else they waited for the turn below to end, untested).
+    await server.app.retention.sweep();
     // The rows wait on another writer's lock, so that the store can be read before they commit.
     const importer = new Database(server.config.telemetryDbPath);
     const beside = new Database(join(server.dataDir, 'control.db'), { readonly: true });
@@ -62,6 +65,7 @@ describe("admissions beside the SQLite stores' locks", () => {
       // store's commits are read again.
       const spent = beside.prepare<[string], number>('SELECT spent_micro FROM api_keys WHERE id = ?').pluck();
       let keyRead: Promise<unknown> = Promise.resolve();
+      let spentInTurn = 0;
       await new Promise<void>((resolve) =>
         setImmediate(() => {
           // The read runs up to the store now; its answer is awaited after the turn.
@@ -69,11 +73,14 @@ describe("admissions beside the SQLite stores' locks", () => {
           importer.exec('COMMIT');
           const pause = new Int32Array(new SharedArrayBuffer(4));
           for (let waited = 0; spent.get(key.id) === 0 && waited < 10_000; waited += 10) Atomics.wait(pause, 0, 0, 10);
+          spentInTurn = spent.get(key.id)!;
           // And for the outbox's clearing after it, before the thread says the rows are written.
           Atomics.wait(pause, 0, 0, 300);
           resolve();
         }),
       );
+      // The thread committed the spend while this turn held the hold: the case under test.
+      expect(spentInTurn).toBe(10_000);
       await keyRead;
       await written;
       expect(await admit('req_settle_second')).toMatchObject({ kind: 'refused', refusal: { status: 402 } });
