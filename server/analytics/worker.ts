@@ -55,6 +55,8 @@ function reset(): void {
 
 lowerThisThreadsPriority(nice);
 try {
+  // Opened before the pool is told this worker is ready: a job's time limit counts its query alone.
+  connection();
   await warmUp(connection, warmOrgIds, Date.now());
 } catch {
   // A store that cannot be read yet is opened again by the first job, which reports it.
