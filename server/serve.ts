@@ -17,6 +17,7 @@ import { clearStaleSocket, isNamedPipe, ownerOnlySocket } from './local-socket.j
 import type { EmbeddedHistory, EmbeddedReady } from './schemas/embedded.js';
 import { ANNOUNCE_FLAG, EMBEDDED_ADDRESS } from './schemas/embedded-names.js';
 import { DEFAULT_THROTTLE } from './security/sign-in-throttle.js';
+import { compileAhead } from './plugins/validation.js';
 import { startGateway, type RunningGateway } from './gateway/start.js';
 import { upstreamsFromEnv } from './gateway/upstreams.js';
 
@@ -273,6 +274,7 @@ export async function serve(args: string[]): Promise<number> {
         if (done && !stopping) traffic = await liveTraffic(app, started);
       });
     }
+    compileAheadWhenSettled(app, writingHistory ?? Promise.resolve());
     return 0;
   }
   await app.listen({ host: config.host, port: config.port });
@@ -285,6 +287,7 @@ export async function serve(args: string[]): Promise<number> {
   await warmAnalytics(app);
   gateway = await announceGateway(app);
   traffic = await liveTraffic(app, gateway);
+  compileAheadWhenSettled(app, Promise.resolve());
   return 0;
 }
 
@@ -353,6 +356,25 @@ async function liveTraffic(app: App, gateway: RunningGateway | null): Promise<Li
  */
 async function warmAnalytics(app: App): Promise<void> {
   app.analytics.warm(await app.control.organizations.likelyNext(WARM_ORGANISATIONS));
+}
+
+/**
+ * How long after its start has settled a server compiles its routes' schemas ahead. On two
+ * cores, compiling them at once (~1 s of the event loop then, ~0.5 s since answers' unions are
+ * simpler) beside a console's first launch took its sign-in page from ~0.8 to ~1.2 s. Compiled
+ * ahead, a first sign-in at ten million rows painted Analytics in 0.5-0.75 s, against 0.7-1 s.
+ */
+const COMPILE_AHEAD_AFTER_MS = 2_000;
+
+/**
+ * The routes' schemas compiled in the background (`compileAhead`), so that the first person to
+ * sign in does not wait for them: once `settled` (a first launch's demo history written) and a
+ * moment more.
+ */
+function compileAheadWhenSettled(app: App, settled: Promise<unknown>): void {
+  void settled
+    .then(() => new Promise((resolve) => setTimeout(resolve, COMPILE_AHEAD_AFTER_MS).unref()))
+    .then(() => compileAhead(app, () => !app.server.listening));
 }
 
 /** Starts the gateway when `--gateway-port` asks for one, once the control plane listens, and says where. */

@@ -42,6 +42,12 @@ describe('the analytics threads warm-up', () => {
       // code no longer takes must fail here instead.
       await expect(warmUp(() => queries, [ORG, 'org-without-rows'], NOW)).resolves.toBeUndefined();
       expect(warmUpQueries(ORG, NOW).map((query) => query.kind)).toContain('dashboard');
+      // Over the window the console's Analytics screen opens on, as its first sign-in asks.
+      expect(warmUpQueries(ORG, NOW)).toContainEqual({
+        kind: 'summary',
+        scope: { orgId: ORG, from: NOW - 24 * 3_600_000, to: NOW },
+      });
+      expect(warmUpQueries(ORG, NOW).map((query) => query.kind)).toContain('burn');
       // Within its budget it runs every query of every organisation; past it, no more.
       let runs = 0;
       const counting = { run: (query: Parameters<AnalyticsQueries['run']>[0]) => (runs++, queries.run(query)) };
