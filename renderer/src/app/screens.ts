@@ -13,10 +13,12 @@ interface ScreenEntry extends RetryableLazy {
   title: string;
 }
 
+/** `alsoPreload`: what else its preload fetches, that the screen itself asks for only once it is open. */
 function lazyScreen<K extends string>(
   title: string,
   load: () => Promise<Record<K, ComponentType>>,
   name: K,
+  alsoPreload?: () => Promise<unknown>,
 ): ScreenEntry {
   const entry = retryableLazy(load, name);
   return {
@@ -24,7 +26,7 @@ function lazyScreen<K extends string>(
     get component() {
       return entry.component;
     },
-    preload: entry.preload,
+    preload: alsoPreload ? () => Promise.all([entry.preload(), alsoPreload()]) : entry.preload,
     retry: entry.retry,
   };
 }
@@ -32,7 +34,12 @@ function lazyScreen<K extends string>(
 export const screens: Record<Screen, ScreenEntry> = {
   keys: lazyScreen('API keys', () => import('../screens/keys/KeysScreen.js'), 'KeysScreen'),
   vault: lazyScreen('Provider keys', () => import('../screens/vault/VaultScreen.js'), 'VaultScreen'),
-  analytics: lazyScreen('Analytics', () => import('../screens/analytics/AnalyticsScreen.js'), 'AnalyticsScreen'),
+  analytics: lazyScreen(
+    'Analytics',
+    () => import('../screens/analytics/AnalyticsScreen.js'),
+    'AnalyticsScreen',
+    () => import('../screens/analytics/series-chart-module.js').then((module) => module.preloadSeriesChart()),
+  ),
   spend: lazyScreen('Spend', () => import('../screens/spend/SpendScreen.js'), 'SpendScreen'),
   requests: lazyScreen('Request log', () => import('../screens/requests/RequestLogScreen.js'), 'RequestLogScreen'),
   health: lazyScreen('Health', () => import('../screens/health/HealthScreen.js'), 'HealthScreen'),
