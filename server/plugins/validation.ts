@@ -28,8 +28,9 @@ function compiledOnFirstUse(ajv: Ajv, schema: object, later: Deferred[]): Valida
   const compile = () => (compiled ??= ajv.compile(schema));
   later.push(compile);
   const validate: Validate = (data) => {
-    const valid = compile()(data);
-    validate.errors = compiled!.errors;
+    const check = compile();
+    const valid = check(data);
+    validate.errors = check.errors;
     return valid;
   };
   return validate;
