@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { register, startServer, type TestClient, type TestServer, requestLog } from './harness.js';
@@ -123,9 +123,17 @@ describe('while the telemetry store cannot be opened', () => {
   it('recovers by itself once the store can be opened, with the right numbers', async () => {
     const { client, keyId } = setup;
     mkdirSync(missingDir);
-    // The same server, no restart: an empty store answers with empty figures.
-    const empty = await client.get('/analytics/summary');
-    expect(empty.status).toBe(200);
+    // The same server, no restart: an empty store answers with empty figures. The gateways'
+    // writing thread may be making and migrating the store at that moment (retention's sweep
+    // opens it), when a reader finds it half made and answers 503: it recovers once that is done.
+    const empty = await vi.waitFor(
+      async () => {
+        const answer = await client.get('/analytics/summary');
+        expect(answer.status).toBe(200);
+        return answer;
+      },
+      { timeout: 10_000, interval: 100 },
+    );
     expect(empty.body).toMatchObject({ total_requests: 0, avg_e2e_latency_ms: null, total_token_usage: 0 });
 
     await recordRequests(server.app.control, telemetryDbPath, [
