@@ -57,11 +57,12 @@ const renderer = {
 /**
  * The renderer's files that need modules of their own: they mock a module (vi.mock), or test a
  * module's state from its first use (the idle tracker's count of calls, the shell's memory that
- * the control plane has no spend endpoint).
+ * the control plane has no spend endpoint, the chart chunk not loaded before the preload).
  */
 const RENDERER_FRESH_MODULES = [
   'test/renderer/analytics/chart-memo.test.tsx',
   'test/renderer/app/console-idle.test.ts',
+  'test/renderer/app/screen-preload.test.tsx',
   'test/renderer/spend/SpendScreen.test.tsx',
 ];
 

@@ -213,6 +213,34 @@ describe('a telemetry store of an earlier version', () => {
     db.close();
   });
 
+  it('reads as soon as another connection has brought it up to date, though its own upgrade still waits for the lock', async () => {
+    const { dataDir, telemetryDbPath } = storeAtVersion5('upgraded-elsewhere-');
+    const importer = new BetterSqlite3(telemetryDbPath);
+    importer.exec('BEGIN IMMEDIATE');
+    const server = await startServer({ dataDir, telemetryDbPath });
+    let holder: BetterSqlite3.Database | null = null;
+    try {
+      const { client } = await setUp(server);
+      expect((await client.get('/analytics/summary')).status).toBe(503);
+      await vi.waitFor(() => expect(server.logs()).toContain('upgrading it in the background'));
+
+      // Another import upgrades the store and goes on writing: the server's worker waits on.
+      importer.exec('ROLLBACK');
+      openTelemetry(telemetryDbPath).close();
+      holder = new BetterSqlite3(telemetryDbPath);
+      holder.exec('BEGIN IMMEDIATE');
+
+      expect((await client.get('/analytics/summary')).status).toBe(200);
+      const lines = server.logs().split('\n');
+      expect(lines.filter((line) => line.includes('telemetry store upgraded'))).toHaveLength(1);
+      expect(lines.filter((line) => line.includes('telemetry store unavailable'))).toEqual([]);
+    } finally {
+      holder?.close();
+      importer.close();
+      await server.close();
+    }
+  });
+
   it('says so when an upgrade fails, and does not start another at every read', async () => {
     const { dataDir, telemetryDbPath } = storeAtVersion5('failed-upgrade-', true);
     const server = await startServer({ dataDir, telemetryDbPath });

@@ -146,9 +146,7 @@ export class TelemetryStore implements TelemetryReads {
   private disconnect(): void {
     if (this.reconnect) clearTimeout(this.reconnect);
     this.reconnect = null;
-    // A migration cut short rolls back; the next start upgrades again.
-    void this.upgrade?.terminate();
-    this.upgrade = null;
+    this.stopUpgrade();
     this.db?.close();
     this.db = null;
     this.queries = null;
@@ -156,12 +154,24 @@ export class TelemetryStore implements TelemetryReads {
 
   private connect(): Database | null {
     if (this.db) return this.db;
-    if (this.upgrade || performance.now() - this.upgradeFailedAt < UPGRADE_RETRY_MS) return null;
     try {
       if (storeIsBehind(this.path)) {
-        this.startUpgrade();
+        if (!this.upgrade && performance.now() - this.upgradeFailedAt >= UPGRADE_RETRY_MS) this.startUpgrade();
         return null;
       }
+    } catch (error) {
+      // Locked out for now (an import has the store to itself): an upgrade under way waits on.
+      if (!this.upgrade) this.markDown(error);
+      return null;
+    }
+    if (this.upgrade) {
+      // Up to date: by the worker, or by another connection while the worker waited for the lock
+      // (an import, the gateways' writing thread making a new store). Readable now, not once the
+      // worker is through waiting, which could be the whole of an import.
+      this.stopUpgrade();
+      this.log.info({ path: this.path }, 'telemetry store upgraded');
+    }
+    try {
       // Without waiting: a store an import has to itself (import-transaction.ts) stays locked
       // for minutes, and each read would hold the server up for the busy timeout.
       const db = openTelemetry(this.path, { busyTimeoutMs: 0 });
@@ -181,6 +191,12 @@ export class TelemetryStore implements TelemetryReads {
       this.markDown(error);
       return null;
     }
+  }
+
+  private stopUpgrade(): void {
+    // A migration cut short rolls back; the next start upgrades again.
+    void this.upgrade?.terminate();
+    this.upgrade = null;
   }
 
   private startUpgrade(): void {
