@@ -190,7 +190,21 @@ export async function recordRequestsFrom(
       fineFrom: writer.fineFrom,
       copyLines: false,
     };
-    for await (const batch of readInWorker(source, reading)) writer.write(batch);
+    const batches = readInWorker(source, reading);
+    try {
+      // Starts the reading thread, whose first batch takes a few hundred milliseconds to come.
+      const first = batches.next();
+      let arrived = false;
+      // Awaited below; should reading ahead fail, its failure must not go unhandled.
+      first.then(
+        () => (arrived = true),
+        () => (arrived = true),
+      );
+      while (!arrived && writer.readAhead()) await new Promise(setImmediate);
+      for (let next = await first; !next.done; next = await batches.next()) writer.write(next.value);
+    } finally {
+      await batches.return(undefined);
+    }
     await writer.commit(control);
   } finally {
     writer.close();
@@ -391,6 +405,11 @@ class ImportWriter {
     }
     const cells = last ? sums.take() : null;
     if (cells) this.rollups.write(rollupRows(cells, this.fineFrom));
+  }
+
+  /** Reads a little of the store that writing will need, while the first batch is on its way; false when nothing is left. */
+  readAhead(): boolean {
+    return this.search.readAhead();
   }
 
   /** `records` but those whose request id the store holds already. */

@@ -338,18 +338,54 @@ export class EpochBits {
 }
 
 /**
+ * The bits of the ids a store holds of the epoch its next id falls in, read a few at a time by an
+ * import under its write lock while it has nothing else to do (its reading thread starting), so
+ * that signing the epoch once the import's own ids fill it (`signFilled`) reads back only the rest.
+ */
+export class StoredEpoch {
+  readonly epoch: number;
+  readonly bits = emptySignature();
+  /** The next id to read, and the store's next id: every id before it is read when they meet. */
+  private read: number;
+  readonly to: number;
+
+  constructor(
+    private readonly db: Database,
+    private readonly kind: Signatures,
+  ) {
+    this.to = ((db.prepare(kind.last).pluck().get() as number | null) ?? -1) + 1;
+    this.epoch = Math.floor(this.to / kind.epoch);
+    this.read = this.epoch * kind.epoch;
+  }
+
+  /** Reads up to `ids` more ids; false once every one is read. */
+  readSome(ids = Infinity): boolean {
+    const to = Math.min(this.to, this.read + ids);
+    if (this.read < to) {
+      const first = this.epoch * this.kind.epoch;
+      const add = (id: number, text: string) => addToSignature(this.bits, this.kind, first, id, text);
+      addStored((sql) => this.db.prepare(sql), this.kind, { from: this.read, to }, add);
+      this.read = to;
+    }
+    return this.read < this.to;
+  }
+}
+
+/**
  * Writes the signature of an epoch an import filled, inside its transaction, once its terms or
  * rows are written. Readers take every epoch up to the newest signed one as signed: an earlier
- * one left unsigned (a migration's) is signed first, from the store.
+ * one left unsigned (a migration's) is signed first, from the store. `stored`: what the store
+ * held of the epoch before the import, as far as read; else that is read back now.
  */
-export function signFilled(db: Database, kind: Signatures, filled: FilledEpoch): void {
+export function signFilled(db: Database, kind: Signatures, filled: FilledEpoch, stored?: StoredEpoch): void {
   const signed = db.prepare(`SELECT MAX(epoch) FROM ${kind.epochs}`).pluck().get() as number | null;
-  if ((signed ?? -1) === filled.epoch - 1) {
-    signEpoch(db, kind, filled.epoch, {
-      bits: Buffer.from(filled.bits.buffer, filled.bits.byteOffset, filled.bits.length),
-      from: filled.from,
-    });
-  } else signEpochs(db);
+  if ((signed ?? -1) !== filled.epoch - 1) return signEpochs(db);
+  const bits = Buffer.from(filled.bits.buffer, filled.bits.byteOffset, filled.bits.length);
+  if (stored?.epoch === filled.epoch && stored.to === filled.from) {
+    stored.readSome();
+    for (let i = 0; i < bits.length; i++) bits[i]! |= stored.bits[i]!;
+    signEpoch(db, kind, filled.epoch, { bits, from: filled.epoch * kind.epoch });
+  } else signEpoch(db, kind, filled.epoch, { bits, from: filled.from });
 }
 
 /** The function the search index's SQL uses: on every connection that reads or migrates it. */
