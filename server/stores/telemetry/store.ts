@@ -3,7 +3,7 @@ import type { Worker } from 'node:worker_threads';
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import type { FastifyBaseLogger } from 'fastify';
 import { startWorker, workerUrl } from '../../worker-threads.js';
-import { isBehind } from '../migrate.js';
+import { isBehind, migrationFiles } from '../migrate.js';
 import { ReadCache } from '../read-cache.js';
 import { BUSY_TIMEOUT_MS, openSqlite } from '../sqlite.js';
 import type { TelemetryReads } from './open.js';
@@ -76,6 +76,10 @@ const UPGRADE_RETRY_MS = 30_000;
 /** How soon a server opens its telemetry store again after a failure, read or not. */
 const RECONNECT_MS = 2_000;
 
+/** The newest migration's version, the folder read once. */
+let newest: number | null = null;
+const newestVersion = () => (newest ??= Math.max(...migrationFiles(TELEMETRY_MIGRATIONS).map((m) => m.version)));
+
 /** Whether the file holds a store older than the migrations (a missing or new one is not). */
 function storeIsBehind(path: string): boolean {
   if (!existsSync(path)) return false;
@@ -99,6 +103,8 @@ export class TelemetryStore implements TelemetryReads {
   private queries: Queries | null = null;
   private reportedDown = false;
   private upgrade: Worker | null = null;
+  /** The store's version, asked on a connection of its own while `upgrade` runs. */
+  private probe: Statement<[], number> | null = null;
   private upgradeFailedAt = -Infinity;
   private reconnect: NodeJS.Timeout | null = null;
   private readonly idLists = new WeakMap<readonly { id: string }[], string>();
@@ -154,22 +160,21 @@ export class TelemetryStore implements TelemetryReads {
 
   private connect(): Database | null {
     if (this.db) return this.db;
-    try {
-      if (storeIsBehind(this.path)) {
-        if (!this.upgrade && performance.now() - this.upgradeFailedAt >= UPGRADE_RETRY_MS) this.startUpgrade();
-        return null;
-      }
-    } catch (error) {
-      // Locked out for now (an import has the store to itself): an upgrade under way waits on.
-      if (!this.upgrade) this.markDown(error);
-      return null;
-    }
     if (this.upgrade) {
-      // Up to date: by the worker, or by another connection while the worker waited for the lock
-      // (an import, the gateways' writing thread making a new store). Readable now, not once the
-      // worker is through waiting, which could be the whole of an import.
+      if (!this.upgradedMeanwhile()) return null;
       this.stopUpgrade();
       this.log.info({ path: this.path }, 'telemetry store upgraded');
+    } else {
+      if (performance.now() - this.upgradeFailedAt < UPGRADE_RETRY_MS) return null;
+      try {
+        if (storeIsBehind(this.path)) {
+          this.startUpgrade();
+          return null;
+        }
+      } catch (error) {
+        this.markDown(error);
+        return null;
+      }
     }
     try {
       // Without waiting: a store an import has to itself (import-transaction.ts) stays locked
@@ -193,10 +198,37 @@ export class TelemetryStore implements TelemetryReads {
     }
   }
 
+  /**
+   * Whether the store is up to date while the upgrade's worker runs: by the worker, or by another
+   * connection while the worker waited for the lock (an import, the gateways' writing thread
+   * making a new store). The store is then read at once, not once the worker is through waiting,
+   * which could be the whole of an import. Asked at every read during an upgrade, of a connection
+   * kept for it: a header read, microseconds.
+   */
+  private upgradedMeanwhile(): boolean {
+    try {
+      if (!this.probe) {
+        const db = new BetterSqlite3(this.path, { fileMustExist: true, readonly: true, timeout: 0 });
+        try {
+          this.probe = db.prepare<[], number>('PRAGMA user_version').pluck();
+        } catch (error) {
+          db.close();
+          throw error;
+        }
+      }
+      return this.probe.get()! >= newestVersion();
+    } catch {
+      // Locked out for now (an import has the store to itself): the worker waits on.
+      return false;
+    }
+  }
+
   private stopUpgrade(): void {
     // A migration cut short rolls back; the next start upgrades again.
     void this.upgrade?.terminate();
     this.upgrade = null;
+    this.probe?.database.close();
+    this.probe = null;
   }
 
   private startUpgrade(): void {
@@ -212,7 +244,7 @@ export class TelemetryStore implements TelemetryReads {
     });
     worker.on('exit', (code) => {
       if (this.upgrade !== worker) return;
-      this.upgrade = null;
+      this.stopUpgrade();
       if (code !== 0) return;
       this.log.info({ path: this.path }, 'telemetry store upgraded');
       this.connect();
