@@ -46,8 +46,20 @@ export function migrate(
   }
 }
 
+const newest = new Map<string, number>();
+
+/** The version of the folder's newest migration; the folder is read once (a server asks at each read during an upgrade). */
+export function newestVersion(folder: URL): number {
+  let version = newest.get(folder.href);
+  if (version === undefined) {
+    version = Math.max(0, ...migrationFiles(folder).map((file) => file.version));
+    newest.set(folder.href, version);
+  }
+  return version;
+}
+
 /** Whether a store that already has a schema is older than the folder's migrations (a new one is not). */
 export function isBehind(db: Database, folder: URL): boolean {
   const current = versionOf(db);
-  return current > 0 && migrationFiles(folder).some(({ version }) => version > current);
+  return current > 0 && current < newestVersion(folder);
 }

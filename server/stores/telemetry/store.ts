@@ -3,7 +3,7 @@ import type { Worker } from 'node:worker_threads';
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import type { FastifyBaseLogger } from 'fastify';
 import { startWorker, workerUrl } from '../../worker-threads.js';
-import { isBehind, migrationFiles } from '../migrate.js';
+import { isBehind, newestVersion } from '../migrate.js';
 import { ReadCache } from '../read-cache.js';
 import { BUSY_TIMEOUT_MS, openSqlite } from '../sqlite.js';
 import type { TelemetryReads } from './open.js';
@@ -75,10 +75,6 @@ export function logUpgrading(log: FastifyBaseLogger, path: string, migration: st
 const UPGRADE_RETRY_MS = 30_000;
 /** How soon a server opens its telemetry store again after a failure, read or not. */
 const RECONNECT_MS = 2_000;
-
-/** The newest migration's version, the folder read once. */
-let newest: number | null = null;
-const newestVersion = () => (newest ??= Math.max(...migrationFiles(TELEMETRY_MIGRATIONS).map((m) => m.version)));
 
 /** Whether the file holds a store older than the migrations (a missing or new one is not). */
 function storeIsBehind(path: string): boolean {
@@ -216,7 +212,7 @@ export class TelemetryStore implements TelemetryReads {
           throw error;
         }
       }
-      return this.probe.get()! >= newestVersion();
+      return this.probe.get()! >= newestVersion(TELEMETRY_MIGRATIONS);
     } catch {
       // Locked out for now (an import has the store to itself): the worker waits on.
       return false;
