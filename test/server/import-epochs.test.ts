@@ -11,13 +11,11 @@ import { SqliteControlStore } from '../../server/stores/control/store.js';
 import {
   EPOCH_ROWS,
   ROW_SIGNATURES,
-  signEpochs,
   StoredEpoch,
   TERM_SIGNATURES,
-  type Signatures,
 } from '../../server/stores/telemetry/search-terms.js';
 import { registerTelemetryFunctions } from '../../server/stores/telemetry/sql-functions.js';
-import { importRow, ndjsonFile } from './request-rows.js';
+import { importRow, ndjsonFile, signatures, signedFromStore } from './request-rows.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-import-epochs-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -45,24 +43,6 @@ function rows(count: number, from = 0): object[] {
   });
 }
 
-/** A store's signatures of `kind`, as written, and as the store's terms or rows alone give them. */
-function signatures(path: string, kind: Signatures): { written: unknown[]; fromStore: unknown[] } {
-  const db = new BetterSqlite3(path);
-  registerTelemetryFunctions(db);
-  const read = () => db.prepare(`SELECT epoch, page, bits FROM ${kind.table} ORDER BY epoch, page`).raw().all();
-  try {
-    const written = read();
-    db.exec('BEGIN');
-    db.exec(`DELETE FROM ${kind.table}; DELETE FROM ${kind.epochs}`);
-    signEpochs(db);
-    const fromStore = read();
-    db.exec('ROLLBACK');
-    return { written, fromStore };
-  } finally {
-    db.close();
-  }
-}
-
 describe('an NDJSON import into a store that ends inside an epoch of its search index', () => {
   it('signs the epochs its first terms and rows fill bit for bit as the store gives them', async () => {
     const control = SqliteControlStore.open(join(scratch, 'control.db'), { accessSeconds: 60, refreshSeconds: 600 });
@@ -75,17 +55,17 @@ describe('an NDJSON import into a store that ends inside an epoch of its search 
       const file = ndjsonFile(scratch, rows(2_000, EPOCH_ROWS - 1_000));
       expect(await recordRequestsFrom(control, path, ndjsonSource(file, owners))).toBe(2_000);
 
-      for (const kind of [TERM_SIGNATURES, ROW_SIGNATURES]) {
-        const { written, fromStore } = signatures(path, kind);
-        expect(written.length).toBeGreaterThan(0);
-        expect(written).toEqual(fromStore);
-      }
-
-      // What the writer had not read ahead when the first rows came it reads when it signs the
-      // epoch: read a few at a time, the bits are those read at once.
-      const db = new BetterSqlite3(path, { readonly: true });
+      const db = new BetterSqlite3(path);
       registerTelemetryFunctions(db);
       try {
+        for (const kind of [TERM_SIGNATURES, ROW_SIGNATURES]) {
+          const written = signatures(db, kind);
+          expect(written.length).toBeGreaterThan(0);
+          expect(signedFromStore(db, kind)).toEqual(written);
+        }
+
+        // What the writer had not read ahead when the first rows came it reads when it signs the
+        // epoch: read a few at a time, the bits are those read at once.
         for (const kind of [TERM_SIGNATURES, ROW_SIGNATURES]) {
           const atOnce = new StoredEpoch(db, kind);
           expect(atOnce.readSome()).toBe(false);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { beginImport } from '../../server/stores/telemetry/import-transaction.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
-import { termText } from '../../server/stores/telemetry/search-terms.js';
+import { signEpochs, termText, TERM_SIGNATURES, type Signatures } from '../../server/stores/telemetry/search-terms.js';
 import { TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
 import type { RequestApi } from '../../server/schemas/request-log.js';
 
@@ -233,4 +233,24 @@ export function variedRecord(i: number, keys: readonly string[] = ['k-a', 'k-b',
     user_agent: 'agent/1.0',
     metadata: i % 3 === 0 ? '{}' : JSON.stringify({ run: `r${i % 4}`, 'trace-id': `t-${i}` }),
   };
+}
+
+/** A store's search signatures of `kind` (terms unless told), as written. */
+export const signatures = (db: Database, kind: Signatures = TERM_SIGNATURES) =>
+  db.prepare(`SELECT epoch, page, bits FROM ${kind.table} ORDER BY epoch, page`).raw().all() as [
+    number,
+    number,
+    Buffer,
+  ][];
+
+/** The signatures `signEpochs` makes from the stored terms or rows alone (undone after). */
+export function signedFromStore(db: Database, kind: Signatures = TERM_SIGNATURES) {
+  db.exec('BEGIN');
+  try {
+    db.exec(`DELETE FROM ${kind.table}; DELETE FROM ${kind.epochs}`);
+    signEpochs(db);
+    return signatures(db, kind);
+  } finally {
+    db.exec('ROLLBACK');
+  }
 }

@@ -20,16 +20,14 @@ import {
   registerSearchFunctions,
   ROW_SIGNATURES,
   searchTexts,
-  signEpochs,
   TERM_SIGNATURES,
-  type Signatures,
 } from '../../server/stores/telemetry/search-terms.js';
 import { registerTelemetryFunctions } from '../../server/stores/telemetry/sql-functions.js';
 import { SearchPlanner, searchLookups } from '../../server/stores/telemetry/search-planner.js';
 import { SearchWriter } from '../../server/stores/telemetry/search-writer.js';
 import { openTelemetry, TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
 import * as ref from './analytics-reference.js';
-import { COLUMNS_OF_001, dropAddedColumns } from './request-rows.js';
+import { COLUMNS_OF_001, dropAddedColumns, signatures, signedFromStore } from './request-rows.js';
 
 // Each case writes or migrates a store of hundreds of thousands of rows: on two shared cores
 // that can take most of a minute.
@@ -265,24 +263,6 @@ describe('the request log search index', () => {
 });
 
 describe('the search signatures', () => {
-  const signatures = (db: BetterSqlite3.Database, kind: Signatures = TERM_SIGNATURES) =>
-    db.prepare(`SELECT epoch, page, bits FROM ${kind.table} ORDER BY epoch, page`).raw().all() as [
-      number,
-      number,
-      Buffer,
-    ][];
-  /** The signatures `signEpochs` makes from the stored terms or rows alone (undone after). */
-  const signedFromStore = (db: BetterSqlite3.Database, kind: Signatures = TERM_SIGNATURES) => {
-    db.exec('BEGIN');
-    try {
-      db.exec(`DELETE FROM ${kind.table}; DELETE FROM ${kind.epochs}`);
-      signEpochs(db);
-      return signatures(db, kind);
-    } finally {
-      db.exec('ROLLBACK');
-    }
-  };
-
   it.each([
     ['terms', TERM_SIGNATURES, [0, 1]],
     ["rows' own texts", ROW_SIGNATURES, [0, 1]],
