@@ -400,7 +400,7 @@ export function otherFigures(r: Omit<Report, 'figures' | 'passed' | 'failed'>): 
       figure: 'import of NDJSON files (admin import-requests)',
       value: round(r.importFiles.importRowsPerSecond, 0),
       unit: 'rows/s',
-      reference: `${r.importFiles.rows} rows in ${r.importFiles.files} files (${fmt(r.importFiles.bytes / 2 ** 20)} MiB), ${fmt(r.importFiles.importSeconds)} s; DuckDB read_json of the same files ${round(r.importFiles.duckdbRowsPerSecond, 0)} rows/s (${fmt(r.importFiles.ratio)}×)`,
+      reference: `${r.importFiles.rows} rows in ${r.importFiles.files} files (${fmt(r.importFiles.bytes / 2 ** 20)} MiB) in one run of the command, ${fmt(r.importFiles.importSeconds)} s; DuckDB read_json of the same files ${round(r.importFiles.duckdbRowsPerSecond, 0)} rows/s (${fmt(r.importFiles.ratio)}×)`,
       target: '≥ 0.15× DuckDB read_json',
       pass: r.importFiles.ratio >= 0.15,
     },

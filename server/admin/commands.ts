@@ -41,7 +41,9 @@ const HELP = `usage: npm run admin -- <command> [--data-dir ./data] [--database-
                                             refused (exit 1) unless N is the current version
   routes history                            every version, when it was applied and by what
   set-model --id ROUTE --active true|false  apply a new version with the route turned on or off
-  import-requests --file F.ndjson
+  import-requests --file F.ndjson [--file G.ndjson ...]
+                                            load request-log rows, several files in one
+                                            transaction: all of them or, on a bad line, none
   seed-demo [--days 30] [--rows 50000] [--seed 1]
                                             create the demo organisation and its traffic
   verify-activity [--org NAME]              recompute the activity log's hash chain; exit 1
@@ -70,7 +72,7 @@ const FLAGS = {
   name: { type: 'string' },
   id: { type: 'string' },
   active: { type: 'string' },
-  file: { type: 'string' },
+  file: { type: 'string', multiple: true },
   out: { type: 'string' },
   'expect-version': { type: 'string' },
   days: { type: 'string' },
@@ -90,6 +92,23 @@ function required(flags: Flags, name: keyof Flags): string {
   const value = flags[name];
   if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
   return value.trim();
+}
+
+/** `--file` once: the routes commands read one document. */
+function routesFlags(flags: Flags): Omit<Flags, 'file'> & { file?: string } {
+  const [file, ...more] = flags.file ?? [];
+  if (more.length > 0) throw new UsageError('--file is given once: the routes document to read');
+  return { ...flags, file };
+}
+
+/** `--file`, once or more, each resolved; nothing else after the command (a glob's other files, say, without their --file). */
+function importFiles(flags: Flags, positionals: string[]): string[] {
+  const [stray] = positionals.slice(1);
+  if (stray !== undefined)
+    throw new UsageError(`unexpected argument ${stray}: name each file with a --file of its own`);
+  const files = (flags.file ?? []).map((file) => file.trim());
+  if (files.length === 0 || files.includes('')) throw new UsageError('--file is required');
+  return files.map((file) => resolve(file));
 }
 
 /** An optional whole-number flag within [min, max]. */
@@ -126,7 +145,7 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
   if (command === 'routes' && parsed.positionals[1] === 'check') {
     // No store: a document can be checked anywhere, a CI job included.
     try {
-      return routesCheckCommand(flags, printers);
+      return routesCheckCommand(routesFlags(flags), printers);
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
       console.error(error.message);
@@ -170,8 +189,10 @@ export async function runAdmin(args: string[], out: (line: string) => void = con
     if (command === 'reconcile') {
       return await reconcileCommand(control, config, flags, out, (message) => new UsageError(message));
     }
-    if (command === 'routes') return await routesCommand(control, parsed.positionals[1], flags, config.now(), printers);
-    out(await run(command, flags, control, config, out));
+    if (command === 'routes') {
+      return await routesCommand(control, parsed.positionals[1], routesFlags(flags), config.now(), printers);
+    }
+    out(await run(command, parsed.positionals, flags, control, config, out));
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
@@ -251,6 +272,8 @@ async function migrateStoreCommand(
 
 async function run(
   command: string,
+  /** The command and what follows it but flags. */
+  positionals: string[],
   flags: Flags,
   control: ControlStore,
   config: ServerConfig,
@@ -361,15 +384,15 @@ async function run(
       return `route ${id} is ${state}: applied version ${outcome.version}`;
     }
     case 'import-requests': {
-      const file = resolve(required(flags, 'file'));
+      const files = importFiles(flags, positionals);
       const result = await withRequestLog(config, (telemetry) =>
-        importRequests(control, telemetry, file, {
+        importRequests(control, telemetry, files, {
           report: importReport(out),
           fineCellsSince: fineCellsSince(config.now()),
         }),
       );
       if (!result.ok) throw new UsageError(result.error);
-      return `imported ${result.rows} request(s)`;
+      return `imported ${result.rows} request(s)${files.length > 1 ? ` from ${files.length} files` : ''}`;
     }
     case 'seed-demo': {
       const options = {

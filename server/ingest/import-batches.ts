@@ -24,6 +24,8 @@ export interface ImportBatch {
   copyLines: string[] | null;
   /** Each row's line in its source, when the source has lines. */
   lines: number[] | null;
+  /** The file of every row of the batch, when the source reads files: a batch never spans two. */
+  file: string | null;
   /** The id of the batch's first new term; the others follow in row order. */
   firstTerm: number;
   /** Each row's new search terms (`PlannedRow` in search-planner.ts; columns, not objects: cheaper to pass between threads). */
@@ -49,8 +51,8 @@ export interface ImportBatch {
  * writer found it when it took the write lock), or planning no SQLite search index when it is
  * null (PostgreSQL's is made by its writer), summing no rollup cells unless `sumRollups` (the
  * fine grains' only from `fineFrom`, the store's `fineCellsFrom`), and writing the rows' COPY
- * lines when `copyLines`. `line`, when given, says the source line of
- * the record just read. The last batch carries what is still held (it has no rows when the
+ * lines when `copyLines`. `line` and `file`, when given, say the source line and file of
+ * the record just read; a new file starts a new batch. The last batch carries what is still held (it has no rows when the
  * records ran out at a batch's end). When reading a record throws, the rows read before it come
  * as a batch first.
  */
@@ -59,10 +61,11 @@ export function* importBatches(
   lookups: SearchLookups | null,
   {
     line,
+    file,
     sumRollups = true,
     copyLines = false,
     fineFrom = -Infinity,
-  }: { line?: () => number; sumRollups?: boolean; copyLines?: boolean; fineFrom?: number } = {},
+  }: { line?: () => number; file?: () => string; sumRollups?: boolean; copyLines?: boolean; fineFrom?: number } = {},
 ): Generator<ImportBatch> {
   const sums = sumRollups ? new RollupSums() : null;
   const search = lookups && new SearchPlanner(lookups);
@@ -70,6 +73,7 @@ export function* importBatches(
   // The rows, search changes and the rest collected apart, put together at the batch's end.
   const start = (): Omit<ImportBatch, 'rows' | 'copyLines' | 'shares' | 'filled' | 'filledRows'> => ({
     lines: line ? [] : null,
+    file: file?.() ?? null,
     firstTerm: search?.term ?? 0,
     newTerms: [],
     tokens: [],
@@ -101,6 +105,12 @@ export function* importBatches(
     }
     if (next.done) break;
     const record = next.value;
+    if (file && file() !== batch.file) {
+      if (columns.length > 0) {
+        yield end(batch);
+        batch = start();
+      } else batch.file = file();
+    }
     columns.add(record, search?.rowid ?? 0);
     if (search) {
       const planned = search.plan(record.org_id, record.ts, searchTexts(record), ownTexts(record));

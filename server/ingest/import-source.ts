@@ -23,10 +23,14 @@ export interface ImportSource<Args = unknown> {
   parsed: boolean;
 }
 
-/** A source's rows, read on the import's thread; `line`, when given, is the source line of the row last read. */
+/**
+ * A source's rows, read on the import's thread; `line`, when given, is the source line of the row
+ * last read, and `file` the file it is in when the source reads several.
+ */
 export interface SourceRows {
   records: Iterable<RequestRecord>;
   line?: () => number;
+  file?: () => string;
 }
 
 /** What a source module exports as `readRows`: its arguments made into rows. */
@@ -38,13 +42,19 @@ export function importSource<Args>(reader: string, args: Args, { parsed = false 
 }
 
 /**
- * A row of a source that cannot be imported; its message names the line. The writer sees it
- * as an `ImportSourceError` with the code `LINE`.
+ * A row of a source that cannot be imported; its message names the line, and the file when
+ * given (one of several). The writer sees it as an `ImportSourceError` with the code `LINE`.
  */
 export class LineError extends Error {
-  constructor(line: number, message: string) {
-    super(`line ${line}: ${message}`);
+  constructor(line: number, message: string, file: string | null = null) {
+    super(`${placeOf(file, line)}: ${message}`);
   }
+}
+
+/** "line 3", or "logs/a.ndjson line 3" when the file is named. */
+export function placeOf(file: string | null, line: number | null): string {
+  const at = `line ${line ?? '?'}`;
+  return file === null ? at : `${file} ${at}`;
 }
 
 /** The worker's messages, in order: batches, then `done` or `failed`. */

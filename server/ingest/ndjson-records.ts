@@ -13,7 +13,8 @@ import { fileLines } from './ndjson-lines.js';
 export const NDJSON_READER = import.meta.url;
 
 export interface NdjsonArgs {
-  file: string;
+  /** Read one after the other, as one source: an import of several files is one transaction. */
+  files: string[];
   owners: Owners;
   /**
    * The JSON Schema each line is checked against (`ImportedRequest`), passed as data: the schema
@@ -22,11 +23,25 @@ export interface NdjsonArgs {
   schema: object;
 }
 
-/** The rows of an `ndjsonSource`, read on the import's thread (import-worker.ts), with their lines. */
-export const readRows: SourceReader<NdjsonArgs> = ({ file, owners, schema }) => {
-  const at = { line: 0 };
-  return { records: ndjsonRecords(file, owners, at, schema), line: () => at.line };
+/** The rows of an `ndjsonSource`, read on the import's thread (import-worker.ts), with their files and lines. */
+export const readRows: SourceReader<NdjsonArgs> = ({ files, owners, schema }) => {
+  const at: Place = { file: files[0] ?? '', line: 0 };
+  return { records: filesRecords(files, owners, at, schema), line: () => at.line, file: () => at.file };
 };
+
+/** Where the row last read is. */
+interface Place {
+  file: string;
+  line: number;
+}
+
+function* filesRecords(files: string[], owners: Owners, at: Place, schema: object): Generator<RequestRecord> {
+  const check = rowCheck(schema);
+  for (const file of files) {
+    at.file = file;
+    yield* ndjsonRecords(file, owners, at, check, { named: files.length > 1 });
+  }
+}
 
 /**
  * Who may own imported rows, read from the control store before an import starts: the
@@ -46,24 +61,26 @@ const rowCheck = (schema: object): ValidateFunction<ImportedRequest> =>
 
 /**
  * The rows of an NDJSON file of request-log rows. A malformed line or an unknown key or
- * project throws a `LineError`. `at.line` is the line of the row last yielded. (A request
- * id seen before is the writer's to find: the store's key refuses it.)
+ * project throws a `LineError`, naming the file too when `named` (one of several). `at.line`
+ * is the line of the row last yielded. (A request id seen before is the writer's to find: the
+ * store's key refuses it.)
  */
-export function* ndjsonRecords(
+function* ndjsonRecords(
   file: string,
   owners: Owners,
-  at: { line: number },
-  schema: object,
+  at: Place,
+  check: ValidateFunction<ImportedRequest>,
+  { named }: { named: boolean },
 ): Generator<RequestRecord> {
-  const check = rowCheck(schema);
   let lineNumber = 0;
+  const fault = (message: string) => new LineError(lineNumber, message, named ? file : null);
   for (const line of fileLines(file)) {
     lineNumber++;
     if (line.trim() === '') continue;
-    const row = parseLine(line, lineNumber, check);
+    const row = parseLine(line, check, fault);
     const ts = parseIsoTimestamp(row.timestamp);
-    if (ts === null) throw new LineError(lineNumber, 'timestamp must be an ISO 8601 date-time');
-    const owner = resolveOwner(owners, row, lineNumber);
+    if (ts === null) throw fault('timestamp must be an ISO 8601 date-time');
+    const owner = resolveOwner(owners, row, fault);
     const m = row.metrics;
     const upstream = row.upstream;
     at.line = lineNumber;
@@ -102,18 +119,21 @@ export function* ndjsonRecords(
   }
 }
 
-function parseLine(line: string, lineNumber: number, checkRow: ValidateFunction<ImportedRequest>): ImportedRequest {
+/** A `LineError` at the line being read, with this message. */
+type Fault = (message: string) => LineError;
+
+function parseLine(line: string, checkRow: ValidateFunction<ImportedRequest>, fault: Fault): ImportedRequest {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
-    throw new LineError(lineNumber, 'not valid JSON');
+    throw fault('not valid JSON');
   }
   if (!checkRow(value)) {
     const issue = checkRow.errors?.[0];
     const field = issue?.instancePath || '/';
     const missing = issue?.keyword === 'required' ? ` (${String(issue.params.missingProperty)})` : '';
-    throw new LineError(lineNumber, `${field} ${issue?.message ?? 'is invalid'}${missing}`);
+    throw fault(`${field} ${issue?.message ?? 'is invalid'}${missing}`);
   }
   return value;
 }
@@ -124,25 +144,25 @@ interface Owner {
   projectId: string | null;
 }
 
-function resolveOwner(owners: Owners, row: ImportedRequest, lineNumber: number): Owner {
+function resolveOwner(owners: Owners, row: ImportedRequest, fault: Fault): Owner {
   const keyId = row.key ? parseId(row.key.id) : null;
   const projectId = row.project ? parseId(row.project.id) : null;
   const key = keyId ? owners.keys.get(keyId) : undefined;
   const projectOrg = projectId ? owners.projects.get(projectId) : undefined;
-  if (row.key && !key) throw new LineError(lineNumber, `unknown key ${row.key.id}`);
-  if (row.project && !projectOrg) throw new LineError(lineNumber, `unknown project ${row.project.id}`);
+  if (row.key && !key) throw fault(`unknown key ${row.key.id}`);
+  if (row.project && !projectOrg) throw fault(`unknown project ${row.project.id}`);
   if (key && projectOrg && key.projectId !== projectId) {
-    throw new LineError(lineNumber, `key ${keyId} does not belong to project ${projectId}`);
+    throw fault(`key ${keyId} does not belong to project ${projectId}`);
   }
-  const orgId = key?.orgId ?? projectOrg ?? organizationByName(owners, row, lineNumber);
+  const orgId = key?.orgId ?? projectOrg ?? organizationByName(owners, row, fault);
   return { orgId, keyId: key ? keyId : null, projectId: projectOrg ? projectId : null };
 }
 
-function organizationByName(owners: Owners, row: ImportedRequest, lineNumber: number): string {
+function organizationByName(owners: Owners, row: ImportedRequest, fault: Fault): string {
   const name = row.organization_name;
-  if (name === undefined) throw new LineError(lineNumber, 'a row without key and project needs organization_name');
+  if (name === undefined) throw fault('a row without key and project needs organization_name');
   const id = owners.organizations.get(organizationNameKey(name));
-  if (!id) throw new LineError(lineNumber, `unknown organization ${name}`);
+  if (!id) throw fault(`unknown organization ${name}`);
   return id;
 }
 

@@ -3,9 +3,12 @@ import type { ControlRecords } from '../stores/control/store.js';
 import { importSource, type ImportSource } from './import-source.js';
 import { NDJSON_READER, type NdjsonArgs, type Owners } from './ndjson-records.js';
 
-/** An NDJSON file as an import's source, read by ndjson-records.ts; a request id already in the store is refused. */
-export function ndjsonSource(file: string, owners: Owners): ImportSource<NdjsonArgs> {
-  return importSource(NDJSON_READER, { file, owners, schema: ImportedRequest }, { parsed: true });
+/**
+ * NDJSON files as an import's source, read one after the other by ndjson-records.ts; a request
+ * id already in the store or earlier in the files is refused.
+ */
+export function ndjsonSource(files: string[], owners: Owners): ImportSource<NdjsonArgs> {
+  return importSource(NDJSON_READER, { files, owners, schema: ImportedRequest }, { parsed: true });
 }
 
 /** The keys, projects and organisations an import's rows may name, read before it starts. */

@@ -107,6 +107,8 @@ export class RepeatedRequest extends Error {
     readonly reqId: string,
     /** The line of the row that repeats an id stored or earlier in the source, when it has lines. */
     readonly line: number | null,
+    /** Its file, when the source reads files. */
+    readonly file: string | null = null,
   ) {
     super(`request id ${reqId} was already imported`);
   }
@@ -237,9 +239,9 @@ async function importIntoPostgres(
   /** Checks the batch sent, if any, then counts its rows as written. */
   const confirmSent = async () => {
     if (!sent) return;
-    const { rows, lines, inserted, last } = sent;
+    const { rows, lines, file, inserted, last } = sent;
     sent = null;
-    checkInserted(rows, lines, await inserted);
+    checkInserted(rows, lines, file, await inserted);
     const before = written;
     written += rows.length;
     for (let mark = before - (before % every) + every; progress && mark <= written; mark += every) {
@@ -267,7 +269,7 @@ async function importIntoPostgres(
         // Awaited in order below; a failure meanwhile must not go unhandled.
         inserted.catch(() => undefined);
         await confirmSent();
-        sent = { rows, lines: batch.lines, inserted, last: batch.last };
+        sent = { rows, lines: batch.lines, file: batch.file, inserted, last: batch.last };
         for (const [keyId, cost] of batch.spend) spend.set(keyId, (spend.get(keyId) ?? 0) + cost);
         if (batch.rollups) await write.stage(batch.rollups);
         writing = false;
@@ -293,6 +295,7 @@ async function importIntoPostgres(
 interface Sent {
   rows: RequestColumns;
   lines: number[] | null;
+  file: string | null;
   /** The ids the database inserted. */
   inserted: Promise<Set<string>>;
   /** The source's last batch. */
@@ -300,11 +303,11 @@ interface Sent {
 }
 
 /** Throws for the first row whose id the database held already, or that the batch repeats. */
-function checkInserted(rows: RequestColumns, lines: number[] | null, inserted: Set<string>): void {
+function checkInserted(rows: RequestColumns, lines: number[] | null, file: string | null, inserted: Set<string>): void {
   if (inserted.size === rows.length) return;
   for (let i = 0; i < rows.length; i++) {
     const id = reqIdAt(rows, i);
-    if (!inserted.delete(storableText(id))) throw new RepeatedRequest(id, lines?.[i] ?? null);
+    if (!inserted.delete(storableText(id))) throw new RepeatedRequest(id, lines?.[i] ?? null, file);
   }
 }
 
@@ -369,7 +372,7 @@ class ImportWriter {
   write(batch: ImportBatch): void {
     const { rows, newTerms, tokens, lines } = batch;
     const repeat = this.requests.write(rows);
-    if (repeat >= 0) throw new RepeatedRequest(reqIdAt(rows, repeat), lines?.[repeat] ?? null);
+    if (repeat >= 0) throw new RepeatedRequest(reqIdAt(rows, repeat), lines?.[repeat] ?? null, batch.file);
     let term = batch.firstTerm;
     for (let i = 0; i < rows.length; i++) {
       term = this.search.writeRow(rowidAt(rows, i), orgIdAt(rows, i), newTerms[i]!, tokens[i]!, term);

@@ -434,6 +434,80 @@ describe('import-requests', () => {
     expect((await limit(3.99)).body.error).toContain('spend so far of 4.00 PKR');
   });
 
+  it('imports several files in one run, every row of each, and settles their cost once', async () => {
+    const countBefore = await rowCount();
+    const spent = 4; // the spend so far, from the first test
+    const paths = [file([row(0.5), row(0.25)]), file([row(1)]), file(['', row(0.25)])];
+    const flags = paths.flatMap((path) => ['--file', path]);
+    expect((await ok('import-requests', ...flags)).split('\n')).toEqual([
+      '4 request(s) written; finishing the rollups and search index, then committing',
+      'imported 4 request(s) from 3 files',
+    ]);
+    expect(await rowCount()).toBe(countBefore + 4);
+    expect((await limit(spent + 1.99)).body.error).toContain(`spend so far of ${(spent + 2).toFixed(2)} PKR`);
+    expect((await limit(spent + 2)).status).toBe(200);
+    expect((await limit(spent)).status).toBe(400);
+  });
+
+  /** Lines of the first file, of a second, and the message that names the second's fault. */
+  const severalCases: [string, () => [(object | string)[], (object | string)[]], RegExp][] = [
+    [
+      'a malformed line',
+      () => [
+        [row(1), row(1)],
+        [row(1), '{'],
+      ],
+      /line 2: not valid JSON/,
+    ],
+    ['an unknown key', () => [[row(1)], [row(1, { key: { id: randomUUID() } })]], /line 1: unknown key/],
+    [
+      'a request id of the first file repeated',
+      () => {
+        const first = row(1);
+        return [
+          [first, row(1)],
+          [row(1), { ...first }],
+        ];
+      },
+      /line 2: request id .* already imported/,
+    ],
+    [
+      // Lines are counted from each file's start, though the first file's rows fill batches.
+      'a request id of the first file repeated after a batch of rows',
+      () => {
+        const rows = Array.from({ length: LATER_LINE }, () => row(0.5));
+        return [rows, [row(1), row(1), { ...rows[LATER_LINE - 1]! }]];
+      },
+      /line 3: request id .* already imported/,
+    ],
+  ];
+
+  it.each(severalCases)(
+    'files whose second has %s are rejected together, naming its file and line',
+    async (_label, lines, message) => {
+      const count = await rowCount();
+      const [first, second] = lines().map((fileLines) => file(fileLines));
+      const outcome = await admin('import-requests', '--file', first!, '--file', second!);
+      expect(outcome.code).not.toBe(0);
+      expect(outcome.err.startsWith(`${second!} line`)).toBe(true);
+      expect(outcome.err).toMatch(message);
+      expect(outcome.out).toBe('');
+      // The first file's rows are not kept either, nor their spend.
+      expect(await rowCount()).toBe(count);
+      expect((await limit(6)).status).toBe(200);
+      expect((await limit(5.99)).body.error).toContain('spend so far of 6.00 PKR');
+    },
+  );
+
+  it('refuses files named without a --file each (a glob), importing none', async () => {
+    const count = await rowCount();
+    const [first, second] = [file([row(1)]), file([row(1)])];
+    const outcome = await admin('import-requests', '--file', first, second);
+    expect(outcome).toMatchObject({ code: 2, out: '' });
+    expect(outcome.err).toContain(`unexpected argument ${second}: name each file with a --file of its own`);
+    expect(await rowCount()).toBe(count);
+  });
+
   it('keeps the target that served and every attempt, read back as imported and imported again alike', async () => {
     const upstream = { model: 'gpt-4o-mini', provider: 'azure', attempts: ATTEMPTS };
     const full = row(0, { upstream: { ...upstream, attempts: ATTEMPTS.map((a) => ({ ...a, note: 'not kept' })) } });
@@ -486,10 +560,16 @@ describe('import-requests', () => {
     });
   });
 
-  it('a missing file is reported by name', async () => {
+  it('a missing file is reported by name, and none of the others imported', async () => {
     const path = join(scratch, 'no-such-file.ndjson');
     const outcome = await admin('import-requests', '--file', path);
     expect(outcome.code).not.toBe(0);
     expect(outcome.err).toContain(path);
+
+    const count = await rowCount();
+    const among = await admin('import-requests', '--file', file([row(0)]), '--file', path);
+    expect(among).toMatchObject({ code: 2, out: '' });
+    expect(among.err).toContain(`no such file: ${path}`);
+    expect(await rowCount()).toBe(count);
   });
 });

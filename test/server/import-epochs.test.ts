@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ndjsonRecords, type Owners } from '../../server/ingest/ndjson-records.js';
+import { readRows, type Owners } from '../../server/ingest/ndjson-records.js';
 import { ndjsonSource } from '../../server/ingest/ndjson-source.js';
 import { recordRequests, recordRequestsFrom } from '../../server/ingest/record-requests.js';
 import { ImportedRequest } from '../../server/schemas/request-log.js';
@@ -51,9 +51,9 @@ describe('an NDJSON import into a store that ends inside an epoch of its search 
       // earlier ids the writer reads while the reading thread starts, and the rest when it signs.
       const path = join(scratch, 'mid-epoch.db');
       const before = ndjsonFile(scratch, rows(EPOCH_ROWS - 1_000));
-      await recordRequests(control, path, ndjsonRecords(before, owners, { line: 0 }, ImportedRequest));
+      await recordRequests(control, path, readRows({ files: [before], owners, schema: ImportedRequest }).records);
       const file = ndjsonFile(scratch, rows(2_000, EPOCH_ROWS - 1_000));
-      expect(await recordRequestsFrom(control, path, ndjsonSource(file, owners))).toBe(2_000);
+      expect(await recordRequestsFrom(control, path, ndjsonSource([file], owners))).toBe(2_000);
 
       const db = new BetterSqlite3(path);
       registerTelemetryFunctions(db);

@@ -205,15 +205,15 @@ describe('an import', () => {
     try {
       const row = () => importRow(null, null, { organization_name: org });
       const first = row();
-      const repeated = await importRequests(control, path, ndjsonFile(dir, [first, row(), { ...first }]));
+      const repeated = await importRequests(control, path, [ndjsonFile(dir, [first, row(), { ...first }])]);
       expect(repeated).toEqual({ ok: false, error: `line 3: request id ${first.req_id} was already imported` });
       expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(0);
       expect(read(path, 'PRAGMA journal_mode')).toBe('wal');
       expect(existsSync(`${path}-journal`)).toBe(false);
 
-      expect(await importRequests(control, path, ndjsonFile(dir, [first, row()]))).toEqual({ ok: true, rows: 2 });
+      expect(await importRequests(control, path, [ndjsonFile(dir, [first, row()])])).toEqual({ ok: true, rows: 2 });
       // The store has rows now: its key refuses the id, and the message names the line.
-      const again = await importRequests(control, path, ndjsonFile(dir, [row(), first]));
+      const again = await importRequests(control, path, [ndjsonFile(dir, [row(), first])]);
       expect(again).toEqual({ ok: false, error: expect.stringMatching(/^line 2\b.*already imported/) });
       expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(2);
       expect(read(path, 'PRAGMA journal_mode')).toBe('wal');
@@ -336,7 +336,7 @@ describe('an import of a file into a store with rows', () => {
         seen.push({ wal: existsSync(`${path}-wal`), journal: existsSync(`${path}-journal`) });
         during?.();
       };
-      const result = await importRequests(control, path, ndjsonFile(dir, lines), { report, every: 1_000 });
+      const result = await importRequests(control, path, [ndjsonFile(dir, lines)], { report, every: 1_000 });
       expect(result).toEqual({ ok: true, rows: lines.length });
     } finally {
       await control.close();

@@ -152,6 +152,21 @@ describe('routes check', () => {
   });
 });
 
+describe('routes check and apply, one document', () => {
+  it('refuses a second --file (usage, exit 2) and stores nothing', async () => {
+    const before = await history();
+    const { document } = await exported();
+    for (const verb of ['check', 'apply']) {
+      expect(await admin('routes', verb, '--file', file(document), '--file', file(document))).toEqual({
+        code: 2,
+        out: '',
+        err: '--file is given once: the routes document to read',
+      });
+    }
+    expect(await history()).toBe(before);
+  });
+});
+
 describe('routes check, anywhere', () => {
   it('needs no store: a data folder that does not exist stays so', async () => {
     const nowhere = join(scratch, 'no-data-folder');
