@@ -104,8 +104,9 @@ function routesFlags(flags: Flags): Omit<Flags, 'file'> & { file?: string } {
 /** `--file`, once or more, each resolved; nothing else after the command (a glob's other files, say, without their --file). */
 function importFiles(flags: Flags, positionals: string[]): string[] {
   const [stray] = positionals.slice(1);
-  if (stray !== undefined)
+  if (stray !== undefined) {
     throw new UsageError(`unexpected argument ${stray}: name each file with a --file of its own`);
+  }
   const files = (flags.file ?? []).map((file) => file.trim());
   if (files.length === 0 || files.includes('')) throw new UsageError('--file is required');
   return files.map((file) => resolve(file));

@@ -51,10 +51,10 @@ export interface ImportBatch {
  * writer found it when it took the write lock), or planning no SQLite search index when it is
  * null (PostgreSQL's is made by its writer), summing no rollup cells unless `sumRollups` (the
  * fine grains' only from `fineFrom`, the store's `fineCellsFrom`), and writing the rows' COPY
- * lines when `copyLines`. `line` and `file`, when given, say the source line and file of
- * the record just read; a new file starts a new batch. The last batch carries what is still held (it has no rows when the
- * records ran out at a batch's end). When reading a record throws, the rows read before it come
- * as a batch first.
+ * lines when `copyLines`. `line` and `file`, when given, say the source line and file of the
+ * record just read; a new file starts a new batch. The last batch carries what is still held (it
+ * has no rows when the records ran out at a batch's end). When reading a record throws, the rows
+ * read before it come as a batch first.
  */
 export function* importBatches(
   records: Iterable<RequestRecord>,
