@@ -37,10 +37,8 @@ export async function importRequests(
   } catch (error) {
     if (error instanceof ImportSourceError && error.code === 'LINE') return { ok: false, error: error.message };
     if (error instanceof ImportSourceError && error.code === 'ENOENT') return { ok: false, error: error.message };
-    if (error instanceof RepeatedRequest) {
-      const file = files.length > 1 ? error.file : null;
-      return { ok: false, error: `${placeOf(file, error.line)}: ${error.message}` };
-    }
+    if (error instanceof RepeatedRequest)
+      return { ok: false, error: `${placeOf(error.file, error.line)}: ${error.message}` };
     throw error;
   }
 }

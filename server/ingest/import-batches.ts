@@ -24,7 +24,7 @@ export interface ImportBatch {
   copyLines: string[] | null;
   /** Each row's line in its source, when the source has lines. */
   lines: number[] | null;
-  /** The file of every row of the batch, when the source reads files: a batch never spans two. */
+  /** The file of every row of the batch, when the source names it (one of several): a batch never spans two. */
   file: string | null;
   /** The id of the batch's first new term; the others follow in row order. */
   firstTerm: number;

@@ -26,7 +26,10 @@ export interface NdjsonArgs {
 /** The rows of an `ndjsonSource`, read on the import's thread (import-worker.ts), with their files and lines. */
 export const readRows: SourceReader<NdjsonArgs> = ({ files, owners, schema }) => {
   const at: Place = { file: files[0] ?? '', line: 0 };
-  return { records: filesRecords(files, owners, at, schema), line: () => at.line, file: () => at.file };
+  // A file is named, in faults and to the batches, only among several: one file's lines say enough.
+  const named = files.length > 1;
+  const records = filesRecords(files, owners, at, schema, named);
+  return { records, line: () => at.line, ...(named ? { file: () => at.file } : {}) };
 };
 
 /** Where the row last read is. */
@@ -35,11 +38,17 @@ interface Place {
   line: number;
 }
 
-function* filesRecords(files: string[], owners: Owners, at: Place, schema: object): Generator<RequestRecord> {
+function* filesRecords(
+  files: string[],
+  owners: Owners,
+  at: Place,
+  schema: object,
+  named: boolean,
+): Generator<RequestRecord> {
   const check = rowCheck(schema);
   for (const file of files) {
     at.file = file;
-    yield* ndjsonRecords(file, owners, at, check, { named: files.length > 1 });
+    yield* ndjsonRecords(file, owners, at, check, named);
   }
 }
 
@@ -70,7 +79,7 @@ function* ndjsonRecords(
   owners: Owners,
   at: Place,
   check: ValidateFunction<ImportedRequest>,
-  { named }: { named: boolean },
+  named: boolean,
 ): Generator<RequestRecord> {
   let lineNumber = 0;
   const fault = (message: string) => new LineError(lineNumber, message, named ? file : null);

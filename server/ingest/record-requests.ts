@@ -107,7 +107,7 @@ export class RepeatedRequest extends Error {
     readonly reqId: string,
     /** The line of the row that repeats an id stored or earlier in the source, when it has lines. */
     readonly line: number | null,
-    /** Its file, when the source reads files. */
+    /** Its file, when the source names it (one of several). */
     readonly file: string | null = null,
   ) {
     super(`request id ${reqId} was already imported`);
