@@ -3,6 +3,7 @@ import { RollupSums } from '../stores/telemetry/rollup-sums.js';
 import { rollupRows, type RollupRows } from '../stores/telemetry/rollup-writer.js';
 import { SearchPlanner, type BlockCounts, type SearchLookups, type Share } from '../stores/telemetry/search-planner.js';
 import { ownTexts, searchTexts, type FilledEpoch } from '../stores/telemetry/search-terms.js';
+import type { SourceRows } from './import-source.js';
 import { RequestColumnsBuilder, requestCopyLines, type RequestColumns } from './request-columns.js';
 
 /** Rows per batch: large enough that passing a batch between threads costs little per row. */
@@ -51,8 +52,8 @@ export interface ImportBatch {
  * writer found it when it took the write lock), or planning no SQLite search index when it is
  * null (PostgreSQL's is made by its writer), summing no rollup cells unless `sumRollups` (the
  * fine grains' only from `fineFrom`, the store's `fineCellsFrom`), and writing the rows' COPY
- * lines when `copyLines`. `line` and `file`, when given, say the source line and file of the
- * record just read; a new file starts a new batch. The last batch carries what is still held (it
+ * lines when `copyLines`. `line`, `file` and `metadata`, when given, say the source line, file and
+ * parsed metadata of the record just read; a new file starts a new batch. The last batch carries what is still held (it
  * has no rows when the records ran out at a batch's end). When reading a record throws, the rows
  * read before it come as a batch first.
  */
@@ -62,14 +63,20 @@ export function* importBatches(
   {
     line,
     file,
+    metadata,
     sumRollups = true,
     copyLines = false,
     fineFrom = -Infinity,
-  }: { line?: () => number; file?: () => string; sumRollups?: boolean; copyLines?: boolean; fineFrom?: number } = {},
+  }: Pick<SourceRows, 'line' | 'file' | 'metadata'> & {
+    sumRollups?: boolean;
+    copyLines?: boolean;
+    fineFrom?: number;
+  } = {},
 ): Generator<ImportBatch> {
   const sums = sumRollups ? new RollupSums() : null;
   const search = lookups && new SearchPlanner(lookups);
-  const columns = new RequestColumnsBuilder(BATCH_ROWS);
+  // SQLite's store (whose search index is planned here) keeps metadata by its shape, PostgreSQL's as text.
+  const columns = new RequestColumnsBuilder(BATCH_ROWS, { shapes: lookups !== null });
   // The rows, search changes and the rest collected apart, put together at the batch's end.
   const start = (): Omit<ImportBatch, 'rows' | 'copyLines' | 'shares' | 'filled' | 'filledRows'> => ({
     lines: line ? [] : null,
@@ -113,7 +120,7 @@ export function* importBatches(
     }
     columns.add(record, search?.rowid ?? 0);
     if (search) {
-      const planned = search.plan(record.org_id, record.ts, searchTexts(record), ownTexts(record));
+      const planned = search.plan(record.org_id, record.ts, searchTexts(record, metadata?.()), ownTexts(record));
       batch.newTerms.push(planned.newTerms);
       batch.tokens.push(planned.tokens);
     }

@@ -31,6 +31,11 @@ export interface SourceRows {
   records: Iterable<RequestRecord>;
   line?: () => number;
   file?: () => string;
+  /**
+   * The metadata of the row last read as an object, whose JSON its record's `metadata` is: the
+   * search planning reads it as it is rather than parsing that JSON again.
+   */
+  metadata?: () => Readonly<Record<string, string>>;
 }
 
 /** What a source module exports as `readRows`: its arguments made into rows. */

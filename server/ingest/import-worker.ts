@@ -48,9 +48,9 @@ try {
   // Sees the store as the writer found it: the writer holds the write lock and commits at the end.
   const db = storePath === null ? null : new BetterSqlite3(storePath, { readonly: true, fileMustExist: true });
   try {
-    const { records, line, file } = await read(source);
+    const { records, line, file, metadata } = await read(source);
     const found = !planSearch ? null : lookups ? lookupsFrom(lookups) : db ? searchLookups(db) : NO_ROWS;
-    for (const batch of importBatches(records, found, { line, file, sumRollups, fineFrom, copyLines })) {
+    for (const batch of importBatches(records, found, { line, file, metadata, sumRollups, fineFrom, copyLines })) {
       if (!room()) break;
       post({ kind: 'batch', batch });
       Atomics.add(flow, FLOW.sent, 1);

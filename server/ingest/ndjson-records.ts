@@ -25,17 +25,23 @@ export interface NdjsonArgs {
 
 /** The rows of an `ndjsonSource`, read on the import's thread (import-worker.ts), with their files and lines. */
 export const readRows: SourceReader<NdjsonArgs> = ({ files, owners, schema }) => {
-  const at: Place = { file: files[0] ?? '', line: 0 };
+  const at: Place = { file: files[0] ?? '', line: 0, metadata: {} };
   // A file is named, in faults and to the batches, only among several: one file's lines say enough.
   const named = files.length > 1;
   const records = filesRecords(files, owners, at, schema, named);
-  return { records, line: () => at.line, ...(named ? { file: () => at.file } : {}) };
+  return {
+    records,
+    line: () => at.line,
+    metadata: () => at.metadata,
+    ...(named ? { file: () => at.file } : {}),
+  };
 };
 
-/** Where the row last read is. */
+/** Where the row last read is, and its metadata as written into its record. */
 interface Place {
   file: string;
   line: number;
+  metadata: Record<string, string>;
 }
 
 function* filesRecords(
@@ -92,7 +98,9 @@ function* ndjsonRecords(
     const owner = resolveOwner(owners, row, fault);
     const m = row.metrics;
     const upstream = row.upstream;
+    const metadata = lowercaseKeys(row.metadata);
     at.line = lineNumber;
+    at.metadata = metadata;
     yield {
       req_id: row.req_id,
       ts,
@@ -123,7 +131,7 @@ function* ndjsonRecords(
       // Absent (a file written before rows said it, or by another program): unknown.
       api: row.api ?? null,
       user_agent: row.user_agent,
-      metadata: JSON.stringify(lowercaseKeys(row.metadata)),
+      metadata: JSON.stringify(metadata),
     };
   }
 }
@@ -175,6 +183,10 @@ function organizationByName(owners: Owners, row: ImportedRequest, fault: Fault):
   return id;
 }
 
+/** `metadata` itself when its keys are lowercase already, as nearly every row's are. */
 function lowercaseKeys(metadata: Record<string, string>): Record<string, string> {
+  let lowercase = true;
+  for (const name in metadata) lowercase &&= name.toLowerCase() === name;
+  if (lowercase) return metadata;
   return Object.fromEntries(Object.entries(metadata).map(([name, value]) => [name.toLowerCase(), value]));
 }

@@ -533,6 +533,26 @@ describe('import-requests', () => {
     expect(stored!.served_by).toBe('azure/gpt-4o-mini');
   });
 
+  it("finds imported rows by their metadata's keys and values, and by the trace id set aside from its shape", async () => {
+    const trace = randomUUID().replaceAll('-', '');
+    const zephyr = row(0, { metadata: { Customer: 'Zephyr-Retail', Trace_Id: trace } });
+    const orchid = row(0, { metadata: { customer: 'orchid-foods', feature: 'digest' } });
+    const bare = row(0, { metadata: {} });
+    await ok('import-requests', '--file', file([zephyr, orchid, bare]));
+    const found = async (text: string) => {
+      const page = await client.get(`/analytics/requests?time_range=24h&search=${encodeURIComponent(text)}`);
+      expect(page.status, JSON.stringify(page.body)).toBe(200);
+      return (page.body.requests as { req_id: string }[]).map((r) => r.req_id).sort();
+    };
+    expect(await found('zephyr')).toEqual([zephyr.req_id]);
+    expect(await found('orchid')).toEqual([orchid.req_id]);
+    expect(await found(trace)).toEqual([zephyr.req_id]);
+    expect(await found('digest')).toEqual([orchid.req_id]);
+    expect(await found('customer')).toEqual([zephyr.req_id, orchid.req_id].sort());
+    const read = await client.get(`/analytics/requests/${zephyr.req_id}`);
+    expect(read.body.metadata).toEqual({ customer: 'Zephyr-Retail', trace_id: trace });
+  });
+
   it('keeps the api a line gives, and an absent or null one as unknown; a row read back imports again alike', async () => {
     const given = row(0, { api: 'responses' });
     const absent = row(0); // files written before rows said it

@@ -53,6 +53,21 @@ describe('ISO 8601 timestamps', () => {
     expect(parseIsoTimestamp('2030-01-02T23:60:00.000Z')).toBeNull();
     // ISO 8601's end of a day, which the general form takes as the next midnight.
     expect(parseIsoTimestamp('2030-01-02T24:00:00.000Z')).toBe(Date.UTC(2030, 0, 3));
+    // Centuries are leap years only every fourth; years before 100 are not read as 1900 onwards.
+    expect(parseIsoTimestamp('1900-02-29T00:00:00.000Z')).toBeNull();
+    expect(parseIsoTimestamp('2000-02-29T00:00:00.000Z')).toBe(Date.UTC(2000, 1, 29));
+    expect(parseIsoTimestamp('0050-06-01T00:00:00.000Z')).toBe(new Date(0).setUTCFullYear(50, 5, 1));
+    expect(parseIsoTimestamp('9999-12-31T23:59:59.999Z')).toBe(Date.UTC(9999, 11, 31, 23, 59, 59, 999));
+  });
+
+  it('reads back ~70,000 date-times of two centuries as toISOString wrote them', () => {
+    const wrong: string[] = [];
+    // A day, an hour and 1.237 s apart from 1950 to 2150: every time of day, nearly every date.
+    for (let ms = Date.UTC(1950, 0, 1); ms < Date.UTC(2150, 0, 1); ms += 86_400_000 + 3_601_237) {
+      const text = new Date(ms).toISOString();
+      if (parseIsoTimestamp(text) !== ms) wrong.push(text);
+    }
+    expect(wrong).toEqual([]);
   });
 
   it('accepts a bare date as midnight UTC', () => {

@@ -17,27 +17,40 @@ const MAX_SHAPE = 1_024;
 
 const shapeable = (metadata: string): boolean => metadata.length <= MAX_SHAPE && !metadata.includes('\\u');
 
-/** The shape of `metadata` and the bytes of the hex value it set aside, or null when it has none. */
-export function metadataShape(metadata: string): { shape: string; hex: Buffer | null } | null {
+/** A metadata's shape and the hex digits it sets aside (null for none). */
+export interface Shaped {
+  shape: string;
+  digits: string | null;
+}
+
+/** `shapeOf`'s last question and answer: an import's reading thread asks twice a row (its columns, its search texts). */
+let lastMetadata = '{}';
+let lastShaped: Shaped | null = { shape: '{}', digits: null };
+
+/** The shape of `metadata` and the digits of the hex value it sets aside, or null when it has none. */
+export function shapeOf(metadata: string): Shaped | null {
+  if (metadata !== lastMetadata) {
+    lastShaped = shaped(metadata);
+    lastMetadata = metadata;
+  }
+  return lastShaped;
+}
+
+function shaped(metadata: string): Shaped | null {
   // No `\u` at all, the slot's or an escape: a search then finds none in a shaped row unread (`metadataMayHoldSql`).
   if (!shapeable(metadata)) return null;
   const found = HEX_VALUE.exec(metadata);
-  if (found === null) return { shape: metadata, hex: null };
+  if (found === null) return { shape: metadata, digits: null };
   const digits = found[1]!;
   const at = found.index + 1;
-  return {
-    shape: metadata.slice(0, at) + SLOT + metadata.slice(at + digits.length),
-    hex: Buffer.from(digits, 'hex'),
-  };
+  return { shape: metadata.slice(0, at) + SLOT + metadata.slice(at + digits.length), digits };
 }
 
 /**
- * The digits `metadataShape` sets aside from `metadata`, as text, or null: a row's own search text
+ * The digits `shapeOf` sets aside from `metadata`, as text, or null: a row's own search text
  * (search-terms.ts, `ownTexts`), whether its writer stored it aside or left the JSON whole.
  */
-export function metadataHexDigits(metadata: string): string | null {
-  return shapeable(metadata) ? (HEX_VALUE.exec(metadata)?.[1] ?? null) : null;
-}
+export const metadataHexDigits = (metadata: string): string | null => shapeOf(metadata)?.digits ?? null;
 
 /** SQL for the metadata JSON a stored value is (columns of `request_rows`). */
 export const metadataOf = (stored: string, hex: string): string =>
@@ -52,7 +65,7 @@ export const metadataOf = (stored: string, hex: string): string =>
  * digits set aside sit between two `"`, which such a text cannot hold, so it is in the JSON only
  * if it is in the shape or in the digits (a text such as `0000` may be found in the slot: the
  * caller checks the JSON of each row this lets through). A shape holds no escape
- * (`metadataShape`). Measured, a three-letter search of a day's rows at a million demo rows:
+ * (`shapeOf`). Measured, a three-letter search of a day's rows at a million demo rows:
  * 51 ms, against 124 ms making each row's JSON (four times: once per mention in the check) and 43
  * ms before metadata was shaped.
  */
@@ -62,15 +75,18 @@ export const metadataMayHoldSql = (search: string, folded: (text: string) => str
       OR instr(hex(requests.metadata_hex), upper(${search})) > 0
     ELSE instr(requests.metadata_key, '\\u') > 0 OR instr(${folded('requests.metadata_key')}, ${search}) > 0 END`;
 
-/** `metadata_shape(text)` and `metadata_hex(text)`, `metadataShape`'s two parts in SQL, for migration 019. */
+/** `metadata_shape(text)` and `metadata_hex(text)`, `shapeOf`'s two parts in SQL, for migration 019. */
 export function registerMetadataFunctions(db: Database): void {
-  const shaped = (metadata: unknown) => (typeof metadata === 'string' ? metadataShape(metadata) : null);
-  db.function('metadata_shape', { deterministic: true }, (metadata) => shaped(metadata)?.shape ?? null);
-  db.function('metadata_hex', { deterministic: true }, (metadata) => shaped(metadata)?.hex ?? null);
+  const shapedText = (metadata: unknown) => (typeof metadata === 'string' ? shapeOf(metadata) : null);
+  db.function('metadata_shape', { deterministic: true }, (metadata) => shapedText(metadata)?.shape ?? null);
+  db.function('metadata_hex', { deterministic: true }, (metadata) => {
+    const digits = shapedText(metadata)?.digits;
+    return digits ? Buffer.from(digits, 'hex') : null;
+  });
 }
 
 /**
- * Shapes this process's writers have seen once and not coded (`metadataShape`). The second sighting
+ * Shapes this process's writers have seen once and not coded (`shapeOf`). The second sighting
  * codes a shape: metadata that never repeats (a user's own ids) stays in its row, where coding it
  * would add its text and an index entry to the store. Process-wide, since the gateways' rows come in
  * batches of a few, each written by a writer of its own; a sighting codes nothing, so one made in a
@@ -81,25 +97,20 @@ const MAX_SIGHTED = 20_000;
 
 /** The codes of the writer's strings (request-rows.ts, `RequestStrings`). */
 interface StringCodes {
-  /** The string's code if the store has one, else null. */
-  knownCode(text: string): number | null;
   /** The string's code, made if the store has none. */
   codeOf(text: string): number | null;
 }
 
-/** The values `request_rows.metadata` and `metadata_hex` hold for a row's metadata, coded by its shape where it repeats. */
-export function storedMetadata(strings: StringCodes, metadata: string): [bigint | string, Buffer | null] {
-  const shaped = metadataShape(metadata);
-  if (shaped === null) return [metadata, null];
-  let code = strings.knownCode(shaped.shape);
-  if (code === null) {
-    if (!sighted.delete(shaped.shape)) {
-      if (sighted.size >= MAX_SIGHTED) sighted.clear();
-      sighted.add(shaped.shape);
-      return [metadata, null];
-    }
-    code = strings.codeOf(shaped.shape)!;
+/**
+ * The code for a row's metadata shape (`shapeOf`) that the store has none for yet, or null where
+ * the row keeps its JSON whole: such a shape is coded at its second sighting. (`request_rows.metadata`
+ * holds the code of a shape the store has one for: server/ingest/request-inserts.ts.)
+ */
+export function newShapeCode(strings: StringCodes, shape: string): number | null {
+  if (!sighted.delete(shape)) {
+    if (sighted.size >= MAX_SIGHTED) sighted.clear();
+    sighted.add(shape);
+    return null;
   }
-  // A BigInt: better-sqlite3 binds every number as a REAL, which the column would keep as one.
-  return [BigInt(code), shaped.hex];
+  return strings.codeOf(shape);
 }

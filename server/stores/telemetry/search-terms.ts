@@ -102,10 +102,13 @@ export const termToken = (id: number): string => `t${id}`;
 export const casefold = (text: string): string => text.toLowerCase();
 
 /** The search texts of a row, casefolded: its request id, then its metadata's keys and string values, each once. */
-export function searchTexts(row: Pick<RequestRecord, 'req_id' | 'metadata'>): string[] {
+export function searchTexts(
+  row: Pick<RequestRecord, 'req_id' | 'metadata'>,
+  parsed?: Readonly<Record<string, unknown>>,
+): string[] {
   const texts = [casefold(row.req_id)];
   if (row.metadata === '{}') return texts;
-  const metadata = JSON.parse(row.metadata) as Record<string, unknown>;
+  const metadata = parsed ?? (JSON.parse(row.metadata) as Record<string, unknown>);
   // A row holds a handful of strings: a scan of the list is cheaper than a Set. The request
   // id is a term of its own: a metadata string equal to it is still a metadata term.
   for (const key in metadata) {
