@@ -160,7 +160,8 @@ export async function deliverStream(
     }
     // A caller reading slower than the upstream writes: wait for them, and so stop reading the
     // upstream (its socket fills, and it waits too), rather than hold what they have not read.
-    if (passed !== '' && !reply.raw.write(withoutKey(passed, delivery.apiKey))) {
+    // Not for the last events: nothing is read for them, and the end follows them at once.
+    if (passed !== '' && !reply.raw.write(withoutKey(passed, delivery.apiKey)) && !corked) {
       await once(reply.raw, 'drain', { signal: stream.abort.signal });
     }
     const at = performance.now();

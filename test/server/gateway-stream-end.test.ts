@@ -26,6 +26,13 @@ beforeAll(async () => {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     response.end(STREAM);
   });
+  // The same, longer than a socket's 16 KiB mark, past which a write asks its writer to wait.
+  bench.script('at once, long', (_request, response) => {
+    response.writeHead(200, { 'content-type': 'text/event-stream' });
+    response.end(
+      Array.from({ length: 200 }, (_, i) => delta(`${i} ${'word '.repeat(20)}`)).join('') + 'data: [DONE]\n\n',
+    );
+  });
   // Its first content, then its last events, then its end only later.
   bench.script('lingering', (_request, response) => {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -95,13 +102,14 @@ describe('the gateway in a process of its own', () => {
   it('ends a stream with its last events in the same write, when the upstream sent them and its end together', async () => {
     const key = await bench.newKey();
     // Several answers: the two writes of before could now and then be read together by chance.
-    for (let i = 0; i < 5; i++) {
-      const got = await reads(url(), key.api_key, 'at once');
+    for (let i = 0; i < 6; i++) {
+      const got = await reads(url(), key.api_key, i % 2 === 0 ? 'at once' : 'at once, long');
       const last = got.at(-1)!.text;
       expect(last).toContain('data: [DONE]');
       expect(last.endsWith('\r\n0\r\n\r\n')).toBe(true);
+      if (i % 2 === 1) expect(got.map((read) => read.text).join('')).toContain(`199 ${'word '.repeat(20)}`);
     }
-    const rows = await bench.rowsOf(key.id, 5);
-    expect(rows.map((row) => row.status_detail.termination_reason)).toEqual(Array(5).fill('success'));
+    const rows = await bench.rowsOf(key.id, 6);
+    expect(rows.map((row) => row.status_detail.termination_reason)).toEqual(Array(6).fill('success'));
   });
 });
