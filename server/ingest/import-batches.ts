@@ -3,7 +3,6 @@ import { RollupSums } from '../stores/telemetry/rollup-sums.js';
 import { rollupRows, type RollupRows } from '../stores/telemetry/rollup-writer.js';
 import { SearchPlanner, type BlockCounts, type SearchLookups, type Share } from '../stores/telemetry/search-planner.js';
 import { ownTexts, searchTexts, type FilledEpoch } from '../stores/telemetry/search-terms.js';
-import type { SourceRows } from './import-source.js';
 import { RequestColumnsBuilder, requestCopyLines, type RequestColumns } from './request-columns.js';
 
 /** Rows per batch: large enough that passing a batch between threads costs little per row. */
@@ -67,7 +66,10 @@ export function* importBatches(
     sumRollups = true,
     copyLines = false,
     fineFrom = -Infinity,
-  }: Pick<SourceRows, 'line' | 'file' | 'metadata'> & {
+  }: {
+    line?: () => number;
+    file?: () => string;
+    metadata?: () => Readonly<Record<string, string>>;
     sumRollups?: boolean;
     copyLines?: boolean;
     fineFrom?: number;
