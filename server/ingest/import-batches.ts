@@ -46,15 +46,28 @@ export interface ImportBatch {
   last: boolean;
 }
 
+/** What a source says of the record it read last (import-source.ts, `SourceRows`). */
+export interface RecordPlace {
+  /** Its line in the source. */
+  line?: () => number;
+  /** Its file, when the source reads several. */
+  file?: () => string;
+  /**
+   * Its metadata as an object, whose JSON the record's `metadata` is: the search planning reads it
+   * as it is rather than parsing that JSON again.
+   */
+  metadata?: () => Readonly<Record<string, string>>;
+}
+
 /**
  * Cuts `records` into batches, numbering rows and terms from `lookups` (the store as the
  * writer found it when it took the write lock), or planning no SQLite search index when it is
  * null (PostgreSQL's is made by its writer), summing no rollup cells unless `sumRollups` (the
  * fine grains' only from `fineFrom`, the store's `fineCellsFrom`), and writing the rows' COPY
- * lines when `copyLines`. `line`, `file` and `metadata`, when given, say the source line, file and
- * parsed metadata of the record just read; a new file starts a new batch. The last batch carries what is still held (it
- * has no rows when the records ran out at a batch's end). When reading a record throws, the rows
- * read before it come as a batch first.
+ * lines when `copyLines`. `RecordPlace`'s accessors, when given, say where the record just read
+ * is; a new file starts a new batch. The last batch carries what is still held (it has no rows
+ * when the records ran out at a batch's end). When reading a record throws, the rows read before
+ * it come as a batch first.
  */
 export function* importBatches(
   records: Iterable<RequestRecord>,
@@ -66,14 +79,7 @@ export function* importBatches(
     sumRollups = true,
     copyLines = false,
     fineFrom = -Infinity,
-  }: {
-    line?: () => number;
-    file?: () => string;
-    metadata?: () => Readonly<Record<string, string>>;
-    sumRollups?: boolean;
-    copyLines?: boolean;
-    fineFrom?: number;
-  } = {},
+  }: RecordPlace & { sumRollups?: boolean; copyLines?: boolean; fineFrom?: number } = {},
 ): Generator<ImportBatch> {
   const sums = sumRollups ? new RollupSums() : null;
   const search = lookups && new SearchPlanner(lookups);

@@ -1,6 +1,6 @@
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import type { StoredLookups } from '../stores/telemetry/search-planner.js';
-import type { ImportBatch } from './import-batches.js';
+import type { ImportBatch, RecordPlace } from './import-batches.js';
 
 /**
  * Where the rows of an import read on a thread of its own come from (import-worker.ts): the
@@ -23,19 +23,9 @@ export interface ImportSource<Args = unknown> {
   parsed: boolean;
 }
 
-/**
- * A source's rows, read on the import's thread; `line`, when given, is the source line of the row
- * last read, and `file` the file it is in when the source reads several.
- */
-export interface SourceRows {
+/** A source's rows, read on the import's thread, and what it says of the row it read last. */
+export interface SourceRows extends RecordPlace {
   records: Iterable<RequestRecord>;
-  line?: () => number;
-  file?: () => string;
-  /**
-   * The metadata of the row last read as an object, whose JSON its record's `metadata` is: the
-   * search planning reads it as it is rather than parsing that JSON again.
-   */
-  metadata?: () => Readonly<Record<string, string>>;
 }
 
 /** What a source module exports as `readRows`: its arguments made into rows. */

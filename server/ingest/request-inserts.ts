@@ -12,10 +12,10 @@ import {
   type RequestStrings,
 } from '../stores/telemetry/request-rows.js';
 import {
+  hexAt,
   INSERT_COLUMNS,
   recoded,
   rowidAt,
-  hexAt,
   travelsCoded,
   valuesAt,
   type RequestColumns,
@@ -70,10 +70,12 @@ export class RequestInserts {
     const coded = recoded(rows, (column, values) =>
       CODED.has(column) ? values.map((text) => this.strings.codeOf(text)) : undefined,
     );
-    // Each shape's code once a batch (a lookup a row took ~0.35 µs), as a BigInt: better-sqlite3
-    // binds every number as a REAL, which the column would keep as one.
-    const known = shapes.values.map((shape) => (shape === null ? null : this.strings.knownCode(shape)));
-    const bound = known.map((code) => (code === null ? null : BigInt(code)));
+    // Each shape's code once a batch (a lookup a row took ~0.35 µs), null for none yet, as a
+    // BigInt: better-sqlite3 binds every number as a REAL, which the column would keep as one.
+    const bound = shapes.values.map((shape) => {
+      const code = shape === null ? null : this.strings.knownCode(shape);
+      return code === null ? null : BigInt(code);
+    });
     try {
       for (let i = 0; i < rows.length; i++) {
         valuesAt(coded, i, this.row);
@@ -86,9 +88,9 @@ export class RequestInserts {
         row[STATUS] = storedStatus(row[STATUS]!);
         const shape = shapes.codes[i]!;
         const text = shapes.values[shape] ?? null;
-        if (known[shape] === null && text !== null) {
+        if (bound[shape] === null && text !== null) {
           const code = newShapeCode(this.strings, text);
-          if (code !== null) [known[shape], bound[shape]] = [code, BigInt(code)];
+          if (code !== null) bound[shape] = BigInt(code);
         }
         // A row whose shape has no code keeps its JSON whole, the digits in it.
         const stored = bound[shape];
