@@ -68,8 +68,18 @@ interface Queries {
  * its rows or a retention step reach the store first.
  */
 export function logUpgrading(log: FastifyBaseLogger, path: string, migration: string): void {
+  const key = `${path}\n${migration}`;
+  if (named.has(key)) return;
+  named.add(key);
   log.info({ path, migration }, 'upgrading the telemetry store (a large store takes minutes)');
 }
+
+/**
+ * The migrations this process has named, by store: once each. Two of its connections that waited
+ * for the same lock each hear of every file (`migrate` names it before its transaction), though
+ * only the first runs it.
+ */
+const named = new Set<string>();
 
 /** After a failed upgrade, the next read tries again no sooner than this: each try is a thread. */
 const UPGRADE_RETRY_MS = 30_000;
