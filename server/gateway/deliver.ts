@@ -149,8 +149,8 @@ export async function deliverStream(
     // The stream's last events, the upstream's end usually right behind them: held back until the
     // caller's answer ends (`end` uncorks) or this turn of the event loop is over at the latest, so
     // that they and the answer's end leave in one write. Sent apart, the end was a second system
-    // call and a second packet for the caller, every stream: at 500 streams a second the server's
-    // CPU time was 11 % less without it (six alternating runs of each).
+    // call and a second packet for the caller, every stream: at 500 streams a second, held back the
+    // server's CPU time was 11 % less (six alternating runs of each).
     if (events.done && !corked) {
       corked = true;
       reply.raw.cork();
