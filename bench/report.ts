@@ -96,6 +96,8 @@ export interface Report {
     rows: number;
     days: number;
     runs: number;
+    /** Timed runs of a query whose runs take under `ms` in all. */
+    fast: { runs: number; ms: number };
     warmup: number;
     caseSeconds: number;
     loadSeconds: number;
@@ -836,7 +838,7 @@ export function markdown(report: Report): string {
     `# Benchmark: ${m.rows.toLocaleString('en')} rows over ${m.days} days`,
     '',
     ...quickNote(m),
-    `Run ${m.startedAt} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}; ${m.runs} timed runs per query after ${m.warmup} warm-up ` +
+    `Run ${m.startedAt} on ${m.cpus} × ${m.cpuModel}, Node ${m.node}; ${m.runs} timed runs per query, up to ${m.fast.runs} while they take under ${m.fast.ms / 1000} s, after ${m.warmup} warm-up ` +
       `(at most ${m.caseSeconds} s per query), times in ms through the real HTTP endpoints; DuckDB in memory, threads=2, ` +
       `same rows, same SQL semantics. Took ${fmt(m.seconds)} s. **${report.passed} pass, ${report.failed} fail.**`,
     '',
