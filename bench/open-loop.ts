@@ -21,6 +21,18 @@ export interface Target {
   bodies?: readonly string[];
 }
 
+/**
+ * Targets timed in one schedule, request by request in turn, each at `rps` / their number: a stall
+ * of the machine falls on each of them alike, which runs one after the other cannot promise. For
+ * routes of one gateway compared with each other.
+ */
+export interface Interleaved {
+  name: string;
+  members: Target[];
+}
+
+const membersOf = (entry: Target | Interleaved): Target[] => ('members' in entry ? entry.members : [entry]);
+
 export interface Call {
   status: number;
   /** performance.now() at the answer's first body byte (its end when it had no body). */
@@ -74,10 +86,10 @@ const emptyRun = (): Run => ({ samples: [], sent: 0, ok: 0, failed: 0, maxSendLa
 
 /** What one open-loop case asks of the client process. */
 export interface OpenLoopSpec {
-  targets: Target[];
+  targets: (Target | Interleaved)[];
   bodies: readonly string[];
   rps: number;
-  /** Timed seconds per target, over all rounds. */
+  /** Timed seconds per target, over all rounds: an interleaved group's members' times over. */
   seconds: number;
   until: 'end' | 'firstByte';
   /** Seconds of warm-up before each timed run (default: a fifth of a round, between 0.5 and 1). */
@@ -93,13 +105,14 @@ export interface OpenLoopSpec {
  */
 async function openLoop(
   dispatcher: Agent,
-  target: Target,
+  entry: Target | Interleaved,
   spec: OpenLoopSpec,
   seconds: number,
-  into: Run = emptyRun(),
-): Promise<Run> {
+  runs: Record<string, Run> = {},
+): Promise<void> {
   const { rps, until } = spec;
-  const bodies = target.bodies ?? spec.bodies;
+  const members = membersOf(entry);
+  const intos = members.map((member) => (runs[member.name] ??= emptyRun()));
   const interval = 1000 / rps;
   const total = Math.max(1, Math.round(rps * seconds));
   const pending: Promise<void>[] = [];
@@ -109,10 +122,13 @@ async function openLoop(
     const now = performance.now();
     for (; i < total && start + i * interval <= now; i++) {
       const scheduled = start + i * interval;
+      const target = members[i % members.length]!;
+      const into = intos[i % members.length]!;
+      const bodies = target.bodies ?? spec.bodies;
       into.maxSendLagMs = Math.max(into.maxSendLagMs, now - scheduled);
       into.sent++;
       pending.push(
-        call(dispatcher, target, bodies[i % bodies.length]!).then(
+        call(dispatcher, target, bodies[Math.floor(i / members.length) % bodies.length]!).then(
           (answer) => {
             if (!ok(answer.status)) {
               into.failed++;
@@ -130,7 +146,6 @@ async function openLoop(
     if (i < total) await sleep(start + i * interval - performance.now());
   }
   await Promise.all(pending);
-  return into;
 }
 
 /**
@@ -142,15 +157,17 @@ export async function openLoopCase(spec: OpenLoopSpec, log: (line: string) => vo
   const rounds = spec.rounds ?? OPEN_LOOP_ROUNDS;
   const roundSeconds = spec.seconds / rounds;
   const warmSeconds = spec.warmSeconds ?? Math.min(1, Math.max(0.5, roundSeconds / 5));
-  const runs = Object.fromEntries(spec.targets.map((target) => [target.name, emptyRun()]));
+  const runs: Record<string, Run> = {};
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? spec.targets : [...spec.targets].reverse();
-    for (const target of order) {
+    for (const entry of order) {
       const dispatcher = agent();
       try {
-        await openLoop(dispatcher, target, spec, warmSeconds);
-        const run = await openLoop(dispatcher, target, spec, roundSeconds, runs[target.name]!);
-        log(`  round ${r + 1}/${rounds} ${target.name}: ${run.sent} sent so far, ${run.failed} failed`);
+        await openLoop(dispatcher, entry, spec, warmSeconds);
+        await openLoop(dispatcher, entry, spec, roundSeconds * membersOf(entry).length, runs);
+        for (const { name } of membersOf(entry)) {
+          log(`  round ${r + 1}/${rounds} ${name}: ${runs[name]!.sent} sent so far, ${runs[name]!.failed} failed`);
+        }
       } finally {
         await dispatcher.close();
       }

@@ -972,7 +972,9 @@ export function failoverLines(f: FailoverReport): string[] {
       `\`bench/refused\` (its first provider's base_url a closed port), \`bench/mortal\` (its first provider a second ` +
       `simulated upstream process, SIGKILLed mid-run). The upstream itself and the first three routes are timed in one open-loop case at ` +
       `${s.rateRps} req/s (${s.secondsPerTarget} s per target over ${s.rounds} alternating rounds, each after a ${s.warmSeconds} s warm-up: ` +
-      `the refused route's first warm-up is its outage's first second). The outage case sends ${s.outageRps} req/s, ` +
+      `the refused route's first warm-up is its outage's first second); the three routes interleaved, request by request, in one ` +
+      `schedule at ${s.rateRps} req/s in all, so that a stall of the machine falls on each alike (each route's ` +
+      `${s.secondsPerTarget} s at ${s.rateRps} req/s take three times as long at a third of the rate). The outage case sends ${s.outageRps} req/s, ` +
       `${s.healthySeconds} s healthy then ${s.outageSeconds} s after the kill, reading \`x-svc-attempts\` and \`x-svc-served-by\` ` +
       `(attempts on the dead target = attempts − 1 when the second target served), then the rows' \`upstream.attempts\`. ` +
       `The open-loop client runs in a process of its own (bench/open-loop-child.ts). ` +
