@@ -49,7 +49,9 @@ const METRIC_SQL: Record<Metric, (sum: (column: string) => string) => string> = 
   latency: (sum) => `${sum('total_ms')} / NULLIF(${sum('requests')}, 0)`,
   // A bucket with no first-token time has no mean.
   ttft: (sum) => `${sum('ttft_ms')} / NULLIF(${sum('ttft_count')}, 0)`,
-  tok_s: (sum) => `${sum('speed_tokens')} * 1000.0 / NULLIF(${sum('speed_ms')}, 0)`,
+  // Generation time sums to zero, unknown, exactly when no token was counted; a cell less its
+  // outside rows (windows.ts, `complemented`) may leave a rounding's worth of it instead.
+  tok_s: (sum) => `NULLIF(${sum('speed_tokens')}, 0) * 1000.0 / NULLIF(${sum('speed_ms')}, 0)`,
   token_usage: (sum) => sum('tokens'),
 };
 
@@ -320,7 +322,7 @@ export class AnalyticsQueries {
     }
     if (filter.search !== undefined && this.search) {
       // The window's rows counted as the summary counts them: its rollups reach down to
-      // minutes, the request log's to hours (up to an hour of rows read at each edge).
+      // minutes, the request log's to hours (up to half an hour of rows read at each edge).
       const windowRows = (await this.summary({ orgId: filter.orgId, from: filter.from, to: filter.to })).requests;
       const match = this.search.match(filter.orgId, filter.search, windowRows, filter);
       if (match) return this.searchPage(filter, match, limit, offset, windowRows);

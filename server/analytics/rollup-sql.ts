@@ -2,7 +2,7 @@ import { GRAINS, OUTCOME_GRAINS, type Grain } from '../stores/telemetry/rollup-g
 import type { FilterColumn } from '../stores/telemetry/request-rows.js';
 import type { CellGroupBy, GroupBy, RequestFilter, Scope } from './query-types.js';
 import type { Dialect } from './sql.js';
-import { cellGrains, grainsFor, keptSegments } from './windows.js';
+import { cellGrains, complemented, grainsFor, keptSegments, type Segment, type Span } from './windows.js';
 
 /**
  * SQL that reads a window through the rollups (see windows.ts): one sub-select per
@@ -109,15 +109,16 @@ function oneDimensionClauses(filter: RollupFilter, dim: CellGroupBy | 'org'): st
  * summed without a group. (Full cells summed by key are one per project and key, and keys
  * unknown in two projects would share a point.)
  */
-function onePerPoint(grain: Grain | null, select: RollupSelect, dim: CellGroupBy | 'org' | null): boolean {
-  if (!grain || select.counts || grain.ms !== select.intervalMs) return false;
+function onePerPoint(part: Segment, select: RollupSelect, dim: CellGroupBy | 'org' | null): boolean {
+  const { grain } = part;
+  if (!grain || part.less || select.counts || grain.ms !== select.intervalMs) return false;
   return dim !== null || !select.groupBy;
 }
 
 function subSelect(
   dialect: Dialect,
   grain: Grain | null,
-  index: number,
+  index: string,
   filter: RollupFilter,
   select: RollupSelect,
   dim: CellGroupBy | 'org' | null,
@@ -162,6 +163,34 @@ function subSelect(
     WHERE ${where} GROUP BY ${[cell, ...order].join(', ')}`;
 }
 
+/**
+ * A complemented segment (windows.ts): its cells and, negated, the rows of `less`, summed by
+ * bucket and group. A group whose rows all lie in `less` sums to no request and is left out,
+ * as the rows would leave it.
+ */
+function lessSelect(
+  dialect: Dialect,
+  part: Segment & { grain: Grain; less: readonly Span[] },
+  index: string,
+  filter: RollupFilter,
+  select: RollupSelect,
+  dim: CellGroupBy | 'org' | null,
+): string {
+  const keys = [select.intervalMs === undefined ? null : 'bucket', select.groupBy ? 'grp' : null].filter(
+    (key) => key !== null,
+  );
+  const measures = select.counts ? [COUNT_MEASURES] : CELL_MEASURES.split(', ');
+  const negated = part.less.map(
+    (_, k) =>
+      `SELECT ${[...keys, ...measures.map((m) => `-${m} AS ${m}`)].join(', ')}
+      FROM (${subSelect(dialect, null, `${index}_${k}`, filter, select, dim)}) AS outside`,
+  );
+  const cells = subSelect(dialect, part.grain, index, filter, select, dim);
+  return `SELECT ${[...keys, ...measures.map((m) => `SUM(${m}) AS ${m}`)].join(', ')}
+    FROM (${[cells, ...negated].join('\nUNION ALL\n')}) AS cell
+    ${keys.length > 0 ? `GROUP BY ${keys.join(', ')}` : ''} HAVING SUM(requests) > 0`;
+}
+
 export interface RollupSource {
   /** A sub-query giving rows of (bucket?, grp?, requests, total_ms, ttft_count, ttft_ms, speed_tokens, speed_ms, tokens, cost_micro). */
   sql: string;
@@ -182,7 +211,11 @@ export function rollupSource(dialect: Dialect, filter: RollupFilter, select: Rol
     select.counts ? OUTCOME_GRAINS : select.intervalMs === undefined ? GRAINS : grainsFor(select.intervalMs),
     select.groupBy,
   ).filter((grain) => select.counts || dim !== null || grain.usage !== null);
-  const found = keptSegments(filter.from, filter.to + 1, grains, filter.horizon, filter.fineFrom);
+  const found = complemented(
+    keptSegments(filter.from, filter.to + 1, grains, filter.horizon, filter.fineFrom),
+    grains,
+    filter,
+  );
   const params: Record<string, unknown> = { ...filter };
   if (filter.statusClass !== undefined) {
     params.statusFrom = filter.statusClass * 100;
@@ -192,16 +225,21 @@ export function rollupSource(dialect: Dialect, filter: RollupFilter, select: Rol
   const selects = found.map((part, index) => {
     params[`from${index}`] = part.from;
     params[`to${index}`] = part.to;
-    return subSelect(dialect, part.grain, index, filter, select, dim);
+    if (!part.grain || !part.less) return subSelect(dialect, part.grain, `${index}`, filter, select, dim);
+    for (const [k, span] of part.less.entries()) {
+      params[`from${index}_${k}`] = span.from;
+      params[`to${index}_${k}`] = span.to;
+    }
+    return lessSelect(dialect, { ...part, grain: part.grain, less: part.less }, `${index}`, filter, select, dim);
   });
-  const whole = found.findIndex((part) => onePerPoint(part.grain, select, dim));
+  const whole = found.findIndex((part) => onePerPoint(part, select, dim));
   const points = whole < 0 ? null : selects.splice(whole, 1)[0]!;
   // An empty window (or one the points cover) still needs a source of the right shape: an empty range of rows.
   if (selects.length === 0) {
     const index = found.length;
     params[`from${index}`] = 0;
     params[`to${index}`] = 0;
-    selects.push(subSelect(dialect, null, index, filter, select, dim));
+    selects.push(subSelect(dialect, null, `${index}`, filter, select, dim));
   }
   for (const name of ['from', 'to', 'horizon', 'fineFrom']) delete params[name];
   return { sql: selects.join('\nUNION ALL\n'), params, points };

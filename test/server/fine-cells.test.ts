@@ -7,8 +7,9 @@ import { AnalyticsQueries } from '../../server/analytics/queries.js';
 import type { AnalyticsQuery, GroupBy, Metric, Scope } from '../../server/analytics/query-types.js';
 import { SearchIndex } from '../../server/analytics/search-index.js';
 import { SqliteSql } from '../../server/analytics/sqlite-sql.js';
-import { segments } from '../../server/analytics/windows.js';
+import { complemented, segments } from '../../server/analytics/windows.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
+import type { RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { fineCellsFrom, recordFineCellsFrom, thinFineCells } from '../../server/stores/telemetry/fine-cells.js';
 import { fineCellsSince, GRAINS, THINNED_TABLES } from '../../server/stores/telemetry/rollup-grains.js';
@@ -79,6 +80,15 @@ afterAll(async () => {
   await control?.close();
   rmSync(scratch, { recursive: true, force: true });
 });
+
+async function withStoreAsync<T>(path: string, work: (queries: AnalyticsQueries) => Promise<T>): Promise<T> {
+  const db = new BetterSqlite3(path, { readonly: true });
+  try {
+    return await work(new AnalyticsQueries(new SqliteSql(db)));
+  } finally {
+    db.close();
+  }
+}
 
 function withStore<T>(path: string, work: (db: BetterSqlite3.Database) => T): T {
   const db = new BetterSqlite3(path, { readonly: true });
@@ -203,6 +213,97 @@ describe('windows read around the fine cells start', () => {
     ]);
     // Without the start, the old edge is read from five-minute and minute cells.
     expect(segments(from, to, GRAINS)[0]).toEqual({ grain: null, from, to: from + 500 });
+  });
+});
+
+describe("an old window's partial hour, read as its cell less the rows outside the window", () => {
+  // An hour two days before the start: its fine cells never written.
+  const H = SINCE - 2 * DAY + 5 * HOUR;
+  const path = join(scratch, 'less.db');
+  const row = (n: number, ts: number, keyId: string, generated: number, totalMs: number): RequestRecord => ({
+    ...ROWS[0]!,
+    req_id: `less-${n}`,
+    ts,
+    org_id: MAIN,
+    project_id: 'p0',
+    key_id: keyId,
+    status: 200,
+    termination_reason: 'completed',
+    upstream_error: null,
+    ttft_ms: 0.5,
+    total_ms: totalMs,
+    tokens_generated: generated,
+    total_tokens: generated,
+    prompt_tokens: 0,
+    cache_read_input_tokens: null,
+  });
+  // Before the window, k-a's generation times sum in no order to what they take away exactly; k-b has no row inside.
+  const LESS_ROWS = [
+    row(1, H + MINUTE, 'k-a', 10, 0.501),
+    row(2, H + 2 * MINUTE, 'k-a', 20, 0.512),
+    row(3, H + 3 * MINUTE, 'k-a', 30, 1.529),
+    row(4, H + 4 * MINUTE, 'k-b', 40, 0.9),
+    // Inside: no token generated, so no speed is known.
+    row(5, H + 30 * MINUTE, 'k-a', 0, 0.65),
+  ];
+  const scope: Scope = { orgId: MAIN, from: H + 10 * MINUTE, to: H + 2 * HOUR - 1 };
+
+  beforeAll(async () => {
+    const db = openTelemetry(path);
+    recordFineCellsFrom(db, SINCE);
+    db.close();
+    await recordRequests(control, path, LESS_ROWS);
+  });
+
+  it('takes the hour cell less the ten minutes before the window, not fifty minutes of rows', () => {
+    const parts = segments(scope.from, scope.to + 1, GRAINS, SINCE);
+    expect(parts[0]).toEqual({ grain: null, from: scope.from, to: H + HOUR });
+    expect(complemented(parts, GRAINS, { fineFrom: SINCE })[0]).toMatchObject({
+      grain: { ms: HOUR },
+      from: H,
+      to: H + HOUR,
+      less: [{ from: H, to: scope.from }],
+    });
+    // Not the fine cells, which are gone there, nor rows before a horizon.
+    expect(complemented(parts, GRAINS, { fineFrom: SINCE, horizon: H + HOUR })[0]).toBe(parts[0]);
+  });
+
+  it('answers as the rows: no point for a key with none inside, no speed where no token was generated', async () => {
+    // What the test is for: k-a's cell less its rows outside, summed as SQL sums it, leaves a
+    // rounding of generation time (the writer's sum of the cell), not 0.
+    const left = withStore(path, (db) => {
+      const cell = db
+        .prepare(`SELECT speed_ms FROM rollup_dim_hour WHERE org_id = ? AND dim = 2 AND bucket = ? AND value = 'k-a'`)
+        .pluck()
+        .get(MAIN, H) as number;
+      const outside = LESS_ROWS.slice(0, 3).map((r) => -(r.total_ms - r.ttft_ms!));
+      return db
+        .prepare(`SELECT SUM(v) FROM (SELECT ? AS v UNION ALL SELECT ? UNION ALL SELECT ? UNION ALL SELECT ?)`)
+        .pluck()
+        .get(cell, ...outside) as number;
+    });
+    expect(left).not.toBe(0);
+    await withStoreAsync(path, async (queries) => {
+      const series = async (metric: Metric) => {
+        const answer = await queries.run({ kind: 'timeseries', scope, metric, intervalMs: HOUR, groupBy: 'key' });
+        return JSON.parse(answer.json) as { bucket: string; group: string | null; value: number }[];
+      };
+      const bucket = new Date(H).toISOString().replace('.000Z', '');
+      expect(await series('volume')).toEqual([{ bucket, group: 'k-a', value: 1 }]);
+      expect(await series('tok_s')).toEqual([]);
+      const [latency] = await series('latency');
+      expect(latency!.value).toBeCloseTo(0.65, 9);
+      const summary = await queries.run({ kind: 'summary', scope });
+      expect(summary).toMatchObject({ requests: 1, totalTokens: 0, tokensPerSecond: null });
+      const top = await queries.run({
+        kind: 'top',
+        scope,
+        groupBy: 'key',
+        previous: { from: 0, to: 0 },
+        trendEdges: [],
+      });
+      expect(top.map((entry) => [entry.group, entry.requests])).toEqual([['k-a', 1]]);
+    });
   });
 });
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { grainsFor, keptSegments, segments, type Segment } from '../../server/analytics/windows.js';
+import { complemented, grainsFor, keptSegments, segments, type Segment } from '../../server/analytics/windows.js';
 import { effectiveRetentionDays, MAX_RETENTION_DAYS, retentionHorizon } from '../../server/domain/retention.js';
 import {
   BOARD_GRAINS,
@@ -133,6 +133,50 @@ describe('keptSegments', () => {
         },
       ),
       { seed: 20_261_106, numRuns: 2_000 },
+    );
+  });
+
+  it('reads a run of rows as a cell less the rows outside it only where fewer, kept and whole: each instant still once', () => {
+    // Fine cells kept from a day's start, as fine-cells.ts keeps them.
+    const fineFromAt = fc.integer({ min: -4, max: 4 }).map((days) => T + days * DAY);
+    // Days alone too: a run of rows as long as a day, whose day cell would reach before the horizon.
+    const lists = fc.constantFrom(...GRAIN_LISTS, [grain(DAY)]);
+    fc.assert(
+      fc.property(instant, instant, lists, horizonAt, fineFromAt, (a, b, grains, horizon, fineFrom) => {
+        const [from, to] = a <= b ? [a, b] : [b, a];
+        const parts = keptSegments(from, to, grains, horizon, fineFrom);
+        const read = complemented(parts, grains, { horizon, fineFrom });
+        expect(read).toHaveLength(parts.length);
+        for (const [i, part] of read.entries()) {
+          const rows = parts[i]!;
+          if (part === rows) continue;
+          // Only a run of rows becomes a whole cell of a grain read here, where its cells are kept.
+          expect(rows.grain).toBeNull();
+          expect(grains).toContain(part.grain);
+          const ms = part.grain!.ms;
+          expect([part.from % ms, part.to - part.from]).toEqual([0, ms]);
+          expect(part.from).toBeGreaterThanOrEqual(horizon);
+          if (ms < HOUR) expect(part.from).toBeGreaterThanOrEqual(fineFrom);
+          // Less exactly the rows of the cell outside the run, and fewer of them.
+          const outside = part.less!.reduce((sum, span) => sum + span.to - span.from, 0);
+          expect(outside).toBeLessThan(rows.to - rows.from);
+          expect(part.less).toEqual(
+            [
+              { from: part.from, to: rows.from },
+              { from: rows.to, to: part.to },
+            ].filter((span) => span.from < span.to),
+          );
+        }
+        // Every instant counted as often as before: once in the window from the horizon on.
+        const count = (segmentsRead: readonly Segment[], ts: number) =>
+          segmentsRead.filter((p) => p.from <= ts && ts < p.to).length -
+          segmentsRead.flatMap((p) => p.less ?? []).filter((span) => span.from <= ts && ts < span.to).length;
+        const edges = read.flatMap((p) => [p.from, p.to, ...(p.less ?? []).flatMap((span) => [span.from, span.to])]);
+        for (const ts of [...edges, ...edges.map((edge) => edge - 1), from, to - 1]) {
+          expect(count(read, ts), `at ${ts}`).toBe(count(parts, ts));
+        }
+      }),
+      { seed: 20_261_205, numRuns: 3_000 },
     );
   });
 
