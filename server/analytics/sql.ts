@@ -51,7 +51,7 @@ export interface Dialect {
   /**
    * Rows (bucket, group, value) of `source` as a JSON array of {bucket, group, value}, ordered
    * by bucket and group (no group first), the bucket as UTC time without offset: one row of
-   * (points, json).
+   * (points, json), json as text or, on SQLite, its bytes (SeriesJson).
    */
   seriesJson(source: string): string;
 }

@@ -27,9 +27,10 @@ export const SQLITE: Dialect = {
     `${CODED_COLUMNS[column]} IN (SELECT code FROM request_strings WHERE text IN (SELECT value FROM json_each(@${param})))`,
   // JSON from SQLite itself: handing thousands of rows to JavaScript cost more than making it.
   // Its numbers read back as the same doubles (5.0 for 5); datetime() is a third of strftime()'s cost.
-  seriesJson: (source) => `SELECT COUNT(*) AS points, COALESCE(json_group_array(json_object(
+  // As a BLOB, the text comes as its bytes (SeriesJson).
+  seriesJson: (source) => `SELECT COUNT(*) AS points, CAST(COALESCE(json_group_array(json_object(
       'bucket', replace(datetime(bucket / 1000, 'unixepoch'), ' ', 'T'), 'group', "group", 'value', value)
-    ORDER BY bucket, "group"), '[]') AS json
+    ORDER BY bucket, "group"), '[]') AS BLOB) AS json
   FROM (${source}) AS series`,
 };
 

@@ -180,10 +180,14 @@ export async function analyticsRoutes(fastify: FastifyInstance): Promise<void> {
           ? defaultInterval(range.ms)
           : { text: query.interval, ms: parseDuration('interval', query.interval) };
       const series = await run({ kind: 'timeseries', scope, metric, intervalMs: interval.ms, groupBy }, reply);
-      // The worker sent `data` as JSON text; only the small envelope is built here.
+      // The worker sent `data` as JSON; only the small envelope is built here.
       const head = JSON.stringify({ metric, interval: interval.text, group_by: groupBy, time_range: range.text });
-      const body = `${head.slice(0, -1)},"data":${series.json}}`;
-      // A string payload skips Fastify's serializer: the schema still documents the shape.
+      const open = `${head.slice(0, -1)},"data":`;
+      const body =
+        typeof series.json === 'string'
+          ? `${open}${series.json}}`
+          : Buffer.concat([Buffer.from(open), series.json, Buffer.from('}')]);
+      // A string or Buffer payload skips Fastify's serializer: the schema still documents the shape.
       return reply.type('application/json; charset=utf-8').send(body as unknown as Timeseries);
     },
   );

@@ -16,6 +16,7 @@ import { openPool } from '../../server/stores/postgres.js';
 import { PgRequestLog } from '../../server/stores/telemetry/postgres/request-log.js';
 import { freshDatabase } from '../postgres/database.js';
 import { VARIED_START as START, variedRecord } from './request-rows.js';
+import { seriesText } from './retention-rows.js';
 
 /**
  * Every analytics query answers on PostgreSQL what it answers on SQLite for the same rows. The
@@ -189,10 +190,10 @@ function queries(): { name: string; query: AnalyticsQuery }[] {
   return list;
 }
 
-/** Timeseries points compared as the numbers they are: SQLite writes 5.0 where PostgreSQL writes 5. */
+/** Timeseries points compared as the numbers they are: SQLite writes 5.0 where PostgreSQL writes 5 (and hands bytes, not text). */
 function comparable(result: unknown): unknown {
-  if (result && typeof result === 'object' && 'json' in result && typeof result.json === 'string') {
-    return { ...result, json: JSON.parse(result.json) as unknown };
+  if (result && typeof result === 'object' && 'json' in result) {
+    return { ...result, json: JSON.parse(seriesText(result.json as string | Uint8Array)) as unknown };
   }
   return result;
 }

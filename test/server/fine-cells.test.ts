@@ -28,6 +28,7 @@ import {
   NOW,
   retentionRows,
   rollupDigests,
+  seriesText,
   START,
   usageGrains,
 } from './retention-rows.js';
@@ -286,7 +287,7 @@ describe("an old window's partial hour, read as its cell less the rows outside t
     await withStoreAsync(path, async (queries) => {
       const series = async (metric: Metric) => {
         const answer = await queries.run({ kind: 'timeseries', scope, metric, intervalMs: HOUR, groupBy: 'key' });
-        return JSON.parse(answer.json) as { bucket: string; group: string | null; value: number }[];
+        return JSON.parse(seriesText(answer.json)) as { bucket: string; group: string | null; value: number }[];
       };
       const bucket = new Date(H).toISOString().replace('.000Z', '');
       expect(await series('volume')).toEqual([{ bucket, group: 'k-a', value: 1 }]);

@@ -243,6 +243,16 @@ export function expectPage(
   for (const row of answer.rows) expect(row.ts).toBeGreaterThanOrEqual(from);
 }
 
+/** A timeseries' JSON as text: SQLite's comes as its UTF-8 bytes (SeriesJson). */
+export const seriesText = (json: string | Uint8Array): string =>
+  typeof json === 'string' ? json : Buffer.from(json.buffer, json.byteOffset, json.byteLength).toString('utf8');
+
+/** An answer with a timeseries' bytes as text: compared as bytes, element by element, they took minutes. */
+export const answerText = <T>(answer: T): T =>
+  answer && typeof answer === 'object' && 'json' in answer && answer.json instanceof Uint8Array
+    ? { ...answer, json: seriesText(answer.json) }
+    : answer;
+
 /** A timeseries' points against the reference's over `rows` (already those of the window and scope). */
 export function expectSeries(
   actual: SeriesJson,
@@ -252,7 +262,7 @@ export function expectSeries(
   groupBy: GroupBy | null,
   label: string,
 ): void {
-  const points = JSON.parse(actual.json) as ref.SeriesRow[];
+  const points = JSON.parse(seriesText(actual.json)) as ref.SeriesRow[];
   const window = { orgId: rows[0]?.org_id ?? '', now: Number.MAX_SAFE_INTEGER, rangeMs: Number.MAX_SAFE_INTEGER };
   const expected = ref.timeseries([...rows], window, metric, intervalMs, groupBy);
   expect(actual.points, label).toBe(expected.length);
