@@ -192,8 +192,13 @@ function queries(): { name: string; query: AnalyticsQuery }[] {
 
 /** Timeseries points compared as the numbers they are: SQLite writes 5.0 where PostgreSQL writes 5 (and hands bytes, not text). */
 function comparable(result: unknown): unknown {
-  if (result && typeof result === 'object' && 'json' in result) {
-    return { ...result, json: JSON.parse(seriesText(result.json as string | Uint8Array)) as unknown };
+  if (
+    result &&
+    typeof result === 'object' &&
+    'json' in result &&
+    (typeof result.json === 'string' || result.json instanceof Uint8Array)
+  ) {
+    return { ...result, json: JSON.parse(seriesText(result.json)) as unknown };
   }
   return result;
 }
