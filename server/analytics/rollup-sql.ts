@@ -170,7 +170,8 @@ function subSelect(
  */
 function lessSelect(
   dialect: Dialect,
-  part: Segment & { grain: Grain; less: readonly Span[] },
+  grain: Grain,
+  less: readonly Span[],
   index: string,
   filter: RollupFilter,
   select: RollupSelect,
@@ -180,12 +181,12 @@ function lessSelect(
     (key) => key !== null,
   );
   const measures = select.counts ? [COUNT_MEASURES] : CELL_MEASURES.split(', ');
-  const negated = part.less.map(
+  const negated = less.map(
     (_, k) =>
       `SELECT ${[...keys, ...measures.map((m) => `-${m} AS ${m}`)].join(', ')}
       FROM (${subSelect(dialect, null, `${index}_${k}`, filter, select, dim)}) AS outside`,
   );
-  const cells = subSelect(dialect, part.grain, index, filter, select, dim);
+  const cells = subSelect(dialect, grain, index, filter, select, dim);
   return `SELECT ${[...keys, ...measures.map((m) => `SUM(${m}) AS ${m}`)].join(', ')}
     FROM (${[cells, ...negated].join('\nUNION ALL\n')}) AS cell
     ${keys.length > 0 ? `GROUP BY ${keys.join(', ')}` : ''} HAVING SUM(requests) > 0`;
@@ -230,7 +231,7 @@ export function rollupSource(dialect: Dialect, filter: RollupFilter, select: Rol
       params[`from${index}_${k}`] = span.from;
       params[`to${index}_${k}`] = span.to;
     }
-    return lessSelect(dialect, { ...part, grain: part.grain, less: part.less }, `${index}`, filter, select, dim);
+    return lessSelect(dialect, part.grain, part.less, `${index}`, filter, select, dim);
   });
   const whole = found.findIndex((part) => onePerPoint(part, select, dim));
   const points = whole < 0 ? null : selects.splice(whole, 1)[0]!;
