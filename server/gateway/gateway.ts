@@ -25,6 +25,7 @@ import { serve, targetName, type Routing } from './failover.js';
 import { KeyGate, announcesBody, apiKeySecret, bearerSecret, bodyDeadline } from './front-door.js';
 import { metadataOf, refusalRow, type RowStart } from './request-facts.js';
 import type { Upstreams } from './upstreams.js';
+import { closeUpstreams } from './upstream-pool.js';
 
 export interface GatewayOptions {
   /** Who decides each request and takes its row: the control plane, here or elsewhere. */
@@ -118,8 +119,9 @@ function callerSecret(request: FastifyRequest): string | null {
 export function buildGateway(options: GatewayOptions): FastifyInstance {
   const { authority } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_GATEWAY_TIMEOUT_MS;
+  const upstreamPool = new Agent({ keepAliveTimeout: 30_000, connections: 256 });
   const routing: Routing = {
-    dispatcher: new Agent({ keepAliveTimeout: 30_000, connections: 256 }),
+    dispatcher: upstreamPool,
     timeoutMs,
     upstreams: options.upstreams,
     env: options.env ?? process.env,
@@ -147,7 +149,7 @@ export function buildGateway(options: GatewayOptions): FastifyInstance {
   });
   gateway.addHook('onClose', async () => {
     await authority.close();
-    await routing.dispatcher.close();
+    await closeUpstreams(upstreamPool, gateway.log);
   });
 
   // Who the caller of a request with a body is, as the front door found them: the handler and
