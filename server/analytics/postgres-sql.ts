@@ -31,11 +31,11 @@ export const POSTGRES: Dialect = {
   // one day table to look in.
   requestIs: (param) => `req_id = @${param} AND ts = (SELECT ts FROM request_ids WHERE req_id = @${param})`,
   rowIn: (column, param) => `${column} IN (${POSTGRES.valuesOf(param)})`,
-  seriesJson: (source) => `SELECT COUNT(*) AS points, COALESCE(json_agg(json_build_object(
+  seriesJson: ({ edges, points }) => `SELECT COUNT(*) AS points, COALESCE(json_agg(json_build_object(
       'bucket', to_char(to_timestamp(bucket / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS'),
       'group', "group", 'value', value)
     ORDER BY bucket, "group" NULLS FIRST), '[]')::text AS json
-  FROM (${source}) AS series`,
+  FROM (${[edges, points?.sql].filter(Boolean).join('\nUNION ALL\n')}) AS series`,
 };
 
 const PARAMETER = /@([A-Za-z_][A-Za-z0-9_]*)/g;

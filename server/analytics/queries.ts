@@ -304,15 +304,18 @@ export class AnalyticsQueries {
     });
     const metric = METRIC_SQL[query.metric];
     const group = query.groupBy ? 'grp' : 'NULL';
-    const grouped = `SELECT bucket, ${group} AS "group", ${metric((c) => `SUM(${c})`)} AS value
-      FROM (${source.sql}) AS source GROUP BY bucket, "group"`;
-    const points =
-      source.points &&
-      `SELECT bucket, ${group} AS "group", ${metric((c) => c)} AS value FROM (${source.points}) AS points`;
     // A value that is not finite is as unknown as null.
-    const series = `SELECT bucket, "group", value FROM (${[grouped, points].filter(Boolean).join('\nUNION ALL\n')}) AS parts
+    const finite = (part: string) => `SELECT bucket, "group", value FROM (${part}) AS part
       WHERE value BETWEEN -${DOUBLE_MAX} AND ${DOUBLE_MAX}`;
-    return (await this.sql.get<SeriesJson>(this.sql.dialect.seriesJson(series), source.params))!;
+    const edges = finite(`SELECT bucket, ${group} AS "group", ${metric((c) => `SUM(${c})`)} AS value
+      FROM (${source.sql}) AS source GROUP BY bucket, "group"`);
+    const points = source.points && {
+      sql: finite(
+        `SELECT bucket, ${group} AS "group", ${metric((c) => c)} AS value FROM (${source.points.sql}) AS points`,
+      ),
+      from: source.points.from,
+    };
+    return (await this.sql.get<SeriesJson>(this.sql.dialect.seriesJson({ edges, points }), source.params))!;
   }
 
   private async requests(filter: RequestFilter, limit: number, offset: number): Promise<RequestPage> {

@@ -198,10 +198,10 @@ export interface RollupSource {
   params: Record<string, unknown>;
   /**
    * Timeseries only: rows of the same columns, already one per (bucket, grp), in buckets
-   * `sql` has none of (null when no segment qualifies). Most of a chart's points come
-   * from here without being grouped again.
+   * `sql` has none of (null when no segment qualifies), from the bucket in parameter `from` on.
+   * Most of a chart's points come from here without being grouped again.
    */
-  points: string | null;
+  points: { sql: string; from: string } | null;
 }
 
 /** The window `[filter.from, filter.to]` (both edges included) as one UNION ALL of segments. */
@@ -234,7 +234,7 @@ export function rollupSource(dialect: Dialect, filter: RollupFilter, select: Rol
     return lessSelect(dialect, part.grain, part.less, `${index}`, filter, select, dim);
   });
   const whole = found.findIndex((part) => onePerPoint(part, select, dim));
-  const points = whole < 0 ? null : selects.splice(whole, 1)[0]!;
+  const points = whole < 0 ? null : { sql: selects.splice(whole, 1)[0]!, from: `from${whole}` };
   // An empty window (or one the points cover) still needs a source of the right shape: an empty range of rows.
   if (selects.length === 0) {
     const index = found.length;

@@ -49,11 +49,22 @@ export interface Dialect {
   /** A request row's `column` one of the strings of parameter `param` (a JSON array), as `rowIs`. */
   rowIn(column: FilterColumn, param: string): string;
   /**
-   * Rows (bucket, group, value) of `source` as a JSON array of {bucket, group, value}, ordered
-   * by bucket and group (no group first), the bucket as UTC time without offset: one row of
-   * (points, json), json as text or, on SQLite, its bytes (SeriesJson).
+   * Rows (bucket, group, value) of a series' parts as a JSON array of {bucket, group, value},
+   * ordered by bucket and group (no group first), the bucket as UTC time without offset: one row
+   * of (points, json), json as text or, on SQLite, its bytes (SeriesJson).
    */
-  seriesJson(source: string): string;
+  seriesJson(series: SeriesParts): string;
+}
+
+/** A timeseries' rows (bucket, group, value) in two parts, their buckets apart. */
+export interface SeriesParts {
+  /** Points summed from edges and cells of other grains: a few buckets, at either end. */
+  edges: string;
+  /**
+   * Most points, each one row of a cell as wide as the interval, in buckets from parameter
+   * `from` on to a bucket before the edges' later ones; read in its table's key order.
+   */
+  points: { sql: string; from: string } | null;
 }
 
 export interface AnalyticsSql {

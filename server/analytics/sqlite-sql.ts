@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { metadataMayHoldSql } from '../stores/telemetry/request-metadata.js';
 import { CODED_COLUMNS, codeOf, costAtLeast, storedRequestIdOf } from '../stores/telemetry/request-rows.js';
 import { registerTelemetryFunctions } from '../stores/telemetry/sql-functions.js';
-import type { AnalyticsSql, Dialect, Params } from './sql.js';
+import type { AnalyticsSql, Dialect, Params, SeriesParts } from './sql.js';
 
 export const SQLITE: Dialect = {
   name: 'sqlite',
@@ -25,14 +25,35 @@ export const SQLITE: Dialect = {
   requestIs: (param) => `req_key = ${storedRequestIdOf(`@${param}`)}`,
   rowIn: (column, param) =>
     `${CODED_COLUMNS[column]} IN (SELECT code FROM request_strings WHERE text IN (SELECT value FROM json_each(@${param})))`,
-  // JSON from SQLite itself: handing thousands of rows to JavaScript cost more than making it.
-  // Its numbers read back as the same doubles (5.0 for 5); datetime() is a third of strftime()'s cost.
-  // As a BLOB, the text comes as its bytes (SeriesJson).
-  seriesJson: (source) => `SELECT COUNT(*) AS points, CAST(COALESCE(json_group_array(json_object(
-      'bucket', replace(datetime(bucket / 1000, 'unixepoch'), ' ', 'T'), 'group', "group", 'value', value)
-    ORDER BY bucket, "group"), '[]') AS BLOB) AS json
-  FROM (${source}) AS series`,
+  seriesJson,
 };
+
+// JSON from SQLite itself: handing thousands of rows to JavaScript cost more than making it.
+// Its numbers read back as the same doubles (5.0 for 5); datetime() is a third of strftime()'s cost.
+const POINT = `json_object('bucket', replace(datetime(bucket / 1000, 'unixepoch'), ' ', 'T'), 'group', "group", 'value', value)`;
+
+/** `source`'s points ordered, as (n, list): the list a JSON array's inside, null for none. */
+const orderedList = (source: string, where = '') => `(SELECT COUNT(*) AS n, group_concat(${POINT}, ',') AS list
+  FROM (SELECT bucket, "group", value FROM ${source} ${where} ORDER BY bucket, "group"))`;
+
+/**
+ * A series' JSON, as its bytes (SeriesJson). Sorting every point took a third of a 30-day chart's
+ * time, so only the edges are sorted: the points, read in their cells' key order, need no sort
+ * (SQLite keeps a sub-query's order for the aggregate over it, and skips the ORDER BY that the
+ * key already gives), and the edges' buckets lie before and after theirs.
+ */
+function seriesJson({ edges, points }: SeriesParts): string {
+  if (!points) {
+    return `SELECT COUNT(*) AS points, CAST(COALESCE(json_group_array(${POINT} ORDER BY bucket, "group"), '[]') AS BLOB) AS json
+  FROM (${edges}) AS series`;
+  }
+  return `WITH edges AS MATERIALIZED (${edges})
+  SELECT early.n + middle.n + late.n AS points,
+    CAST('[' || concat_ws(',', early.list, middle.list, late.list) || ']' AS BLOB) AS json
+  FROM ${orderedList('edges', `WHERE bucket < @${points.from}`)} AS early,
+    ${orderedList(`(${points.sql})`)} AS middle,
+    ${orderedList('edges', `WHERE bucket >= @${points.from}`)} AS late`;
+}
 
 /** The analytics' statements on one SQLite connection, each distinct one prepared once. */
 export class SqliteSql implements AnalyticsSql {
