@@ -1,5 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { recordRequests } from '../ingest/record-requests.js';
+import { RequestRecorder } from '../ingest/record-requests.js';
 import { openControlStore } from '../stores/control/open.js';
 import { expireRows } from '../stores/telemetry/expire-rows.js';
 import { expireTerms } from '../stores/telemetry/expire-terms.js';
@@ -30,11 +30,12 @@ lowerThisThreadsPriority(TELEMETRY_NICE);
 const control = await openControlStore(controlLocation, { accessSeconds: 1, refreshSeconds: 1 });
 // One batch at a time: one connection.
 const telemetry = 'url' in location ? await PgRequestLog.open(location.url, { connections: 1 }) : location.path;
+const recorder = new RequestRecorder(telemetry);
 const post = (message: FromTelemetryThread) => parentPort!.postMessage(message);
 /** A store older than this server is migrated by whichever connection opens it first: named in the server's log. */
 const upgrading = (migration: string) => post({ kind: 'upgrading', migration });
 
-/** A step of retention's deletion (`ExpiryStep`) in the SQLite store, on a connection of its own as each batch of rows has. */
+/** A step of retention's deletion (`ExpiryStep`) in the SQLite store, on a connection of its own beside the rows' (RequestRecorder). */
 function expireInFile(
   path: string,
   { step, orgId, before, limit }: ExpiryMessage,
@@ -69,6 +70,7 @@ async function expireInDatabase(
 async function handle(message: ToTelemetryThread): Promise<void> {
   if (message.kind === 'close') {
     await control.close();
+    recorder.close();
     if (typeof telemetry !== 'string') await telemetry.close();
     parentPort!.close();
     return;
@@ -89,7 +91,7 @@ async function handle(message: ToTelemetryThread): Promise<void> {
     return;
   }
   try {
-    await recordRequests(control, telemetry, message.rows, {
+    await recorder.record(control, message.rows, {
       busyTimeoutMs,
       skipStored: true,
       report: (event) => {
