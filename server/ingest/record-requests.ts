@@ -362,13 +362,6 @@ function checkInserted(rows: RequestColumns, lines: number[] | null, file: strin
   }
 }
 
-/**
- * The writing half of an import. The rows commit in one telemetry transaction, with the spend
- * they add in its outbox: if the source fails part-way (a bad line), nothing is written and
- * nothing settled. The spend then settles in one short control transaction, so a long import
- * never holds the control store's write lock while a server runs on it; a crash between the two
- * commits leaves it in the outbox, settled once at the next start or commit (spend-outbox.ts).
- */
 /** A telemetry store's connection and the statements that write its rows, opened by whoever keeps them. */
 interface RowStatements {
   path: string;
@@ -400,6 +393,13 @@ function openRowStatements(path: string, progress: ImportProgress | undefined, c
   }
 }
 
+/**
+ * The writing half of an import. The rows commit in one telemetry transaction, with the spend
+ * they add in its outbox: if the source fails part-way (a bad line), nothing is written and
+ * nothing settled. The spend then settles in one short control transaction, so a long import
+ * never holds the control store's write lock while a server runs on it; a crash between the two
+ * commits leaves it in the outbox, settled once at the next start or commit (spend-outbox.ts).
+ */
 class ImportWriter {
   written = 0;
   /** The store's `fineCellsFrom`, read under the write lock: no fine cell before it is written. */
