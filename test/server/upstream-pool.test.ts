@@ -34,15 +34,21 @@ afterEach(async () => {
   upstream = null;
 });
 
+/** An agent with one request to a stalling upstream, its answer's headers in. */
+async function stalledRequest() {
+  upstream = await stallingUpstream();
+  const agent = new Agent();
+  const response = await request(`${upstream.url}/v1/chat/completions`, {
+    method: 'POST',
+    body: '{}',
+    dispatcher: agent,
+  });
+  return { agent, response };
+}
+
 describe("closing the gateway's upstream connections", () => {
   it('cuts a request nobody reads any more after the grace, naming its upstream, rather than waiting on it', async () => {
-    upstream = await stallingUpstream();
-    const agent = new Agent();
-    const response = await request(`${upstream.url}/v1/chat/completions`, {
-      method: 'POST',
-      body: '{}',
-      dispatcher: agent,
-    });
+    const { agent, response } = await stalledRequest();
     const cut = response.body.text().then(
       () => 'ended',
       (error: Error) => error.name,
@@ -53,17 +59,11 @@ describe("closing the gateway's upstream connections", () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(290);
     expect(await cut).not.toBe('ended');
     expect(lines).toHaveLength(1);
-    expect(lines[0]!.open).toEqual([{ origin: upstream.url, running: 1, pending: 0 }]);
+    expect(lines[0]!.open).toEqual([{ origin: upstream!.url, running: 1, pending: 0 }]);
   });
 
   it('closes at once, quietly, when every upstream request has ended', async () => {
-    upstream = await stallingUpstream();
-    const agent = new Agent();
-    const response = await request(`${upstream.url}/v1/chat/completions`, {
-      method: 'POST',
-      body: '{}',
-      dispatcher: agent,
-    });
+    const { agent, response } = await stalledRequest();
     response.body.destroy();
     const { log, lines } = capturedLog();
     const started = performance.now();
