@@ -59,7 +59,7 @@ function onStore(path: string, sql: string): void {
 const spent = async (control: ControlStore, keyId: string) => (await control.keys.find(keyId))!.spent_micro;
 
 describe('the gateways’ rows written batch after batch', () => {
-  it('writes every batch whole on the connection it keeps, with strings new in each', async () => {
+  it('writes every batch whole, batch after batch, with strings new in each', async () => {
     const { server, control, keyId, recorder, rows } = await withRecorder();
     expect(await recorder.record(control, rows(0, ['vendor/a', 'vendor/b']))).toBe(2);
     expect(await recorder.record(control, rows(2, ['vendor/c', 'vendor/a']))).toBe(2);
