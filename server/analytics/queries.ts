@@ -334,7 +334,35 @@ export class AnalyticsQueries {
     // Past the last row there is no page to look for (a search that matches nothing would
     // read the whole window a second time).
     if (offset >= total) return { total, rows: [] };
-    return { total, rows: await this.page(where(filter, this.sql.dialect), bindings(filter), limit, offset) };
+    return { total, rows: await this.deepPage(filter, limit, offset) };
+  }
+
+  /**
+   * A page past the first: its rows' times read first, then the rows between its newest time and
+   * its oldest. Ordering by time alone, the times come from the filter's index without a row read
+   * where it covers the filter (the log's own pages, a key's); the full order (time, then id) of
+   * 10,000 rows skipped would read each of them. Rows at the page's newest time that precede it are
+   * counted apart, in that time alone; a page whose rows share one time is read as any other.
+   */
+  private async deepPage(filter: RequestFilter, limit: number, offset: number): Promise<RequestRecord[]> {
+    const { dialect } = this.sql;
+    const whole = () => this.page(where(filter, dialect), bindings(filter), limit, offset);
+    if (offset === 0) return whole();
+    const times = await this.sql.all<{ ts: number }>(
+      `SELECT ts FROM requests WHERE ${where(filter, dialect)} ORDER BY ts DESC LIMIT @limit OFFSET @offset`,
+      { ...bindings(filter), limit, offset },
+    );
+    const newest = times[0]?.ts;
+    const oldest = times.at(-1)?.ts;
+    if (newest === undefined || oldest === undefined || newest === oldest) return whole();
+    const atNewest = { ...filter, from: newest, to: newest };
+    const { tied } = (await this.sql.get<{ tied: number }>(
+      `SELECT COUNT(*) AS tied FROM requests WHERE ${where(atNewest, dialect)}`,
+      bindings(atNewest),
+    ))!;
+    const span = { ...filter, from: oldest, to: newest };
+    const skipped = tied - times.filter((row) => row.ts === newest).length;
+    return this.page(where(span, dialect), bindings(span), limit, skipped);
   }
 
   /** A page of rows in log order: their ids first, from an index where the filter allows, then the rows. */
