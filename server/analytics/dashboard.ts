@@ -224,7 +224,8 @@ export async function cacheByModel(sql: AnalyticsSql, scope: Scope): Promise<Cac
       params[`to${index}`] = part.to;
       if (!part.grain) {
         return `SELECT model, ${CACHE_RAW} FROM requests
-        WHERE ${rowFilters(sql.dialect, scope)} AND ts >= @from${index} AND ts < @to${index} GROUP BY model`;
+        WHERE ${rowFilters(sql.dialect, scope)} AND ts >= @from${index} AND ts < @to${index}
+        GROUP BY ${sql.dialect.groupKey('model')}`;
       }
       return `SELECT model, ${CACHE_MEASURES.map((m) => `SUM(${m}) AS ${m}`).join(', ')} FROM ${part.grain.cache}
       WHERE ${cellFilters.join(' AND ')} AND bucket >= @from${index} AND bucket < @to${index} GROUP BY model`;
@@ -238,7 +239,10 @@ export async function cacheByModel(sql: AnalyticsSql, scope: Scope): Promise<Cac
   );
 }
 
-const GROUP_COLUMN: Record<GroupBy, string> = { project: 'project_id', key: 'key_id', model: 'model', api: 'api' };
+const GROUP_COLUMN = { project: 'project_id', key: 'key_id', model: 'model', api: 'api' } as const satisfies Record<
+  GroupBy,
+  string
+>;
 
 /**
  * Each group's requests per bucket and its latency percentiles over the window, for the top
@@ -264,7 +268,7 @@ export async function groupTrends(
   const text = segmentsSql(sql.dialect, scope, grains, {
     cells: `${cellGroup} AS grp, c.requests AS requests, c.latency AS latency`,
     rows: `${GROUP_COLUMN[groupBy]} AS grp, COUNT(*) AS requests, sketch_of(total_ms) AS latency`,
-    rowGroup: 'grp, b',
+    rowGroup: `${groupBy === 'api' ? 'grp' : sql.dialect.groupKey(GROUP_COLUMN[groupBy])}, b`,
     value,
   });
   const found = await sql.all<{

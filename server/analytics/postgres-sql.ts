@@ -31,6 +31,7 @@ export const POSTGRES: Dialect = {
   // one day table to look in.
   requestIs: (param) => `req_id = @${param} AND ts = (SELECT ts FROM request_ids WHERE req_id = @${param})`,
   rowIn: (column, param) => `${column} IN (${POSTGRES.valuesOf(param)})`,
+  groupKey: (column) => column,
   seriesJson: ({ edges, points }) => `SELECT COUNT(*) AS points, COALESCE(json_agg(json_build_object(
       'bucket', to_char(to_timestamp(bucket / 1000.0) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS'),
       'group', "group", 'value', value)

@@ -49,6 +49,11 @@ export interface Dialect {
   /** A request row's `column` one of the strings of parameter `param` (a JSON array), as `rowIs`. */
   rowIn(column: FilterColumn, param: string): string;
   /**
+   * What request rows are grouped by to group them by `column`: on SQLite its code, one to a
+   * string, which groups them without making each row's string first (a model's rows in half the time).
+   */
+  groupKey(column: FilterColumn): string;
+  /**
    * Rows (bucket, group, value) of a series' parts as a JSON array of {bucket, group, value},
    * ordered by bucket and group (no group first), the bucket as UTC time without offset: one row
    * of (points, json), json as text or, on SQLite, its bytes (SeriesJson).

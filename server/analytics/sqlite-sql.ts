@@ -25,6 +25,7 @@ export const SQLITE: Dialect = {
   requestIs: (param) => `req_key = ${storedRequestIdOf(`@${param}`)}`,
   rowIn: (column, param) =>
     `${CODED_COLUMNS[column]} IN (SELECT code FROM request_strings WHERE text IN (SELECT value FROM json_each(@${param})))`,
+  groupKey: (column) => CODED_COLUMNS[column],
   seriesJson,
 };
 
