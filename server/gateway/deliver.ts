@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { estimatedTokens } from './request-facts.js';
 import type { ErrorWords, GatewayApi, StreamTranslator, Translation } from './apis/api.js';
-import { mayCarryUsage, UpstreamTooLarge, type SseEvent, type SseEvents, type Usage } from './sse-events.js';
+import { eventData, mayCarryUsage, UpstreamTooLarge, type SseEvent, type SseEvents, type Usage } from './sse-events.js';
 
 /**
  * What reaches the caller once the gateway has committed to an attempt (failover.ts): an answer,
@@ -143,7 +143,7 @@ export async function deliverStream(
     // (its SDK would yield an empty chunk); the rest is handed on as sent, or translated.
     let passed = '';
     for (const event of batch) {
-      if (translator) passed += translated(translator, event.raw);
+      if (translator) passed += translatedEvent(translator, event);
       else if (options.wantsUsage || !event.usageOnly) passed += event.raw;
     }
     // The stream's last events, the upstream's end usually right behind them: held back until the
@@ -231,12 +231,11 @@ export async function deliverStream(
 }
 
 /** A chat completions event in the caller's API, by its translator. */
-function translated(translator: StreamTranslator, raw: string): string {
-  const data = raw
-    .split(/\r?\n/)
-    .filter((line) => line.startsWith('data:'))
-    .map((line) => line.slice(5).trim())
-    .join('\n');
+export function translatedEvent(translator: StreamTranslator, event: SseEvent): string {
+  // Most of a stream's events: their text, read already, translated without parsing them again.
+  const text = event.plain ? translator.pushText(event.content) : null;
+  if (text !== null) return text;
+  const data = eventData(event.raw);
   if (data === '') return '';
   if (data === '[DONE]') return translator.push('[DONE]');
   try {

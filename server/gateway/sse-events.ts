@@ -125,6 +125,11 @@ export interface SseEvent {
   finished: boolean;
   /** The Responses API's id of the response, in the event that first names it. */
   responseId?: string;
+  /**
+   * A chat completions delta read by its text alone, which says nothing else the gateway reads
+   * (no usage, tool call, refusal, finish or error): `content` is all a translation needs of it.
+   */
+  plain: boolean;
 }
 
 const CONTENT_KEY = '"content"';
@@ -172,8 +177,35 @@ const USAGE_OBJECT = /"usage"\s*:(?:\s|data:)*\{/;
 /** Whether an event may carry usage: only those are parsed whole, and before they are handed on. */
 export const mayCarryUsage = (raw: string): boolean => USAGE_OBJECT.test(raw);
 
+const INDEX_KEY = '"index":';
+
+/** Whether a chunk's choices are the first alone, or unnumbered: the one a translation reads. */
+function ofFirstChoiceAlone(data: string): boolean {
+  const at = data.indexOf(INDEX_KEY);
+  return at < 0 || (data.startsWith(`${INDEX_KEY}0`, at) && data.indexOf(INDEX_KEY, at + 1) < 0);
+}
+
 /** A choice's end written as OpenAI writes it, on a chunk read by its text alone. */
 const FINISHED = '"finish_reason":"';
+
+/** Whether an event is one `data:` line, as nearly every event is: its data is then read without splitting it. */
+function isOneDataLine(raw: string): boolean {
+  const firstBreak = raw.indexOf('\n');
+  return raw.startsWith('data:') && firstBreak >= raw.length - 3 && !raw.slice(0, firstBreak).includes('\r');
+}
+
+function dataOf(raw: string, oneLine: boolean): string {
+  if (oneLine) return raw.slice(5, raw.indexOf('\n')).trimStart();
+  // Comments, several lines: read line by line.
+  return raw
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(5).trimStart())
+    .join('\n');
+}
+
+/** An event's data: the values of its `data:` lines, joined by line breaks. */
+export const eventData = (raw: string): string => dataOf(raw, isOneDataLine(raw));
 
 /** The blank line that ends an event. */
 const BLANK_LINE = /\r?\n\r?\n/g;
@@ -288,17 +320,10 @@ export class SseEvents {
       malformed: false,
       error: false,
       finished: false,
+      plain: false,
     };
-    // Nearly every event is one `data:` line; others (comments, several lines) are read line by line.
-    const firstBreak = raw.indexOf('\n');
-    const oneLine = raw.startsWith('data:') && firstBreak >= raw.length - 3 && !raw.slice(0, firstBreak).includes('\r');
-    const data = oneLine
-      ? raw.slice(5, firstBreak).trimStart()
-      : raw
-          .split(/\r?\n/)
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(5).trimStart())
-          .join('\n');
+    const oneLine = isOneDataLine(raw);
+    const data = dataOf(raw, oneLine);
     if (data === '[DONE]') {
       this.done = true;
       return event;
@@ -318,6 +343,7 @@ export class SseEvents {
     if (content !== null) {
       event.content = content;
       event.finished = data.includes(FINISHED);
+      event.plain = !event.finished && !data.includes('"error"') && ofFirstChoiceAlone(data);
       return event;
     }
     try {

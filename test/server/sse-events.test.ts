@@ -67,6 +67,19 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
     expect(push(events, Buffer.from(spaced)).map((event) => event.content)).toEqual(expected);
     // The tool call's arguments are generated characters too, if not text.
     expect(push(events, Buffer.from(compact)).map((event) => event.otherCharacters)).toEqual([0, 0, 0, 22]);
+    // What a translation may take by its text alone (`plain`): not a second choice, nor a call.
+    expect(push(events, Buffer.from(compact)).map((event) => event.plain)).toEqual([true, true, false, false]);
+  });
+
+  it('takes by its text alone only a delta of the first choice that says nothing else', () => {
+    const events = new SseEvents();
+    const plain = (chunk: object) => events.read(`data: ${JSON.stringify(chunk)}\n\n`).plain;
+    expect(plain({ choices: [{ index: 0, delta: { content: 'text' }, finish_reason: null }] })).toBe(true);
+    expect(plain({ choices: [{ delta: { content: 'unnumbered' } }] })).toBe(true);
+    expect(plain({ choices: [{ index: 1, delta: { content: 'second' } }] })).toBe(false);
+    expect(plain({ choices: [{ index: 0, delta: { content: 'last' }, finish_reason: 'stop' }] })).toBe(false);
+    expect(plain({ error: { message: 'overloaded' }, choices: [{ index: 0, delta: { content: 'x' } }] })).toBe(false);
+    expect(plain({ choices: [{ index: 0, delta: { content: 'x' } }], usage: { prompt_tokens: 1 } })).toBe(false);
   });
 
   it('tells the usage that counts from the `usage: null` OpenAI puts on every chunk, and from text that quotes it', () => {

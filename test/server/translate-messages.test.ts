@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { anthropicError, openAiErrorToAnthropic } from '../../server/gateway/translate/anthropic-errors.js';
 import { chatAnswerToMessage } from '../../server/gateway/translate/chat-answer-to-message.js';
 import type { ChatRequestBody } from '../../server/gateway/translate/chat-shapes.js';
+import { translatedEvent } from '../../server/gateway/deliver.js';
+import { SseEvents } from '../../server/gateway/sse-events.js';
 import { ChatStreamToMessages } from '../../server/gateway/translate/chat-stream-to-messages.js';
 import { messagesToChat } from '../../server/gateway/translate/messages-to-chat.js';
 
@@ -811,6 +813,25 @@ describe('ChatStreamToMessages', () => {
       started: true,
       ended: true,
     });
+  });
+
+  it('gives the text deltas the gateway reads by their text alone the events it gives them parsed', () => {
+    const events = new SseEvents();
+    const read = toolStream.map((data) =>
+      events.read(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`),
+    );
+    // The first chunk (whose id the message takes) and the text after it; no call, finish or usage.
+    expect(read.map((event) => event.plain)).toEqual([true, true, true, true, ...toolStream.slice(4).map(() => false)]);
+    const translator = new ChatStreamToMessages('claude-sonnet-4-5', { inputTokensEstimate: 1300 });
+    const parsed = translateStream(
+      toolStream,
+      new ChatStreamToMessages('claude-sonnet-4-5', { inputTokensEstimate: 1300 }),
+    );
+    expect(read.map((event) => translatedEvent(translator, event))).toStrictEqual(parsed.sent);
+    expect(translator.facts).toStrictEqual(parsed.translator.facts);
+    // A text delta is written byte for byte as any other event is: its JSON as JSON.stringify writes it.
+    const delta = { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: ' cities.' } };
+    expect(parsed.sent[3]).toBe(`event: content_block_delta\ndata: ${JSON.stringify(delta)}\n\n`);
   });
 
   it('streams what the answer gives unstreamed: the same text, calls, stop and usage', () => {

@@ -68,6 +68,11 @@ export interface Translation {
 
 export interface StreamTranslator {
   push(data: unknown): string;
+  /**
+   * A chunk that only adds `text` to the answer (`SseEvent.plain`), translated without parsing it;
+   * null where it must be parsed and `push`ed instead (the stream's first chunk, whose id it takes).
+   */
+  pushText(text: string): string | null;
   /** The upstream's stream ended without saying it was done. */
   end(): string;
 }

@@ -9,6 +9,10 @@ import { matchedStop, messageUsage, stopReasonOf } from './stop-and-usage.js';
 /** One server-sent event of Anthropic's stream, as sent: its name, its JSON, a blank line. */
 const frame = (event: StreamEvent): string => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 
+/** A text delta's frame, as `frame` writes it: most of a stream's, written out in a seventh of the time. */
+const textDelta = (index: number, text: string): string =>
+  `event: content_block_delta\ndata: {"type":"content_block_delta","index":${index},"delta":{"type":"text_delta","text":${JSON.stringify(text)}}}\n\n`;
+
 export interface StreamOptions {
   /**
    * The prompt's tokens as the gateway estimates them, for `message_start`'s `input_tokens`
@@ -113,6 +117,16 @@ export class ChatStreamToMessages {
   }
 
   /**
+   * `push` for a chunk whose one choice only adds `text` (the gateway asks for one choice), read
+   * without parsing it; null before the message has started, which the first chunk's id names.
+   */
+  pushText(text: string): string | null {
+    if (this.ended) return '';
+    if (!this.started) return null;
+    return text === '' ? '' : this.text(text);
+  }
+
+  /**
    * The events that end the stream when the upstream's ends without `[DONE]`: as `[DONE]` once
    * the choice has finished; before that, the answer was cut, and the caller is told so.
    */
@@ -171,7 +185,7 @@ export class ChatStreamToMessages {
       this.open = { index: this.nextBlock++, toolCall: null };
       out += frame({ type: 'content_block_start', index: this.open.index, content_block: { type: 'text', text: '' } });
     }
-    return out + frame({ type: 'content_block_delta', index: this.open.index, delta: { type: 'text_delta', text } });
+    return out + textDelta(this.open.index, text);
   }
 
   private toolCall(call: Record<string, unknown>): string {
