@@ -158,11 +158,15 @@ function segmentParams(
  * (512 KiB), which made anew for each read cost more than its merging. A read uses them between
  * two awaits only, so no other read sees them half merged.
  */
-const MERGERS = { latency: new SketchAccumulator(), ttft: new SketchAccumulator() };
+const MERGERS = {
+  latency: new SketchAccumulator(),
+  ttft: new SketchAccumulator(),
+  wholeLatency: new SketchAccumulator(),
+  wholeTtft: new SketchAccumulator(),
+};
 function mergers(): typeof MERGERS {
   // Reset first too: a read that threw mid-merge left its counts behind.
-  MERGERS.latency.reset();
-  MERGERS.ttft.reset();
+  for (const merger of Object.values(MERGERS)) merger.reset();
   return MERGERS;
 }
 
@@ -173,11 +177,19 @@ interface CellRow {
   [measure: string]: number | Uint8Array | null;
 }
 
+/**
+ * Each bucket's figures, and the whole window's merged from the same cells and rows: `edges`
+ * cover the window (the first at or before its start, the last after its end, as bucketEdges
+ * gives them), so that each of its requests is in one bucket.
+ */
 export async function dashboardBuckets(
   sql: AnalyticsSql,
   scope: Scope,
   edges: readonly number[],
-): Promise<DashboardPoint[]> {
+): Promise<{ points: DashboardPoint[]; whole: DashboardPoint }> {
+  if (edges.length < 2 || edges[0]! > scope.from || edges.at(-1)! <= scope.to) {
+    throw new RangeError(`bucket edges that do not cover the window [${scope.from}, ${scope.to}]`);
+  }
   const dimension = dimensionOf(scope);
   // Two dimensions at once (a project's model) have no cells: the rows answer.
   const grains = dimension === null ? [] : cellGrains(scope, BOARD_GRAINS);
@@ -195,8 +207,11 @@ export async function dashboardBuckets(
   const rows = await sql.all<CellRow>(text, params);
   rows.sort((a, b) => a.b - b.b);
 
-  const { latency, ttft } = mergers();
+  const { latency, ttft, wholeLatency, wholeTtft } = mergers();
   const points: DashboardPoint[] = [];
+  const total = BOARD_MEASURES.map(() => 0);
+  // One bucket is the whole window.
+  const many = edges.length > 2;
   let next = 0;
   for (let bucket = 0; bucket + 1 < edges.length; bucket++) {
     const measures = BOARD_MEASURES.map(() => 0);
@@ -206,11 +221,21 @@ export async function dashboardBuckets(
       if (row.latency) latency.addEncoded(row.latency);
       if (row.ttft) ttft.addEncoded(row.ttft);
     }
+    measures.forEach((value, i) => (total[i]! += value));
+    if (many) {
+      wholeLatency.addAll(latency);
+      wholeTtft.addAll(ttft);
+    }
     points.push({ measures, latency: latency.quantiles(PERCENTILES), ttft: ttft.quantiles(PERCENTILES) });
     latency.reset();
     ttft.reset();
   }
-  return points;
+  const whole = many
+    ? { measures: total, latency: wholeLatency.quantiles(PERCENTILES), ttft: wholeTtft.quantiles(PERCENTILES) }
+    : points[0]!;
+  wholeLatency.reset();
+  wholeTtft.reset();
+  return { points, whole };
 }
 
 const CACHE_RAW = [

@@ -240,14 +240,21 @@ export class AnalyticsQueries {
         return sql.snapshot(() => this.top(query));
       case 'dashboard': {
         const { scope, edges, previous } = query;
-        // A window is a bucket of its own: its percentiles are over all its requests.
-        const whole = async (window: Scope) => (await dashboardBuckets(sql, window, [window.from, window.to + 1]))[0]!;
-        return sql.snapshot(async () => ({
-          points: await dashboardBuckets(sql, scope, edges),
-          current: await whole(scope),
-          previous: await whole({ ...scope, ...previous }),
-          cache: await cacheByModel(sql, scope),
-        }));
+        // A window read as one bucket: its percentiles are over all its requests.
+        const asOne = async (window: Scope) =>
+          (await dashboardBuckets(sql, window, [window.from, window.to + 1])).whole;
+        // Past a retention horizon a window is read from whole cells alone (windows.ts, keptSegments),
+        // which its buckets would cut elsewhere: there it is read as one bucket, not as theirs merged.
+        const cut = scope.horizon !== undefined && scope.horizon > scope.from;
+        return sql.snapshot(async () => {
+          const { points, whole } = await dashboardBuckets(sql, scope, edges);
+          return {
+            points,
+            current: cut ? await asOne(scope) : whole,
+            previous: await asOne({ ...scope, ...previous }),
+            cache: await cacheByModel(sql, scope),
+          };
+        });
       }
       case 'impact':
         // One read transaction: the counts, the last use and the callers see the same rows.

@@ -56,6 +56,24 @@ describe('the latency sketch', () => {
     expect(mergeEncoded(null, null)).toBeNull();
   });
 
+  it('adds one accumulator to another as if their sketches were added to it, the empty one included', () => {
+    const random = seededRandom(5);
+    const a = Array.from({ length: 400 }, () => 0.5 + random() * 40);
+    const b = Array.from({ length: 900 }, () => 30 + random() * 9000);
+    const qs = [0, 0.5, 0.95, 0.99, 1];
+    const of = (values: number[]) => {
+      const accumulator = new SketchAccumulator();
+      accumulator.addEncoded(encode(sketchOf(values)));
+      return accumulator;
+    };
+    const whole = new SketchAccumulator();
+    whole.addAll(new SketchAccumulator());
+    whole.addAll(of(b));
+    whole.addAll(of(a));
+    expect(whole.quantiles(qs)).toEqual(quantilesOf(sketchOf([...a, ...b]), qs));
+    expect(new SketchAccumulator().quantiles(qs)).toBeNull();
+  });
+
   it('stores small counts in fewer bytes, and reads sketches stored in the first encoding', () => {
     const few = sketchOf([1, 2, 3, 50, 50, 400]);
     // A byte for the counts' width, then three bytes a bin (an int16 bin, a one-byte count).

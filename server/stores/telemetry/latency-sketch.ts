@@ -108,6 +108,15 @@ export class SketchAccumulator {
     });
   }
 
+  /** Adds what `other` holds, as if its sketches were added here. */
+  addAll(other: SketchAccumulator): void {
+    if (other.total === 0) return;
+    for (let slot = other.low; slot <= other.high; slot++) this.counts[slot]! += other.counts[slot]!;
+    this.total += other.total;
+    if (other.low < this.low) this.low = other.low;
+    if (other.high > this.high) this.high = other.high;
+  }
+
   /**
    * The values at the quantiles `qs` (each in [0, 1], ascending), null when empty. The value at
    * quantile q is the one of rank floor(q × (n − 1)) in ascending order, 0-based.
