@@ -1,5 +1,5 @@
 import { BOARD_MEASURES } from '../stores/telemetry/board-cells.js';
-import { SketchAccumulator } from '../stores/telemetry/latency-sketch.js';
+import { keptAccumulators } from '../stores/telemetry/latency-sketch.js';
 import { BOARD_GRAINS, CACHE_GRAINS, type Grain } from '../stores/telemetry/rollup-grains.js';
 import { CACHE_MEASURES } from '../stores/telemetry/rollup-sums.js';
 import type { CacheSums, CellGroupBy, DashboardPoint, GroupBy, Scope } from './query-types.js';
@@ -153,23 +153,6 @@ function segmentParams(
   return params;
 }
 
-/**
- * The sketch accumulators every read here merges into, reset: each holds a count for every bin
- * (512 KiB), which made anew for each read cost more than its merging. A read uses them between
- * two awaits only, so no other read sees them half merged.
- */
-const MERGERS = {
-  latency: new SketchAccumulator(),
-  ttft: new SketchAccumulator(),
-  wholeLatency: new SketchAccumulator(),
-  wholeTtft: new SketchAccumulator(),
-};
-function mergers(): typeof MERGERS {
-  // Reset first too: a read that threw mid-merge left its counts behind.
-  for (const merger of Object.values(MERGERS)) merger.reset();
-  return MERGERS;
-}
-
 interface CellRow {
   b: number;
   latency: Uint8Array | null;
@@ -207,7 +190,7 @@ export async function dashboardBuckets(
   const rows = await sql.all<CellRow>(text, params);
   rows.sort((a, b) => a.b - b.b);
 
-  const { latency, ttft, wholeLatency, wholeTtft } = mergers();
+  const [latency, ttft, wholeLatency, wholeTtft] = keptAccumulators();
   const points: DashboardPoint[] = [];
   const total = BOARD_MEASURES.map(() => 0);
   // One bucket is the whole window.
@@ -322,7 +305,7 @@ export async function groupTrends(
     else byGroup.set(row.grp, [row]);
   }
   const result = new Map<string | null, { trend: number[]; latency: number[] | null }>();
-  const { latency } = mergers();
+  const [latency] = keptAccumulators();
   for (const [group, cells] of byGroup) {
     const trend = edges.slice(1).map(() => 0);
     for (const cell of cells) {

@@ -1,4 +1,4 @@
-import { SketchAccumulator } from '../stores/telemetry/latency-sketch.js';
+import { keptAccumulators, type SketchAccumulator } from '../stores/telemetry/latency-sketch.js';
 import { BOARD_GRAINS } from '../stores/telemetry/rollup-grains.js';
 import type { AnalyticsSql } from './sql.js';
 import {
@@ -175,8 +175,7 @@ export async function providerHealth(sql: AnalyticsSql, query: HealthQuery): Pro
     else byProvider.set(provider, [model]);
   }
 
-  const latency = new SketchAccumulator();
-  const ttft = new SketchAccumulator();
+  const [latency, ttft, providerLatency, providerTtft] = keptAccumulators();
   const providers: ProviderHealthFigures[] = [];
   for (const [provider, models] of byProvider) {
     const figures: ProviderHealthFigures = { ...emptyFigures(query.cells, null), provider, models: [] };
@@ -184,16 +183,15 @@ export async function providerHealth(sql: AnalyticsSql, query: HealthQuery): Pro
       const own: ModelHealthFigures = { ...emptyFigures(query.cells, lastOk.get(model) ?? null), model };
       addCells(own, byModel.get(model)!, query.from);
       addSketches(sketchesOf.get(model) ?? [], latency, ttft);
+      // The provider's percentiles are over all its models' requests.
+      providerLatency.addAll(latency);
+      providerTtft.addAll(ttft);
       takeP95(own, latency, ttft);
       figures.models.push(own);
       figures.lastOk = later(figures.lastOk, own.lastOk);
     }
-    // The provider's percentiles are over all its models' requests: their cells merged again.
-    for (const model of models) {
-      addCells(figures, byModel.get(model)!, query.from);
-      addSketches(sketchesOf.get(model) ?? [], latency, ttft);
-    }
-    takeP95(figures, latency, ttft);
+    for (const model of models) addCells(figures, byModel.get(model)!, query.from);
+    takeP95(figures, providerLatency, providerTtft);
     providers.push(figures);
   }
   // Named providers by name, then the models the catalogue does not know.
