@@ -193,8 +193,6 @@ export async function dashboardBuckets(
   const [latency, ttft, wholeLatency, wholeTtft] = keptAccumulators();
   const points: DashboardPoint[] = [];
   const total = BOARD_MEASURES.map(() => 0);
-  // One bucket is the whole window.
-  const many = edges.length > 2;
   let next = 0;
   for (let bucket = 0; bucket + 1 < edges.length; bucket++) {
     const measures = BOARD_MEASURES.map(() => 0);
@@ -205,17 +203,17 @@ export async function dashboardBuckets(
       if (row.ttft) ttft.addEncoded(row.ttft);
     }
     measures.forEach((value, i) => (total[i]! += value));
-    if (many) {
-      wholeLatency.addAll(latency);
-      wholeTtft.addAll(ttft);
-    }
+    wholeLatency.addAll(latency);
+    wholeTtft.addAll(ttft);
     points.push({ measures, latency: latency.quantiles(PERCENTILES), ttft: ttft.quantiles(PERCENTILES) });
     latency.reset();
     ttft.reset();
   }
-  const whole = many
-    ? { measures: total, latency: wholeLatency.quantiles(PERCENTILES), ttft: wholeTtft.quantiles(PERCENTILES) }
-    : points[0]!;
+  const whole = {
+    measures: total,
+    latency: wholeLatency.quantiles(PERCENTILES),
+    ttft: wholeTtft.quantiles(PERCENTILES),
+  };
   wholeLatency.reset();
   wholeTtft.reset();
   return { points, whole };
