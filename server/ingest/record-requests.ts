@@ -3,7 +3,12 @@ import { totalmem } from 'node:os';
 import type { Database } from 'better-sqlite3';
 import type { ControlStore } from '../stores/control/store.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
-import { beginImport, endImport, type ImportTransaction } from '../stores/telemetry/import-transaction.js';
+import {
+  beginImport,
+  commitImport,
+  endImport,
+  type ImportTransaction,
+} from '../stores/telemetry/import-transaction.js';
 import { fineCellsFrom, recordFineCellsFrom } from '../stores/telemetry/fine-cells.js';
 import { RollupSums } from '../stores/telemetry/rollup-sums.js';
 import { rollupRows, RollupWriter } from '../stores/telemetry/rollup-writer.js';
@@ -511,7 +516,7 @@ class ImportWriter {
    */
   async commit(control: ControlStore): Promise<void> {
     const settlement = recordSpend(this.telemetry, this.spend);
-    this.telemetry.exec('COMMIT');
+    commitImport(this.telemetry, this.transaction);
     await settleCommitted(control, sqliteOutbox(this.telemetry), settlement, this.progress);
   }
 

@@ -12,7 +12,7 @@ import { SqliteSql } from '../../server/analytics/sqlite-sql.js';
 import { recordRequests } from '../../server/ingest/record-requests.js';
 import { SqliteControlStore } from '../../server/stores/control/store.js';
 import { BUSY_TIMEOUT_MS } from '../../server/stores/sqlite.js';
-import { beginImport, endImport } from '../../server/stores/telemetry/import-transaction.js';
+import { beginImport, commitImport, endImport } from '../../server/stores/telemetry/import-transaction.js';
 import { openTelemetry } from '../../server/stores/telemetry/store.js';
 import { register, startServer, type TestServer } from './harness.js';
 import { importRow, insertRows, ndjsonFile, requestRecord, spillRowsAlone } from './request-rows.js';
@@ -70,6 +70,19 @@ function withStepIn(db: BetterSqlite3.Database, stepIn: () => void): BetterSqlit
   });
 }
 
+/** The store's index by cost as it defines it (the one an import into an empty store builds after its rows). */
+const COST_INDEX = "SELECT sql FROM sqlite_master WHERE name = 'requests_by_cost'";
+
+/** The definition a new store gives its index by cost. */
+function costIndexOfNewStore(): string {
+  const db = openTelemetry(storeIn('new'));
+  try {
+    return db.prepare(COST_INDEX).pluck().get() as string;
+  } finally {
+    db.close();
+  }
+}
+
 function read<T>(path: string, sql: string): T {
   const db = new BetterSqlite3(path, { readonly: true });
   try {
@@ -111,6 +124,11 @@ describe('an import', () => {
     expect(seen.every((s) => !s.wal && s.journal)).toBe(true);
     expect(read(path, 'PRAGMA journal_mode')).toBe('wal');
     expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(5_000);
+    // Its index by cost, built after the rows, is the store's own, and holds every row.
+    expect(read(path, COST_INDEX)).toBe(costIndexOfNewStore());
+    expect(read(path, 'PRAGMA integrity_check')).toBe('ok');
+    const byCost = 'SELECT COUNT(*) FROM request_rows INDEXED BY requests_by_cost WHERE org_code IS NOT NULL';
+    expect(read(path, byCost)).toBe(5_000);
   });
 
   it('shares an empty store another connection has open, which reads on meanwhile', async () => {
@@ -152,7 +170,7 @@ describe('an import', () => {
     const importer = openTelemetry(path);
     let server: TestServer | undefined;
     try {
-      spillRowsAlone(importer);
+      const transaction = spillRowsAlone(importer);
       const started = performance.now();
       server = await startServer({ dataDir: join(path, '..'), telemetryDbPath: path });
       const { client } = await register(server);
@@ -160,8 +178,8 @@ describe('an import', () => {
       expect((await client.get('/keys')).status).toBe(200);
       // A wait for the lock would be the busy timeout, 5 s, at start and at each read.
       expect(performance.now() - started).toBeLessThan(BUSY_TIMEOUT_MS);
-      importer.exec('COMMIT');
-      endImport(importer, { empty: true, alone: true, lookups: null });
+      commitImport(importer, transaction);
+      endImport(importer, transaction);
       expect((await client.get('/analytics/summary')).status).toBe(200);
       expect(server.logs()).toContain('telemetry store reachable again');
     } finally {
@@ -175,18 +193,18 @@ describe('an import', () => {
     const importer = openTelemetry(path);
     let server: TestServer | undefined;
     try {
-      spillRowsAlone(importer);
+      const transaction = spillRowsAlone(importer);
       server = await startServer({ dataDir: join(path, '..'), telemetryDbPath: path });
       expect(server.logs()).toContain('telemetry store unavailable');
-      importer.exec('COMMIT');
-      endImport(importer, { empty: true, alone: true, lookups: null });
+      commitImport(importer, transaction);
+      endImport(importer, transaction);
       // Nothing is asked of the server: it opens the store again by itself.
       await vi.waitFor(() => expect(server!.logs()).toContain('telemetry store reachable again'), {
         timeout: 10_000,
         interval: 100,
       });
       const next = beginImport(importer, { withRows: true });
-      expect(next).toEqual({ empty: false, alone: false, lookups: null });
+      expect(next).toEqual({ empty: false, alone: false, lookups: null, deferred: [] });
       endImport(importer, next);
     } finally {
       importer.close();
@@ -208,6 +226,8 @@ describe('an import', () => {
       const repeated = await importRequests(control, path, [ndjsonFile(dir, [first, row(), { ...first }])]);
       expect(repeated).toEqual({ ok: false, error: `line 3: request id ${first.req_id} was already imported` });
       expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(0);
+      // The index the import dropped to build after its rows is back as it was.
+      expect(read(path, COST_INDEX)).toBe(costIndexOfNewStore());
       expect(read(path, 'PRAGMA journal_mode')).toBe('wal');
       expect(existsSync(`${path}-journal`)).toBe(false);
 
@@ -260,6 +280,7 @@ describe('an import', () => {
     // It died with rows in the file and the pages they overwrote in the journal.
     expect(statSync(path).size).toBeGreaterThan(bytesBefore);
     expectRolledBack(path, 0);
+    expect(read(path, COST_INDEX)).toBe(costIndexOfNewStore());
     await importNoting(path, 1, 3);
     expect(read(path, 'SELECT COUNT(*) FROM requests')).toBe(3);
   });
@@ -271,7 +292,7 @@ describe('an import', () => {
       let other: BetterSqlite3.Database | undefined;
       try {
         const transaction = beginImport(withStepIn(importer, () => (other = openTelemetry(path))));
-        expect(transaction).toEqual({ empty: true, alone: false, lookups: null });
+        expect(transaction).toEqual({ empty: true, alone: false, lookups: null, deferred: [] });
         expect(importer.pragma('journal_mode', { simple: true })).toBe('wal');
         insertRows(importer, 3);
         expect(other?.prepare('SELECT COUNT(*) FROM requests').pluck().get()).toBe(0);
@@ -296,7 +317,7 @@ describe('an import', () => {
             other.close();
           }),
         );
-        expect(transaction).toEqual({ empty: false, alone: false, lookups: null });
+        expect(transaction).toEqual({ empty: false, alone: false, lookups: null, deferred: [] });
         expect(importer.pragma('journal_mode', { simple: true })).toBe('wal');
         endImport(importer, transaction);
       } finally {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
-import { beginImport } from '../../server/stores/telemetry/import-transaction.js';
+import { beginImport, type ImportTransaction } from '../../server/stores/telemetry/import-transaction.js';
 import { REQUEST_COLUMNS, type RequestRecord } from '../../server/stores/telemetry/request-record.js';
 import { signEpochs, termText, TERM_SIGNATURES, type Signatures } from '../../server/stores/telemetry/search-terms.js';
 import { TELEMETRY_MIGRATIONS } from '../../server/stores/telemetry/store.js';
@@ -151,10 +151,12 @@ export const requestRecord = (i: number): RequestRecord => ({
  * req-`from` on through a cache of a few pages: they spill into the file, as a large import's
  * do, and the import holds the store's exclusive lock. Returns without committing.
  */
-export function spillRowsAlone(db: Database, from = 1): void {
+export function spillRowsAlone(db: Database, from = 1): ImportTransaction {
   db.pragma('cache_size = 16');
-  if (!beginImport(db, { withRows: true }).alone) throw new Error('the import did not have the store to itself');
+  const transaction = beginImport(db, { withRows: true });
+  if (!transaction.alone) throw new Error('the import did not have the store to itself');
   insertRows(db, 20_000, from);
+  return transaction;
 }
 
 /** Writes `count` request rows straight into the store, req-`from` on, with no rollups or search terms. */

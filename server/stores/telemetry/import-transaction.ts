@@ -12,7 +12,19 @@ export interface ImportTransaction {
    * reading thread, which must not open the store. Else null.
    */
   readonly lookups: StoredLookups | null;
+  /** The indexes dropped at its start, built again by `commitImport` (`DEFERRED_INDEXES`). */
+  readonly deferred: readonly string[];
 }
+
+/**
+ * The indexes an import into an empty store taken alone builds after its rows, not with each.
+ * The index by cost takes a day's rows in cost order: each row written lands on a page of its
+ * own among the day's, where the others take rows in time order, at their end. Measured, 10M
+ * NDJSON rows into an empty store, alternating runs: rows written ~73k -> ~89k a second, the index
+ * then built in ~13 s, the import 146 -> 134 s and 161 -> 145 s. Dropping the indexes by key and
+ * by organisation as well changed nothing, nor did the request id's (kept: it finds a repeated id).
+ */
+const DEFERRED_INDEXES = ['requests_by_cost'];
 
 /**
  * Takes the write lock for an import. A store in WAL mode has every page written twice,
@@ -37,7 +49,7 @@ export function beginImport(db: Database, { withRows = false } = {}): ImportTran
   const mayTakeAlone = () => isEmpty(db) || (withRows && fewSharedTerms(db));
   const shared = (): ImportTransaction => {
     db.exec('BEGIN IMMEDIATE');
-    return { empty: isEmpty(db), alone: false, lookups: null };
+    return { empty: isEmpty(db), alone: false, lookups: null, deferred: [] };
   };
   if (!mayTakeAlone() || !leaveWal(db)) return shared();
   try {
@@ -48,7 +60,9 @@ export function beginImport(db: Database, { withRows = false } = {}): ImportTran
     // puts it back in WAL mode) or written rows: then the import shares it after all.
     if (journalMode(db) === 'delete' && mayTakeAlone()) {
       const empty = isEmpty(db);
-      return { empty, alone: true, lookups: empty ? null : storedLookups(db) };
+      // In the transaction: a failed or killed import leaves the indexes as they were.
+      const deferred = empty ? dropIndexes(db, DEFERRED_INDEXES) : [];
+      return { empty, alone: true, lookups: empty ? null : storedLookups(db), deferred };
     }
     db.exec('ROLLBACK');
     db.pragma('journal_mode = WAL');
@@ -58,6 +72,23 @@ export function beginImport(db: Database, { withRows = false } = {}): ImportTran
     throw error;
   }
   return shared();
+}
+
+/** Builds the indexes the import dropped, then commits it. */
+export function commitImport(db: Database, transaction: ImportTransaction): void {
+  for (const sql of transaction.deferred) db.exec(sql);
+  db.exec('COMMIT');
+}
+
+/** Drops those of `names` the store has; returns the SQL that makes each again, as the store defined it. */
+function dropIndexes(db: Database, names: readonly string[]): string[] {
+  const indexes = db
+    .prepare<[string], { name: string; sql: string }>(
+      `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND name IN (SELECT value FROM json_each(?))`,
+    )
+    .all(JSON.stringify(names));
+  for (const { name } of indexes) db.exec(`DROP INDEX "${name}"`);
+  return indexes.map(({ sql }) => sql);
 }
 
 /** Rolls back what is not committed and puts a store taken alone back in WAL mode. */
