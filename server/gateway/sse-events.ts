@@ -68,6 +68,11 @@ interface Completion {
  */
 export interface EventReader {
   read(data: unknown, event: SseEvent): { done: boolean };
+  /**
+   * Reads an event from its text alone where it is a text delta written as the API writes one
+   * (most of a stream's events), filling in `event` as `read` would; false to have it parsed.
+   */
+  skim?(data: string, event: SseEvent): boolean;
 }
 
 /** Characters a choice's message generated: its text, a refusal, and its tool calls' names and arguments. */
@@ -132,6 +137,8 @@ export interface SseEvent {
   plain: boolean;
 }
 
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 const CONTENT_KEY = '"content"';
 const CONTENT_TEXT = '"content":"';
 const CONTENT_NULL = '"content":null';
@@ -152,18 +159,38 @@ function contentOf(data: string): string | null {
       continue;
     }
     if (!data.startsWith(CONTENT_TEXT, at)) return null;
-    const open = at + CONTENT_TEXT.length - 1;
-    let close = open + 1;
-    while (close < data.length && data[close] !== '"') close += data[close] === '\\' ? 2 : 1;
-    if (close >= data.length) return null;
-    try {
-      content += JSON.parse(data.slice(open, close + 1)) as string;
-    } catch {
-      return null;
-    }
-    at = data.indexOf(CONTENT_KEY, close + 1);
+    const text = jsonStringAt(data, at + CONTENT_TEXT.length - 1);
+    if (text === null) return null;
+    content += text.value;
+    at = data.indexOf(CONTENT_KEY, text.end + 1);
   }
   return content;
+}
+
+/**
+ * The JSON string whose opening quote is at `open` in `data`, decoded, and the index of its
+ * closing quote; null when there is none or it is not valid JSON. A string of plain characters
+ * (no escape, no control character) is its characters as they are, without a parse.
+ */
+export function jsonStringAt(data: string, open: number): { value: string; end: number } | null {
+  if (data.charCodeAt(open) !== QUOTE) return null;
+  let close = open + 1;
+  let plain = true;
+  for (; close < data.length; close++) {
+    const code = data.charCodeAt(close);
+    if (code === QUOTE) break;
+    if (code === BACKSLASH) {
+      plain = false;
+      close++;
+    } else if (code < 0x20) plain = false;
+  }
+  if (close >= data.length) return null;
+  if (plain) return { value: data.slice(open + 1, close), end: close };
+  try {
+    return { value: JSON.parse(data.slice(open, close + 1)) as string, end: close };
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -371,6 +398,7 @@ export class SseEvents {
   }
 
   private readWith(reader: EventReader, data: string, event: SseEvent): SseEvent {
+    if (reader.skim?.(data, event)) return event;
     let parsed: unknown;
     try {
       parsed = JSON.parse(data);

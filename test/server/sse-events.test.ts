@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SseEvents, UpstreamTooLarge, mayCarryUsage } from '../../server/gateway/sse-events.js';
+import { messagesApi } from '../../server/gateway/apis/messages.js';
+import { responsesApi } from '../../server/gateway/apis/responses.js';
+import { SseEvents, UpstreamTooLarge, mayCarryUsage, type SseEvent } from '../../server/gateway/sse-events.js';
 
 const delta = (content: string) =>
   `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`;
@@ -126,5 +128,106 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
     expect(() => {
       for (let at = 0; at < tooLong.length; at += 10) inPieces.cut(tooLong.subarray(at, at + 10));
     }).toThrow(UpstreamTooLarge);
+  });
+
+  describe("Messages' and Responses' text deltas, read by their text where they are written as those APIs write them", () => {
+    const TEXT = 'She said "hi"\\ then\nleft: café ☕ \u2028';
+    const blank = (): SseEvent => ({
+      raw: '',
+      content: '',
+      otherCharacters: 0,
+      usage: null,
+      usageOnly: false,
+      malformed: false,
+      error: false,
+      finished: false,
+      plain: false,
+    });
+    /** What the event reads as through the gateway's reading, and as its reader reads it parsed whole. */
+    const both = (api: typeof messagesApi, data: string) => {
+      const read = new SseEvents(api.streamReader()).read(`data: ${data}\n\n`);
+      let parsed: SseEvent | null = blank();
+      try {
+        api.streamReader()!.read(JSON.parse(data), parsed);
+      } catch {
+        parsed = null;
+      }
+      return { read, parsed, skimmed: api.streamReader()!.skim!(data, blank()) };
+    };
+
+    it('reads an Anthropic text delta unparsed, exactly, and any other event as parsed whole', () => {
+      const skimmed = [
+        JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: TEXT } }),
+        JSON.stringify({ type: 'content_block_delta', index: 12, delta: { type: 'text_delta', text: 'plain' } }),
+        JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: '' } }),
+      ];
+      const parsedWhole = [
+        JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'hmm' } }),
+        JSON.stringify({
+          type: 'content_block_delta',
+          index: 1,
+          delta: { type: 'input_json_delta', partial_json: '{"a' },
+        }),
+        // Another order, another index, or anything after the text: read whole.
+        JSON.stringify({ index: 0, type: 'content_block_delta', delta: { text: 'reordered', type: 'text_delta' } }),
+        JSON.stringify({
+          type: 'content_block_delta',
+          index: '0',
+          delta: { type: 'text_delta', text: 'quoted index' },
+        }),
+        JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'a', more: 'b' } }),
+        JSON.stringify({
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'text_delta', text: 'a' },
+          x: { text: 'b' },
+        }),
+      ];
+      for (const data of skimmed) {
+        const { read, parsed, skimmed } = both(messagesApi, data);
+        expect(skimmed).toBe(true);
+        expect([read.content, read.otherCharacters]).toEqual([parsed!.content, parsed!.otherCharacters]);
+      }
+      expect(both(messagesApi, skimmed[0]!).read.content).toBe(TEXT);
+      for (const data of parsedWhole) {
+        const { read, parsed, skimmed } = both(messagesApi, data);
+        expect(skimmed).toBe(false);
+        expect([read.content, read.otherCharacters]).toEqual([parsed!.content, parsed!.otherCharacters]);
+      }
+      // A control character inside the text is not JSON: malformed, as it was when parsed whole.
+      const raw = skimmed[1]!.replace('plain', 'pl\u0001ain');
+      expect(both(messagesApi, raw)).toMatchObject({ parsed: null, skimmed: false, read: { malformed: true } });
+    });
+
+    it('reads a Responses text delta unparsed, exactly, and any other event as parsed whole', () => {
+      const at = { sequence_number: 4, item_id: 'msg_1', output_index: 0, content_index: 0 };
+      const type = 'response.output_text.delta';
+      const skimmed = [
+        JSON.stringify({ type, ...at, delta: TEXT, logprobs: [] }),
+        JSON.stringify({ type, ...at, delta: 'then', logprobs: [], obfuscation: 'xYz' }),
+        JSON.stringify({ type, delta: '' }),
+      ];
+      const parsedWhole = [
+        JSON.stringify({ type: 'response.reasoning_summary_text.delta', ...at, delta: 'thinking' }),
+        JSON.stringify({ type, ...at, delta: null }),
+        // A `delta` inside another object, before the event's own or alone, or the type not first.
+        JSON.stringify({ type, meta: { delta: 'nested' }, delta: 'own' }),
+        JSON.stringify({ type, ...at, meta: { delta: 'nested only' } }),
+        JSON.stringify({ ...at, type, delta: 'type later' }),
+      ];
+      for (const data of skimmed) {
+        const { read, parsed, skimmed } = both(responsesApi, data);
+        expect(skimmed).toBe(true);
+        expect([read.content, read.otherCharacters]).toEqual([parsed!.content, parsed!.otherCharacters]);
+      }
+      expect(both(responsesApi, skimmed[0]!).read.content).toBe(TEXT);
+      for (const data of parsedWhole) {
+        const { read, parsed, skimmed } = both(responsesApi, data);
+        expect(skimmed).toBe(false);
+        expect([read.content, read.otherCharacters]).toEqual([parsed!.content, parsed!.otherCharacters]);
+      }
+      expect(both(responsesApi, parsedWhole[2]!).read.content).toBe('own');
+      expect(both(responsesApi, parsedWhole[3]!).read.content).toBe('');
+    });
   });
 });

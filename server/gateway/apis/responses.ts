@@ -1,4 +1,4 @@
-import { isCount, type AnswerFacts, type EventReader, type SseEvent, type Usage } from '../sse-events.js';
+import { isCount, jsonStringAt, type AnswerFacts, type EventReader, type SseEvent, type Usage } from '../sse-events.js';
 import {
   badStream,
   holdsUnbounded,
@@ -88,7 +88,26 @@ function responseFacts(text: string): AnswerFacts {
 /** The events that end a response, each carrying it whole with its usage. */
 const ENDINGS = new Set(['response.completed', 'response.incomplete', 'response.failed']);
 
+/** A text delta's start, as OpenAI writes it: its type first. */
+const TEXT_DELTA = '{"type":"response.output_text.delta",';
+const DELTA_KEY = '"delta":';
+
 class ResponseEvents implements EventReader {
+  /**
+   * A text delta whose type comes first and which names one `delta`, with no brace before it but
+   * the event's own (so that it is the event's key, not a nested object's: a quote inside a
+   * string is escaped, so it is a key): its text, unparsed. Nothing else of it is read.
+   */
+  skim(data: string, event: SseEvent): boolean {
+    if (!data.startsWith(TEXT_DELTA)) return false;
+    const key = data.indexOf(DELTA_KEY, TEXT_DELTA.length);
+    if (key < 0 || data.lastIndexOf('{', key) !== 0 || data.includes(DELTA_KEY, key + DELTA_KEY.length)) return false;
+    const text = jsonStringAt(data, key + DELTA_KEY.length);
+    if (text === null) return false;
+    event.content += text.value;
+    return true;
+  }
+
   read(data: unknown, event: SseEvent) {
     const frame = data as {
       type?: unknown;
