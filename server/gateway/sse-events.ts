@@ -137,6 +137,19 @@ export interface SseEvent {
   plain: boolean;
 }
 
+/** An event that says nothing yet, for its reader to fill in. */
+export const newEvent = (raw: string): SseEvent => ({
+  raw,
+  content: '',
+  otherCharacters: 0,
+  usage: null,
+  usageOnly: false,
+  malformed: false,
+  error: false,
+  finished: false,
+  plain: false,
+});
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const CONTENT_KEY = '"content"';
@@ -338,17 +351,7 @@ export class SseEvents {
    * `mayCarryUsage(raw)`, when the caller has tested it already.
    */
   read(raw: string, withUsage?: boolean): SseEvent {
-    const event: SseEvent = {
-      raw,
-      content: '',
-      otherCharacters: 0,
-      usage: null,
-      usageOnly: false,
-      malformed: false,
-      error: false,
-      finished: false,
-      plain: false,
-    };
+    const event = newEvent(raw);
     const oneLine = isOneDataLine(raw);
     const data = dataOf(raw, oneLine);
     if (data === '[DONE]') {

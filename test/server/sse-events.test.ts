@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { messagesApi } from '../../server/gateway/apis/messages.js';
 import { responsesApi } from '../../server/gateway/apis/responses.js';
-import { SseEvents, UpstreamTooLarge, mayCarryUsage, type SseEvent } from '../../server/gateway/sse-events.js';
+import {
+  SseEvents,
+  UpstreamTooLarge,
+  mayCarryUsage,
+  newEvent,
+  type SseEvent,
+} from '../../server/gateway/sse-events.js';
 
 const delta = (content: string) =>
   `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`;
@@ -132,17 +138,7 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
 
   describe("Messages' and Responses' text deltas, read by their text where they are written as those APIs write them", () => {
     const TEXT = 'She said "hi"\\ then\nleft: café ☕ \u2028';
-    const blank = (): SseEvent => ({
-      raw: '',
-      content: '',
-      otherCharacters: 0,
-      usage: null,
-      usageOnly: false,
-      malformed: false,
-      error: false,
-      finished: false,
-      plain: false,
-    });
+    const blank = () => newEvent('');
     /** What the event reads as through the gateway's reading, and as its reader reads it parsed whole. */
     const both = (api: typeof messagesApi, data: string) => {
       const read = new SseEvents(api.streamReader()).read(`data: ${data}\n\n`);
@@ -153,6 +149,20 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
         parsed = null;
       }
       return { read, parsed, skimmed: api.streamReader()!.skim!(data, blank()) };
+    };
+
+    /** Each event reads as parsed whole; those of `skimmed` without a parse, those of `parsedWhole` parsed. */
+    const expectReadAsParsed = (api: typeof messagesApi, skimmed: string[], parsedWhole: string[]) => {
+      for (const [list, skims] of [
+        [skimmed, true],
+        [parsedWhole, false],
+      ] as const) {
+        for (const data of list) {
+          const { read, parsed, skimmed } = both(api, data);
+          expect(skimmed).toBe(skims);
+          expect([read.content, read.otherCharacters]).toEqual([parsed!.content, parsed!.otherCharacters]);
+        }
+      }
     };
 
     it('reads an Anthropic text delta unparsed, exactly, and any other event as parsed whole', () => {
@@ -183,17 +193,8 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
           x: { text: 'b' },
         }),
       ];
-      for (const data of skimmed) {
-        const { read, parsed, skimmed } = both(messagesApi, data);
-        expect(skimmed).toBe(true);
-        expect([read.content, read.otherCharacters]).toEqual([parsed!.content, parsed!.otherCharacters]);
-      }
+      expectReadAsParsed(messagesApi, skimmed, parsedWhole);
       expect(both(messagesApi, skimmed[0]!).read.content).toBe(TEXT);
-      for (const data of parsedWhole) {
-        const { read, parsed, skimmed } = both(messagesApi, data);
-        expect(skimmed).toBe(false);
-        expect([read.content, read.otherCharacters]).toEqual([parsed!.content, parsed!.otherCharacters]);
-      }
       // A control character inside the text is not JSON: malformed, as it was when parsed whole.
       const raw = skimmed[1]!.replace('plain', 'pl\u0001ain');
       expect(both(messagesApi, raw)).toMatchObject({ parsed: null, skimmed: false, read: { malformed: true } });
@@ -215,17 +216,8 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
         JSON.stringify({ type, ...at, meta: { delta: 'nested only' } }),
         JSON.stringify({ ...at, type, delta: 'type later' }),
       ];
-      for (const data of skimmed) {
-        const { read, parsed, skimmed } = both(responsesApi, data);
-        expect(skimmed).toBe(true);
-        expect([read.content, read.otherCharacters]).toEqual([parsed!.content, parsed!.otherCharacters]);
-      }
+      expectReadAsParsed(responsesApi, skimmed, parsedWhole);
       expect(both(responsesApi, skimmed[0]!).read.content).toBe(TEXT);
-      for (const data of parsedWhole) {
-        const { read, parsed, skimmed } = both(responsesApi, data);
-        expect(skimmed).toBe(false);
-        expect([read.content, read.otherCharacters]).toEqual([parsed!.content, parsed!.otherCharacters]);
-      }
       expect(both(responsesApi, parsedWhole[2]!).read.content).toBe('own');
       expect(both(responsesApi, parsedWhole[3]!).read.content).toBe('');
     });
