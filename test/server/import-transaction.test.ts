@@ -171,6 +171,9 @@ describe('an import', () => {
     let server: TestServer | undefined;
     try {
       const transaction = spillRowsAlone(importer);
+      // The empty store's index by cost waits for the rows, to be built before the commit.
+      expect(transaction.deferred).toEqual([costIndexOfNewStore()]);
+      expect(importer.prepare(COST_INDEX).pluck().get()).toBeUndefined();
       const started = performance.now();
       server = await startServer({ dataDir: join(path, '..'), telemetryDbPath: path });
       const { client } = await register(server);
