@@ -131,14 +131,6 @@ interface StreamEvent {
 const TEXT_DELTA = '{"type":"content_block_delta","index":';
 const TEXT_DELTA_BODY = ',"delta":{"type":"text_delta","text":';
 
-const isDigits = (text: string, from: number, to: number): boolean => {
-  for (let at = from; at < to; at++) {
-    const code = text.charCodeAt(at);
-    if (code < 0x30 || code > 0x39) return false;
-  }
-  return to > from;
-};
-
 /** One stream's events: usage from `message_start`, completed by each `message_delta`. */
 class MessageEvents implements EventReader {
   private usage: Usage | null = null;
@@ -147,7 +139,7 @@ class MessageEvents implements EventReader {
   skim(data: string, event: SseEvent): boolean {
     if (!data.startsWith(TEXT_DELTA)) return false;
     const body = data.indexOf(TEXT_DELTA_BODY, TEXT_DELTA.length);
-    if (body < 0 || !isDigits(data, TEXT_DELTA.length, body)) return false;
+    if (body < 0 || !/^\d+$/.test(data.slice(TEXT_DELTA.length, body))) return false;
     const text = jsonStringAt(data, body + TEXT_DELTA_BODY.length);
     if (text === null || text.end !== data.length - 3 || !data.endsWith('}}')) return false;
     event.content += text.value;
