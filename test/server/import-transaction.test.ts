@@ -182,6 +182,11 @@ describe('an import', () => {
       // A wait for the lock would be the busy timeout, 5 s, at start and at each read.
       expect(performance.now() - started).toBeLessThan(BUSY_TIMEOUT_MS);
       commitImport(importer, transaction);
+      // Built in a cache and with helper threads of its own, the connection's own given back.
+      expect(importer.prepare(COST_INDEX).pluck().get()).toBe(costIndexOfNewStore());
+      expect(importer.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(importer.pragma('cache_size', { simple: true })).toBe(16);
+      expect(importer.pragma('threads', { simple: true })).toBe(0);
       endImport(importer, transaction);
       expect((await client.get('/analytics/summary')).status).toBe(200);
       expect(server.logs()).toContain('telemetry store reachable again');

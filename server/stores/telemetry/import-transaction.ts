@@ -74,9 +74,31 @@ export function beginImport(db: Database, { withRows = false } = {}): ImportTran
   return shared();
 }
 
-/** Builds the indexes the import dropped, then commits it. */
+/**
+ * The page cache an index is built in after the rows, and SQLite's helper threads for its sort.
+ * SQLite sorts an index's entries in runs as large as the page cache (up to 512 MiB) before it
+ * merges them: in the import's cache of gigabytes, one run of every entry, sorted in memory that
+ * no processor cache holds. In runs of 16 MiB, sorted by a helper thread while the next is read
+ * (the reading thread's core is free by then), the index by cost of 10M rows took ~6 s instead of
+ * ~13-17 s, measured alone and in imports (which took ~4-9 s less for it).
+ */
+const BUILD_CACHE_KIB = 16 * 1024;
+const BUILD_THREADS = 2;
+
+/** Builds the indexes the import dropped (in a cache of their own: `BUILD_CACHE_KIB`), then commits it. */
 export function commitImport(db: Database, transaction: ImportTransaction): void {
-  for (const sql of transaction.deferred) db.exec(sql);
+  if (transaction.deferred.length > 0) {
+    const cache = db.pragma('cache_size', { simple: true }) as number;
+    const threads = db.pragma('threads', { simple: true }) as number;
+    db.pragma(`cache_size = -${BUILD_CACHE_KIB}`);
+    db.pragma(`threads = ${BUILD_THREADS}`);
+    try {
+      for (const sql of transaction.deferred) db.exec(sql);
+    } finally {
+      db.pragma(`cache_size = ${cache}`);
+      db.pragma(`threads = ${threads}`);
+    }
+  }
   db.exec('COMMIT');
 }
 
