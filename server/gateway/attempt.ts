@@ -43,8 +43,13 @@ export type AttemptOutcome =
   | { kind: 'answer'; status: number; retryAfter: string | undefined; text: string }
   | {
       kind: 'stream';
-      /** Events up to and including the first content (or the whole stream when it had none). */
+      /**
+       * Events up to and including the first content, and those that came with it (or the whole
+       * stream when it had none); malformed ones among them marked so, to be passed over.
+       */
       held: SseEvent[];
+      /** The held events together as received. */
+      heldText: string;
       events: SseEvents;
       /** The rest of the upstream's body; its iteration ends with the attempt's signal. */
       rest: AsyncIterator<Buffer>;
@@ -143,6 +148,7 @@ async function attemptWithin(
   const events = new SseEvents(input.reader);
   const rest = (upstream.body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   const held: SseEvent[] = [];
+  let heldText = '';
   const failedWith = (failure: FailureClass, text: string): AttemptOutcome => {
     upstream.body.destroy();
     return { kind: 'failed', failure, status: 200, retryAfter: undefined, text };
@@ -150,22 +156,21 @@ async function attemptWithin(
   for (;;) {
     const next = await rest.next();
     const raws = next.done ? events.end() : events.cut(next.value);
+    heldText += events.text;
     // What arrived together is held together: the first content may come with more behind it.
     let content = false;
     for (const raw of raws) {
       const event = events.read(raw);
-      if (event.malformed) {
-        onMalformed();
-        continue;
-      }
-      if (event.error && !content) return failedWith('stream_error', dataOf(raw));
+      if (event.malformed) onMalformed();
+      else if (event.error && !content) return failedWith('stream_error', dataOf(raw));
       held.push(event);
       content ||= event.content.length > 0 || event.otherCharacters > 0;
     }
-    if (content || events.done) return { kind: 'stream', held, events, rest, abort, ended: next.done === true };
+    const ended = next.done === true;
+    if (content || events.done) return { kind: 'stream', held, heldText, events, rest, abort, ended };
     if (next.done) {
       // No content and no [DONE]: a cut, unless the upstream said it had finished.
-      if (held.some((event) => event.finished)) return { kind: 'stream', held, events, rest, abort, ended: true };
+      if (held.some((event) => event.finished)) return { kind: 'stream', held, heldText, events, rest, abort, ended };
       return failedWith('stream_cut', '');
     }
   }

@@ -103,6 +103,7 @@ export function deliverAnswer(delivery: Delivery, status: number, text: string, 
 
 export interface HeldStream {
   held: SseEvent[];
+  heldText: string;
   events: SseEvents;
   rest: AsyncIterator<Buffer>;
   abort: AbortController;
@@ -138,13 +139,25 @@ export async function deliverStream(
   let failedInStream = false;
   let corked = false;
   const translator = delivery.translation?.stream(delivery.body, delivery.promptCharacters) ?? null;
-  const pass = async (batch: SseEvent[]) => {
-    // Only an event that may carry usage alone is kept back from a caller who did not ask for it
-    // (its SDK would yield an empty chunk); the rest is handed on as sent, or translated.
+  /** `text`: the batch's events together as received, malformed ones included. */
+  const pass = async (batch: SseEvent[], text: string) => {
+    // A malformed event is left out, and an event that may carry usage alone from a caller who
+    // did not ask for it (its SDK would yield an empty chunk); the rest is handed on as sent, in
+    // slices of the text it came in (most batches: the text itself, no copy), or translated.
     let passed = '';
-    for (const event of batch) {
-      if (translator) passed += translatedEvent(translator, event);
-      else if (options.wantsUsage || !event.usageOnly) passed += event.raw;
+    if (translator) {
+      for (const event of batch) if (!event.malformed) passed += translatedEvent(translator, event);
+    } else {
+      let from = 0;
+      let at = 0;
+      for (const event of batch) {
+        if (event.malformed || (event.usageOnly && !options.wantsUsage)) {
+          passed += text.slice(from, at);
+          from = at + event.raw.length;
+        }
+        at += event.raw.length;
+      }
+      passed += text.slice(from, at);
     }
     // The stream's last events, the upstream's end usually right behind them: held back until the
     // caller's answer ends (`end` uncorks) or this turn of the event loop is over at the latest, so
@@ -166,6 +179,7 @@ export async function deliverStream(
     }
     const at = performance.now();
     for (const event of batch) {
+      if (event.malformed) continue;
       if (event.content.length > 0 || event.otherCharacters > 0) {
         firstTokenAt ??= at;
         measured.generatedCharacters += event.content.length + event.otherCharacters;
@@ -182,7 +196,7 @@ export async function deliverStream(
   };
   const idle = setTimeout(() => stream.abort.abort(new Stalled('stalled')), options.idleMs || 2 ** 31 - 1);
   try {
-    await pass(stream.held);
+    await pass(stream.held, stream.heldText);
     let ended = stream.ended;
     while (!ended) {
       const next = await stream.rest.next();
@@ -192,9 +206,9 @@ export async function deliverStream(
       for (const raw of raws) {
         const event = events.read(raw, mayCarryUsage(raw));
         if (event.malformed) options.onMalformed();
-        else batch.push(event);
+        batch.push(event);
       }
-      await pass(batch);
+      await pass(batch, events.text);
       ended = next.done === true;
     }
     measureTiming(delivery, measured, firstTokenAt);

@@ -228,14 +228,32 @@ function ofFirstChoiceAlone(data: string): boolean {
 /** A choice's end written as OpenAI writes it, on a chunk read by its text alone. */
 const FINISHED = '"finish_reason":"';
 
-/** Whether an event is one `data:` line, as nearly every event is: its data is then read without splitting it. */
-function isOneDataLine(raw: string): boolean {
-  const firstBreak = raw.indexOf('\n');
-  return raw.startsWith('data:') && firstBreak >= raw.length - 3 && !raw.slice(0, firstBreak).includes('\r');
+const LF = 0x0a;
+const CR = 0x0d;
+const SPACE = 0x20;
+
+/**
+ * Where an event's `data:` line begins when the event is written as nearly every event is: one
+ * `data:` line, after an `event:` line or alone, ended by `\n`s; -1 for any other (comments,
+ * several lines, `\r\n`), whose data is read line by line. Its data is then read without splitting
+ * the event into lines: a stream's events are read at every request, Anthropic's and the Responses
+ * API's each with an `event:` line.
+ */
+function oneDataLine(raw: string): number {
+  const start = raw.startsWith('event:') ? raw.indexOf('\n') + 1 : 0;
+  if (!raw.startsWith('data:', start)) return -1;
+  const end = raw.indexOf('\n', start);
+  const cr = raw.indexOf('\r');
+  return end >= raw.length - 3 && (cr < 0 || cr > end) ? start : -1;
 }
 
-function dataOf(raw: string, oneLine: boolean): string {
-  if (oneLine) return raw.slice(5, raw.indexOf('\n')).trimStart();
+/** `start`: oneDataLine(raw). */
+function dataOf(raw: string, start: number): string {
+  if (start >= 0) {
+    let from = start + 5;
+    while (raw.charCodeAt(from) === SPACE) from++;
+    return raw.slice(from, raw.indexOf('\n', start)).trimStart();
+  }
   // Comments, several lines: read line by line.
   return raw
     .split(/\r?\n/)
@@ -245,10 +263,20 @@ function dataOf(raw: string, oneLine: boolean): string {
 }
 
 /** An event's data: the values of its `data:` lines, joined by line breaks. */
-export const eventData = (raw: string): string => dataOf(raw, isOneDataLine(raw));
+export const eventData = (raw: string): string => dataOf(raw, oneDataLine(raw));
 
-/** The blank line that ends an event. */
-const BLANK_LINE = /\r?\n\r?\n/g;
+/**
+ * Just past the first blank line in `text` from `from` on (a `\n`, or `\r\n`, right after a
+ * line's `\n`), or -1: where `/\r?\n\r?\n/` ends, without a match object per event.
+ */
+function blankLineEnd(text: string, from: number): number {
+  for (let at = text.indexOf('\n', from); at >= 0; at = text.indexOf('\n', at + 1)) {
+    const next = text.charCodeAt(at + 1);
+    if (next === LF) return at + 2;
+    if (next === CR && text.charCodeAt(at + 2) === LF) return at + 3;
+  }
+  return -1;
+}
 
 interface Chunk {
   error?: unknown;
@@ -279,6 +307,11 @@ const JOINT = 3;
  */
 export class SseEvents {
   done = false;
+  /**
+   * The events the last `cut` or `end` gave, together as received: a slice of the text decoded,
+   * not a copy, for the caller to hand on in one piece what it hands on unchanged.
+   */
+  text = '';
   private readonly decoder = new StringDecoder('utf8');
   /** The incomplete event's pieces, and their length. */
   private held: string[] = [];
@@ -295,6 +328,7 @@ export class SseEvents {
    * {@link UpstreamTooLarge} once an event grows past the bound.
    */
   cut(chunk: Buffer): string[] {
+    this.text = '';
     const text = this.decoder.write(chunk);
     if (text === '') return [];
     const joint = this.lastHeld();
@@ -302,11 +336,14 @@ export class SseEvents {
     const events: string[] = [];
     // Where in `scan` the text not yet given to an event begins.
     let start = joint.length;
-    BLANK_LINE.lastIndex = 0;
-    for (let blank = BLANK_LINE.exec(scan); blank; blank = BLANK_LINE.exec(scan)) {
-      const end = blank.index + blank[0].length;
+    // The first event when it was held in part, and where in `scan` the events after it begin.
+    let completed = '';
+    let after = start;
+    for (let end = blankLineEnd(scan, 0); end >= 0; end = blankLineEnd(scan, end)) {
       if (this.held.length > 0) {
-        events.push(this.held.join('') + scan.slice(joint.length, end));
+        completed = this.held.join('') + scan.slice(joint.length, end);
+        events.push(completed);
+        after = end;
         this.held = [];
         this.heldCharacters = 0;
       } else {
@@ -315,6 +352,7 @@ export class SseEvents {
       start = end;
       if (events[events.length - 1]!.length > this.maxEvent) throw this.tooLarge();
     }
+    this.text = completed + scan.slice(after, start);
     if (start < scan.length) {
       this.held.push(scan.slice(start));
       this.heldCharacters += scan.length - start;
@@ -328,7 +366,8 @@ export class SseEvents {
     const rest = this.held.join('') + this.decoder.end();
     this.held = [];
     this.heldCharacters = 0;
-    return rest.trim() === '' ? [] : [rest];
+    this.text = rest.trim() === '' ? '' : rest;
+    return this.text === '' ? [] : [rest];
   }
 
   /** The last JOINT characters held, each piece sliced before it is joined: a joined event would be copied whole. */
@@ -352,8 +391,9 @@ export class SseEvents {
    */
   read(raw: string, withUsage?: boolean): SseEvent {
     const event = newEvent(raw);
-    const oneLine = isOneDataLine(raw);
-    const data = dataOf(raw, oneLine);
+    const start = oneDataLine(raw);
+    const oneLine = start >= 0;
+    const data = dataOf(raw, start);
     if (data === '[DONE]') {
       this.done = true;
       return event;

@@ -4,6 +4,7 @@ import { responsesApi } from '../../server/gateway/apis/responses.js';
 import {
   SseEvents,
   UpstreamTooLarge,
+  eventData,
   mayCarryUsage,
   newEvent,
   type SseEvent,
@@ -53,6 +54,33 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
     expect(last).toEqual(['data: [DONE]']);
     events.read(last[0]!);
     expect(events.done).toBe(true);
+  });
+
+  it('reads the data after an `event:` line as line by line, however the event is written', () => {
+    // The reading the spec describes: every `data:` line's value, joined by line breaks.
+    const byLines = (raw: string) =>
+      raw
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trimStart())
+        .join('\n');
+    const raws = [
+      'event: message_start\ndata: {"type":"message_start"}\n\n',
+      'event: ping\r\ndata: {"type":"ping"}\r\n\r\n',
+      'event: x\ndata: {"a":\ndata: 1}\n\n',
+      'event: x\n: a comment\ndata: after\n\n',
+      'event: x\ndata:   spaced\n\n',
+      'event: x\ndata: {"text":"a\rb"}\n\n',
+      'data:tight\n\n',
+      'event: x\ndata: y\nid: 3\n\n',
+      'event: x\ndata: last, no blank line',
+      'event: x\n\n',
+      'event: data:\n\n',
+    ];
+    for (const raw of raws) expect([raw, eventData(raw)]).toEqual([raw, byLines(raw)]);
+    const text = JSON.stringify({ type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hi' } });
+    const read = new SseEvents(messagesApi.streamReader()).read(`event: content_block_delta\ndata: ${text}\n\n`);
+    expect(read).toMatchObject({ content: 'hi', malformed: false });
   });
 
   it("reads each delta's text exactly, escapes and all, however the chunk is written", () => {
@@ -120,6 +148,23 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
       const cut: string[] = [];
       for (let at = 0; at < whole.length; at += size) cut.push(...events.cut(whole.subarray(at, at + size)));
       expect(cut).toEqual([...sent, delta('b')]);
+    }
+  });
+
+  it("gives each cut's events together as received, an event held over chunks and the last one included", () => {
+    const sent = [delta('Grüße'), usage, 'event: x\r\ndata: {}\r\n\r\n', delta('!'), 'data: [DONE]'];
+    const whole = Buffer.from(sent.join(''));
+    for (const size of [1, 4, 9, 40, 100, whole.length]) {
+      const events = new SseEvents();
+      const texts: string[] = [];
+      for (let at = 0; at < whole.length; at += size) {
+        const cut = events.cut(whole.subarray(at, at + size));
+        expect(events.text).toBe(cut.join(''));
+        texts.push(events.text);
+      }
+      const last = events.end();
+      expect(events.text).toBe(last.join(''));
+      expect(texts.join('') + events.text).toBe(sent.join(''));
     }
   });
 
