@@ -8,7 +8,7 @@ import { loadavg } from 'node:os';
 import { request } from 'undici';
 import { GATEWAY_RATE_RPS, createKey, runOpenLoop, throughputCase, timing, type CreatedKey } from './gateway.js';
 import type { ApiClient } from './http.js';
-import { OPEN_LOOP_ROUNDS, agent, call, ok, targetHeaders, type Target } from './open-loop.js';
+import { FIRST_BYTE_SPAN, OPEN_LOOP_ROUNDS, agent, call, ok, targetHeaders, type Target } from './open-loop.js';
 import type { ApisCounts, ApisReport, OpenLoopTiming, Tail } from './report.js';
 import { round } from './stats.js';
 
@@ -156,12 +156,13 @@ export async function measureApis(o: ApisBenchOptions): Promise<ApisReport> {
   ): Promise<Record<Name, OpenLoopTiming>> => {
     const names = Object.keys(targets) as Name[];
     const list = names.map((name) => targets[name]);
+    const span = until === 'firstByte' ? FIRST_BYTE_SPAN : 1;
     const spec = {
       targets: list,
       bodies: list[0]!.bodies!,
       rps: GATEWAY_RATE_RPS,
-      seconds: o.seconds,
-      rounds: counts.openLoopRounds,
+      seconds: o.seconds * span,
+      rounds: counts.openLoopRounds * span,
       until,
     };
     const runs = await runOpenLoop(spec, log);
@@ -177,13 +178,14 @@ export async function measureApis(o: ApisBenchOptions): Promise<ApisReport> {
     });
 
   const each = `${GATEWAY_RATE_RPS} req/s open loop, ${o.seconds} s per target`;
+  const eachFirstByte = `${GATEWAY_RATE_RPS} req/s open loop, ${o.seconds * FIRST_BYTE_SPAN} s per target`;
   log(`gateway APIs: /v1/messages non-streamed (passed through, translated), ${each}`);
   const messagesLatency = await openLoop(messages(false), 'end');
-  log(`gateway APIs: /v1/messages streamed time to first byte, ${each}`);
+  log(`gateway APIs: /v1/messages streamed time to first byte, ${eachFirstByte}`);
   const messagesTtfb = await openLoop(messages(true), 'firstByte');
   log(`gateway APIs: /v1/responses non-streamed, ${each}`);
   const responsesLatency = await openLoop(responses(false), 'end');
-  log(`gateway APIs: /v1/responses streamed time to first byte, ${each}`);
+  log(`gateway APIs: /v1/responses streamed time to first byte, ${eachFirstByte}`);
   const responsesTtfb = await openLoop(responses(true), 'firstByte');
 
   log(`gateway APIs: /v1/embeddings throughput, against the bare proxy`);
@@ -210,6 +212,7 @@ export async function measureApis(o: ApisBenchOptions): Promise<ApisReport> {
       rateRps: GATEWAY_RATE_RPS,
       secondsPerTarget: o.seconds,
       rounds: counts.openLoopRounds,
+      firstByteSpan: FIRST_BYTE_SPAN,
       loadAverage: { before: round(loadBefore, 2), after: round(loadavg()[0]!, 2) },
     },
     messages: {

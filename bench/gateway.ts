@@ -12,6 +12,7 @@ import autocannon from 'autocannon';
 import BetterSqlite3 from 'better-sqlite3';
 import type { ApiClient } from './http.js';
 import {
+  FIRST_BYTE_SPAN,
   OPEN_LOOP_ROUNDS,
   agent,
   call,
@@ -527,8 +528,16 @@ export async function measureGateway(
     p99: round(through.p99 - latency.direct.p99, 3),
   });
 
-  log(`gateway: streamed time to first byte, ${GATEWAY_RATE_RPS} req/s open loop, ${o.seconds} s per target`);
-  const ttfb = await openLoopCase(targets, streamed, o.seconds, counts.openLoopRounds, 'firstByte', log);
+  const firstByteSeconds = o.seconds * FIRST_BYTE_SPAN;
+  log(`gateway: streamed time to first byte, ${GATEWAY_RATE_RPS} req/s open loop, ${firstByteSeconds} s per target`);
+  const ttfb = await openLoopCase(
+    targets,
+    streamed,
+    firstByteSeconds,
+    counts.openLoopRounds * FIRST_BYTE_SPAN,
+    'firstByte',
+    log,
+  );
 
   log(`gateway: throughput, ${THROUGHPUT_CONNECTIONS} connections, against the bare proxy`);
   const throughputTarget = (target: Target): Target => ({ ...target, authorization: bearer(throughputKey) });
@@ -565,6 +574,7 @@ export async function measureGateway(
       rateRps: GATEWAY_RATE_RPS,
       secondsPerTarget: o.seconds,
       rounds: counts.openLoopRounds,
+      firstByteSpan: FIRST_BYTE_SPAN,
       requestIdHeader,
       rateLimitRpm: latencyKey.rate_limit_rpm,
       loadAverage: { before: round(loadBefore, 2), after: round(loadavg()[0]!, 2) },

@@ -7,6 +7,15 @@ import { sleep } from './stats.js';
 /** Rounds of each open-loop case: the targets' order is reversed every other round. */
 export const OPEN_LOOP_ROUNDS = 2;
 
+/**
+ * A streamed first-byte case runs this many times as long as a latency case, in as many times the
+ * rounds. Its p99 is judged against the proxy's + 1 ms, and at 5,000 samples a target both p99s
+ * were the work of 5-10 stalls (a young-generation collection, the machine's pauses) of tens of
+ * milliseconds: the same build passed or failed from run to run. More samples, the same
+ * estimator and bound: a figure of the gateway more than of where the run's stalls fell.
+ */
+export const FIRST_BYTE_SPAN = 2;
+
 export interface Target {
   /** What its runs are keyed by: `direct`, `proxy`, `gateway`, or a failover case's route. */
   name: string;

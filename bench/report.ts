@@ -186,6 +186,8 @@ export interface GatewayReport {
     /** Timed seconds per target and case, split over `rounds` alternating rounds (each after a warm-up). */
     secondsPerTarget: number;
     rounds: number;
+    /** How many times the seconds and rounds of a streamed first-byte case (FIRST_BYTE_SPAN). */
+    firstByteSpan: number;
     /** Whether the gateway's answers carry `x-request-id` (the request-log row's req_id). */
     requestIdHeader: boolean;
     rateLimitRpm: number;
@@ -252,6 +254,8 @@ export interface ApisReport {
     /** Timed seconds per target and case, split over `rounds` alternating rounds (each after a warm-up). */
     secondsPerTarget: number;
     rounds: number;
+    /** How many times the seconds and rounds of a streamed first-byte case (FIRST_BYTE_SPAN). */
+    firstByteSpan: number;
     /** The machine's 1-minute load average when these figures began and ended. */
     loadAverage: { before: number; after: number };
   };
@@ -896,6 +900,10 @@ function caseRows<K extends string>(
   return targets.map((target) => [name, target, ...timingCells(timings[target])]);
 }
 
+/** How much longer the first-byte cases ran, said after the latency cases' length. */
+const firstByteLength = (s: { secondsPerTarget: number; rounds: number; firstByteSpan: number }) =>
+  `first-byte cases ${s.secondsPerTarget * s.firstByteSpan} s over ${s.rounds * s.firstByteSpan} rounds`;
+
 function gatewayLines(g: GatewayReport): string[] {
   const s = g.setup;
   return [
@@ -903,8 +911,8 @@ function gatewayLines(g: GatewayReport): string[] {
     '',
     `Route ${s.model} on a key of ${s.rateLimitRpm.toLocaleString('en')} requests/minute and no credit limit; upstream: ${s.upstream}. ` +
       `Open-loop cases send ${s.rateRps} req/s on a fixed schedule from a client process of their own (bench/open-loop-child.ts) and time each request from its scheduled send ` +
-      `(${s.secondsPerTarget} s per target over ${s.rounds} alternating rounds, each after a warm-up); ` +
-      `direct = the upstream itself, proxy = bench/bare-proxy.ts (node:http + undici), added = through − direct. ` +
+      `(${s.secondsPerTarget} s per target over ${s.rounds} alternating rounds, each after a warm-up; ` +
+      `${firstByteLength(s)}); direct = the upstream itself, proxy = bench/bare-proxy.ts (node:http + undici), added = through − direct. ` +
       `x-request-id on the gateway's answers: ${s.requestIdHeader ? 'yes' : 'NO'}. ` +
       `Machine ${s.busyBeforePercent === null ? '?' : s.busyBeforePercent}% busy in the second before the section (the benchmark idle); ` +
       `1-minute load average ${fmt(s.loadAverage.before)} when it began, ${fmt(s.loadAverage.after)} when it ended.`,
@@ -936,8 +944,8 @@ function apisLines(a: ApisReport): string[] {
       `and back, \`/v1/responses\` passed through) and \`${s.routes.embeddings}\`; each answer checked before the timing to have come the way meant ` +
       `(a translated message's id is the chat completion's). Messages requests carry \`anthropic-version: ${s.anthropicVersion}\` ` +
       `and max_tokens ${s.maxTokens}, the key as \`Authorization: Bearer\`. Each API is timed as chat is, in open-loop cases of its own at ` +
-      `${s.rateRps} req/s (${s.secondsPerTarget} s per target over ${s.rounds} alternating rounds, each after a warm-up) from a client process ` +
-      `of its own: direct = the upstream's own path, proxy = bench/bare-proxy.ts forwarding the same request to it, added = through − direct. ` +
+      `${s.rateRps} req/s (${s.secondsPerTarget} s per target over ${s.rounds} alternating rounds, each after a warm-up; ${firstByteLength(s)}) ` +
+      `from a client process of its own: direct = the upstream's own path, proxy = bench/bare-proxy.ts forwarding the same request to it, added = through − direct. ` +
       `The translated route's reference is the proxy on the passthrough path (the same Messages request to the upstream's \`/v1/messages\`), ` +
       `for its first byte as for its last. Embeddings' throughput is closed loop, ${a.embeddings.connections} connections, as chat's. ` +
       `1-minute load average ${fmt(s.loadAverage.before)} when these figures began, ${fmt(s.loadAverage.after)} when they ended.`,

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FIRST_BYTE_SPAN } from '../../bench/open-loop.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ROWS = 20_000;
@@ -152,12 +153,16 @@ describe('npm run bench', () => {
     expect(unwritten?.value).toBe(0);
     const gateway = report.gateway;
     expect(gateway.setup.rounds).toBe(counts.gateway.openLoopRounds);
+    // First-byte cases take FIRST_BYTE_SPAN times the samples of the latency cases, at the same rate.
+    expect(gateway.ttfb.gateway.sent).toBe(FIRST_BYTE_SPAN * gateway.latency.gateway.sent);
     expect(gateway.throughput.rounds).toHaveLength(counts.gateway.throughputRounds);
     expect(gateway.rowVisible.samples + gateway.rowVisible.notSeen).toBe(counts.gateway.visibilitySamples);
     expect(gateway.revocation.trials).toBe(counts.gateway.revocationTrials);
     // Messages (passed through and translated), Responses and embeddings (issue 53), beside chat.
     const apis = report.gateway.apis;
     expect(apis.setup.rounds).toBe(counts.apis.openLoopRounds);
+    expect(apis.messages.ttfb.gateway.sent).toBe(FIRST_BYTE_SPAN * apis.messages.latency.gateway.sent);
+    expect(apis.responses.ttfb.gateway.sent).toBe(FIRST_BYTE_SPAN * apis.responses.latency.gateway.sent);
     for (const name of ['direct', 'proxy', 'gateway', 'translated'])
       for (const timings of [apis.messages.latency, apis.messages.ttfb]) expect(timings[name].sent).toBeGreaterThan(0);
     for (const name of ['direct', 'proxy', 'gateway'])
