@@ -8,7 +8,16 @@ import { loadavg } from 'node:os';
 import { request } from 'undici';
 import { GATEWAY_RATE_RPS, createKey, runOpenLoop, throughputCase, timing, type CreatedKey } from './gateway.js';
 import type { ApiClient } from './http.js';
-import { FIRST_BYTE_SPAN, OPEN_LOOP_ROUNDS, agent, call, ok, targetHeaders, type Target } from './open-loop.js';
+import {
+  FIRST_BYTE_SPAN,
+  OPEN_LOOP_ROUNDS,
+  agent,
+  call,
+  caseLength,
+  ok,
+  targetHeaders,
+  type Target,
+} from './open-loop.js';
 import type { ApisCounts, ApisReport, OpenLoopTiming, Tail } from './report.js';
 import { round } from './stats.js';
 
@@ -156,13 +165,11 @@ export async function measureApis(o: ApisBenchOptions): Promise<ApisReport> {
   ): Promise<Record<Name, OpenLoopTiming>> => {
     const names = Object.keys(targets) as Name[];
     const list = names.map((name) => targets[name]);
-    const span = until === 'firstByte' ? FIRST_BYTE_SPAN : 1;
     const spec = {
       targets: list,
       bodies: list[0]!.bodies!,
       rps: GATEWAY_RATE_RPS,
-      seconds: o.seconds * span,
-      rounds: counts.openLoopRounds * span,
+      ...caseLength(until, o.seconds, counts.openLoopRounds),
       until,
     };
     const runs = await runOpenLoop(spec, log);

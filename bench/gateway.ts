@@ -15,6 +15,7 @@ import {
   FIRST_BYTE_SPAN,
   OPEN_LOOP_ROUNDS,
   agent,
+  caseLength,
   call,
   ok,
   targetHeaders,
@@ -167,7 +168,10 @@ export function runOpenLoop(spec: OpenLoopSpec, log: Log): Promise<Record<string
   });
 }
 
-/** One open-loop case for the three targets: the upstream, the bare proxy and the gateway. */
+/**
+ * One open-loop case for the three targets: the upstream, the bare proxy and the gateway; `seconds`
+ * and `rounds` are the latency cases' (a first-byte case takes more, caseLength).
+ */
 async function openLoopCase(
   targets: Target[],
   bodies: readonly string[],
@@ -176,7 +180,8 @@ async function openLoopCase(
   until: 'end' | 'firstByte',
   log: Log,
 ): Promise<GatewayTargets<OpenLoopTiming>> {
-  const runs = await runOpenLoop({ targets, bodies, rps: GATEWAY_RATE_RPS, seconds, rounds, until }, log);
+  const length = caseLength(until, seconds, rounds);
+  const runs = await runOpenLoop({ targets, bodies, rps: GATEWAY_RATE_RPS, ...length, until }, log);
   return { direct: timing(runs.direct!), proxy: timing(runs.proxy!), gateway: timing(runs.gateway!) };
 }
 
@@ -528,16 +533,10 @@ export async function measureGateway(
     p99: round(through.p99 - latency.direct.p99, 3),
   });
 
-  const firstByteSeconds = o.seconds * FIRST_BYTE_SPAN;
-  log(`gateway: streamed time to first byte, ${GATEWAY_RATE_RPS} req/s open loop, ${firstByteSeconds} s per target`);
-  const ttfb = await openLoopCase(
-    targets,
-    streamed,
-    firstByteSeconds,
-    counts.openLoopRounds * FIRST_BYTE_SPAN,
-    'firstByte',
-    log,
+  log(
+    `gateway: streamed time to first byte, ${GATEWAY_RATE_RPS} req/s open loop, ${o.seconds * FIRST_BYTE_SPAN} s per target`,
   );
+  const ttfb = await openLoopCase(targets, streamed, o.seconds, counts.openLoopRounds, 'firstByte', log);
 
   log(`gateway: throughput, ${THROUGHPUT_CONNECTIONS} connections, against the bare proxy`);
   const throughputTarget = (target: Target): Target => ({ ...target, authorization: bearer(throughputKey) });

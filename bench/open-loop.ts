@@ -16,6 +16,16 @@ export const OPEN_LOOP_ROUNDS = 2;
  */
 export const FIRST_BYTE_SPAN = 2;
 
+/** A case's timed seconds per target and its rounds, given the latency cases' (see FIRST_BYTE_SPAN). */
+export function caseLength(
+  until: 'end' | 'firstByte',
+  seconds: number,
+  rounds: number,
+): { seconds: number; rounds: number } {
+  const span = until === 'firstByte' ? FIRST_BYTE_SPAN : 1;
+  return { seconds: seconds * span, rounds: rounds * span };
+}
+
 export interface Target {
   /** What its runs are keyed by: `direct`, `proxy`, `gateway`, or a failover case's route. */
   name: string;
