@@ -130,6 +130,11 @@ export function chatBody(model: string, prompt: string, stream: boolean): string
 export function timing(run: Run): OpenLoopTiming {
   const sorted = [...run.samples].sort((a, b) => a - b);
   const sum = sorted.reduce((total, value) => total + value, 0);
+  // Null for a round with no answer: JSON has no NaN, and 0 would read as fast.
+  const roundP99s = run.roundEnds.map((end, i) => {
+    const own = run.samples.slice(run.roundEnds[i - 1] ?? 0, end).sort((a, b) => a - b);
+    return own.length > 0 ? round(percentile(own, 99), 3) : null;
+  });
   return {
     sent: run.sent,
     ok: run.ok,
@@ -139,6 +144,7 @@ export function timing(run: Run): OpenLoopTiming {
     mean: round(sum / sorted.length, 3),
     max: round(sorted[sorted.length - 1] ?? NaN, 3),
     maxSendLagMs: round(run.maxSendLagMs, 3),
+    roundP99s,
   };
 }
 

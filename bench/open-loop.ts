@@ -95,13 +95,15 @@ export const ok = (status: number) => status >= 200 && status < 300;
 
 export interface Run {
   samples: number[];
+  /** Where each of its rounds' samples end in `samples`, in the order run. */
+  roundEnds: number[];
   sent: number;
   ok: number;
   failed: number;
   maxSendLagMs: number;
 }
 
-const emptyRun = (): Run => ({ samples: [], sent: 0, ok: 0, failed: 0, maxSendLagMs: 0 });
+const emptyRun = (): Run => ({ samples: [], roundEnds: [], sent: 0, ok: 0, failed: 0, maxSendLagMs: 0 });
 
 /** What one open-loop case asks of the client process. */
 export interface OpenLoopSpec {
@@ -185,6 +187,7 @@ export async function openLoopCase(spec: OpenLoopSpec, log: (line: string) => vo
         await openLoop(dispatcher, entry, spec, warmSeconds);
         await openLoop(dispatcher, entry, spec, roundSeconds * membersOf(entry).length, runs);
         for (const { name } of membersOf(entry)) {
+          runs[name]!.roundEnds.push(runs[name]!.samples.length);
           log(`  round ${r + 1}/${rounds} ${name}: ${runs[name]!.sent} sent so far, ${runs[name]!.failed} failed`);
         }
       } finally {

@@ -166,6 +166,11 @@ export interface OpenLoopTiming {
   max: number;
   /** The latest a request left after its scheduled time: the load generator's own lag, included above. */
   maxSendLagMs: number;
+  /**
+   * Each round's own p99, in the order run (null: no request of the round answered): whether the
+   * pooled p99 is every round's or the stalls of one.
+   */
+  roundP99s: (number | null)[];
 }
 
 export interface GatewayTargets<T> {
@@ -882,11 +887,22 @@ export function markdown(report: Report): string {
   ].join('\n');
 }
 
-/** The gateway section of the markdown: its figures, then each target's timings. */
-/** One open-loop timing as a table's cells, after its names. */
+/** One open-loop timing as a table's cells, after its names (TIMING_COLUMNS). */
 function timingCells(x: OpenLoopTiming): string[] {
-  return [fmt(x.p50), fmt(x.p99), fmt(x.mean), fmt(x.max), String(x.sent), String(x.failed), fmt(x.maxSendLagMs)];
+  const byRound = x.roundP99s.map((p99) => (p99 === null ? '–' : fmt(p99))).join(' / ');
+  return [
+    fmt(x.p50),
+    fmt(x.p99),
+    fmt(x.mean),
+    fmt(x.max),
+    String(x.sent),
+    String(x.failed),
+    fmt(x.maxSendLagMs),
+    byRound,
+  ];
 }
+
+const TIMING_COLUMNS = ['p50', 'p99', 'mean', 'max', 'sent', 'failed', 'max send lag', 'p99 by round'];
 
 /** The targets every open-loop case of the gateway times. */
 const THREE = ['direct', 'proxy', 'gateway'] as const;
@@ -904,6 +920,7 @@ function caseRows<K extends string>(
 const firstByteLength = (s: { secondsPerTarget: number; rounds: number; firstByteSpan: number }) =>
   `first-byte cases ${s.secondsPerTarget * s.firstByteSpan} s over ${s.rounds * s.firstByteSpan} rounds`;
 
+/** The gateway section of the markdown: its figures, then each target's timings. */
 function gatewayLines(g: GatewayReport): string[] {
   const s = g.setup;
   return [
@@ -912,7 +929,8 @@ function gatewayLines(g: GatewayReport): string[] {
     `Route ${s.model} on a key of ${s.rateLimitRpm.toLocaleString('en')} requests/minute and no credit limit; upstream: ${s.upstream}. ` +
       `Open-loop cases send ${s.rateRps} req/s on a fixed schedule from a client process of their own (bench/open-loop-child.ts) and time each request from its scheduled send ` +
       `(${s.secondsPerTarget} s per target over ${s.rounds} alternating rounds, each after a warm-up; ` +
-      `${firstByteLength(s)}); direct = the upstream itself, proxy = bench/bare-proxy.ts (node:http + undici), added = through − direct. ` +
+      `${firstByteLength(s)}); direct = the upstream itself, proxy = bench/bare-proxy.ts (node:http + undici), added = through − direct; ` +
+      `p99 = over all rounds pooled, p99 by round = each round's own, in the order run. ` +
       `x-request-id on the gateway's answers: ${s.requestIdHeader ? 'yes' : 'NO'}. ` +
       `Machine ${s.busyBeforePercent === null ? '?' : s.busyBeforePercent}% busy in the second before the section (the benchmark idle); ` +
       `1-minute load average ${fmt(s.loadAverage.before)} when it began, ${fmt(s.loadAverage.after)} when it ended.`,
@@ -920,7 +938,7 @@ function gatewayLines(g: GatewayReport): string[] {
     ...table(['figure', 'value', 'reference', 'target', 'result'], figureRows(g.figures)),
     '',
     ...table(
-      ['case', 'target', 'p50', 'p99', 'mean', 'max', 'sent', 'failed', 'max send lag'],
+      ['case', 'target', ...TIMING_COLUMNS],
       [...caseRows('non-streamed, last byte', g.latency, THREE), ...caseRows('streamed, first byte', g.ttfb, THREE)],
     ),
     '',
@@ -951,7 +969,7 @@ function apisLines(a: ApisReport): string[] {
       `1-minute load average ${fmt(s.loadAverage.before)} when these figures began, ${fmt(s.loadAverage.after)} when they ended.`,
     '',
     ...table(
-      ['case', 'target', 'p50', 'p99', 'mean', 'max', 'sent', 'failed', 'max send lag'],
+      ['case', 'target', ...TIMING_COLUMNS],
       [
         ...caseRows('/v1/messages non-streamed, last byte', a.messages.latency, [...THREE, 'translated']),
         ...caseRows('/v1/messages streamed, first byte', a.messages.ttfb, [...THREE, 'translated']),
@@ -989,7 +1007,7 @@ export function failoverLines(f: FailoverReport): string[] {
       `1-minute load average ${fmt(s.loadAverage.before)} when the failover section began, ${fmt(s.loadAverage.after)} when it ended.`,
     '',
     ...table(
-      ['route', 'p50', 'p99', 'mean', 'max', 'sent', 'failed', 'max send lag'],
+      ['route', ...TIMING_COLUMNS],
       (['direct', 'single', 'pair', 'refused'] as const).map((name) => [name, ...timingCells(f.latency[name])]),
     ),
     '',

@@ -155,6 +155,13 @@ describe('npm run bench', () => {
     expect(gateway.setup.rounds).toBe(counts.gateway.openLoopRounds);
     // First-byte cases take FIRST_BYTE_SPAN times the samples of the latency cases, at the same rate.
     expect(gateway.ttfb.gateway.sent).toBe(FIRST_BYTE_SPAN * gateway.latency.gateway.sent);
+    // Each target's own p99 of each of its rounds, beside the pooled one.
+    expect(markdown).toMatch(/\| max send lag +\| p99 by round +\|/);
+    expect(gateway.latency.proxy.roundP99s).toHaveLength(counts.gateway.openLoopRounds);
+    expect(gateway.ttfb.gateway.roundP99s).toHaveLength(FIRST_BYTE_SPAN * counts.gateway.openLoopRounds);
+    expect(report.gateway.apis.responses.ttfb.proxy.roundP99s).toHaveLength(
+      FIRST_BYTE_SPAN * counts.apis.openLoopRounds,
+    );
     expect(gateway.throughput.rounds).toHaveLength(counts.gateway.throughputRounds);
     expect(gateway.rowVisible.samples + gateway.rowVisible.notSeen).toBe(counts.gateway.visibilitySamples);
     expect(gateway.revocation.trials).toBe(counts.gateway.revocationTrials);

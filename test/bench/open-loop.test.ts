@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openLoopCase } from '../../bench/open-loop.js';
+import { timing } from '../../bench/gateway.js';
+import { openLoopCase, type Run } from '../../bench/open-loop.js';
 
 describe("the bench's open loop", () => {
   let server: Server;
@@ -39,7 +40,7 @@ describe("the bench's open loop", () => {
     );
     // Each member as many timed requests as a target of its own would get: 0.2 s at 300 req/s.
     for (const name of ['a', 'b', 'c']) {
-      expect(runs[name]).toMatchObject({ sent: 60, ok: 60, failed: 0 });
+      expect(runs[name]).toMatchObject({ sent: 60, ok: 60, failed: 0, roundEnds: [60] });
       expect(runs[name]!.samples).toHaveLength(60);
     }
     // Taking turns: each member's requests span the others' (run one after the other, a's would
@@ -51,5 +52,45 @@ describe("the bench's open loop", () => {
         expect(otherFrom).toBeLessThan(to!);
       }
     }
+  });
+
+  it('marks where each round of each target ends, rounds of targets in turn', async () => {
+    const target = (name: string) => ({ name, url, authorization: 'Bearer test', bodies: [name] });
+    const runs = await openLoopCase(
+      {
+        targets: [target('x'), target('y')],
+        bodies: ['unused'],
+        rps: 300,
+        seconds: 0.2,
+        until: 'end',
+        warmSeconds: 0.05,
+        rounds: 2,
+      },
+      () => undefined,
+    );
+    // 0.1 s a round at 300 req/s: 30 timed requests a round, each target's rounds after one another.
+    for (const name of ['x', 'y']) expect(runs[name]).toMatchObject({ sent: 60, ok: 60, roundEnds: [30, 60] });
+  });
+});
+
+describe("an open-loop target's timing", () => {
+  it("gives each round's p99 beside the pooled one, so that one round's stalls show as that round's", () => {
+    // Two rounds of 200 answers in 1 ms; in the second, 10 held up 50 ms (a stall of the machine).
+    const calm = Array.from({ length: 200 }, () => 1);
+    const stalled = Array.from({ length: 200 }, (_, i) => (i < 10 ? 50 : 1));
+    const run: Run = {
+      samples: [...calm, ...stalled],
+      roundEnds: [200, 400],
+      sent: 400,
+      ok: 400,
+      failed: 0,
+      maxSendLagMs: 0,
+    };
+    expect(timing(run)).toMatchObject({ p50: 1, p99: 50, roundP99s: [1, 50] });
+  });
+
+  it('says a round with no answer has no p99 (null), not 0', () => {
+    const run: Run = { samples: [2, 3], roundEnds: [2, 2], sent: 4, ok: 2, failed: 2, maxSendLagMs: 0 };
+    expect(timing(run).roundP99s).toEqual([3, null]);
   });
 });
