@@ -185,7 +185,7 @@ export async function measureApis(o: ApisBenchOptions): Promise<ApisReport> {
     });
 
   const each = `${GATEWAY_RATE_RPS} req/s open loop, ${o.seconds} s per target`;
-  const eachFirstByte = `${GATEWAY_RATE_RPS} req/s open loop, ${o.seconds * FIRST_BYTE_SPAN} s per target`;
+  const eachFirstByte = `${GATEWAY_RATE_RPS} req/s open loop, ${caseLength('firstByte', o.seconds, counts.openLoopRounds).seconds} s per target`;
   log(`gateway APIs: /v1/messages non-streamed (passed through, translated), ${each}`);
   const messagesLatency = await openLoop(messages(false), 'end');
   log(`gateway APIs: /v1/messages streamed time to first byte, ${eachFirstByte}`);

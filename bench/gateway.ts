@@ -540,7 +540,7 @@ export async function measureGateway(
   });
 
   log(
-    `gateway: streamed time to first byte, ${GATEWAY_RATE_RPS} req/s open loop, ${o.seconds * FIRST_BYTE_SPAN} s per target`,
+    `gateway: streamed time to first byte, ${GATEWAY_RATE_RPS} req/s open loop, ${caseLength('firstByte', o.seconds, counts.openLoopRounds).seconds} s per target`,
   );
   const ttfb = await openLoopCase(targets, streamed, o.seconds, counts.openLoopRounds, 'firstByte', log);
 
