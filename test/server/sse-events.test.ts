@@ -118,6 +118,30 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
     expect(plain({ choices: [{ index: 0, delta: { content: 'x' } }], usage: { prompt_tokens: 1 } })).toBe(false);
   });
 
+  it('reads a refusal, a choice that ends and an error however the chunk writes them, and text that only quotes their keys as text', () => {
+    const events = new SseEvents();
+    const read = (chunk: object) => {
+      const event = events.read(`data: ${JSON.stringify(chunk)}\n\n`);
+      return [event.content, event.otherCharacters, event.finished, event.error, event.plain];
+    };
+    const choice = (fields: object) => ({ choices: [{ index: 0, finish_reason: null, ...fields }] });
+    // Keys that are named inside a text are escaped there: the text is still a plain delta.
+    const quoting = 'the "error", "refusal":"no" and "finish_reason":"stop" of "tool_calls"';
+    expect(read(choice({ delta: { content: quoting } }))).toEqual([quoting, 0, false, false, true]);
+    expect(read(choice({ delta: { refusal: 'I cannot.' } }))).toEqual(['', 9, false, false, false]);
+    expect(read(choice({ delta: { content: 'and ', refusal: 'no' } }))).toEqual(['and ', 2, false, false, false]);
+    expect(read(choice({ delta: { content: 'end' }, finish_reason: 'length' }))).toEqual([
+      'end',
+      0,
+      true,
+      false,
+      false,
+    ]);
+    expect(read({ ...choice({ delta: { content: 'x' } }), error: 'overloaded' })).toEqual(['x', 0, false, true, false]);
+    // An `"error"` that is a value, not a key, is no error; such a chunk is read whole, as any that names one.
+    expect(read(choice({ delta: { content: 'y' }, kind: 'error' }))).toEqual(['y', 0, false, false, false]);
+  });
+
   it('tells the usage that counts from the `usage: null` OpenAI puts on every chunk, and from text that quotes it', () => {
     const events = new SseEvents();
     const withNull = `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: 'a' } }], usage: null })}\n\n`;
