@@ -67,7 +67,8 @@ const embeddingsBody = (prompt: string) => JSON.stringify({ model: ROUTES.embedd
 
 /**
  * Each target answers 2xx, then warms (JIT, connections) for a second. Messages' answers are checked
- * to have come the way meant: translated through the `translated` target, passed through elsewhere.
+ * to have come the way meant: translated through the `translated` target, passed through elsewhere
+ * (`messages`; non-streamed answers only).
  */
 async function warmUp(targets: Target[], messages: boolean): Promise<void> {
   const dispatcher = agent();
@@ -157,6 +158,8 @@ export async function measureApis(o: ApisBenchOptions): Promise<ApisReport> {
   const warmEmbeddings = embeddings(latencyKey);
   await warmUp(Object.values(messages(false)), true);
   await warmUp([...Object.values(responses(false)), warmEmbeddings.proxy, warmEmbeddings.gateway], false);
+  // Streamed as well: the gateway reads each API's events (and translates them) for streams alone.
+  await warmUp([...Object.values(messages(true)), ...Object.values(responses(true))], false);
 
   /** One open-loop case of `targets` (each named as its key) from a client process of its own. */
   const openLoop = async <Name extends string>(
