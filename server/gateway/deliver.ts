@@ -195,9 +195,9 @@ export async function deliverStream(
     }
   };
   const idle = setTimeout(() => stream.abort.abort(new Stalled('stalled')), options.idleMs || 2 ** 31 - 1);
+  let ended = stream.ended;
   try {
     await pass(stream.held, stream.heldText);
-    let ended = stream.ended;
     while (!ended) {
       const next = await stream.rest.next();
       idle.refresh();
@@ -240,7 +240,9 @@ export async function deliverStream(
     }
   } finally {
     clearTimeout(idle);
-    stream.abort.abort(new Error('attempt over'));
+    // An upstream that has not ended is ended here (the caller went, it stalled, it sent too
+    // much); one read to its end has nothing left, and an abort costs ~5 µs a stream.
+    if (!ended) stream.abort.abort(new Error('attempt over'));
   }
 }
 
