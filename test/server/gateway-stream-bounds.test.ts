@@ -47,6 +47,8 @@ let bench: Bench;
 let patient: Bench;
 /** The endless upstream's state, for the latest request it took (the tests run one at a time). */
 const endless = new Map<string, { sent: number; waiting: boolean; finished: boolean; drainedAt: number }>();
+/** Each answer of the huge-event upstream, latest last: whether it was closed (it never ends by itself). */
+const huge: { closed: boolean }[] = [];
 
 const delta = (content: string) =>
   `data: ${JSON.stringify({ object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content } }] })}\n\n`;
@@ -54,18 +56,22 @@ const delta = (content: string) =>
 /** The upstream's answers, on either bench. */
 function addScripts(on: Bench): void {
   on.script('huge event', (_request, response) => {
+    const state = { closed: false };
+    huge.push(state);
+    response.on('close', () => (state.closed = true));
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     response.write(delta('Before. '));
-    // One event of HUGE_EVENT characters, written in pieces as a socket delivers it.
+    // One event of HUGE_EVENT characters, written in pieces as a socket delivers it, then more
+    // deltas for as long as they are taken: only the gateway's closing the answer ends it.
     const event = delta('x'.repeat(HUGE_EVENT));
+    const more = delta('More. ');
     let at = 0;
     const next = () => {
-      while (at < event.length) {
-        const piece = event.slice(at, at + 64 * 1024);
+      while (!response.destroyed) {
+        const piece = at < event.length ? event.slice(at, at + 64 * 1024) : more;
         at += piece.length;
         if (!response.write(piece)) return void response.once('drain', next);
       }
-      response.end('data: [DONE]\n\n');
     };
     response.on('error', () => {});
     next();
@@ -154,6 +160,8 @@ describe.each(['in-process', 'own-process'] as const)('the gateway %s bounds wha
     expect(row!.status_detail.termination_reason).toBe('upstream_stream_aborted');
     expect(row!.status_detail.upstream_error).toMatch(/event/);
     expect(costMicro(row!)).toBeGreaterThan(0);
+    // The upstream's answer is ended too, not left sending into a connection nobody reads.
+    await waitFor(() => huge.at(-1)?.closed === true, "the upstream's answer to be closed");
   });
 
   it('stops reading from the upstream while the caller reads nothing, and hands on all of it once they read again', async () => {
