@@ -92,12 +92,10 @@ export async function attempt(input: AttemptInput, onMalformed: () => void): Pro
   const ended = () => abort.abort(input.signal.reason);
   input.signal.addEventListener('abort', ended, { once: true });
   const limit = input.limitMs > 0 ? setTimeout(() => abort.abort(new AttemptLimit('limit')), input.limitMs) : undefined;
-  let committed = false;
-  let answered = false;
+  let kind: AttemptOutcome['kind'] | null = null;
   try {
     const outcome = await attemptWithin(input, abort, onMalformed);
-    committed = outcome.kind === 'stream';
-    answered = outcome.kind === 'answer';
+    kind = outcome.kind;
     return outcome;
   } catch (error) {
     if (input.signal.aborted) throw input.signal.reason;
@@ -112,10 +110,11 @@ export async function attempt(input: AttemptInput, onMalformed: () => void): Pro
   } finally {
     clearTimeout(limit);
     // A committed stream keeps listening: the caller may still go, mid-stream.
-    if (!committed) {
+    if (kind !== 'stream') {
       input.signal.removeEventListener('abort', ended);
-      // An answer read whole has nothing left to end; an abort (its error, its event) costs ~5 µs.
-      if (!answered) abort.abort(new Error('attempt over'));
+      // An answer's body is read to its end (or dropped past its bound) already: nothing is left to
+      // end, and an abort (its error, its event) costs ~5 µs.
+      if (kind !== 'answer') abort.abort(new Error('attempt over'));
     }
   }
 }

@@ -240,8 +240,9 @@ export async function deliverStream(
     }
   } finally {
     clearTimeout(idle);
-    // An upstream that has not ended is ended here (the caller went, it stalled, it sent too
-    // much); one read to its end has nothing left, and an abort costs ~5 µs a stream.
+    // An upstream not read to its end is ended here, whatever stopped the reading (an event too
+    // large, an error; a caller gone or a stall aborted it already). One read to its end has
+    // nothing left to end, and an abort costs ~5 µs a stream.
     if (!ended) stream.abort.abort(new Error('attempt over'));
   }
 }
