@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { estimatedTokens } from './request-facts.js';
 import type { ErrorWords, GatewayApi, StreamTranslator, Translation } from './apis/api.js';
-import { eventData, mayCarryUsage, UpstreamTooLarge, type SseEvent, type SseEvents, type Usage } from './sse-events.js';
+import { eventData, takenByText, UpstreamTooLarge, type SseEvent, type SseEvents, type Usage } from './sse-events.js';
 
 /**
  * What reaches the caller once the gateway has committed to an attempt (failover.ts): an answer,
@@ -204,7 +204,7 @@ export async function deliverStream(
       const raws = next.done ? events.end() : events.cut(next.value);
       const batch: SseEvent[] = [];
       for (const raw of raws) {
-        const event = events.read(raw, mayCarryUsage(raw));
+        const event = events.read(raw);
         if (event.malformed) options.onMalformed();
         batch.push(event);
       }
@@ -250,7 +250,7 @@ export async function deliverStream(
 /** A chat completions event in the caller's API, by its translator. */
 export function translatedEvent(translator: StreamTranslator, event: SseEvent): string {
   // Most of a stream's events: their text, read already, translated without parsing them again.
-  const text = event.plain ? translator.pushText(event.content) : null;
+  const text = takenByText(event) ? translator.pushText(event.content) : null;
   if (text !== null) return text;
   const data = eventData(event.raw);
   if (data === '') return '';

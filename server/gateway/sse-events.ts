@@ -132,7 +132,9 @@ export interface SseEvent {
   responseId?: string;
   /**
    * A chat completions delta read by its text alone, which says nothing else the gateway reads
-   * (no usage, tool call, refusal, finish or error): `content` is all a translation needs of it.
+   * (no usage, tool call, refusal, finish or error). Whether it is of the first choice alone, as
+   * a translation needs too, is asked by the translation ({@link takenByText}): a stream passed
+   * through never needs it, and it was searched for at every event of every stream.
    */
   plain: boolean;
 }
@@ -217,6 +219,31 @@ const USAGE_OBJECT = /"usage"\s*:(?:\s|data:)*\{/;
 /** Whether an event may carry usage: only those are parsed whole, and before they are handed on. */
 export const mayCarryUsage = (raw: string): boolean => USAGE_OBJECT.test(raw);
 
+/**
+ * A plain delta's JSON around its text: up to the text's opening quote, and from its closing
+ * quote on. A stream writes its deltas in one frame (its id, model, choice index, nulls), and an
+ * event that is a plain delta's frame around another JSON string says all the first said but
+ * its text: no other key is written inside a string (its quotes are escaped there), so searching
+ * it for usage, a tool call, an end or an error would find what the first search found: nothing.
+ * Most events of a stream are read so, by two comparisons and their text, without a search of
+ * their ~240 characters (~0.5 µs an event, 68 events a stream of the bench's).
+ */
+interface Frame {
+  before: string;
+  after: string;
+}
+
+/** The frame of a plain delta's `data`, or null when its text is not its last `content` key. */
+function frameOf(data: string): Frame | null {
+  const at = data.indexOf(CONTENT_TEXT);
+  if (at < 0) return null;
+  const open = at + CONTENT_TEXT.length - 1;
+  const text = jsonStringAt(data, open);
+  // A second text after it would be left out of an event read by the frame.
+  if (text === null || data.indexOf(CONTENT_KEY, text.end + 1) >= 0) return null;
+  return { before: data.slice(0, open + 1), after: data.slice(text.end) };
+}
+
 const INDEX_KEY = '"index":';
 
 /** Whether a chunk's choices are the first alone, or unnumbered: the one a translation reads. */
@@ -224,6 +251,12 @@ function ofFirstChoiceAlone(data: string): boolean {
   const at = data.indexOf(INDEX_KEY);
   return at < 0 || (data.startsWith(`${INDEX_KEY}0`, at) && data.indexOf(INDEX_KEY, at + 1) < 0);
 }
+
+/**
+ * Whether a translation may take an event by its text alone: a plain delta of the first choice.
+ * Searched in the event as received, whose `"index":` keys are its data's.
+ */
+export const takenByText = (event: SseEvent): boolean => event.plain && ofFirstChoiceAlone(event.raw);
 
 /** A choice's end written as OpenAI writes it, on a chunk read by its text alone. */
 const FINISHED = '"finish_reason":"';
@@ -324,6 +357,8 @@ export class SseEvents {
   /** The incomplete event's pieces, and their length. */
   private held: string[] = [];
   private heldCharacters = 0;
+  /** The frame of the last plain delta read whole: see {@link frameOf}. */
+  private frame: Frame | null = null;
 
   /** `reader`: another API's events; chat completions' by default, read by this class itself. */
   constructor(
@@ -393,36 +428,37 @@ export class SseEvents {
     return new UpstreamTooLarge(`an event of more than ${this.maxEvent} characters`);
   }
 
-  /**
-   * What an event carries: generated text, usage; `[DONE]` marks the stream done. `withUsage`:
-   * `mayCarryUsage(raw)`, when the caller has tested it already.
-   */
-  read(raw: string, withUsage?: boolean): SseEvent {
+  /** What an event carries: generated text, usage; `[DONE]` marks the stream done. */
+  read(raw: string): SseEvent {
     const event = newEvent(raw);
-    const start = oneDataLine(raw);
-    const oneLine = start >= 0;
-    const data = dataOf(raw, start);
+    const data = dataOf(raw, oneDataLine(raw));
     if (data === '[DONE]') {
       this.done = true;
       return event;
     }
     if (data === '') return event;
     if (this.reader) return this.readWith(this.reader, data, event);
-    // A delta is read for its text alone, without parsing the whole chunk: most of a stream's
-    // events, each a few hundred bytes of JSON, at every request. Chunks with usage, and any
-    // whose `content` keys are not written as OpenAI writes them, are parsed whole.
-    // The caller's test of the raw event holds for its data when that is one line.
+    // Most of a stream's events: the last plain delta's frame around another text.
+    const framed = this.framedText(data);
+    if (framed !== null) {
+      event.content = framed;
+      event.plain = true;
+      return event;
+    }
+    // A delta is read for its text alone, without parsing the whole chunk: chunks with usage,
+    // and any whose `content` keys are not written as OpenAI writes them, are parsed whole.
     // A tool call's arguments or a refusal are generated too: such chunks are parsed whole.
-    const usage = (oneLine ? withUsage : undefined) ?? mayCarryUsage(data);
     const marked = NOT_PLAIN.test(data);
     // An error is parsed whole too, for the parse to say whether it is one.
     const whole =
-      usage || (marked && (data.includes('"tool_calls"') || data.includes('"refusal":"') || data.includes('"error"')));
+      mayCarryUsage(data) ||
+      (marked && (data.includes('"tool_calls"') || data.includes('"refusal":"') || data.includes('"error"')));
     const content = whole ? null : contentOf(data);
     if (content !== null) {
       event.content = content;
       event.finished = marked && data.includes(FINISHED);
-      event.plain = !event.finished && ofFirstChoiceAlone(data);
+      event.plain = !event.finished;
+      if (event.plain) this.frame = frameOf(data);
       return event;
     }
     try {
@@ -447,6 +483,17 @@ export class SseEvents {
       event.malformed = true;
     }
     return event;
+  }
+
+  /** `data`'s text when it is the last plain delta's frame around a JSON string, else null. */
+  private framedText(data: string): string | null {
+    const { frame } = this;
+    // Compared as slices: `startsWith` compares character by character, ~5× slower for ~200.
+    if (frame === null || data.slice(0, frame.before.length) !== frame.before || !data.endsWith(frame.after)) {
+      return null;
+    }
+    const text = jsonStringAt(data, frame.before.length - 1);
+    return text !== null && text.end === data.length - frame.after.length ? text.value : null;
   }
 
   private readWith(reader: EventReader, data: string, event: SseEvent): SseEvent {

@@ -7,6 +7,7 @@ import {
   eventData,
   mayCarryUsage,
   newEvent,
+  takenByText,
   type SseEvent,
 } from '../../server/gateway/sse-events.js';
 
@@ -104,12 +105,12 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
     // The tool call's arguments are generated characters too, if not text.
     expect(push(events, Buffer.from(compact)).map((event) => event.otherCharacters)).toEqual([0, 0, 0, 22]);
     // What a translation may take by its text alone (`plain`): not a second choice, nor a call.
-    expect(push(events, Buffer.from(compact)).map((event) => event.plain)).toEqual([true, true, false, false]);
+    expect(push(events, Buffer.from(compact)).map(takenByText)).toEqual([true, true, false, false]);
   });
 
   it('takes by its text alone only a delta of the first choice that says nothing else', () => {
     const events = new SseEvents();
-    const plain = (chunk: object) => events.read(`data: ${JSON.stringify(chunk)}\n\n`).plain;
+    const plain = (chunk: object) => takenByText(events.read(`data: ${JSON.stringify(chunk)}\n\n`));
     expect(plain({ choices: [{ index: 0, delta: { content: 'text' }, finish_reason: null }] })).toBe(true);
     expect(plain({ choices: [{ delta: { content: 'unnumbered' } }] })).toBe(true);
     expect(plain({ choices: [{ index: 1, delta: { content: 'second' } }] })).toBe(false);
@@ -140,6 +141,45 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
     expect(read({ ...choice({ delta: { content: 'x' } }), error: 'overloaded' })).toEqual(['x', 0, false, true, false]);
     // An `"error"` that is a value, not a key, is no error; such a chunk is read whole, as any that names one.
     expect(read(choice({ delta: { content: 'y' }, kind: 'error' }))).toEqual(['y', 0, false, false, false]);
+  });
+
+  it('reads an event in the frame of the plain delta before it exactly as it reads it alone', () => {
+    // A stream's deltas share a frame (id, model, choice, nulls): an event that is the last plain
+    // delta's frame around another text is read by it. Whatever an event is, the frame read and
+    // a reading that never saw a plain delta must agree.
+    const frame = (text: string, tail = '"},"logprobs":null,"finish_reason":null}]}') =>
+      `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"${text}${tail}\n\n`;
+    const events = [
+      frame('plain text'),
+      frame('quotes \\"error\\" and \\"usage\\":{} and \\"finish_reason\\":\\"stop\\" as text'),
+      frame('caf\\u00e9 \\ud83d\\ude00 line\\nbreak'),
+      frame(''),
+      frame('a control character \u0001 unescaped'),
+      frame('a bad escape \\x'),
+      frame('no end', ''),
+      frame('cut', '"},"logprobs":null,"finish_reason":null}]'),
+      frame('ends', '"},"logprobs":null,"finish_reason":"stop"}]}'),
+      frame('one', '"},"logprobs":null,"finish_reason":null},{"index":1,"delta":{"content":"two"}}]}'),
+      frame('first', '"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":3,"completion_tokens":1}}'),
+      frame('text', '", "logprobs":null,"finish_reason":null}]}'),
+      frame('split "', '"},"logprobs":null,"finish_reason":null}]}'),
+    ];
+    const readAlone = (raw: string) => new SseEvents().read(raw);
+    const primed = new SseEvents();
+    for (const raw of events) {
+      primed.read(frame('sets the frame'));
+      expect(primed.read(raw)).toEqual(readAlone(raw));
+    }
+    // A delta of two texts frames neither: the second would be left out.
+    const two = (text: string) => frame(text, '"}},{"index":1,"delta":{"content":"two"}}]}');
+    primed.read(two('one'));
+    expect(primed.read(two('three'))).toMatchObject({ content: 'threetwo' });
+    // And each read so says what it should.
+    expect(primed.read(frame('caf\\u00e9'))).toMatchObject({ content: 'café', plain: true, malformed: false });
+    expect(primed.read(frame('no end', ''))).toMatchObject({ malformed: true });
+    expect(primed.read(events[8]!)).toMatchObject({ content: 'ends', finished: true, plain: false });
+    expect(primed.read(events[9]!)).toMatchObject({ content: 'onetwo' });
+    expect(primed.read(events[10]!).usage).toMatchObject({ prompt: 3, completion: 1 });
   });
 
   it('tells the usage that counts from the `usage: null` OpenAI puts on every chunk, and from text that quotes it', () => {
