@@ -69,7 +69,7 @@ export interface Translation {
 export interface StreamTranslator {
   push(data: unknown): string;
   /**
-   * A chunk that only adds `text` to the answer (`SseEvent.plain`), translated without parsing it;
+   * A chunk that only adds `text` to the answer (`takenByText`), translated without parsing it;
    * null where it must be parsed and `push`ed instead (the stream's first chunk, whose id it takes).
    */
   pushText(text: string): string | null;
