@@ -149,6 +149,13 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
     // a reading that never saw a plain delta must agree.
     const frame = (text: string, tail = '"},"logprobs":null,"finish_reason":null}]}') =>
       `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"${text}${tail}\n\n`;
+    const OBJECT = '"object":"chat.completion.chunk"';
+    const ends = frame('ends', '"},"logprobs":null,"finish_reason":"stop"}]}');
+    const twoChoices = frame('one', '"},"logprobs":null,"finish_reason":null},{"index":1,"delta":{"content":"two"}}]}');
+    const withUsage = frame(
+      'first',
+      '"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":3,"completion_tokens":1}}',
+    );
     const events = [
       frame('plain text'),
       frame('quotes \\"error\\" and \\"usage\\":{} and \\"finish_reason\\":\\"stop\\" as text'),
@@ -158,11 +165,17 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
       frame('a bad escape \\x'),
       frame('no end', ''),
       frame('cut', '"},"logprobs":null,"finish_reason":null}]'),
-      frame('ends', '"},"logprobs":null,"finish_reason":"stop"}]}'),
-      frame('one', '"},"logprobs":null,"finish_reason":null},{"index":1,"delta":{"content":"two"}}]}'),
-      frame('first', '"},"logprobs":null,"finish_reason":null}],"usage":{"prompt_tokens":3,"completion_tokens":1}}'),
+      ends,
+      twoChoices,
+      withUsage,
       frame('text', '", "logprobs":null,"finish_reason":null}]}'),
       frame('split "', '"},"logprobs":null,"finish_reason":null}]}'),
+      // Keys after the text where the frame has more of it: the frame's end is not where the text ends.
+      frame('x","refusal":"no'),
+      frame('x","tool_calls":[{"function":{"arguments":"{}"}}],"content":"y'),
+      // Another frame before the text, the same after it, of another length or of the same.
+      frame('x').replace('"delta":{"content"', '"delta":{"refusal":"no","content"'),
+      frame('x').replace(OBJECT, '"error":"overloaded"'.padEnd(OBJECT.length, ' ')),
     ];
     const readAlone = (raw: string) => new SseEvents().read(raw);
     const primed = new SseEvents();
@@ -177,9 +190,10 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
     // And each read so says what it should.
     expect(primed.read(frame('caf\\u00e9'))).toMatchObject({ content: 'café', plain: true, malformed: false });
     expect(primed.read(frame('no end', ''))).toMatchObject({ malformed: true });
-    expect(primed.read(events[8]!)).toMatchObject({ content: 'ends', finished: true, plain: false });
-    expect(primed.read(events[9]!)).toMatchObject({ content: 'onetwo' });
-    expect(primed.read(events[10]!).usage).toMatchObject({ prompt: 3, completion: 1 });
+    expect(primed.read(ends)).toMatchObject({ content: 'ends', finished: true, plain: false });
+    expect(primed.read(twoChoices)).toMatchObject({ content: 'onetwo' });
+    expect(primed.read(withUsage).usage).toMatchObject({ prompt: 3, completion: 1 });
+    expect(primed.read(frame('x","refusal":"no'))).toMatchObject({ content: 'x', otherCharacters: 2, plain: false });
   });
 
   it('tells the usage that counts from the `usage: null` OpenAI puts on every chunk, and from text that quotes it', () => {
