@@ -133,8 +133,8 @@ export interface SseEvent {
   /**
    * A chat completions delta read by its text alone, which says nothing else the gateway reads
    * (no usage, tool call, refusal, finish or error). Whether it is of the first choice alone, as
-   * a translation needs too, is asked by the translation ({@link takenByText}): a stream passed
-   * through never needs it, and it was searched for at every event of every stream.
+   * a translation needs too, is asked by the translation ({@link takenByText}), so that a stream
+   * passed through, which never needs it, does not search each of its events for it.
    */
   plain: boolean;
 }
