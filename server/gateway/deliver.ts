@@ -143,21 +143,26 @@ export async function deliverStream(
   const pass = async (batch: SseEvent[], text: string) => {
     // A malformed event is left out, and an event that may carry usage alone from a caller who
     // did not ask for it (its SDK would yield an empty chunk); the rest is handed on as sent, in
-    // slices of the text it came in (most batches: the text itself, no copy), or translated.
-    let passed = '';
+    // slices of the text it came in, or translated. The slices are written one by one, not joined:
+    // joined, they were copied whole into one string before the write (a stream's last batch, cut
+    // around the usage event that most callers do not ask for: ~12 KB of a bench stream's ~93 KB
+    // on the heap). Written in one turn, they leave in one system call all the same (http corks it).
+    const passed: string[] = [];
     if (translator) {
-      for (const event of batch) if (!event.malformed) passed += translatedEvent(translator, event);
+      let translated = '';
+      for (const event of batch) if (!event.malformed) translated += translatedEvent(translator, event);
+      passed.push(translated);
     } else {
       let from = 0;
       let at = 0;
       for (const event of batch) {
         if (event.malformed || (event.usageOnly && !options.wantsUsage)) {
-          passed += text.slice(from, at);
+          passed.push(text.slice(from, at));
           from = at + event.raw.length;
         }
         at += event.raw.length;
       }
-      passed += text.slice(from, at);
+      passed.push(text.slice(from, at));
     }
     // The stream's last events, the upstream's end usually right behind them: held back until the
     // caller's answer ends (`end` uncorks) or this turn of the event loop is over at the latest, so
@@ -174,9 +179,9 @@ export async function deliverStream(
     // A caller reading slower than the upstream writes: wait for them, and so stop reading the
     // upstream (its socket fills, and it waits too), rather than hold what they have not read.
     // Not for the last events: nothing is read for them, and the end follows them at once.
-    if (passed !== '' && !reply.raw.write(withoutKey(passed, delivery.apiKey)) && !corked) {
-      await once(reply.raw, 'drain', { signal: stream.abort.signal });
-    }
+    let room = true;
+    for (const slice of passed) if (slice !== '') room = reply.raw.write(withoutKey(slice, delivery.apiKey)) && room;
+    if (!room && !corked) await once(reply.raw, 'drain', { signal: stream.abort.signal });
     const at = performance.now();
     for (const event of batch) {
       if (event.malformed) continue;
