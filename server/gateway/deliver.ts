@@ -115,7 +115,7 @@ class Stalled extends Error {}
 
 /**
  * Passes a stream on from its first content: what arrived together leaves together, in one
- * write. A stream that then fails (cut, stalled, too large, an error event) ends with an error
+ * system call. A stream that then fails (cut, stalled, too large, an error event) ends with an error
  * event the SDKs raise, and the row says so: never a truncated success.
  */
 export async function deliverStream(
@@ -144,9 +144,9 @@ export async function deliverStream(
     // A malformed event is left out, and an event that may carry usage alone from a caller who
     // did not ask for it (its SDK would yield an empty chunk); the rest is handed on as sent, in
     // slices of the text it came in, or translated. The slices are written one by one, not joined:
-    // joined, they were copied whole into one string before the write (a stream's last batch, cut
-    // around the usage event that most callers do not ask for: ~12 KB of a bench stream's ~93 KB
-    // on the heap). Written in one turn, they leave in one system call all the same (http corks it).
+    // joined, they would be copied whole into one string before the write (most streams' last
+    // batch is cut around the usage event that most callers do not ask for: ~12 KB of a bench
+    // stream's ~83 KB of heap). Written in one turn, they leave in one system call (http corks it).
     const passed: string[] = [];
     if (translator) {
       let translated = '';
