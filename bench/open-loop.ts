@@ -41,16 +41,28 @@ export interface Target {
 }
 
 /**
- * Targets timed in one schedule, request by request in turn, each at `rps` / their number: a stall
- * of the machine falls on each of them alike, which runs one after the other cannot promise. For
- * routes of one gateway compared with each other.
+ * Targets timed in one schedule, request by request in turn: a stall of the machine falls on each
+ * of them alike, which runs one after the other cannot promise. By default they share `rps` (each
+ * at `rps` / their number, over as many times a round's seconds): routes of one gateway compared
+ * with each other.
  */
 export interface Interleaved {
   name: string;
   members: Target[];
+  /**
+   * Each member at `rps` (the schedule at `rps` × their number) for a round's seconds: targets
+   * compared at the rate each is judged at, such as the proxy and the gateway.
+   */
+  eachAtRate?: boolean;
 }
 
 const membersOf = (entry: Target | Interleaved): Target[] => ('members' in entry ? entry.members : [entry]);
+
+/** How many targets' requests an entry's schedule carries at once: its rate's and its length's multiple. */
+const sharing = (entry: Target | Interleaved): { rate: number; length: number } => {
+  const members = membersOf(entry).length;
+  return 'eachAtRate' in entry && entry.eachAtRate ? { rate: members, length: 1 } : { rate: 1, length: members };
+};
 
 export interface Call {
   status: number;
@@ -110,7 +122,10 @@ export interface OpenLoopSpec {
   targets: (Target | Interleaved)[];
   bodies: readonly string[];
   rps: number;
-  /** Timed seconds per target, over all rounds: an interleaved group's members' times over. */
+  /**
+   * Timed seconds per target, over all rounds: an interleaved group that shares `rps` runs its
+   * members' times over (each member gets a target's samples), one whose members each run at it once.
+   */
   seconds: number;
   until: 'end' | 'firstByte';
   /** Seconds of warm-up before each timed run (default: a fifth of a round, between 0.5 and 1). */
@@ -131,7 +146,8 @@ async function openLoop(
   seconds: number,
   runs: Record<string, Run> = {},
 ): Promise<void> {
-  const { rps, until } = spec;
+  const { until } = spec;
+  const rps = spec.rps * sharing(entry).rate;
   const members = membersOf(entry);
   const intos = members.map((member) => (runs[member.name] ??= emptyRun()));
   const interval = 1000 / rps;
@@ -185,7 +201,7 @@ export async function openLoopCase(spec: OpenLoopSpec, log: (line: string) => vo
       const dispatcher = agent();
       try {
         await openLoop(dispatcher, entry, spec, warmSeconds);
-        await openLoop(dispatcher, entry, spec, roundSeconds * membersOf(entry).length, runs);
+        await openLoop(dispatcher, entry, spec, roundSeconds * sharing(entry).length, runs);
         for (const { name } of membersOf(entry)) {
           runs[name]!.roundEnds.push(runs[name]!.samples.length);
           log(`  round ${r + 1}/${rounds} ${name}: ${runs[name]!.sent} sent so far, ${runs[name]!.failed} failed`);

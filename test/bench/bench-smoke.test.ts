@@ -172,6 +172,9 @@ describe('npm run bench', () => {
     expect(apis.responses.ttfb.gateway.sent).toBe(FIRST_BYTE_SPAN * apis.responses.latency.gateway.sent);
     for (const name of ['direct', 'proxy', 'gateway', 'translated'])
       for (const timings of [apis.messages.latency, apis.messages.ttfb]) expect(timings[name].sent).toBeGreaterThan(0);
+    // The translated route's first byte against a proxy timed alone as it is, beside the pair's.
+    expect(apis.messages.ttfb.proxyAlone.sent).toBe(apis.messages.ttfb.gateway.sent);
+    expect(markdown).toContain('the proxy and the gateway in one schedule');
     for (const name of ['direct', 'proxy', 'gateway'])
       for (const timings of [apis.responses.latency, apis.responses.ttfb])
         expect(timings[name].sent).toBeGreaterThan(0);

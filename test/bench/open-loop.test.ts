@@ -54,6 +54,31 @@ describe("the bench's open loop", () => {
     }
   });
 
+  it('times a pair in one schedule with each member at the rate, in the time of one target', async () => {
+    const member = (name: string) => ({ name, url, authorization: 'Bearer test', bodies: [name] });
+    const runs = await openLoopCase(
+      {
+        targets: [{ name: 'pair', members: [member('p'), member('q')], eachAtRate: true }],
+        bodies: ['unused'],
+        rps: 300,
+        seconds: 0.5,
+        until: 'end',
+        warmSeconds: 0.05,
+        rounds: 1,
+      },
+      () => undefined,
+    );
+    // Each member 0.5 s at 300 req/s, as a target of its own would get.
+    for (const name of ['p', 'q'])
+      expect(runs[name]).toMatchObject({ sent: 150, ok: 150, failed: 0, roundEnds: [150] });
+    // Sent over 0.5 s, not the 1 s that two members sharing the rate take; and taking turns.
+    const timed = ['p', 'q'].map((name) => arrivals.get(name)!.slice(-150));
+    for (const times of timed) expect(times[times.length - 1]! - times[0]!).toBeLessThan(900);
+    const [p, q] = timed as [number[], number[]];
+    expect(p[0]!).toBeLessThan(q[q.length - 1]!);
+    expect(q[0]!).toBeLessThan(p[p.length - 1]!);
+  });
+
   it('marks where each round of each target ends, rounds of targets in turn', async () => {
     const target = (name: string) => ({ name, url, authorization: 'Bearer test', bodies: [name] });
     const runs = await openLoopCase(
