@@ -58,8 +58,11 @@ export interface Interleaved {
 
 const membersOf = (entry: Target | Interleaved): Target[] => ('members' in entry ? entry.members : [entry]);
 
-/** How many targets' requests an entry's schedule carries at once: its rate's and its length's multiple. */
-const sharing = (entry: Target | Interleaved): { rate: number; length: number } => {
+/**
+ * An entry's schedule against a lone target's: members sharing `rps` run as many times as long,
+ * members each at it run at as many times the rate.
+ */
+const scaleOf = (entry: Target | Interleaved): { rate: number; length: number } => {
   const members = membersOf(entry).length;
   return 'eachAtRate' in entry && entry.eachAtRate ? { rate: members, length: 1 } : { rate: 1, length: members };
 };
@@ -147,7 +150,7 @@ async function openLoop(
   runs: Record<string, Run> = {},
 ): Promise<void> {
   const { until } = spec;
-  const rps = spec.rps * sharing(entry).rate;
+  const rps = spec.rps * scaleOf(entry).rate;
   const members = membersOf(entry);
   const intos = members.map((member) => (runs[member.name] ??= emptyRun()));
   const interval = 1000 / rps;
@@ -201,7 +204,7 @@ export async function openLoopCase(spec: OpenLoopSpec, log: (line: string) => vo
       const dispatcher = agent();
       try {
         await openLoop(dispatcher, entry, spec, warmSeconds);
-        await openLoop(dispatcher, entry, spec, roundSeconds * sharing(entry).length, runs);
+        await openLoop(dispatcher, entry, spec, roundSeconds * scaleOf(entry).length, runs);
         for (const { name } of membersOf(entry)) {
           runs[name]!.roundEnds.push(runs[name]!.samples.length);
           log(`  round ${r + 1}/${rounds} ${name}: ${runs[name]!.sent} sent so far, ${runs[name]!.failed} failed`);
