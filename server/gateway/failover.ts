@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import { noUpstream } from '../admission/refusals.js';
 import type { RoutePlan, TargetPlan } from '../schemas/gateway-internal.js';
 import type { Attempt } from '../schemas/request-log.js';
 import type { RequestRecord } from '../stores/telemetry/request-record.js';
 import { attempt, type AttemptOutcome } from './attempt.js';
+import { Cancel } from './cancel.js';
 import type { Breakers } from './breakers.js';
 import { askedAs, type GatewayApi } from './apis/api.js';
 import { deliverAnswer, deliverStream, newMeasured, sendError, type Delivery, type Measured } from './deliver.js';
@@ -76,7 +76,7 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
   const settings = plan.failover;
   const stream = api.streams(body);
   const wantsUsage = api.wantsUsage(body);
-  const request = new AbortController();
+  const request = new Cancel();
   const budgetMs = Math.min(routing.timeoutMs, settings.timeout_ms);
   const deadline = input.arrived + budgetMs;
   const guillotine = setTimeout(
@@ -128,7 +128,7 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
     for (;;) {
       if (index >= order.length || made() >= settings.max_attempts) {
         if (revisit === null || made() >= settings.max_attempts || revisit.at >= deadline) break;
-        await sleep(Math.max(0, revisit.at - performance.now()), undefined, { signal: request.signal });
+        await request.sleep(Math.max(0, revisit.at - performance.now()));
         order.push(revisit.target);
         index = order.length - 1;
         triesHere = 0;
@@ -181,7 +181,7 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
           body: upstreamBody,
           stream,
           reader: asked.streamReader(),
-          signal: request.signal,
+          signal: request,
           limitMs: stream ? settings.first_byte_timeout_ms : settings.answer_timeout_ms,
           isByok: upstream.isByok,
         },
@@ -273,7 +273,7 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
       if (wait !== null && wait < remaining) {
         entry.decision = 'retried';
         triesHere += 1;
-        await sleep(wait, undefined, { signal: request.signal });
+        await request.sleep(wait);
         // The target's breaker opened meanwhile (this request's failures, or others'): it is not asked again.
         continue;
       }
@@ -333,10 +333,9 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
   } catch (error) {
     if (current !== null) {
       // A request ended mid-attempt: the target is blamed only for its own silence.
-      if ((request.signal.reason as Error | undefined)?.message === 'guillotine')
-        routing.breakers.failed(current, settings);
+      if ((request.reason as Error | undefined)?.message === 'guillotine') routing.breakers.failed(current, settings);
       else routing.breakers.released(current);
-      const timedOut = (request.signal.reason as Error | undefined)?.message === 'guillotine';
+      const timedOut = (request.reason as Error | undefined)?.message === 'guillotine';
       attempts.push({
         target: current,
         status: null,
@@ -345,13 +344,7 @@ export async function serve(reply: FastifyReply, routing: Routing, input: ServeI
         decision: 'gave_up',
       });
     }
-    endRequest(
-      { ...unanswered(reply, api, input), headers: headersFor(null) },
-      request.signal,
-      error,
-      measured,
-      budgetMs,
-    );
+    endRequest({ ...unanswered(reply, api, input), headers: headersFor(null) }, request, error, measured, budgetMs);
     return finish();
   } finally {
     clearTimeout(guillotine);
@@ -431,13 +424,7 @@ function rowErrorOf(failure: FailureClass): string {
 }
 
 /** The request ended by its deadline, its caller, or an answer too large, whatever was under way. */
-function endRequest(
-  delivery: Delivery,
-  signal: AbortSignal,
-  error: unknown,
-  measured: Measured,
-  budgetMs: number,
-): void {
+function endRequest(delivery: Delivery, signal: Cancel, error: unknown, measured: Measured, budgetMs: number): void {
   const { reply } = delivery;
   const reason = signal.aborted ? String((signal.reason as Error | undefined)?.message) : '';
   const headersSent = reply.raw.headersSent;
