@@ -220,28 +220,31 @@ const USAGE_OBJECT = /"usage"\s*:(?:\s|data:)*\{/;
 export const mayCarryUsage = (raw: string): boolean => USAGE_OBJECT.test(raw);
 
 /**
- * A plain delta's JSON around its text: up to the text's opening quote, and from its closing
- * quote on. A stream writes its deltas in one frame (its id, model, choice index, nulls), and an
- * event that is a plain delta's frame around another JSON string says all the first said but
- * its text: no other key is written inside a string (its quotes are escaped there), so searching
- * it for usage, a tool call, an end or an error would find what the first search found: nothing.
- * Most events of a stream are read so, by two comparisons and their text, without a search of
- * their ~240 characters (~0.5 µs an event, 68 events a stream of the bench's).
+ * A plain delta's event as received around its text: up to the text's opening quote (its
+ * `data:` line's start included), and from its closing quote on (its blank line included). A
+ * stream writes its deltas in one frame (its id, model, choice index, nulls), and an event that
+ * is a plain delta's frame around another JSON string says all the first said but its text: no
+ * other key is written inside a string (its quotes are escaped there, and a line break cannot be
+ * in one), so searching it for usage, a tool call, an end or an error would find what the first
+ * search found: nothing. Most events of a stream are read so, by two comparisons and their text,
+ * without taking their data out of the event or searching their ~240 characters: a stream of the
+ * bench's (81 events, one chunk) was cut and read in 23 µs, in 26.5 with each event's data taken
+ * out first (Node 20).
  */
 interface Frame {
   before: string;
   after: string;
 }
 
-/** The frame of a plain delta's `data`, or null when its text is not its last `content` key. */
-function frameOf(data: string): Frame | null {
-  const at = data.indexOf(CONTENT_TEXT);
+/** The frame of a plain delta's event (of one `data:` line), or null when its text is not its last `content` key. */
+function frameOf(raw: string): Frame | null {
+  const at = raw.indexOf(CONTENT_TEXT);
   if (at < 0) return null;
   const open = at + CONTENT_TEXT.length - 1;
-  const text = jsonStringAt(data, open);
+  const text = jsonStringAt(raw, open);
   // A second text after it would be left out of an event read by the frame.
-  if (text === null || data.indexOf(CONTENT_KEY, text.end + 1) >= 0) return null;
-  return { before: data.slice(0, open + 1), after: data.slice(text.end) };
+  if (text === null || raw.indexOf(CONTENT_KEY, text.end + 1) >= 0) return null;
+  return { before: raw.slice(0, open + 1), after: raw.slice(text.end) };
 }
 
 const INDEX_KEY = '"index":';
@@ -431,20 +434,21 @@ export class SseEvents {
   /** What an event carries: generated text, usage; `[DONE]` marks the stream done. */
   read(raw: string): SseEvent {
     const event = newEvent(raw);
-    const data = dataOf(raw, oneDataLine(raw));
+    // Most of a stream's events: the last plain delta's event around another text.
+    const framed = this.reader === null ? this.framedText(raw) : null;
+    if (framed !== null) {
+      event.content = framed;
+      event.plain = true;
+      return event;
+    }
+    const start = oneDataLine(raw);
+    const data = dataOf(raw, start);
     if (data === '[DONE]') {
       this.done = true;
       return event;
     }
     if (data === '') return event;
     if (this.reader) return this.readWith(this.reader, data, event);
-    // Most of a stream's events: the last plain delta's frame around another text.
-    const framed = this.framedText(data);
-    if (framed !== null) {
-      event.content = framed;
-      event.plain = true;
-      return event;
-    }
     // A delta is read for its text alone, without parsing the whole chunk: chunks with usage,
     // and any whose `content` keys are not written as OpenAI writes them, are parsed whole.
     // A tool call's arguments or a refusal are generated too: such chunks are parsed whole.
@@ -458,7 +462,7 @@ export class SseEvents {
       event.content = content;
       event.finished = marked && data.includes(FINISHED);
       event.plain = !event.finished;
-      if (event.plain) this.frame = frameOf(data);
+      if (event.plain) this.frame = start >= 0 ? frameOf(raw) : null;
       return event;
     }
     try {
@@ -485,15 +489,15 @@ export class SseEvents {
     return event;
   }
 
-  /** `data`'s text when it is the last plain delta's frame around a JSON string, else null. */
-  private framedText(data: string): string | null {
+  /** `raw`'s text when it is the last plain delta's frame around a JSON string, else null. */
+  private framedText(raw: string): string | null {
     const { frame } = this;
     // Compared as slices: `startsWith` compares character by character, ~5× slower for ~200.
-    if (frame === null || data.slice(0, frame.before.length) !== frame.before || !data.endsWith(frame.after)) {
+    if (frame === null || raw.slice(0, frame.before.length) !== frame.before || !raw.endsWith(frame.after)) {
       return null;
     }
-    const text = jsonStringAt(data, frame.before.length - 1);
-    return text !== null && text.end === data.length - frame.after.length ? text.value : null;
+    const text = jsonStringAt(raw, frame.before.length - 1);
+    return text !== null && text.end === raw.length - frame.after.length ? text.value : null;
   }
 
   private readWith(reader: EventReader, data: string, event: SseEvent): SseEvent {

@@ -176,6 +176,12 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
       // Another frame before the text, the same after it, of another length or of the same.
       frame('x').replace('"delta":{"content"', '"delta":{"refusal":"no","content"'),
       frame('x').replace(OBJECT, '"error":"overloaded"'.padEnd(OBJECT.length, ' ')),
+      // The same data written as another event: the frame is the event as received, lines and all.
+      frame('x').replace(/\n\n$/, '\r\n\r\n'),
+      frame('x').replace('data: ', 'data:'),
+      `event: delta\n${frame('x')}`,
+      `: ping\n${frame('x')}`,
+      frame('x').replace(/\n\n$/, '\ndata: "},"logprobs":null,"finish_reason":null}]}\n\n'),
     ];
     const readAlone = (raw: string) => new SseEvents().read(raw);
     const primed = new SseEvents();
