@@ -236,7 +236,10 @@ interface Frame {
   after: string;
 }
 
-/** The frame of a plain delta's event (of one `data:` line), or null when its text is not its last `content` key. */
+/**
+ * The frame of a plain delta's event, however its lines are written (an event that matches it has
+ * them byte for byte), or null when its text is not its last `content` key.
+ */
 function frameOf(raw: string): Frame | null {
   const at = raw.indexOf(CONTENT_TEXT);
   if (at < 0) return null;
@@ -441,8 +444,7 @@ export class SseEvents {
       event.plain = true;
       return event;
     }
-    const start = oneDataLine(raw);
-    const data = dataOf(raw, start);
+    const data = dataOf(raw, oneDataLine(raw));
     if (data === '[DONE]') {
       this.done = true;
       return event;
@@ -462,7 +464,7 @@ export class SseEvents {
       event.content = content;
       event.finished = marked && data.includes(FINISHED);
       event.plain = !event.finished;
-      if (event.plain) this.frame = start >= 0 ? frameOf(raw) : null;
+      if (event.plain) this.frame = frameOf(raw);
       return event;
     }
     try {

@@ -185,9 +185,17 @@ describe("the gateway's reading of an upstream's server-sent events", () => {
     ];
     const readAlone = (raw: string) => new SseEvents().read(raw);
     const primed = new SseEvents();
-    for (const raw of events) {
-      primed.read(frame('sets the frame'));
-      expect(primed.read(raw)).toEqual(readAlone(raw));
+    // A frame of an event written with CRLF lines, or after a comment, frames events written so.
+    const crlf = (raw: string) => raw.replace(/\n/g, '\r\n');
+    for (const framing of [
+      frame('sets the frame'),
+      crlf(frame('sets the frame')),
+      `: ping\n${frame('sets the frame')}`,
+    ]) {
+      for (const raw of [...events, ...events.map(crlf), ...events.map((event) => `: ping\n${event}`)]) {
+        primed.read(framing);
+        expect(primed.read(raw)).toEqual(readAlone(raw));
+      }
     }
     // A delta of two texts frames neither: the second would be left out.
     const two = (text: string) => frame(text, '"}},{"index":1,"delta":{"content":"two"}}]}');
