@@ -699,6 +699,9 @@ describe('simulated OpenAI Responses API', () => {
     ]);
     const created = all[0] as Extract<ResponseStreamEvent, { type: 'response.created' }>;
     expect(created.response).toMatchObject({ status: 'in_progress', output: [], usage: null });
+    // Each event of the message's content names the item it belongs to, as OpenAI's do.
+    const added = all[2] as Extract<ResponseStreamEvent, { type: 'response.output_item.added' }>;
+    for (const event of all.slice(3, -2)) expect(event).toMatchObject({ item_id: added.item.id, output_index: 0 });
     const text = all
       .filter(
         (event): event is Extract<ResponseStreamEvent, { type: 'response.output_text.delta' }> =>

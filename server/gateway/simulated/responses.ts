@@ -24,7 +24,7 @@ import {
   ApiRefusal,
   firstTokenMs,
   isRecord,
-  namedEvent,
+  namedEventText,
   Pace,
   sendEvents,
   sendJson,
@@ -308,8 +308,9 @@ function streamEvents(
   const events: StreamEvent[] = [];
   let sequence = 0;
   let delayMs = firstToken;
-  const add = (type: string, data: Record<string, Json>): void => {
-    events.push({ delayMs, text: namedEvent(type, { type, sequence_number: sequence++, ...data }) });
+  /** An event of `type`: its sequence number, the output item it is `at` if any, then `data`. */
+  const add = (type: string, data: Record<string, Json>, at: ItemAt | null = null): void => {
+    events.push({ delayMs, text: sequencedEvent(type, sequence++, at, data) });
     delayMs = 0;
   };
   const cutShort = mode === 'abort-stream' || mode === 'error-event';
@@ -317,10 +318,10 @@ function streamEvents(
   const ended = (): boolean => cutShort && sent === ABORT_AFTER_DELTAS;
   let first = true;
   /** A delta `tokens` tokens long: the first of the answer leaves with response.created, each later one tokens × tpot after. */
-  const delta = (type: string, data: Record<string, Json>, tokens: number): void => {
+  const delta = (type: string, data: Record<string, Json>, tokens: number, at: ItemAt): void => {
     if (!first) delayMs += tokens * tpotMs;
     first = false;
-    add(type, data);
+    add(type, data, at);
     sent++;
   };
 
@@ -328,40 +329,40 @@ function streamEvents(
   add('response.in_progress', { response: base });
   for (const [index, item] of items.entries()) {
     if (ended()) break;
-    const at = { item_id: item.id, output_index: index };
+    const at: ItemAt = { item_id: item.id, output_index: index };
     add('response.output_item.added', { output_index: index, item: outputItem(item, false) });
     if (item.type === 'reasoning') {
       const summary = item.summary.join('');
       if (item.summary.length > 0) {
-        add('response.reasoning_summary_part.added', { ...at, summary_index: 0, part: summaryPart('') });
+        add('response.reasoning_summary_part.added', { summary_index: 0, part: summaryPart('') }, at);
         for (const [n, text] of deltaTexts(item.summary, item.deltas).entries()) {
           if (ended()) break;
-          delta('response.reasoning_summary_text.delta', { ...at, summary_index: 0, delta: text }, item.deltas[n]!);
+          delta('response.reasoning_summary_text.delta', { summary_index: 0, delta: text }, item.deltas[n]!, at);
         }
         if (ended()) break;
-        add('response.reasoning_summary_text.done', { ...at, summary_index: 0, text: summary });
-        add('response.reasoning_summary_part.done', { ...at, summary_index: 0, part: summaryPart(summary) });
+        add('response.reasoning_summary_text.done', { summary_index: 0, text: summary }, at);
+        add('response.reasoning_summary_part.done', { summary_index: 0, part: summaryPart(summary) }, at);
       }
       // The hidden reasoning takes its tokens' time.
       delayMs += Math.max(0, item.tokens - item.summary.length) * tpotMs;
       first = false;
     } else if (item.type === 'message') {
       const text = item.tokens.join('');
-      add('response.content_part.added', { ...at, content_index: 0, part: textPart('') });
+      add('response.content_part.added', { content_index: 0, part: textPart('') }, at);
       for (const [n, piece] of deltaTexts(item.tokens, item.deltas).entries()) {
         if (ended()) break;
-        delta('response.output_text.delta', { ...at, content_index: 0, delta: piece, logprobs: [] }, item.deltas[n]!);
+        delta('response.output_text.delta', { content_index: 0, delta: piece, logprobs: [] }, item.deltas[n]!, at);
       }
       if (ended()) break;
-      add('response.output_text.done', { ...at, content_index: 0, text, logprobs: [] });
-      add('response.content_part.done', { ...at, content_index: 0, part: textPart(text) });
+      add('response.output_text.done', { content_index: 0, text, logprobs: [] }, at);
+      add('response.content_part.done', { content_index: 0, part: textPart(text) }, at);
     } else {
       for (const piece of item.pieces) {
         if (ended()) break;
-        delta('response.function_call_arguments.delta', { ...at, delta: piece }, textTokens(piece));
+        delta('response.function_call_arguments.delta', { delta: piece }, textTokens(piece), at);
       }
       if (ended()) break;
-      add('response.function_call_arguments.done', { ...at, name: item.name, arguments: item.args });
+      add('response.function_call_arguments.done', { name: item.name, arguments: item.args }, at);
     }
     add('response.output_item.done', { output_index: index, item: outputItem(item, true) });
   }
@@ -374,6 +375,24 @@ function streamEvents(
     add(status === 'completed' ? 'response.completed' : 'response.incomplete', { response: final });
   }
   return events;
+}
+
+/** Where in the response an event's output item is. */
+interface ItemAt {
+  item_id: string;
+  output_index: number;
+}
+
+/**
+ * `namedEvent(type, { type, sequence_number, ...at, ...data })`, the same text, without building
+ * that object: V8 spread `at` into each event's data at ~2.5 µs an event, three quarters of the
+ * time a stream of the bench's took to make (250 µs, 67 without).
+ */
+function sequencedEvent(type: string, sequence: number, at: ItemAt | null, data: Record<string, Json>): string {
+  let json = `{"type":${JSON.stringify(type)},"sequence_number":${sequence}`;
+  if (at) json += `,"item_id":${JSON.stringify(at.item_id)},"output_index":${at.output_index}`;
+  const fields = JSON.stringify(data);
+  return namedEventText(type, fields === '{}' ? `${json}}` : `${json},${fields.slice(1)}`);
 }
 
 function parseResponsesRequest(body: unknown, stored: ReadonlyMap<string, Stored>): ResponsesRequest {

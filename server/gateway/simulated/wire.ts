@@ -236,5 +236,8 @@ export function sendEvents(
 
 /** An event of the named-event form Anthropic's and OpenAI's responses streams use. */
 export function namedEvent(type: string, data: Json): string {
-  return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
+  return namedEventText(type, JSON.stringify(data));
 }
+
+/** The same, its data already written as JSON. */
+export const namedEventText = (type: string, json: string): string => `event: ${type}\ndata: ${json}\n\n`;
