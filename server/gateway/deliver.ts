@@ -67,7 +67,8 @@ function withoutKey(text: string, apiKey: string | null): string {
 export function sendJson(delivery: Delivery, status: number, body: string, extra: Record<string, string> = {}): void {
   const { reply } = delivery;
   reply.hijack();
-  reply.raw.writeHead(status, { ...delivery.headers, ...extra, 'content-type': 'application/json' });
+  // Not spread: see `headersFor` in failover.ts.
+  reply.raw.writeHead(status, Object.assign({}, delivery.headers, extra, { 'content-type': 'application/json' }));
   reply.raw.end(withoutKey(body, delivery.apiKey));
 }
 
@@ -127,12 +128,14 @@ export async function deliverStream(
   const { reply } = delivery;
   const { events } = stream;
   reply.hijack();
-  reply.raw.writeHead(200, {
-    ...delivery.headers,
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-  });
+  reply.raw.writeHead(
+    200,
+    Object.assign({}, delivery.headers, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+    }),
+  );
   measured.status = 200;
   let firstTokenAt: number | null = null;
   let finished = false;
