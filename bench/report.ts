@@ -273,9 +273,14 @@ export interface ApisReport {
     latency: Record<'direct' | 'proxy' | 'gateway' | 'translated', OpenLoopTiming>;
     /** The proxy and the gateway in one schedule; the upstream, the translated route and the proxy (`proxyAlone`) each alone. */
     ttfb: Record<'direct' | 'proxy' | 'gateway' | 'proxyAlone' | 'translated', OpenLoopTiming>;
+    /** The upstream, the proxy and the translated route in one schedule, request by request in turn, each at `rateRps`. */
+    ttfbInTurn: Record<'direct' | 'proxy' | 'translated', OpenLoopTiming>;
     /** Through − direct, non-streamed. */
     added: Record<'proxy' | 'gateway' | 'translated', Tail>;
-    /** Through − direct, streamed first byte: of the proxy alone and the translated route. */
+    /**
+     * Through − direct, streamed first byte, of the proxy and the translated route: the p50s of
+     * the runs alone (`ttfb`), the p99s of the schedule in turn (`ttfbInTurn`).
+     */
     firstByteAdded: Record<'proxy' | 'translated', Tail>;
   };
   /** `POST /v1/responses`, passed through, the same cases. */
@@ -552,6 +557,7 @@ export function apisFigures(a: ApisReport): Figure[] {
   const ttfbOf = {
     messages: [m.ttfb.direct, m.ttfb.proxy, m.ttfb.gateway],
     translated: [m.ttfb.direct, m.ttfb.proxyAlone, m.ttfb.translated],
+    translatedInTurn: [m.ttfbInTurn.direct, m.ttfbInTurn.proxy, m.ttfbInTurn.translated],
     responses: [r.ttfb.direct, r.ttfb.proxy, r.ttfb.gateway],
   };
   /** Added latency, passed through: ≤ 1.5× the proxy's on the same path (or its floor). */
@@ -592,7 +598,8 @@ export function apisFigures(a: ApisReport): Figure[] {
   ): Figure => {
     const allowed = addedAllowance(proxy[p], ADDED_FLOOR_MS[p], 2);
     const note = failedNote(t);
-    const stage = what === 'added latency' ? `non-streamed, ${rate}` : rate;
+    const stage =
+      what === 'added latency' ? `non-streamed, ${rate}` : p === 'p99' ? `${rate}, the three in turn` : rate;
     return {
       figure: `/v1/messages translated to chat completions: ${what} ${p} (${stage})`,
       value: own[p],
@@ -648,7 +655,7 @@ export function apisFigures(a: ApisReport): Figure[] {
       'streamed first byte added',
       m.firstByteAdded.translated,
       m.firstByteAdded.proxy,
-      ttfbOf.translated,
+      ttfbOf.translatedInTurn,
       'p99',
     ),
     {
@@ -967,7 +974,8 @@ function apisLines(a: ApisReport): string[] {
       `${s.rateRps} req/s (${s.secondsPerTarget} s per target over ${s.rounds} alternating rounds, each after a warm-up; ${firstByteLength(s)}) ` +
       `from a client process of its own: direct = the upstream's own path, proxy = bench/bare-proxy.ts forwarding the same request to it, added = through − direct. ` +
       `The translated route's reference is the proxy on the passthrough path (the same Messages request to the upstream's \`/v1/messages\`), ` +
-      `for its first byte as for its last (for its first byte, the proxy timed alone as the translated route is: proxyAlone). Embeddings' throughput is closed loop, ${a.embeddings.connections} connections, as chat's. ` +
+      `for its first byte as for its last (for its first byte, the proxy timed alone as the translated route is: proxyAlone; ` +
+      `for its first byte's p99, the upstream, the proxy and the translated route in one schedule, request by request in turn, each at ${s.rateRps} req/s: …InTurn). Embeddings' throughput is closed loop, ${a.embeddings.connections} connections, as chat's. ` +
       `1-minute load average ${fmt(s.loadAverage.before)} when these figures began, ${fmt(s.loadAverage.after)} when they ended.`,
     '',
     ...table(
@@ -975,6 +983,11 @@ function apisLines(a: ApisReport): string[] {
       [
         ...caseRows('/v1/messages non-streamed, last byte', a.messages.latency, [...THREE, 'translated']),
         ...caseRows('/v1/messages streamed, first byte', a.messages.ttfb, [...THREE, 'proxyAlone', 'translated']),
+        ...caseRows('/v1/messages streamed, first byte, the three in turn', a.messages.ttfbInTurn, [
+          'direct',
+          'proxy',
+          'translated',
+        ]),
         ...caseRows('/v1/responses non-streamed, last byte', a.responses.latency, THREE),
         ...caseRows('/v1/responses streamed, first byte', a.responses.ttfb, THREE),
       ],

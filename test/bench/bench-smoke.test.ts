@@ -174,6 +174,10 @@ describe('npm run bench', () => {
       for (const timings of [apis.messages.latency, apis.messages.ttfb]) expect(timings[name].sent).toBeGreaterThan(0);
     // The translated route's first byte against a proxy timed alone as it is, beside the pair's.
     expect(apis.messages.ttfb.proxyAlone.sent).toBe(apis.messages.ttfb.gateway.sent);
+    // Its first byte's p99 from the upstream, the proxy and the translated route in one schedule.
+    for (const name of ['direct', 'proxy', 'translated'])
+      expect(apis.messages.ttfbInTurn[name].sent).toBe(apis.messages.ttfb.gateway.sent);
+    expect(markdown).toContain('/v1/messages streamed, first byte, the three in turn');
     expect(markdown).toContain('the proxy and the gateway in one schedule');
     for (const name of ['direct', 'proxy', 'gateway'])
       for (const timings of [apis.responses.latency, apis.responses.ttfb])
