@@ -211,7 +211,7 @@ export async function measureApis(o: ApisBenchOptions): Promise<ApisReport> {
   // with it), as every added p50 is. Its p99s: the three in one schedule, each at the rate, as the
   // pair's first-byte p99s are. Timed apart, each p99 was where the machine's stalls fell: one
   // stalled round of the upstream alone (54.8 ms, its others 3.5 to 17) left the proxy 2.7 ms of
-  // added p99 in one report where the runs before had left it 8.5 to 17.
+  // added p99 in one report where the seven before had left it 5.7 to 17.
   const proxyAlone = { ...streamedMessages.proxy, name: 'proxyAlone' };
   const inTurn = {
     directInTurn: { ...streamedMessages.direct, name: 'directInTurn' },
