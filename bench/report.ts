@@ -975,7 +975,7 @@ function apisLines(a: ApisReport): string[] {
       `from a client process of its own: direct = the upstream's own path, proxy = bench/bare-proxy.ts forwarding the same request to it, added = through − direct. ` +
       `The translated route's reference is the proxy on the passthrough path (the same Messages request to the upstream's \`/v1/messages\`), ` +
       `for its first byte as for its last (for its first byte, the proxy timed alone as the translated route is: proxyAlone; ` +
-      `for its first byte's p99, the upstream, the proxy and the translated route in one schedule, request by request in turn, each at ${s.rateRps} req/s: …InTurn). Embeddings' throughput is closed loop, ${a.embeddings.connections} connections, as chat's. ` +
+      `for its first byte's p99, the upstream, the proxy and the translated route in one schedule, request by request in turn, each at ${s.rateRps} req/s: the rows of the three in turn). Embeddings' throughput is closed loop, ${a.embeddings.connections} connections, as chat's. ` +
       `1-minute load average ${fmt(s.loadAverage.before)} when these figures began, ${fmt(s.loadAverage.after)} when they ended.`,
     '',
     ...table(
