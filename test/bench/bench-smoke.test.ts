@@ -178,6 +178,10 @@ describe('npm run bench', () => {
     for (const name of ['direct', 'proxy', 'translated'])
       expect(apis.messages.ttfbInTurn[name].sent).toBe(apis.messages.ttfb.gateway.sent);
     expect(markdown).toContain('/v1/messages streamed, first byte, the three in turn');
+    // …and judged from it: its added p99 is its p99 there less the upstream's there.
+    const inTurn = apis.messages.ttfbInTurn;
+    expect(apis.messages.firstByteAdded.translated.p99).toBeCloseTo(inTurn.translated.p99 - inTurn.direct.p99, 2);
+    expect(apis.messages.firstByteAdded.proxy.p99).toBeCloseTo(inTurn.proxy.p99 - inTurn.direct.p99, 2);
     expect(markdown).toContain('the proxy and the gateway in one schedule');
     for (const name of ['direct', 'proxy', 'gateway'])
       for (const timings of [apis.responses.latency, apis.responses.ttfb])
